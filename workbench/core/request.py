@@ -1,0 +1,104 @@
+"""The request side: what the user asked, built into vLLM's own request objects.
+
+``RequestSpec`` is plain data (it goes into recording headers). ``build_request``
+turns it into the ``ChatCompletionRequest`` vLLM's server would validate, and
+``render_prompt`` gives the prompt token ids its renderer would hand the engine.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import WorkbenchError
+
+DEFAULT_MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+@dataclass
+class RequestSpec:
+    messages: list[dict] = field(default_factory=lambda: [dict(m) for m in DEFAULT_MESSAGES])
+    tools: list[dict] | None = None
+    # None lets vLLM's validator pick: "auto" with tools, "none" without.
+    tool_choice: str | dict | None = None
+    chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    parallel_tool_calls: bool | None = None
+    include_reasoning: bool = True
+    max_tokens: int | None = None
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> RequestSpec:
+        known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        return cls(**known)
+
+
+def tool_choice_arg(value: str | None) -> str | dict | None:
+    """CLI spelling -> request field: auto|required|none, or a function name."""
+    if value is None or value in ("auto", "required", "none"):
+        return value
+    return {"type": "function", "function": {"name": value}}
+
+
+def load_json_file(path: str | Path, what: str) -> Any:
+    """Read a JSON file; errors name the file and the position."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as e:
+        raise WorkbenchError(f"{what} file {p}: {e.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise WorkbenchError(f"{what} file {p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+
+
+def build_request(spec: RequestSpec):
+    """A validated ``ChatCompletionRequest``, exactly as vLLM's server builds it."""
+    from pydantic import ValidationError
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+
+    fields: dict[str, Any] = {"model": "workbench", "messages": spec.messages,
+                              "include_reasoning": spec.include_reasoning}
+    if spec.tools is not None:
+        fields["tools"] = spec.tools
+    if spec.tool_choice is not None:
+        fields["tool_choice"] = spec.tool_choice
+    if spec.chat_template_kwargs:
+        fields["chat_template_kwargs"] = spec.chat_template_kwargs
+    if spec.parallel_tool_calls is not None:
+        fields["parallel_tool_calls"] = spec.parallel_tool_calls
+    if spec.max_tokens is not None:
+        fields["max_tokens"] = spec.max_tokens
+    try:
+        return ChatCompletionRequest(**fields)
+    except ValidationError as e:
+        first = e.errors()[0]
+        loc = ".".join(str(p) for p in first.get("loc", ()))
+        raise WorkbenchError(f"invalid request ({loc or 'request'}): {first.get('msg')}") from None
+
+
+def render_prompt(tokenizer, spec: RequestSpec) -> list[int]:
+    """Prompt token ids from the tokenizer's chat template (tools, kwargs included)."""
+    try:
+        ids = tokenizer.apply_chat_template(
+            spec.messages,
+            tools=spec.tools,
+            add_generation_prompt=True,
+            tokenize=True,
+            **spec.chat_template_kwargs,
+        )
+    except Exception as e:  # jinja errors, missing template, bad message shapes
+        raise WorkbenchError(f"chat template failed: {type(e).__name__}: {e}") from None
+    if hasattr(ids, "keys"):  # transformers 5 may return a BatchEncoding
+        ids = ids["input_ids"]
+    return list(ids)
+
+
+def sampling_params(request, max_tokens: int):
+    """The server's ``SamplingParams`` for this (adjusted) request."""
+    return request.to_sampling_params(max_tokens=max_tokens, default_sampling_params={})

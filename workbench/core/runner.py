@@ -1,0 +1,163 @@
+"""Drive one vLLM Parser over a stream of deltas, the way the server does.
+
+``StreamRun`` is one streaming choice: a fresh parser instance fed with
+``parse_delta(delta_text, delta_ids, request, prompt_ids, finished=...)`` per
+delta, producing one ``Row`` each. ``nonstream`` is the non-streaming answer:
+another fresh instance, ``set_prompt_token_ids`` then ``parse`` on the whole text.
+"""
+
+from __future__ import annotations
+
+import time
+import traceback
+from dataclasses import dataclass, field
+
+from workbench.core import logs, machine, serving
+from workbench.core.deltas import Delta
+from workbench.core.rows import Row
+
+
+def make_parser(parser_cls, tokenizer, request, chat_template_kwargs: dict):
+    """A fresh instance, as ``OpenAIServingChat._make_parser`` builds one."""
+    if parser_cls is None:
+        return None
+    return parser_cls(tokenizer, request.tools, chat_template_kwargs=chat_template_kwargs,
+                      model_config=None)
+
+
+def delta_dict(msg) -> dict | None:
+    if msg is None:
+        return None
+    calls = []
+    for tc in msg.tool_calls or []:
+        fn = tc.function
+        calls.append({"index": tc.index, "id": tc.id, "type": tc.type,
+                      "name": fn.name if fn else None, "arguments": fn.arguments if fn else None})
+    return {"reasoning": msg.reasoning, "content": msg.content, "tool_calls": calls}
+
+
+@dataclass
+class StreamResult:
+    """What a streaming client ends up with after joining every chunk."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: list[dict] = field(default_factory=list)
+    finish_reason: str | None = None
+
+    def add(self, delta: dict | None) -> None:
+        if not delta:
+            return
+        if delta["reasoning"] is not None:
+            self.reasoning = (self.reasoning or "") + delta["reasoning"]
+        if delta["content"] is not None:
+            self.content = (self.content or "") + delta["content"]
+        for tc in delta["tool_calls"]:
+            slot = next((c for c in self.tool_calls if c["index"] == tc["index"]), None)
+            if slot is None:
+                slot = {"index": tc["index"], "id": None, "name": None, "arguments": ""}
+                self.tool_calls.append(slot)
+            if tc["id"] and not slot["id"]:
+                slot["id"] = tc["id"]
+            if tc["name"]:
+                slot["name"] = (slot["name"] or "") + tc["name"]
+            if tc["arguments"]:
+                slot["arguments"] += tc["arguments"]
+
+    def to_dict(self) -> dict:
+        return {"reasoning": self.reasoning, "content": self.content,
+                "tool_calls": self.tool_calls, "finish_reason": self.finish_reason}
+
+
+class StreamRun:
+    """One stream through one fresh parser instance; ``feed`` returns its row."""
+
+    def __init__(self, parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: dict):
+        self.tokenizer = tokenizer
+        self.request = request
+        self.prompt_ids = list(prompt_ids)
+        self.parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
+        self.recorder = machine.EventRecorder(self.parser)
+        self.result = StreamResult()
+        self.rows: list[Row] = []
+        self.tools_streamed = False
+        self.num_tokens = 0
+        self.text = ""
+        self.token_ids: list[int] = []
+
+    def feed(self, delta: Delta) -> Row:
+        step = len(self.rows) + 1
+        tokens = self.tokenizer.convert_ids_to_tokens(list(delta.token_ids)) if delta.token_ids else []
+        phase_before = machine.phase(self.parser, self.prompt_ids)
+        states_before = machine.states(self.parser)
+        self.text += delta.text
+        self.token_ids += delta.token_ids
+        row = Row(step=step, token_ids=list(delta.token_ids), tokens=list(tokens), text=delta.text,
+                  phase_before=phase_before, phase=phase_before, delta=None, sse=False, chunk=None,
+                  engine_steps=delta.engine_steps, states_before=states_before, extra=dict(delta.extra))
+        self.rows.append(row)
+        if not delta.text and not delta.token_ids and not self.num_tokens:
+            row.logs.append("skipped: nothing generated yet (the server sends no chunk)")
+            return row
+        self.num_tokens += len(delta.token_ids)
+        msg = None
+        with logs.capture() as lines:
+            t0 = time.perf_counter()
+            try:
+                if self.parser is None:
+                    from vllm.entrypoints.generate.base.protocol import DeltaMessage
+
+                    msg = DeltaMessage(content=delta.text)
+                else:
+                    msg = self.parser.parse_delta(
+                        delta_text=delta.text, delta_token_ids=list(delta.token_ids),
+                        request=self.request, prompt_token_ids=self.prompt_ids,
+                        finished=delta.finished)
+            except Exception as e:
+                row.error = f"{type(e).__name__}: {e}"
+                row.extra["traceback"] = traceback.format_exc()
+            row.parser_us = (time.perf_counter() - t0) * 1e6
+        row.logs.extend(lines)
+        row.events = self.recorder.take()
+        row.phase = machine.phase(self.parser)
+        row.states = machine.states(self.parser)
+        if msg is not None and msg.tool_calls:
+            self.tools_streamed = True
+        row.finish_reason = serving.stream_finish_reason(self.request, delta.finish_reason,
+                                                         self.tools_streamed)
+        if row.error is None:
+            row.sse, row.chunk, sent = serving.stream_chunk(self.request, msg, row.finish_reason,
+                                                            delta.finish_reason)
+            row.delta = delta_dict(sent if sent is not None else msg)
+            if row.sse:
+                self.result.add(row.delta)
+        if row.finish_reason:
+            self.result.finish_reason = row.finish_reason
+        return row
+
+
+def nonstream(parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: dict,
+              text: str, token_ids, enable_auto_tools: bool, finish_reason: str = "stop") -> dict:
+    """The non-streaming response's message fields, or {"error": ...} if parse raised."""
+    parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
+    with logs.capture() as lines:
+        try:
+            if parser is None:
+                reasoning, content, calls = None, text, None
+            else:
+                parser.set_prompt_token_ids(list(prompt_ids))
+                reasoning, content, calls = parser.parse(
+                    text, request, enable_auto_tools=enable_auto_tools,
+                    model_output_token_ids=list(token_ids))
+            msg, finish = serving.full_message(request, parser_cls, enable_auto_tools,
+                                               reasoning, content, calls, finish_reason)
+        except Exception as e:
+            return {"reasoning": None, "content": None, "tool_calls": [], "finish_reason": None,
+                    "error": f"{type(e).__name__}: {e}", "logs": lines}
+    reasoning_tokens = parser.count_reasoning_tokens(list(token_ids)) if parser is not None else 0
+    return {
+        "reasoning": msg.reasoning, "content": msg.content,
+        "tool_calls": [{"id": tc.id, "name": tc.function.name, "arguments": tc.function.arguments}
+                       for tc in msg.tool_calls or []],
+        "finish_reason": finish, "reasoning_tokens": reasoning_tokens, "logs": lines,
+    }

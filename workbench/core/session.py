@@ -1,0 +1,127 @@
+"""A replay session: tokenizer + parser + request, then any number of streams.
+
+``Session`` does once what vLLM's server does at start-up and per request
+(compose the parser class, validate it against the tokenizer, build the
+request, run ``adjust_request`` on a throwaway instance, render the prompt),
+then ``replay(deltas)`` drives fresh parser instances over a stream and returns
+the rows plus the streaming and non-streaming answers.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.core import parsers, request as req
+from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, group_sizes, split
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.core.rows import Row
+from workbench.core.runner import StreamRun, nonstream
+from workbench.errors import WorkbenchError
+
+DEFAULT_MAX_TOKENS = 4096
+
+
+@dataclass
+class Setup:
+    tokenizer: str = "qwen3"
+    parser: ParserSpec = field(default_factory=lambda: ParserSpec("hermes", "qwen3"))
+    request: RequestSpec = field(default_factory=RequestSpec)
+    chunking: str = "token"
+    plugins: tuple[str, ...] = ()
+
+
+@dataclass
+class Result:
+    rows: list[Row]
+    stream: dict
+    nonstream: dict
+    parser: dict
+    text: str
+    token_ids: list[int]
+
+    @property
+    def errors(self) -> list[Row]:
+        return [r for r in self.rows if r.error]
+
+    def to_dict(self) -> dict:
+        return {"parser": self.parser, "stream": self.stream, "nonstream": self.nonstream,
+                "text": self.text, "rows": [r.to_dict() for r in self.rows]}
+
+
+class Session:
+    def __init__(self, setup: Setup, prompt_token_ids: list[int] | None = None) -> None:
+        from workbench.core.tokenizers import load_tokenizer
+
+        self.setup = setup
+        for plugin in setup.plugins:
+            parsers.load_plugin(plugin)
+        self.tokenizer = load_tokenizer(setup.tokenizer)
+        self.parser_cls = parsers.compose(setup.parser, self.tokenizer)
+        self.parser_info = parsers.describe(self.parser_cls)
+        self.enable_auto_tools = setup.parser.tool_parser is not None or bool(setup.parser.config)
+        self.request = self._adjusted_request()
+        self.prompt_ids = (list(prompt_token_ids) if prompt_token_ids is not None
+                           else req.render_prompt(self.tokenizer, setup.request))
+        self.params = req.sampling_params(self.request, setup.request.max_tokens or DEFAULT_MAX_TOKENS)
+
+    def _adjusted_request(self):
+        """The request after ``adjust_request`` on a throwaway parser, as vLLM's renderer does."""
+        request = req.build_request(self.setup.request)
+        cls = self.parser_cls
+        if cls is None:
+            return request
+        if cls.always_adjust_request or cls.reasoning_parser_cls is not None or request.tool_choice != "none":
+            try:
+                request = cls(self.tokenizer, request.tools, model_config=None,
+                              chat_template_kwargs=self.setup.request.chat_template_kwargs
+                              ).adjust_request(request=request)
+            except Exception as e:
+                raise WorkbenchError(f"adjust_request failed: {type(e).__name__}: {e}") from None
+        return request
+
+    def request_view(self) -> dict:
+        """What adjust_request decided: special tokens and the constraint, if any."""
+        so = self.request.structured_outputs
+        return {"tool_choice": _jsonable(self.request.tool_choice),
+                "skip_special_tokens": self.request.skip_special_tokens,
+                "structured_outputs": so.model_dump(exclude_none=True) if hasattr(so, "model_dump")
+                else (vars(so) if so is not None else None)}
+
+    def deltas_from_text(self, text: str, chunking: str | None = None,
+                         finish_reason: str = "stop") -> list[Delta]:
+        return deltas_from_text(self.tokenizer, text, self.prompt_ids, self.params,
+                                chunking or self.setup.chunking, finish_reason=finish_reason)
+
+    def regroup(self, deltas: list[Delta], chunking: str) -> list[Delta]:
+        """The same token ids grouped differently, re-detokenized by vLLM's detokenizer."""
+        ids = [t for d in deltas for t in d.token_ids]
+        finish = deltas[-1].finish_reason or "stop"
+        eos = getattr(self.tokenizer, "eos_token_id", None)
+        groups = split(ids, group_sizes(len(ids), chunking))
+        return list(deltas_from_ids(self.tokenizer, ids, self.prompt_ids, self.params, groups,
+                                    finish_reason=finish, stop_terminated=bool(ids) and ids[-1] == eos))
+
+    def stream(self) -> StreamRun:
+        return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
+                         self.setup.request.chat_template_kwargs)
+
+    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> dict:
+        return nonstream(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
+                         self.setup.request.chat_template_kwargs, text, token_ids,
+                         self.enable_auto_tools, finish_reason)
+
+    def replay(self, deltas: list[Delta]) -> Result:
+        if not deltas:
+            raise WorkbenchError("no deltas to replay")
+        run = self.stream()
+        for d in deltas:
+            run.feed(d)
+        finish = deltas[-1].finish_reason or "stop"
+        return Result(rows=run.rows, stream=run.result.to_dict(),
+                      nonstream=self.nonstream(run.text, run.token_ids, finish),
+                      parser=self.parser_info, text=run.text, token_ids=run.token_ids)
+
+
+def _jsonable(value):
+    return value.model_dump() if hasattr(value, "model_dump") else value
