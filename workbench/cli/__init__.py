@@ -1,0 +1,38 @@
+"""`workbench` command line. Each sub-command lives in its own ``*_cmd`` module
+with ``add_parser(subparsers)`` and ``run(args) -> int``."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from workbench.errors import WorkbenchError
+
+COMMANDS = ["tokenizers", "parsers", "replay"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"workbench.cli.{name}_cmd").add_parser(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    import workbench.core.env  # noqa: F401
+
+    args = build_parser().parse_args(argv)
+    try:
+        return args.run(args)
+    except WorkbenchError as e:
+        print(f"workbench {args.command}: error: {e}", file=sys.stderr)
+        return e.exit_code
+    except KeyboardInterrupt:
+        print(f"workbench {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

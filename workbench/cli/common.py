@@ -1,0 +1,126 @@
+"""Options shared by replay, record, check, export, diff and doctor."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from workbench.core import request as req
+from workbench.core.deltas import parse_chunking
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.errors import WorkbenchError
+
+
+def add_source_options(p, recording: bool = True) -> None:
+    if recording:
+        p.add_argument("recording", nargs="?", metavar="REC.jsonl", help="a recording to replay")
+    p.add_argument("--text", help="model output text to stream")
+    p.add_argument("--text-file", metavar="F", help="read the model output text from a file")
+    p.add_argument("--tokenizer", metavar="NAME|PATH", help="built-in tokenizer name or a folder (default qwen3)")
+    p.add_argument("--chunking", type=_chunking, help="token (default), k:N or random:SEED[:MAX]")
+
+
+def add_parser_options(p, config: bool = True) -> None:
+    p.add_argument("--tool-parser", metavar="N", help="vLLM tool parser name (none: no tool parser)")
+    p.add_argument("--reasoning-parser", metavar="N", help="vLLM reasoning parser name")
+    if config:
+        p.add_argument("--config", metavar="F.toml", help="a parser config file (declarative ParserEngine)")
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE",
+                   help="import a parser module, as vLLM's --tool-parser-plugin")
+
+
+def add_request_options(p) -> None:
+    p.add_argument("--tools", metavar="F.json", help="tools (OpenAI format) as a JSON file")
+    p.add_argument("--messages", metavar="F.json", help="chat messages as a JSON file")
+    p.add_argument("--tool-choice", metavar="auto|required|none|NAME")
+    p.add_argument("--chat-template-kwargs", metavar="JSON", type=_json_object)
+    p.add_argument("--no-parallel-tool-calls", action="store_true", help="parallel_tool_calls: false")
+    p.add_argument("--max-tokens", type=int, metavar="N")
+
+
+def _chunking(text: str) -> str:
+    try:
+        return parse_chunking(text)
+    except WorkbenchError as e:
+        import argparse
+
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _json_object(text: str) -> dict:
+    import argparse
+
+    try:
+        value = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise argparse.ArgumentTypeError(f"invalid JSON at column {e.colno}: {e.msg}") from None
+    if not isinstance(value, dict):
+        raise argparse.ArgumentTypeError("must be a JSON object")
+    return value
+
+
+def parser_spec(args, header: dict | None = None) -> ParserSpec:
+    given = args.tool_parser or args.reasoning_parser or getattr(args, "config", None)
+    if not given and header and header.get("parser"):
+        # A recording made with a parser replays with it unless flags say otherwise.
+        h = header["parser"]
+        return ParserSpec(h.get("tool_parser"), h.get("reasoning_parser"), h.get("config"))
+    return ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
+
+
+def request_spec(args, base: dict | None = None) -> RequestSpec:
+    spec = RequestSpec.from_dict(base) if base else RequestSpec()
+    if args.messages:
+        spec.messages = req.load_json_file(args.messages, "messages")
+        if not isinstance(spec.messages, list):
+            raise WorkbenchError(f"messages file {args.messages}: expected a JSON list of messages")
+    if args.tools:
+        spec.tools = req.load_json_file(args.tools, "tools")
+        if not isinstance(spec.tools, list):
+            raise WorkbenchError(f"tools file {args.tools}: expected a JSON list of tools")
+    if args.tool_choice:
+        spec.tool_choice = req.tool_choice_arg(args.tool_choice)
+    if args.chat_template_kwargs is not None:
+        spec.chat_template_kwargs = args.chat_template_kwargs
+    if args.no_parallel_tool_calls:
+        spec.parallel_tool_calls = False
+    if args.max_tokens is not None:
+        spec.max_tokens = args.max_tokens
+    return spec
+
+
+def source_text(args) -> str | None:
+    if args.text is not None and args.text_file:
+        raise WorkbenchError("give --text or --text-file, not both")
+    if args.text_file:
+        try:
+            return Path(args.text_file).read_text(encoding="utf-8")
+        except OSError as e:
+            raise WorkbenchError(f"text file {args.text_file}: {e.strerror}") from None
+    return args.text
+
+
+def load_source(args):
+    """(Session, deltas, recording or None) for REC | --text | --text-file."""
+    from workbench.core import recording as rec
+    from workbench.core.session import Session, Setup
+
+    text = source_text(args)
+    recording = getattr(args, "recording", None)
+    if recording and text is not None:
+        raise WorkbenchError("give a recording or --text/--text-file, not both")
+    if recording:
+        r = rec.load(recording)
+        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, parser=parser_spec(args, r.header),
+                      request=request_spec(args, r.request), plugins=tuple(args.plugin))
+        session = Session(setup, prompt_token_ids=r.prompt_token_ids or None)
+        deltas = session.regroup(r.deltas, args.chunking) if args.chunking else r.deltas
+        return session, deltas, r
+    if text is None:
+        raise WorkbenchError("nothing to replay: give REC.jsonl, --text or --text-file")
+    setup = Setup(tokenizer=args.tokenizer or "qwen3", parser=parser_spec(args),
+                  request=request_spec(args), chunking=args.chunking or "token",
+                  plugins=tuple(args.plugin))
+    session = Session(setup)
+    return session, session.deltas_from_text(text), None

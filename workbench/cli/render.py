@@ -1,0 +1,57 @@
+"""Terminal rendering of rows and final messages (rich)."""
+
+from __future__ import annotations
+
+from rich.console import Console
+from rich.table import Table
+
+from workbench.core.rows import Row, format_tool_calls
+
+PHASE_STYLE = {"reasoning": "magenta", "content": "green", "tool": "cyan"}
+
+
+def _short(value, width: int = 40) -> str:
+    if value is None:
+        return ""
+    s = repr(value)
+    return s if len(s) <= width else s[: width - 1] + "…"
+
+
+def rows_table(rows: list[Row], title: str | None = None) -> Table:
+    t = Table(title=title, show_lines=False, header_style="bold")
+    for col in ("step", "ids", "text", "phase", "reasoning", "content", "tool_calls", "sse", "µs", "notes"):
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        phase = r.phase_before if r.phase == r.phase_before else f"{r.phase_before}→{r.phase}"
+        notes = r.error or ""
+        if r.finish_reason:
+            notes = f"finish={r.finish_reason} {notes}".strip()
+        if r.logs:
+            notes = (notes + " " if notes else "") + f"[{len(r.logs)} log] {r.logs[-1][:60]}"
+        style = "red" if r.error else ("dim" if not r.sse else None)
+        t.add_row(str(r.step), " ".join(map(str, r.token_ids)), _short(r.text, 24),
+                  f"[{PHASE_STYLE.get(r.phase, '')}]{phase}[/]", _short(r.reasoning),
+                  _short(r.content), format_tool_calls(r.tool_calls), "yes" if r.sse else "-",
+                  f"{r.parser_us:.0f}", notes, style=style)
+    return t
+
+
+def final_table(stream: dict, nonstream: dict) -> Table:
+    t = Table(title="final message", header_style="bold")
+    t.add_column("field")
+    t.add_column("stream", overflow="fold")
+    t.add_column("non-stream", overflow="fold")
+    for key in ("reasoning", "content"):
+        mark = "" if stream.get(key) == nonstream.get(key) else " [yellow]≠[/]"
+        t.add_row(key + mark, repr(stream.get(key)), repr(nonstream.get(key)))
+    s_calls = "\n".join(f"{c['name']}({c['arguments']})" for c in stream.get("tool_calls", []))
+    n_calls = "\n".join(f"{c['name']}({c['arguments']})" for c in nonstream.get("tool_calls", []))
+    t.add_row("tool_calls" + ("" if s_calls == n_calls else " [yellow]≠[/]"), s_calls or "[]", n_calls or "[]")
+    t.add_row("finish_reason", str(stream.get("finish_reason")), str(nonstream.get("finish_reason")))
+    if nonstream.get("error"):
+        t.add_row("[red]error[/]", "", nonstream["error"])
+    return t
+
+
+def console() -> Console:
+    return Console(width=160)

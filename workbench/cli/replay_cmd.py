@@ -1,0 +1,50 @@
+"""`workbench replay`: a recording or a text through vLLM's parsers, one row per delta."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from workbench.cli import common, render
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("replay", help="stream a recording or text through vLLM's parsers")
+    common.add_source_options(p)
+    common.add_parser_options(p)
+    common.add_request_options(p)
+    p.add_argument("--save", metavar="REC.jsonl", help="write the deltas as a recording")
+    p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from workbench.core import recording as rec
+    from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
+
+    session, deltas, source = common.load_source(args)
+    if args.save:
+        origin = {"kind": "recording", "path": args.recording} if source else {"kind": "text"}
+        header = rec.make_header(session.setup.tokenizer,
+                                 tokenizer_sha256(ensure_tokenizer(session.setup.tokenizer)),
+                                 session.setup.request.to_dict(), session.prompt_ids, origin,
+                                 session.setup.parser.to_dict())
+        rec.save(args.save, header, deltas)
+    result = session.replay(deltas)
+    if args.json:
+        out = result.to_dict()
+        out["request"] = session.request_view()
+        print(json.dumps(out, ensure_ascii=False, default=str))
+    else:
+        con = render.console()
+        info = result.parser
+        con.print(f"parser: {info['kind']} {info['class']} "
+                  f"(reasoning={info['reasoning']}, tool={info['tool']})")
+        con.print(render.rows_table(result.rows))
+        con.print(render.final_table(result.stream, result.nonstream))
+    errors = result.errors
+    if errors:
+        print(f"workbench replay: {len(errors)} delta(s) raised in the parser; first at step "
+              f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
+        return 1
+    return 0
