@@ -3,4 +3,13 @@
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
-__all__ = ["WorkbenchError"]
+__all__ = ["WorkbenchError", "Workbench", "show"]
+
+
+def __getattr__(name: str):
+    # Lazy: `import workbench` must not load ipywidgets (or vLLM).
+    if name in ("Workbench", "show"):
+        import workbench.ui as ui
+
+        return getattr(ui, name)
+    raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -1,0 +1,45 @@
+"""workbench.core (and the widget-free ui logic) never import ipywidgets/IPython;
+`import workbench` loads neither ipywidgets nor vLLM."""
+
+from __future__ import annotations
+
+import pkgutil
+import subprocess
+import sys
+
+import workbench.core
+
+CHECK = """
+import importlib, sys
+for name in {modules!r}:
+    importlib.import_module(name)
+bad = sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython', 'ipykernel'){extra})
+print(','.join(bad))
+"""
+
+
+def _fresh(modules: list[str], extra: str = "") -> str:
+    out = subprocess.run([sys.executable, "-c", CHECK.format(modules=modules, extra=extra)],
+                         capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    return out.stdout.strip()
+
+
+def core_modules() -> list[str]:
+    return [f"workbench.core.{m.name}" for m in pkgutil.iter_modules(workbench.core.__path__)
+            if not m.name.startswith("_")]
+
+
+def test_core_never_imports_widgets():
+    # Every core module, imported in a fresh interpreter (vLLM may load; widgets may not).
+    assert _fresh(core_modules()) == ""
+
+
+def test_ui_logic_is_widget_free():
+    assert _fresh(["workbench.ui", "workbench.ui.model", "workbench.ui.styles",
+                   "workbench.ui.final", "workbench.ui.sources"]) == ""
+
+
+def test_import_workbench_is_cheap():
+    # Lazy exports: neither ipywidgets nor vLLM at `import workbench`.
+    assert _fresh(["workbench"], extra=" or m == 'vllm' or m.startswith('vllm.')") == ""

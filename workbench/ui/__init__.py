@@ -1,0 +1,21 @@
+"""The notebook layer: ipywidgets over the widget-free core.
+
+``Workbench`` and ``show`` load ipywidgets on first use, so ``workbench.ui.model``,
+``styles`` and ``final`` (the logic the widget renders) import without it.
+"""
+
+from __future__ import annotations
+
+__all__ = ["Workbench", "show"]
+
+
+def __getattr__(name: str):
+    if name == "Workbench":
+        from workbench.ui.widget import Workbench
+
+        return Workbench
+    if name == "show":
+        from workbench.ui.api import show
+
+        return show
+    raise AttributeError(f"module 'workbench.ui' has no attribute {name!r}")

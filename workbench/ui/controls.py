@@ -1,0 +1,149 @@
+"""The control panel: pickers, editors, buttons, status line. Reads/writes ``Inputs``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import ipywidgets as W
+
+from workbench.errors import WorkbenchError
+from workbench.ui.model import SOURCES, TOOL_CHOICES, Inputs
+
+REPO = Path(__file__).resolve().parents[2]
+NONE = "(none)"
+_WIDE = W.Layout(width="98%")
+
+
+def config_files() -> list[str]:
+    root = REPO / "parsers"
+    return sorted(str(p.relative_to(REPO)) for p in root.glob("**/*.toml")) if root.is_dir() else []
+
+
+def recording_files() -> list[str]:
+    found = []
+    for root in (REPO / "parsers" / "recordings", REPO / "notebooks" / "data"):
+        if root.is_dir():
+            found += [str(p.relative_to(REPO)) for p in root.glob("**/*.jsonl")]
+    return sorted(found)
+
+
+def tokenizer_names() -> list[str]:
+    try:
+        from workbench.core.tokenizers import list_tokenizers
+
+        return [t.name for t in list_tokenizers()]
+    except Exception:  # the registry is optional for the picker; Session reports real problems
+        return ["qwen3"]
+
+
+def _options(names, current) -> list:
+    names = list(names)
+    if current and current not in names:
+        names.append(current)
+    return [(NONE, None)] + [(n, n) for n in sorted(names)]
+
+
+def _json(text: str, what: str):
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise WorkbenchError(f"{what}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+
+
+class Controls(W.VBox):
+    def __init__(self, inputs: Inputs) -> None:
+        self.tokenizer = W.Dropdown(options=sorted(set(tokenizer_names()) | {inputs.tokenizer}),
+                                    description="tokenizer")
+        self.tool_parser = W.Dropdown(options=_options([], inputs.tool_parser), description="tool parser")
+        self.reasoning_parser = W.Dropdown(options=_options([], inputs.reasoning_parser),
+                                           description="reasoning")
+        self.config = W.Dropdown(options=_options(config_files(), inputs.config), description="config")
+        self.tool_choice = W.Combobox(options=list(TOOL_CHOICES), placeholder="default (auto with tools)",
+                                      description="tool_choice", ensure_option=False)
+        self.source = W.ToggleButtons(options=list(SOURCES), description="source",
+                                      style={"button_width": "90px"})
+        self.recording = W.Dropdown(options=_options(recording_files(), inputs.recording),
+                                    description="recording")
+        self.chunking = W.Text(description="chunking", placeholder="token | k:N | random:SEED[:MAX]")
+        self.model = W.Text(description="model", placeholder="embedded tiny model (or a real one on GPU)")
+        self.text = W.Textarea(description="script", layout=W.Layout(width="98%", height="80px"))
+        self.messages = W.Textarea(description="messages", layout=W.Layout(width="98%", height="60px"))
+        self.tools = W.Textarea(description="tools", placeholder="[] (OpenAI tools JSON)",
+                                layout=W.Layout(width="98%", height="60px"))
+        self.step_button = W.Button(description="Step", icon="step-forward", button_style="primary")
+        self.run_button = W.Button(description="Run", icon="play")
+        self.reset_button = W.Button(description="Reset", icon="undo")
+        self.replay_button = W.Button(description="Replay", icon="refresh",
+                                      tooltip="the same recorded stream through the current settings")
+        self.status = W.HTML("<i>idle: nothing loaded yet (Step loads vLLM)</i>")
+        self.progress = W.FloatProgress(value=0, min=0, max=1, layout=W.Layout(width="200px",
+                                                                                visibility="hidden"))
+        self.write(inputs)
+        pickers = W.HBox([W.VBox([self.tokenizer, self.tool_parser, self.reasoning_parser, self.config]),
+                          W.VBox([self.tool_choice, self.source, self.recording, self.chunking, self.model])])
+        editors = W.Accordion([W.VBox([self.text, self.messages, self.tools])], titles=("script and request",),
+                              selected_index=0, layout=_WIDE)
+        buttons = W.HBox([self.step_button, self.run_button, self.reset_button, self.replay_button,
+                          self.progress])
+        super().__init__([pickers, editors, buttons, self.status])
+
+    @property
+    def buttons(self) -> list[W.Button]:
+        return [self.step_button, self.run_button, self.reset_button, self.replay_button]
+
+    def fill_names(self, names: dict[str, list[str]]) -> None:
+        """Every registered name, once vLLM is loaded."""
+        for dd, kind in ((self.tool_parser, "tool"), (self.reasoning_parser, "reasoning")):
+            current = dd.value
+            dd.options = _options(names[kind], current)
+            dd.value = current
+
+    def write(self, i: Inputs) -> None:
+        with self.hold_sync():
+            for dd, value in ((self.tool_parser, i.tool_parser), (self.reasoning_parser, i.reasoning_parser),
+                              (self.config, i.config), (self.recording, i.recording)):
+                if value is not None and value not in [v for _, v in dd.options]:
+                    dd.options = list(dd.options) + [(value, value)]
+                dd.value = value
+            if i.tokenizer not in self.tokenizer.options:
+                self.tokenizer.options = list(self.tokenizer.options) + [i.tokenizer]
+            self.tokenizer.value = i.tokenizer
+            self.tool_choice.value = i.tool_choice or ""
+            self.source.value = i.source
+            self.chunking.value = i.chunking
+            self.model.value = i.model or ""
+            self.text.value = i.text
+            self.messages.value = json.dumps(i.messages, ensure_ascii=False)
+            self.tools.value = json.dumps(i.tools, ensure_ascii=False) if i.tools is not None else ""
+
+    def read(self, base: Inputs) -> Inputs:
+        """The controls as Inputs; bad JSON raises WorkbenchError naming the editor."""
+        messages = _json(self.messages.value, "messages")
+        if not isinstance(messages, list):
+            raise WorkbenchError("messages: expected a JSON list of chat messages")
+        tools = _json(self.tools.value, "tools")
+        if tools is not None and not isinstance(tools, list):
+            raise WorkbenchError("tools: expected a JSON list of tools")
+        from dataclasses import replace
+
+        return replace(base, tokenizer=self.tokenizer.value, tool_parser=self.tool_parser.value,
+                       reasoning_parser=self.reasoning_parser.value, config=self.config.value,
+                       tool_choice=self.tool_choice.value.strip() or None, source=self.source.value,
+                       recording=self.recording.value, chunking=self.chunking.value.strip() or "token",
+                       model=self.model.value.strip() or None, text=self.text.value,
+                       messages=messages, tools=tools)
+
+    def set_status(self, message: str, fraction: float | None = None) -> None:
+        import html
+
+        with self.hold_sync():
+            self.status.value = f"<span class='wb-status'>{html.escape(message)}</span>"
+            if fraction is None:
+                self.progress.layout.visibility = "hidden"
+            else:
+                self.progress.layout.visibility = "visible"
+                self.progress.value = max(0.0, min(1.0, fraction))

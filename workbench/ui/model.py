@@ -1,0 +1,224 @@
+"""The workbench's state and actions, with no widgets (tests drive it directly).
+
+``WorkbenchModel`` holds what the controls say (``Inputs``), the Session built
+from them, the current row source, the rows so far, the selected row and the
+final comparison. The widget only forwards clicks here and renders the result.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from workbench.core.deltas import Delta
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
+from workbench.core.rows import Row
+from workbench.core.session import Setup
+from workbench.errors import WorkbenchError
+from workbench.ui import final as final_mod
+from workbench.ui.sources import ReplaySource
+
+SOURCES = ("text", "recording", "engine")
+TOOL_CHOICES = ("auto", "required", "none")
+
+Status = Callable[[str, "float | None"], None]
+
+
+def _quiet(message: str, fraction: float | None = None) -> None:
+    pass
+
+
+@dataclass
+class Inputs:
+    tokenizer: str = "qwen3"
+    tool_parser: str | None = "hermes"
+    reasoning_parser: str | None = "qwen3"
+    config: str | None = None  # a parsers/*.toml path; replaces the two names
+    tool_choice: str | None = None  # auto | required | none | a function name
+    messages: list[dict] = field(default_factory=lambda: [dict(m) for m in DEFAULT_MESSAGES])
+    tools: list[dict] | None = None
+    text: str = ""
+    recording: str | None = None
+    source: str = "text"  # text | recording | engine
+    chunking: str = "token"
+    model: str | None = None  # a real model for the engine source (GPU)
+    prompt_token_ids: list[int] | None = None  # from a recording's header
+
+    def parser(self) -> ParserSpec:
+        if self.config:
+            return ParserSpec(config=self.config)
+        return ParserSpec(self.tool_parser or None, self.reasoning_parser or None)
+
+    def request(self) -> RequestSpec:
+        return RequestSpec(messages=self.messages, tools=self.tools,
+                           tool_choice=tool_choice_arg(self.tool_choice))
+
+    def setup(self) -> Setup:
+        return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),
+                     chunking=self.chunking)
+
+
+def rows_changed(old: list[Row], new: list[Row]) -> set[int]:
+    """Steps whose visible outcome differs between two runs of one stream."""
+    def key(r: Row):
+        return (r.phase_before, r.phase, r.delta, r.sse, r.finish_reason, r.error)
+    changed = {n.step for o, n in zip(old, new) if key(o) != key(n)}
+    longer = old if len(old) > len(new) else new
+    changed.update(r.step for r in longer[min(len(old), len(new)):])
+    return changed
+
+
+class WorkbenchModel:
+    def __init__(self, inputs: Inputs | None = None, status: Status = _quiet) -> None:
+        self.inputs = inputs or Inputs()
+        self.status = status
+        self.session = None
+        self._session_key = None
+        self.source = None
+        self.rows: list[Row] = []
+        self.changed: set[int] = set()
+        self.selected: int | None = None
+        self.final: dict | None = None
+        self.engine_factory: Callable | None = None  # set by the engine adapter
+        self._text_key = None
+
+    # -- building -------------------------------------------------------
+    def ensure_session(self):
+        setup = self.inputs.setup()
+        key = repr((setup, self.inputs.prompt_token_ids))
+        if self.session is None or key != self._session_key:
+            if "vllm" not in sys.modules:
+                self.status("loading vLLM (about 10 s the first time)…", None)
+            self.status(f"composing parser {setup.parser.label()} on tokenizer {setup.tokenizer}…", None)
+            from workbench.core.session import Session
+
+            self.session = Session(setup, prompt_token_ids=self.inputs.prompt_token_ids)
+            self._session_key = key
+        return self.session
+
+    def load_recording(self, path: str) -> None:
+        """Take tokenizer, parser, request and prompt from a recording's header."""
+        from workbench.core import recording as rec
+
+        r = rec.load(path)
+        req = RequestSpec.from_dict(r.request)
+        p = (r.header.get("parser") or {})
+        tc = req.tool_choice
+        self.inputs = replace(
+            self.inputs, source="recording", recording=str(path), tokenizer=r.tokenizer,
+            messages=req.messages, tools=req.tools,
+            tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
+            prompt_token_ids=r.prompt_token_ids or None,
+            **({"tool_parser": p.get("tool_parser"), "reasoning_parser": p.get("reasoning_parser"),
+                "config": p.get("config")} if p else {}))
+        self.reset()
+
+    def _deltas(self, session) -> list[Delta]:
+        i = self.inputs
+        if i.source == "recording":
+            if not i.recording:
+                raise WorkbenchError("no recording chosen")
+            from workbench.core import recording as rec
+
+            deltas = rec.load(i.recording).deltas
+            return session.regroup(deltas, i.chunking) if i.chunking != "token" else deltas
+        if not i.text:
+            raise WorkbenchError("the script text is empty: type what the model writes")
+        self.status("tokenizing the script with vLLM's detokenizer…", None)
+        self._text_key = (i.text, i.tokenizer, i.chunking)
+        return session.deltas_from_text(i.text, i.chunking)
+
+    def start(self):
+        session = self.ensure_session()
+        if self.inputs.source == "engine":
+            if self.engine_factory is None:
+                from workbench.ui import engine_adapter
+
+                self.engine_factory = engine_adapter.factory
+            self.source = self.engine_factory(self, session)
+        else:
+            self.source = ReplaySource(session, self._deltas(session))
+        self.status("ready", None)
+        return self.source
+
+    # -- actions --------------------------------------------------------
+    @property
+    def done(self) -> bool:
+        return self.source is not None and self.source.done
+
+    def step(self) -> list[Row]:
+        if self.source is None:
+            self.start()
+        if self.source.done:
+            self.status("the stream is finished: Reset or Replay", None)
+            return []
+        new = self.source.step()
+        self.rows.extend(new)
+        if self.source.done:
+            self._finish()
+        return new
+
+    def run(self, every: int = 50) -> list[Row]:
+        if self.source is None:
+            self.start()
+        new: list[Row] = []
+        total = self.source.total
+        while not self.source.done:
+            new.extend(self.step())
+            if total and len(self.rows) % every == 0:
+                self.status(f"running: {len(self.rows)}/{total} deltas", len(self.rows) / total)
+        return new
+
+    def reset(self) -> None:
+        self.source, self.rows, self.changed, self.final, self.selected = None, [], set(), None, None
+
+    def recorded(self) -> list[Delta]:
+        """The stream so far (a recording in progress included): never dropped on errors."""
+        if self.source is None:
+            return []
+        return list(getattr(self.source, "all", None) or self.source.deltas)
+
+    def replay(self, deltas: list[Delta] | None = None) -> set[int]:
+        """The same stream through the current settings; returns the changed steps."""
+        old = self.rows
+        if deltas is None:
+            i = self.inputs
+            text_key = (i.text, i.tokenizer, i.chunking)
+            if i.source == "text" and self.source is not None and text_key != self._text_key:
+                deltas = self._deltas(self.ensure_session())  # the script changed: re-tokenize
+            else:
+                deltas = self.recorded()
+        if not deltas:
+            self.reset()
+            self.run()
+            self.changed = set()
+            return set()
+        session = self.ensure_session()
+        self.source = ReplaySource(session, deltas)
+        self.rows, self.final = [], None
+        self.run()
+        self.changed = rows_changed(old, self.rows) if old else set()
+        return self.changed
+
+    def _finish(self) -> None:
+        stream, nonstream = self.source.final()
+        diffs = final_mod.compare(self.rows, stream, nonstream)
+        self.final = {"stream": stream, "nonstream": nonstream, "diffs": diffs,
+                      "first_step": final_mod.first_divergent_step(diffs), "findings": None}
+
+    # -- view state -----------------------------------------------------
+    def select(self, step: int | None) -> Row | None:
+        if step is None or not self.rows:
+            self.selected = None
+            return None
+        step = max(1, min(step, len(self.rows)))
+        self.selected = step
+        return self.rows[step - 1]
+
+    def window(self, start: int, size: int) -> range:
+        """Row indexes shown for a window starting at ``start`` (clamped)."""
+        n = len(self.rows)
+        start = max(0, min(start, max(0, n - size)))
+        return range(start, min(n, start + size))

@@ -1,0 +1,167 @@
+"""Banner, row detail and final-message panels (thin widgets over pure data)."""
+
+from __future__ import annotations
+
+import html
+import json
+import traceback
+
+import ipywidgets as W
+
+from workbench.core.rows import Row
+from workbench.errors import WorkbenchError
+from workbench.ui.final import inline_diff_html
+
+_KIND_CSS = {"error": "background:#ffebee;border-left:4px solid #c62828;color:#b71c1c",
+             "warning": "background:#fff8e1;border-left:4px solid #f9a825",
+             "info": "background:#e8f5e9;border-left:4px solid #2e7d32"}
+
+
+def _pre(text: str) -> str:
+    return f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(text)}</pre>"
+
+
+class Banner(W.HTML):
+    """One message at a time: WorkbenchError as one line, other errors with a
+    one-line summary and the traceback behind a <details>."""
+
+    def __init__(self, **kwargs) -> None:
+        super().__init__(**kwargs)
+        self.kind: str | None = None
+
+    def show(self, kind: str, message: str, details: str | None = None) -> None:
+        body = html.escape(message)
+        if details:
+            body += (f"<details><summary>traceback</summary>{_pre(details)}</details>")
+        self.value = f"<div class='wb-banner wb-{kind}' style='{_KIND_CSS[kind]};padding:4px 8px'>{body}</div>"
+        self.kind = kind
+
+    def show_exception(self, exc: BaseException, context: str = "") -> None:
+        where = f"{context}: " if context else ""
+        if isinstance(exc, WorkbenchError):
+            self.show("error", f"{where}{exc}")
+        elif isinstance(exc, KeyboardInterrupt):
+            self.show("warning", f"{where}interrupted (the rows so far are kept)")
+        else:
+            tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            self.show("error", f"{where}unexpected {type(exc).__name__}: {first}", tb)
+
+    def clear(self) -> None:
+        self.value = ""
+        self.kind = None
+
+
+def _kv_table(pairs: list[tuple[str, str]]) -> str:
+    rows = "".join(f"<tr><th style='text-align:left;vertical-align:top'>{html.escape(k)}</th>"
+                   f"<td>{v}</td></tr>" for k, v in pairs)
+    return f"<table class='wb-detail'>{rows}</table>"
+
+
+def row_detail_html(row: Row) -> str:
+    tokens = "".join(f"<tr><td>{i}</td><td><code>{html.escape(repr(t))}</code></td></tr>"
+                     for i, t in zip(row.token_ids, row.tokens))
+    chunk = json.dumps(json.loads(row.chunk), indent=1, ensure_ascii=False) if row.chunk else "(no SSE chunk)"
+    events = "".join(f"<li>{html.escape(e.get('engine', ''))}: <b>{html.escape(str(e.get('type')))}"
+                     f"</b> {html.escape(repr(e.get('value')))}"
+                     + (f" tool #{e['tool_index']}" if e.get("tool_index", -1) >= 0 else "") + "</li>"
+                     for e in row.events) or "<li>(none)</li>"
+    pairs = [
+        ("step", str(row.step) + (f" ({row.engine_steps} engine steps)" if row.engine_steps != 1 else "")),
+        ("tokens", f"<table><tr><th>id</th><th>token</th></tr>{tokens}</table>" if tokens else "(none)"),
+        ("text", f"<code>{html.escape(repr(row.text))}</code>"),
+        ("phase", html.escape(f"{row.phase_before} → {row.phase}")),
+        ("states", html.escape(f"{row.states_before} → {row.states}") if row.states or row.states_before
+         else "(no state machine)"),
+        ("events", f"<ul style='margin:0'>{events}</ul>"),
+        ("SSE chunk", _pre(chunk)),
+        ("vLLM log", _pre("\n".join(row.logs)) if row.logs else "(none)"),
+        ("parser time", f"{row.parser_us:.0f} µs"),
+    ]
+    extra = {k: v for k, v in row.extra.items() if k != "traceback"}
+    if extra:
+        pairs.append(("engine", _pre(json.dumps(extra, indent=1, ensure_ascii=False, default=str))))
+    if row.error:
+        pairs.append(("error", f"<span style='color:#b71c1c'>{html.escape(row.error)}</span>"
+                      + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
+                         if row.extra.get("traceback") else "")))
+    return _kv_table(pairs)
+
+
+class RowDetail(W.VBox):
+    """Pick a step; see its token ids and strings, SSE chunk, events and logs."""
+
+    def __init__(self) -> None:
+        self.step = W.BoundedIntText(value=0, min=0, max=0, description="row", layout=W.Layout(width="160px"))
+        self.html = W.HTML("<i>no row selected</i>")
+        super().__init__([self.step, self.html])
+
+    def show(self, row: Row | None, n_rows: int) -> None:
+        with self.hold_sync(), self.step.hold_sync():
+            self.step.max = n_rows
+            if row is None:
+                self.html.value = "<i>no row selected</i>"
+                return
+            self.step.value = row.step
+            self.html.value = row_detail_html(row)
+
+
+def final_html(final: dict) -> str:
+    head = ("<tr><th>field</th><th>streaming (joined SSE chunks)</th>"
+            "<th>non-streaming (parse on the whole text)</th></tr>")
+    body = []
+    for d in final["diffs"]:
+        if d.equal:
+            a, b = html.escape(d.stream), html.escape(d.nonstream)
+            mark = "✓"
+        else:
+            a, b = inline_diff_html(d.stream, d.nonstream)
+            mark = f"✗ first at step {d.first_step}" if d.first_step else "✗"
+        body.append(f"<tr><th>{d.field}<br><small>{mark}</small></th>"
+                    f"<td style='white-space:pre-wrap'>{a}</td><td style='white-space:pre-wrap'>{b}</td></tr>")
+    extra = ""
+    err = final["nonstream"].get("error")
+    if err:
+        extra = f"<div style='color:#b71c1c'>non-streaming parse raised: {html.escape(err)}</div>"
+    return (f"<table class='wb-final' style='font:12px monospace;border-collapse:collapse'>{head}"
+            + "".join(body) + "</table>" + extra)
+
+
+def findings_html(findings) -> str:
+    if not findings:
+        return "<i>check: no findings</i>"
+    items = []
+    for f in findings:
+        text = f.get("message") if isinstance(f, dict) else getattr(f, "message", None)
+        items.append(f"<li>{html.escape(str(text if text is not None else f))}</li>")
+    return "<b>check findings</b><ul>" + "".join(items) + "</ul>"
+
+
+class FinalPanel(W.VBox):
+    """Streaming vs non-streaming, side by side; a link to the first divergent step."""
+
+    def __init__(self) -> None:
+        self.html = W.HTML("<i>the final messages appear when the stream ends</i>")
+        self.goto = W.Button(description="no divergence", disabled=True, icon="crosshairs",
+                             layout=W.Layout(width="auto"))
+        self.findings = W.HTML("")
+        self.first_step: int | None = None
+        super().__init__([self.html, self.goto, self.findings])
+
+    def show(self, final: dict | None) -> None:
+        with self.hold_sync():
+            if final is None:
+                self.html.value = "<i>the final messages appear when the stream ends</i>"
+                self.first_step = None
+                self.goto.description, self.goto.disabled = "no divergence", True
+                self.findings.value = ""
+                return
+            self.html.value = final_html(final)
+            self.first_step = final["first_step"]
+            if self.first_step is None:
+                self.goto.description, self.goto.disabled = "streaming = non-streaming", True
+            else:
+                self.goto.description = f"first divergent step: {self.first_step}"
+                self.goto.disabled = False
+            if final.get("findings") is not None:
+                self.findings.value = findings_html(final["findings"])

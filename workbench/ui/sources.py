@@ -1,0 +1,97 @@
+"""Where a widget's rows come from (widget-free adapters).
+
+Every source has the same small shape: ``step() -> list[Row]`` (one delta, or
+one engine step), ``done``, ``deltas`` (what was streamed so far: the recording
+in progress) and ``final() -> (stream, nonstream)`` once done. The widget never
+knows which one it drives.
+"""
+
+from __future__ import annotations
+
+from workbench.core.deltas import Delta
+from workbench.core.rows import Row
+from workbench.errors import WorkbenchError
+
+
+class ReplaySource:
+    """Recorded (or text-made) deltas through a fresh ``StreamRun``, one per step."""
+
+    kind = "replay"
+
+    def __init__(self, session, deltas: list[Delta]) -> None:
+        if not deltas:
+            raise WorkbenchError("no deltas to replay")
+        self.session = session
+        self.all = list(deltas)
+        self.run = session.stream()
+        self.pos = 0
+
+    @property
+    def done(self) -> bool:
+        return self.pos >= len(self.all)
+
+    @property
+    def total(self) -> int | None:
+        return len(self.all)
+
+    @property
+    def deltas(self) -> list[Delta]:
+        return self.all[:self.pos]
+
+    def step(self) -> list[Row]:
+        if self.done:
+            return []
+        delta = self.all[self.pos]
+        self.pos += 1
+        return [self.run.feed(delta)]
+
+    def final(self) -> tuple[dict, dict]:
+        finish = (self.all[self.pos - 1].finish_reason if self.pos else None) or "stop"
+        return (self.run.result.to_dict(),
+                self.session.nonstream(self.run.text, self.run.token_ids, finish))
+
+
+class EngineSource:
+    """An ``EngineStepper`` (workbench.engine): each step is one engine step.
+
+    The stepper owns the vLLM engine and its own parser run; this adapter only
+    normalises its public surface to the source shape above.
+    """
+
+    kind = "engine"
+
+    def __init__(self, stepper) -> None:
+        self.stepper = stepper
+
+    @property
+    def done(self) -> bool:
+        return bool(getattr(self.stepper, "done", getattr(self.stepper, "finished", False)))
+
+    @property
+    def total(self) -> int | None:
+        return None
+
+    @property
+    def deltas(self) -> list[Delta]:
+        return list(getattr(self.stepper, "deltas", []))
+
+    def step(self) -> list[Row]:
+        if self.done:
+            return []
+        out = self.stepper.step()
+        if out is None:
+            return []
+        return list(out) if isinstance(out, (list, tuple)) else [out]
+
+    def final(self) -> tuple[dict, dict]:
+        result = self.stepper.result()
+        if isinstance(result, tuple):
+            return result
+        return result.stream, result.nonstream
+
+
+def load_recording(path: str):
+    """(Recording, Setup fields) from a shipped or saved JSONL recording."""
+    from workbench.core import recording as rec
+
+    return rec.load(path)

@@ -1,0 +1,214 @@
+"""``Workbench``: the notebook widget. Composes the panels around a ``WorkbenchModel``.
+
+Every button and observer goes through ``_guard``: a ``WorkbenchError`` shows
+as one line in the banner, anything else as a one-line summary with the
+traceback behind a fold; the kernel never sees the exception and the rows (and
+the recording in progress) stay.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import replace
+
+import ipywidgets as W
+
+from workbench.core.rows import Row, to_frame
+from workbench.ui import styles
+from workbench.ui.controls import Controls
+from workbench.ui.model import Inputs, WorkbenchModel
+from workbench.ui.panels import Banner, FinalPanel, RowDetail
+from workbench.ui.table import DEFAULT_WINDOW, DeltaTable
+
+
+class Workbench(W.VBox):
+    """Step a stream of deltas through vLLM's parsers and watch every row.
+
+    Parameters mirror ``Inputs``: ``text`` (what the model writes), or
+    ``recording`` (a JSONL recording), or ``source="engine"``; ``tool_parser``,
+    ``reasoning_parser`` or ``config``; ``tools``, ``messages``, ``tool_choice``.
+    """
+
+    def __init__(self, text: str | None = None, *, recording: str | None = None,
+                 window: int = DEFAULT_WINDOW, **inputs) -> None:
+        base = Inputs(text=text or "", **inputs)
+        if text is None and recording is None and "source" not in inputs:
+            base.text = DEFAULT_TEXT
+        self.model = WorkbenchModel(base, status=self._status)
+        self.controls = Controls(base)
+        self.banner = Banner()
+        self.table = DeltaTable(window)
+        self.detail = RowDetail()
+        self.final = FinalPanel()
+        self.tabs = W.Tab([self.detail, self.final], titles=("row", "final message"))
+        self._plugins: list = []
+        self._loaded = False
+        c = self.controls
+        c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
+        c.run_button.on_click(self._guard(lambda _: self.run(), "Run"))
+        c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))
+        c.replay_button.on_click(self._guard(lambda _: self.replay(), "Replay"))
+        c.recording.observe(self._guard(self._on_recording, "recording"), "value")
+        self.detail.step.observe(self._guard(lambda ch: self.select(ch["new"] or None), "row"), "value")
+        self.final.goto.on_click(self._guard(lambda _: self.goto_divergence(), "divergence"))
+        super().__init__([self.controls, self.banner, self.table, self.tabs])
+        if recording is not None:
+            self._guard(lambda: self.load_recording(recording), "recording")()
+
+    # -- the error boundary ----------------------------------------------
+    def _guard(self, fn, what: str):
+        @functools.wraps(fn)
+        def callback(*args, **kwargs):
+            try:
+                return fn(*args, **kwargs)
+            except (Exception, KeyboardInterrupt) as e:
+                self.banner.show_exception(e, what)
+                self._safe_sync()
+                self.controls.set_status(f"{what} failed; {len(self.model.rows)} rows kept")
+                return None
+        return callback
+
+    def _safe_sync(self) -> None:
+        try:
+            self._sync()
+        except Exception:  # rendering must not hide the original error in the banner
+            pass
+
+    def add_panel(self, title: str, panel) -> None:
+        """Plug an extra panel (editor, A/B, check) into the tab bar."""
+        self.tabs.children = list(self.tabs.children) + [panel]
+        self.tabs.set_title(len(self.tabs.children) - 1, title)
+        self._plugins.append(panel)
+
+    def _status(self, message: str, fraction: float | None = None) -> None:
+        self.controls.set_status(message, fraction)
+
+    # -- actions (the buttons call these; notebooks may too) ----------------
+    def load(self) -> Workbench:
+        """Load vLLM, fill the pickers with every registered parser name, build the session."""
+        self._apply_inputs()
+        self.model.ensure_session()
+        if not self._loaded:
+            from workbench.core.parsers import registered_names
+
+            self.controls.fill_names(registered_names())
+            self._loaded = True
+        self._status(self._summary())
+        return self
+
+    def _apply_inputs(self) -> None:
+        new = self.controls.read(self.model.inputs)
+        if new.source != "recording":
+            new = replace(new, prompt_token_ids=None)
+        self.model.inputs = new
+
+    def step(self, n: int = 1) -> list[Row]:
+        if self.model.source is None:
+            self.banner.clear()
+            self.load()
+        new = []
+        for _ in range(n):
+            new += self.model.step()
+        self._sync()
+        return new
+
+    def run(self) -> list[Row]:
+        if self.model.source is None:
+            self.banner.clear()
+            self.load()
+        new = self.model.run()
+        self._sync()
+        return new
+
+    def reset(self) -> None:
+        self.banner.clear()
+        self.model.reset()
+        self._apply_inputs()
+        self._sync()
+        self._status("reset: Step or Run to start the stream again")
+
+    def replay(self) -> set[int]:
+        """The same stream through the current pickers/config; changed rows are marked."""
+        self.banner.clear()
+        self.load()
+        changed = self.model.replay()
+        self._sync()
+        self._status(f"replayed {len(self.model.rows)} deltas through "
+                     f"{self.model.inputs.parser().label()}: {len(changed)} rows changed")
+        return changed
+
+    def load_recording(self, path: str) -> None:
+        self.model.load_recording(path)
+        self.controls.write(self.model.inputs)
+        self._sync()
+        self._status(f"recording {path}: {self.model.inputs.tokenizer}, "
+                     f"{self.model.inputs.parser().label()}; Step or Run to replay it")
+
+    def _on_recording(self, change) -> None:
+        if change["new"] and change["new"] != self.model.inputs.recording:
+            self.load_recording(change["new"])
+
+    def select(self, step: int | None) -> Row | None:
+        row = self.model.select(step)
+        self.table.select(self.model.selected)
+        self.detail.show(row, len(self.model.rows))
+        return row
+
+    def goto_divergence(self) -> Row | None:
+        self.tabs.selected_index = 0
+        return self.select(self.final.first_step)
+
+    # -- rendering -------------------------------------------------------
+    def _sync(self) -> None:
+        rows, shown = self.model.rows, self.table.rows
+        with self.hold_sync():
+            if len(shown) <= len(rows) and (not shown or rows[len(shown) - 1] is shown[-1]) \
+                    and self.table.changed == self.model.changed:
+                self.table.append(rows[len(shown):])
+            else:
+                self.table.set_rows(rows, self.model.changed)
+            self.detail.step.max = len(rows)
+            self.final.show(self.model.final)
+        if self.model.source is not None:
+            self._status(self._summary())
+
+    def _summary(self) -> str:
+        m = self.model
+        if m.source is None:
+            return f"ready: {m.inputs.parser().label()} on {m.inputs.tokenizer}; Step or Run"
+        total = m.source.total
+        last = m.rows[-1] if m.rows else None
+        text = f"{len(m.rows)}{f'/{total}' if total else ''} deltas"
+        if last is not None:
+            text += f" · phase {last.phase}"
+        if m.final is not None:
+            first = m.final["first_step"]
+            text += " · finished: " + ("streaming = non-streaming" if first is None
+                                       else f"streaming ≠ non-streaming from step {first}")
+        errors = sum(1 for r in m.rows if r.error)
+        if errors:
+            text += f" · {errors} error rows"
+        return text
+
+    # -- read-outs for notebooks -----------------------------------------
+    @property
+    def rows(self) -> list[Row]:
+        return self.model.rows
+
+    def frame(self):
+        return to_frame(self.model.rows)
+
+    def styled(self):
+        return styles.styled(self.model.rows, changed=self.model.changed)
+
+    @property
+    def step_button(self) -> W.Button:
+        return self.controls.step_button
+
+    @property
+    def run_button(self) -> W.Button:
+        return self.controls.run_button
+
+
+DEFAULT_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
+                '"arguments": {"city": "Paris"}}</tool_call>')
