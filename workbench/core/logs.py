@@ -8,7 +8,6 @@ delta that caused them, so they are captured per call instead of printed.
 from __future__ import annotations
 
 import logging
-from contextlib import contextmanager
 
 PARSER_LOGGERS = ("vllm.parser", "vllm.tool_parsers", "vllm.reasoning")
 
@@ -47,15 +46,21 @@ def install() -> None:
     _installed = True
 
 
-@contextmanager
-def capture():
-    """Yields the list that receives this block's parser log lines."""
-    install()
-    lines: list[str] = []
-    outer, _collector.lines = _collector.lines, lines
-    try:
-        yield lines
-    finally:
-        _collector.lines = outer
-        if outer is not None:
-            outer.extend(lines)
+class capture:
+    """``with capture() as lines:`` collects this block's parser log lines.
+
+    A class, not a @contextmanager: it runs once per delta on the hot path."""
+
+    __slots__ = ("lines", "outer")
+
+    def __enter__(self) -> list[str]:
+        if not _installed:
+            install()
+        self.lines: list[str] = []
+        self.outer, _collector.lines = _collector.lines, self.lines
+        return self.lines
+
+    def __exit__(self, *exc) -> None:
+        _collector.lines = self.outer
+        if self.outer is not None:
+            self.outer.extend(self.lines)

@@ -58,9 +58,9 @@ def phase(parser, prompt_ids: Sequence[int] | None = None) -> str:
 class EventRecorder:
     """Wraps each engine's feed/finish on this instance to keep their events."""
 
-    def __init__(self, parser) -> None:
+    def __init__(self, engines_by_role: dict[str, object]) -> None:
         self.events: list[dict] = []
-        for role, eng in engines(parser).items():
+        for role, eng in engines_by_role.items():
             self._wrap(role, eng, "feed")
             self._wrap(role, eng, "finish")
 

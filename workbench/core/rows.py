@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 
 COLUMNS = ["step", "token_ids", "tokens", "text", "phase_before", "phase", "reasoning", "content",
            "tool_calls", "sse", "finish_reason", "error", "logs", "parser_us"]
 
 
-@dataclass
+@dataclass(slots=True)
 class Row:
     step: int
     token_ids: list[int]
@@ -20,7 +20,6 @@ class Row:
     # when parse_delta returned None.
     delta: dict | None
     sse: bool  # whether the serving layer would send an SSE chunk for it
-    chunk: str | None  # that chunk's JSON, as the server serialises it
     finish_reason: str | None = None
     error: str | None = None
     logs: list[str] = field(default_factory=list)
@@ -30,6 +29,18 @@ class Row:
     states: dict[str, str] = field(default_factory=dict)
     events: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)  # e.g. the grammar view of an engine step
+    # The sent DeltaMessage; its chunk JSON is serialised on first access (``chunk``),
+    # so replaying thousands of deltas does not pay for JSON nobody looks at.
+    _sent: object = field(default=None, repr=False, compare=False)
+    _chunk: str | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def chunk(self) -> str | None:
+        if self._chunk is None and self.sse and self._sent is not None:
+            from workbench.core.serving import chunk_json
+
+            self._chunk = chunk_json(self._sent, self.finish_reason)
+        return self._chunk
 
     @property
     def reasoning(self) -> str | None:
@@ -44,7 +55,9 @@ class Row:
         return self.delta.get("tool_calls") or [] if self.delta else []
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = {f: getattr(self, f) for f in _FIELDS}
+        d["chunk"] = self.chunk
+        return d
 
 
 def to_frame(rows: list[Row]):
@@ -76,3 +89,6 @@ def format_tool_calls(calls: list[dict]) -> str:
             head += f" args+={c['arguments']!r}"
         parts.append(head)
     return "; ".join(parts)
+
+
+_FIELDS = [f.name for f in fields(Row) if not f.name.startswith("_")]

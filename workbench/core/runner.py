@@ -77,24 +77,34 @@ class StreamRun:
         self.request = request
         self.prompt_ids = list(prompt_ids)
         self.parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
-        self.recorder = machine.EventRecorder(self.parser)
+        self.engines = machine.engines(self.parser)
+        self.recorder = machine.EventRecorder(self.engines)
         self.result = StreamResult()
         self.rows: list[Row] = []
         self.tools_streamed = False
         self.num_tokens = 0
         self.text = ""
         self.token_ids: list[int] = []
+        self._tokens: dict[int, str] = {}
+
+    def _token(self, token_id: int) -> str:
+        tok = self._tokens.get(token_id)
+        if tok is None:
+            tok = self._tokens[token_id] = self.tokenizer.convert_ids_to_tokens([token_id])[0]
+        return tok
 
     def feed(self, delta: Delta) -> Row:
         step = len(self.rows) + 1
-        tokens = self.tokenizer.convert_ids_to_tokens(list(delta.token_ids)) if delta.token_ids else []
+        ids = list(delta.token_ids)
+        tokens = [self._token(t) for t in ids]
         phase_before = machine.phase(self.parser, self.prompt_ids)
-        states_before = machine.states(self.parser)
+        states_before = {role: eng.state.name for role, eng in self.engines.items()}
         self.text += delta.text
-        self.token_ids += delta.token_ids
-        row = Row(step=step, token_ids=list(delta.token_ids), tokens=list(tokens), text=delta.text,
-                  phase_before=phase_before, phase=phase_before, delta=None, sse=False, chunk=None,
-                  engine_steps=delta.engine_steps, states_before=states_before, extra=dict(delta.extra))
+        self.token_ids += ids
+        row = Row(step=step, token_ids=ids, tokens=tokens, text=delta.text,
+                  phase_before=phase_before, phase=phase_before, delta=None, sse=False,
+                  engine_steps=delta.engine_steps, states_before=states_before,
+                  extra=dict(delta.extra) if delta.extra else {})
         self.rows.append(row)
         if not delta.text and not delta.token_ids and not self.num_tokens:
             row.logs.append("skipped: nothing generated yet (the server sends no chunk)")
@@ -110,7 +120,7 @@ class StreamRun:
                     msg = DeltaMessage(content=delta.text)
                 else:
                     msg = self.parser.parse_delta(
-                        delta_text=delta.text, delta_token_ids=list(delta.token_ids),
+                        delta_text=delta.text, delta_token_ids=list(ids),
                         request=self.request, prompt_token_ids=self.prompt_ids,
                         finished=delta.finished)
             except Exception as e:
@@ -120,15 +130,14 @@ class StreamRun:
         row.logs.extend(lines)
         row.events = self.recorder.take()
         row.phase = machine.phase(self.parser)
-        row.states = machine.states(self.parser)
+        row.states = {role: eng.state.name for role, eng in self.engines.items()}
         if msg is not None and msg.tool_calls:
             self.tools_streamed = True
         row.finish_reason = serving.stream_finish_reason(self.request, delta.finish_reason,
                                                          self.tools_streamed)
         if row.error is None:
-            row.sse, row.chunk, sent = serving.stream_chunk(self.request, msg, row.finish_reason,
-                                                            delta.finish_reason)
-            row.delta = delta_dict(sent if sent is not None else msg)
+            row.sse, row._sent = serving.stream_delta(self.request, msg, delta.finish_reason)
+            row.delta = delta_dict(row._sent if row._sent is not None else msg)
             if row.sse:
                 self.result.add(row.delta)
         if row.finish_reason:

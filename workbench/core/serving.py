@@ -24,27 +24,35 @@ def stream_finish_reason(request, raw: str | None, tools_streamed: bool) -> str 
     return raw or "stop"
 
 
-def stream_chunk(request, delta_message, finish_reason: str | None, raw_finish: str | None):
-    """(send?, chunk JSON, the DeltaMessage the client actually receives)."""
-    from vllm.entrypoints.generate.base.protocol import DeltaMessage
-    from vllm.entrypoints.openai.chat_completion.protocol import (
-        ChatCompletionResponseStreamChoice,
-        ChatCompletionStreamResponse,
-    )
-    from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
-
+def stream_delta(request, delta_message, raw_finish: str | None):
+    """(send?, the DeltaMessage the client actually receives)."""
     if delta_message is None:
         # No logprobs / return_token_ids in the workbench's requests, so only the
         # final chunk is forced out.
         if raw_finish is None:
-            return False, None, None
+            return False, None
+        from vllm.entrypoints.generate.base.protocol import DeltaMessage
+
         delta_message = DeltaMessage()
-    kwargs = {"index": 0, "delta": delta_message, "logprobs": None, "finish_reason": finish_reason}
-    choice = ChatCompletionResponseStreamChoice(**kwargs)
-    choice = maybe_filter_parallel_tool_calls(choice, request)
+    if request.parallel_tool_calls is False:
+        from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
+
+        delta_message = maybe_filter_parallel_tool_calls(delta_message, request)
+    return True, delta_message
+
+
+def chunk_json(delta_message, finish_reason: str | None) -> str:
+    """The SSE chunk's JSON, serialised as the server does (exclude_unset)."""
+    from vllm.entrypoints.openai.chat_completion.protocol import (
+        ChatCompletionResponseStreamChoice,
+        ChatCompletionStreamResponse,
+    )
+
+    choice = ChatCompletionResponseStreamChoice(index=0, delta=delta_message, logprobs=None,
+                                                finish_reason=finish_reason)
     chunk = ChatCompletionStreamResponse(id="chatcmpl-workbench", object="chat.completion.chunk",
                                          created=0, choices=[choice], model="workbench")
-    return True, chunk.model_dump_json(exclude_unset=True), choice.delta
+    return chunk.model_dump_json(exclude_unset=True)
 
 
 def full_message(request, parser_cls, enable_auto_tools: bool, reasoning, content, tool_calls,
