@@ -36,7 +36,8 @@ else
   "${PIP[@]}" "vllm==$VLLM_VERSION" -r setup/requirements-gpu.txt
 fi
 
-step 3 "installing the workbench (editable)"
+step 3 "installing the workbench (editable) and test extras"
+"${PIP[@]}" --no-deps -r setup/requirements-extra.txt
 "${PIP[@]}" --no-deps --no-build-isolation -e . >/dev/null
 
 step 4 "fetching tokenizer files (hash-checked)"
