@@ -206,7 +206,31 @@ class WorkbenchModel:
         stream, nonstream = self.source.final()
         diffs = final_mod.compare(self.rows, stream, nonstream)
         self.final = {"stream": stream, "nonstream": nonstream, "diffs": diffs,
-                      "first_step": final_mod.first_divergent_step(diffs), "findings": None}
+                      "first_step": final_mod.first_divergent_step(diffs), "findings": None,
+                      "notes": list(getattr(self.source, "notes", []))}
+
+    def save_recording(self, path: str) -> int:
+        """Write the stream so far (finished or not) as a JSONL recording."""
+        from workbench.core import recording as rec
+        from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+
+        deltas = self.recorded()
+        if not deltas:
+            raise WorkbenchError("nothing to save: Step or Run first")
+        session = self.ensure_session()
+        i = self.inputs
+        origin = {"kind": "text"}
+        if self.source is not None and self.source.kind == "engine":
+            from workbench.ui import engine_adapter
+
+            origin = engine_adapter.origin() or {"kind": "engine"}
+        elif i.source == "recording":
+            origin = {"kind": "recording", "path": i.recording}
+        header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
+                                 session.setup.request.to_dict(), session.prompt_ids, origin,
+                                 session.setup.parser.to_dict())
+        rec.save(path, header, deltas)
+        return len(deltas)
 
     # -- view state -----------------------------------------------------
     def select(self, step: int | None) -> Row | None:

@@ -123,6 +123,8 @@ def final_html(final: dict) -> str:
     err = final["nonstream"].get("error")
     if err:
         extra = f"<div style='color:#b71c1c'>non-streaming parse raised: {html.escape(err)}</div>"
+    for note in final.get("notes") or []:
+        extra += f"<div style='color:#8d6e63'>note: {html.escape(note)}</div>"
     return (f"<table class='wb-final' style='font:12px monospace;border-collapse:collapse'>{head}"
             + "".join(body) + "</table>" + extra)
 

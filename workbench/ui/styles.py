@@ -38,6 +38,15 @@ def grammar_of(row: Row) -> str | None:
     g = row.extra.get("grammar")
     if g is None:
         return None
+    if isinstance(g, dict) and "allowed" in g:
+        parts = []
+        for gate, allowed, ok in zip(g.get("gate_open") or [], g["allowed"],
+                                     g.get("emitted_allowed") or [None] * len(g["allowed"])):
+            text = f"{'open' if gate else 'closed' if gate is False else '?'} {allowed} allowed"
+            if ok is not None:
+                text += " ✓" if ok else " ✗ emitted token not allowed"
+            parts.append(text)
+        return "; ".join(parts)
     return g if isinstance(g, str) else json.dumps(g, ensure_ascii=False, default=str)
 
 

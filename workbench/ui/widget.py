@@ -32,8 +32,8 @@ class Workbench(W.VBox):
     def __init__(self, text: str | None = None, *, recording: str | None = None,
                  window: int = DEFAULT_WINDOW, **inputs) -> None:
         base = Inputs(text=text or "", **inputs)
-        if text is None and recording is None and "source" not in inputs:
-            base.text = DEFAULT_TEXT
+        if text is None and recording is None:
+            base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
         self.model = WorkbenchModel(base, status=self._status)
         self.controls = Controls(base)
         self.banner = Banner()

@@ -1,0 +1,200 @@
+"""The notebook widget, headless: built from the public API, driven with .click().
+
+Rows are checked against a direct Session.replay (vLLM's own parser calls), the
+table's styles against the Styler rule, and the banner against raised errors.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from workbench.ui import styles
+
+ROOT = Path(__file__).resolve().parents[1]
+TRUNCATED = ROOT / "parsers/recordings/hermes/truncated_arguments.jsonl"
+
+
+def shown_steps(wb) -> list[int]:
+    return [int(s) for s in re.findall(r'data-step="(\d+)"', wb.table.html.value)]
+
+
+def banner(wb) -> str:
+    """The banner's visible text (tags stripped, entities decoded)."""
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", wb.banner.value))
+
+
+def row_cells(wb, step: int) -> str:
+    m = re.search(rf'<tr data-step="{step}">(.*?)</tr>', wb.table.html.value, re.S)
+    assert m, f"row {step} not shown"
+    return m.group(1)
+
+
+@pytest.fixture
+def wb():
+    from workbench import Workbench
+
+    return Workbench(SEED_TEXT, tools=WEATHER_TOOLS, tool_parser="hermes", reasoning_parser="qwen3")
+
+
+@pytest.fixture(scope="module")
+def direct():
+    """The same stream through Session.replay, no widget involved."""
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+
+    s = Session(Setup(parser=ParserSpec("hermes", "qwen3"), request=RequestSpec(tools=WEATHER_TOOLS)))
+    return s.replay(s.deltas_from_text(SEED_TEXT))
+
+
+def test_public_api_is_lazy_and_exported():
+    import workbench
+
+    assert workbench.Workbench is workbench.ui.Workbench
+    assert callable(workbench.show)
+
+
+def test_step_appends_one_row_then_run_finishes(wb, direct):
+    wb.step_button.click()
+    assert wb.banner.value == ""
+    assert len(wb.rows) == 1 and shown_steps(wb) == [1]
+    for _ in range(4):
+        wb.step_button.click()
+    assert shown_steps(wb) == [1, 2, 3, 4, 5]
+    assert "5/26 deltas" in wb.controls.status.value
+    wb.run_button.click()
+    assert len(wb.rows) == len(direct.rows) == 26
+    assert shown_steps(wb) == list(range(1, 27))
+    for got, want in zip(wb.rows, direct.rows):
+        assert (got.token_ids, got.text, got.phase_before, got.phase, got.sse, got.finish_reason) == \
+               (want.token_ids, want.text, want.phase_before, want.phase, want.sse, want.finish_reason)
+        assert (got.reasoning, got.content) == (want.reasoning, want.content)
+    assert wb.model.final["stream"]["tool_calls"][0]["name"] == "get_weather"
+    wb.step_button.click()  # past the end: nothing new, no error
+    assert len(wb.rows) == 26 and wb.banner.value == ""
+
+
+def test_styles_phase_colours_grey_and_state_change(wb):
+    wb.run_button.click()
+    think, reasoning, end, content = (row_cells(wb, s) for s in (1, 2, 6, 7))
+    reasoning_bg = f"background-color: {styles.PHASE_COLOURS['reasoning']}"
+    tool_bg = f"background-color: {styles.PHASE_COLOURS['tool']}"
+    assert reasoning_bg in think and styles.NO_SSE_CSS in think  # <think>: no SSE chunk, greyed
+    assert reasoning_bg in reasoning and styles.NO_SSE_CSS not in reasoning
+    assert tool_bg in end and styles.STATE_CHANGE_CSS in end and "reasoning→tool" in end
+    assert tool_bg in content and styles.NO_SSE_CSS not in content
+    # the Styler of the whole table applies the same rule
+    html = wb.styled().to_html()
+    assert styles.PHASE_COLOURS["tool"] in html and "reasoning→tool" in html
+
+
+def test_error_row_is_red_and_the_stream_goes_on(wb):
+    wb.step(2)
+    parser = wb.model.source.run.parser
+
+    def boom(**kwargs):
+        raise ValueError("parser exploded")
+
+    parser.parse_delta = boom  # this instance only
+    wb.step_button.click()
+    assert wb.rows[-1].error == "ValueError: parser exploded"
+    assert styles.ERROR_CSS in row_cells(wb, 3)
+    assert "1 error rows" in wb.controls.status.value
+    assert wb.banner.value == ""  # a parser error is a row, not a widget failure
+    wb.select(3)
+    assert "parser exploded" in wb.detail.html.value and "traceback" in wb.detail.html.value
+
+
+def test_callback_that_raises_shows_in_banner_and_keeps_rows(wb, monkeypatch):
+    wb.step(3)
+
+    def broken(*a, **k):
+        raise RuntimeError("widget bug\nsecond line")
+
+    monkeypatch.setattr(wb.model, "step", broken)
+    wb.step_button.click()  # must not raise
+    assert "Step: unexpected RuntimeError: widget bug" in banner(wb)
+    assert "second line" not in wb.banner.value.split("<details>")[0]
+    assert "<details><summary>traceback</summary>" in wb.banner.value
+    assert len(wb.rows) == 3 and shown_steps(wb) == [1, 2, 3]
+    assert len(wb.model.recorded()) == 26  # the stream is kept
+
+
+def test_bad_input_is_one_line_in_banner(wb):
+    wb.controls.messages.value = '[{"role": "user", "content": '
+    wb.controls.reset_button.click()
+    assert "Reset: messages: invalid JSON at line 1" in banner(wb)
+    assert "<details>" not in wb.banner.value
+    wb.controls.messages.value = '[{"role": "user", "content": "hi"}]'
+    wb.controls.reset_button.click()
+    assert wb.banner.value == ""
+    wb.controls.chunking.value = "k:0"
+    wb.controls.step_button.click()
+    assert "Step: bad --chunking 'k:0'" in banner(wb) and wb.rows == []
+
+
+def test_replay_marks_changed_rows(wb):
+    wb.run_button.click()
+    wb.controls.tool_parser.value = None  # hermes -> no tool parser: tool text becomes content
+    wb.controls.replay_button.click()
+    assert wb.banner.value == ""
+    assert wb.table.changed and min(wb.table.changed) == 6  # </think>: reasoning→content now
+    assert styles.CHANGED_CSS in row_cells(wb, 8)
+    assert styles.CHANGED_CSS not in row_cells(wb, 2)
+    assert "rows changed" in wb.controls.status.value
+    assert wb.model.final["stream"]["tool_calls"] == []
+
+
+def test_final_panel_highlights_and_links_the_first_divergent_step():
+    from workbench import Workbench
+
+    wb = Workbench(recording=str(TRUNCATED))
+    assert wb.controls.tool_parser.value == "hermes" and wb.model.inputs.tools
+    wb.run_button.click()
+    html = wb.final.html.value
+    assert "<mark" in html and "✗ first at step" in html
+    assert wb.final.goto.disabled is False
+    wb.final.goto.click()
+    assert wb.model.selected == wb.final.first_step
+    assert wb.detail.step.value == wb.final.first_step
+    assert "SSE chunk" in wb.detail.html.value
+
+
+def test_window_shows_only_the_tail_and_follows_selection():
+    from workbench import Workbench
+
+    wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, window=10)
+    wb.run_button.click()
+    assert shown_steps(wb) == list(range(17, 27))
+    assert "rows 17–26 of 26" in wb.table.html.value
+    wb.select(2)
+    assert 2 in shown_steps(wb) and styles.SELECTED_CSS in row_cells(wb, 2)
+    assert wb.table.follow.value is False
+
+
+def test_show_displays_and_runs(monkeypatch):
+    import IPython.display
+
+    import workbench
+
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda obj: shown.append(obj))
+    wb = workbench.show(SEED_TEXT, tools=WEATHER_TOOLS, run=True)
+    assert shown == [wb] and len(wb.rows) == 26
+
+
+def test_step_sends_only_the_new_row_html():
+    """A step re-renders one row; the cached rows are reused, not rebuilt."""
+    from workbench import Workbench
+
+    wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS)
+    wb.step(5)
+    cached = list(wb.table._cache)
+    wb.step()
+    assert wb.table._cache[:5] == cached and all(c is not None for c in wb.table._cache)
