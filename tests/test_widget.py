@@ -198,3 +198,50 @@ def test_step_sends_only_the_new_row_html():
     cached = list(wb.table._cache)
     wb.step()
     assert wb.table._cache[:5] == cached and all(c is not None for c in wb.table._cache)
+
+
+def test_config_editor_problems_keep_the_last_good_config():
+    from workbench import Workbench
+
+    text = SEED_TEXT.replace("\n\n", "Sure.")
+    wb = Workbench(text, tools=WEATHER_TOOLS, config="parsers/teaching.toml")
+    assert "name = \"teaching\"" in wb.editor.text.value
+    wb.run_button.click()
+    good_final = wb.model.final["stream"]
+    assert good_final["tool_calls"][0]["name"] == "get_weather"
+    end = '{ from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },'
+    assert end in wb.editor.text.value
+    typo = wb.editor.text.value.replace(end, end.replace('"CONTENT"', '"CONTNT"'))
+    wb.editor.text.value = typo  # reload on change
+    assert "transitions[1].to: unknown state 'CONTNT'" in banner_of(wb.editor.problems)
+    assert "last good config stays active" in banner_of(wb.editor.problems)
+    assert wb.model.final["stream"] == good_final and wb.banner.value == ""
+    # break one transition for real: </think> no longer ends the reasoning
+    broken = wb.editor.text.value.replace('to = "CONTNT",   emit = ["REASONING_END"]',
+                                          'to = "REASONING", emit = []')
+    assert wb.reload_config(broken) == []
+    assert wb.editor.problems.value == ""
+    assert 7 in wb.table.changed and styles.CHANGED_CSS in row_cells(wb, 7)
+    assert wb.model.final["stream"]["tool_calls"] == []
+    assert "</tool_call>" in wb.model.final["stream"]["reasoning"]
+    wb.controls.config.value = "parsers/qwen3.toml"  # a picker takes over again
+    assert wb.model.inputs.config_text is None and 'name = "qwen3"' in wb.editor.text.value
+
+
+def test_ab_compares_two_specs_on_the_same_stream():
+    from workbench import Workbench
+
+    wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS)
+    res = wb.compare("hermes+qwen3", "+qwen3")
+    assert res.first_step == 8  # <tool_call>: a tool call for A, content for B
+    assert "first step whose client-visible output differs: <b>8</b>" in wb.ab.summary.value
+    assert 'data-step="8"' in wb.ab.left.value and styles.CHANGED_CSS in wb.ab.right.value
+    wb.ab.spec_b.value = ""
+    wb.ab.compare_button.click()
+    assert "A/B: give two parser specs" in banner(wb)
+
+
+def banner_of(widget) -> str:
+    import html
+
+    return html.unescape(re.sub(r"<[^>]+>", "", widget.value))

@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
 import ipywidgets as W
 
 from workbench.errors import WorkbenchError
-from workbench.ui.model import SOURCES, TOOL_CHOICES, Inputs
-
-REPO = Path(__file__).resolve().parents[2]
+from workbench.ui.inputs import REPO, SOURCES, TOOL_CHOICES, Inputs
 NONE = "(none)"
 _WIDE = W.Layout(width="98%")
 
@@ -95,14 +91,27 @@ class Controls(W.VBox):
     def buttons(self) -> list[W.Button]:
         return [self.step_button, self.run_button, self.reset_button, self.replay_button]
 
+    writing = False  # observers ignore changes made by fill_names/write
+
     def fill_names(self, names: dict[str, list[str]]) -> None:
         """Every registered name, once vLLM is loaded."""
-        for dd, kind in ((self.tool_parser, "tool"), (self.reasoning_parser, "reasoning")):
-            current = dd.value
-            dd.options = _options(names[kind], current)
-            dd.value = current
+        self.writing = True
+        try:
+            for dd, kind in ((self.tool_parser, "tool"), (self.reasoning_parser, "reasoning")):
+                current = dd.value
+                dd.options = _options(names[kind], current)
+                dd.value = current
+        finally:
+            self.writing = False
 
     def write(self, i: Inputs) -> None:
+        self.writing = True
+        try:
+            self._write(i)
+        finally:
+            self.writing = False
+
+    def _write(self, i: Inputs) -> None:
         with self.hold_sync():
             for dd, value in ((self.tool_parser, i.tool_parser), (self.reasoning_parser, i.reasoning_parser),
                               (self.config, i.config), (self.recording, i.recording)):

@@ -9,55 +9,20 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from workbench.core.deltas import Delta
-from workbench.core.parsers import ParserSpec
-from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
 from workbench.core.rows import Row
-from workbench.core.session import Setup
 from workbench.errors import WorkbenchError
-from workbench.ui import final as final_mod
+from workbench.ui import final as final_mod, recordings
+from workbench.ui.inputs import SOURCES, TOOL_CHOICES, Inputs, resolve  # noqa: F401
 from workbench.ui.sources import ReplaySource
-
-SOURCES = ("text", "recording", "engine")
-TOOL_CHOICES = ("auto", "required", "none")
 
 Status = Callable[[str, "float | None"], None]
 
 
 def _quiet(message: str, fraction: float | None = None) -> None:
     pass
-
-
-@dataclass
-class Inputs:
-    tokenizer: str = "qwen3"
-    tool_parser: str | None = "hermes"
-    reasoning_parser: str | None = "qwen3"
-    config: str | None = None  # a parsers/*.toml path; replaces the two names
-    tool_choice: str | None = None  # auto | required | none | a function name
-    messages: list[dict] = field(default_factory=lambda: [dict(m) for m in DEFAULT_MESSAGES])
-    tools: list[dict] | None = None
-    text: str = ""
-    recording: str | None = None
-    source: str = "text"  # text | recording | engine
-    chunking: str = "token"
-    model: str | None = None  # a real model for the engine source (GPU)
-    prompt_token_ids: list[int] | None = None  # from a recording's header
-
-    def parser(self) -> ParserSpec:
-        if self.config:
-            return ParserSpec(config=self.config)
-        return ParserSpec(self.tool_parser or None, self.reasoning_parser or None)
-
-    def request(self) -> RequestSpec:
-        return RequestSpec(messages=self.messages, tools=self.tools,
-                           tool_choice=tool_choice_arg(self.tool_choice))
-
-    def setup(self) -> Setup:
-        return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),
-                     chunking=self.chunking)
 
 
 def rows_changed(old: list[Row], new: list[Row]) -> set[int]:
@@ -82,37 +47,63 @@ class WorkbenchModel:
         self.selected: int | None = None
         self.final: dict | None = None
         self.engine_factory: Callable | None = None  # set by the engine adapter
+        self.live = None  # core.live.LiveConfig of the editor
+        self._live_key = None
         self._text_key = None
 
     # -- building -------------------------------------------------------
+    def _key(self, with_config: bool = True) -> str:
+        i = self.inputs
+        return repr((i.setup(), i.prompt_token_ids, i.config_text if with_config else None))
+
+    def config_base_dir(self):
+        from pathlib import Path
+
+        return Path(resolve(self.inputs.config)).parent if self.inputs.config else None
+
     def ensure_session(self):
-        setup = self.inputs.setup()
-        key = repr((setup, self.inputs.prompt_token_ids))
+        setup, key = self.inputs.setup(), self._key()
         if self.session is None or key != self._session_key:
             if "vllm" not in sys.modules:
                 self.status("loading vLLM (about 10 s the first time)…", None)
-            self.status(f"composing parser {setup.parser.label()} on tokenizer {setup.tokenizer}…", None)
+            self.status(f"composing parser {self.label()} on tokenizer {setup.tokenizer}…", None)
             from workbench.core.session import Session
 
-            self.session = Session(setup, prompt_token_ids=self.inputs.prompt_token_ids)
-            self._session_key = key
+            session = Session(setup, prompt_token_ids=self.inputs.prompt_token_ids)
+            if self.inputs.config_text is not None:
+                from workbench.core import config_parser
+
+                session.use_parser_class(config_parser.parser_class_from_text(
+                    self.inputs.config_text, session.tokenizer, base_dir=self.config_base_dir()))
+            self.session, self._session_key = session, key
         return self.session
+
+    def label(self) -> str:
+        return "editor config" if self.inputs.config_text is not None else self.inputs.parser().label()
+
+    def reload_config(self, text: str) -> list:
+        """The editor's text as the parser: problems (nothing changes), or [] after
+        replaying the same stream through it (``changed`` marks the differing rows)."""
+        from workbench.core.live import LiveConfig
+
+        deltas = self.stream_deltas()
+        key = (self._key(with_config=False), tuple(map(id, deltas)))
+        if self.live is None or key != self._live_key:
+            base = replace(self.inputs, config_text=None)
+            self.live = LiveConfig(base.setup(), deltas, prompt_token_ids=base.prompt_token_ids,
+                                   base_dir=self.config_base_dir())
+            self._live_key = key
+        problems = self.live.reload(text)
+        if problems:
+            return problems
+        self.inputs = replace(self.inputs, config_text=text)
+        self.session, self._session_key = self.live.session, self._key()
+        self.replay(deltas)
+        return []
 
     def load_recording(self, path: str) -> None:
         """Take tokenizer, parser, request and prompt from a recording's header."""
-        from workbench.core import recording as rec
-
-        r = rec.load(path)
-        req = RequestSpec.from_dict(r.request)
-        p = (r.header.get("parser") or {})
-        tc = req.tool_choice
-        self.inputs = replace(
-            self.inputs, source="recording", recording=str(path), tokenizer=r.tokenizer,
-            messages=req.messages, tools=req.tools,
-            tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
-            prompt_token_ids=r.prompt_token_ids or None,
-            **({"tool_parser": p.get("tool_parser"), "reasoning_parser": p.get("reasoning_parser"),
-                "config": p.get("config")} if p else {}))
+        self.inputs = recordings.inputs_from(self.inputs, resolve(path))
         self.reset()
 
     def _deltas(self, session) -> list[Delta]:
@@ -122,7 +113,7 @@ class WorkbenchModel:
                 raise WorkbenchError("no recording chosen")
             from workbench.core import recording as rec
 
-            deltas = rec.load(i.recording).deltas
+            deltas = rec.load(resolve(i.recording)).deltas
             return session.regroup(deltas, i.chunking) if i.chunking != "token" else deltas
         if not i.text:
             raise WorkbenchError("the script text is empty: type what the model writes")
@@ -174,6 +165,10 @@ class WorkbenchModel:
     def reset(self) -> None:
         self.source, self.rows, self.changed, self.final, self.selected = None, [], set(), None, None
 
+    def stream_deltas(self) -> list[Delta]:
+        """The current stream: what was recorded, else what the source settings give."""
+        return self.recorded() or self._deltas(self.ensure_session())
+
     def recorded(self) -> list[Delta]:
         """The stream so far (a recording in progress included): never dropped on errors."""
         if self.source is None:
@@ -211,26 +206,7 @@ class WorkbenchModel:
 
     def save_recording(self, path: str) -> int:
         """Write the stream so far (finished or not) as a JSONL recording."""
-        from workbench.core import recording as rec
-        from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
-
-        deltas = self.recorded()
-        if not deltas:
-            raise WorkbenchError("nothing to save: Step or Run first")
-        session = self.ensure_session()
-        i = self.inputs
-        origin = {"kind": "text"}
-        if self.source is not None and self.source.kind == "engine":
-            from workbench.ui import engine_adapter
-
-            origin = engine_adapter.origin() or {"kind": "engine"}
-        elif i.source == "recording":
-            origin = {"kind": "recording", "path": i.recording}
-        header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
-                                 session.setup.request.to_dict(), session.prompt_ids, origin,
-                                 session.setup.parser.to_dict())
-        rec.save(path, header, deltas)
-        return len(deltas)
+        return recordings.save(self, path)
 
     # -- view state -----------------------------------------------------
     def select(self, step: int | None) -> Row | None:

@@ -15,13 +15,15 @@ import ipywidgets as W
 
 from workbench.core.rows import Row, to_frame
 from workbench.ui import styles
+from workbench.ui.ab import ABActions
 from workbench.ui.controls import Controls
+from workbench.ui.editor import EditorActions
 from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.panels import Banner, FinalPanel, RowDetail
 from workbench.ui.table import DEFAULT_WINDOW, DeltaTable
 
 
-class Workbench(W.VBox):
+class Workbench(EditorActions, ABActions, W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
 
     Parameters mirror ``Inputs``: ``text`` (what the model writes), or
@@ -40,10 +42,10 @@ class Workbench(W.VBox):
         self.table = DeltaTable(window)
         self.detail = RowDetail()
         self.final = FinalPanel()
-        self.tabs = W.Tab([self.detail, self.final], titles=("row", "final message"))
-        self._plugins: list = []
         self._loaded = False
         c = self.controls
+        self.tabs = W.Tab([self.detail, self.final, self._init_editor(), self._init_ab()],
+                          titles=("row", "final message", "config editor", "A/B"))
         c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
         c.run_button.on_click(self._guard(lambda _: self.run(), "Run"))
         c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))
@@ -73,12 +75,6 @@ class Workbench(W.VBox):
             self._sync()
         except Exception:  # rendering must not hide the original error in the banner
             pass
-
-    def add_panel(self, title: str, panel) -> None:
-        """Plug an extra panel (editor, A/B, check) into the tab bar."""
-        self.tabs.children = list(self.tabs.children) + [panel]
-        self.tabs.set_title(len(self.tabs.children) - 1, title)
-        self._plugins.append(panel)
 
     def _status(self, message: str, fraction: float | None = None) -> None:
         self.controls.set_status(message, fraction)
@@ -134,7 +130,7 @@ class Workbench(W.VBox):
         changed = self.model.replay()
         self._sync()
         self._status(f"replayed {len(self.model.rows)} deltas through "
-                     f"{self.model.inputs.parser().label()}: {len(changed)} rows changed")
+                     f"{self.model.label()}: {len(changed)} rows changed")
         return changed
 
     def load_recording(self, path: str) -> None:
@@ -142,10 +138,16 @@ class Workbench(W.VBox):
         self.controls.write(self.model.inputs)
         self._sync()
         self._status(f"recording {path}: {self.model.inputs.tokenizer}, "
-                     f"{self.model.inputs.parser().label()}; Step or Run to replay it")
+                     f"{self.model.label()}; Step or Run to replay it")
+
+    def save_recording(self, path: str) -> int:
+        """The stream so far (a recording in progress included) as a JSONL recording."""
+        n = self.model.save_recording(path)
+        self._status(f"saved {n} deltas to {path}")
+        return n
 
     def _on_recording(self, change) -> None:
-        if change["new"] and change["new"] != self.model.inputs.recording:
+        if not self.controls.writing and change["new"] and change["new"] != self.model.inputs.recording:
             self.load_recording(change["new"])
 
     def select(self, step: int | None) -> Row | None:
@@ -175,7 +177,7 @@ class Workbench(W.VBox):
     def _summary(self) -> str:
         m = self.model
         if m.source is None:
-            return f"ready: {m.inputs.parser().label()} on {m.inputs.tokenizer}; Step or Run"
+            return f"ready: {m.label()} on {m.inputs.tokenizer}; Step or Run"
         total = m.source.total
         last = m.rows[-1] if m.rows else None
         text = f"{len(m.rows)}{f'/{total}' if total else ''} deltas"

@@ -1,0 +1,104 @@
+"""A/B mode: two parser specs on one stream, side by side (``core.diff`` does the work)."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+from workbench.ui import styles
+
+WINDOW = 60
+
+
+def side_html(result, differing: set[int], start: int, label: str) -> str:
+    cols = styles.columns(False)
+    body = [styles.row_html(styles.record(r, r.step in differing), cols)
+            for r in result.rows[start:start + WINDOW]]
+    return styles.table_html(body, cols, caption=label)
+
+
+def final_html(res) -> str:
+    rows = []
+    for mode, fields in res.final.items():
+        for f, v in fields.items():
+            mark = "" if v["same"] else " style='background:#fff59d'"
+            rows.append(f"<tr{mark}><td>{mode}</td><td>{f}</td><td>{html.escape(str(v['a']))}</td>"
+                        f"<td>{html.escape(str(v['b']))}</td></tr>")
+    head = (f"<tr><th>answer</th><th>field</th><th>A: {html.escape(res.label_a)}</th>"
+            f"<th>B: {html.escape(res.label_b)}</th></tr>")
+    return f"<table class='wb-table' style='font:12px monospace'>{head}{''.join(rows)}</table>"
+
+
+def summary_html(res) -> str:
+    if res.same:
+        return "<b>A and B agree on every step and on both final answers.</b>"
+    parts = []
+    if res.first_step is not None:
+        parts.append(f"first step whose client-visible output differs: <b>{res.first_step}</b>")
+    if res.first_machine_step is not None:
+        parts.append(f"first step whose state machine differs: <b>{res.first_machine_step}</b>")
+    n = sum(1 for s in res.steps if not s.same)
+    parts.append(f"{n} of {len(res.steps)} steps differ (marked)")
+    return " · ".join(parts)
+
+
+class ABPanel(W.VBox):
+    def __init__(self, spec_a: str = "", spec_b: str = "") -> None:
+        ph = "hermes+qwen3 · +qwen3 · parsers/qwen3.toml"
+        self.spec_a = W.Text(value=spec_a, description="A", placeholder=ph)
+        self.spec_b = W.Text(value=spec_b, description="B", placeholder=ph)
+        self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary")
+        self.summary = W.HTML("<i>two parser specs, the current stream: Compare</i>")
+        self.final = W.HTML("")
+        self.left, self.right = W.HTML(""), W.HTML("")
+        self.result = None
+        super().__init__([W.HBox([self.spec_a, self.spec_b, self.compare_button]), self.summary,
+                          self.final, W.HBox([self.left, self.right])])
+
+    def show(self, res) -> None:
+        self.result = res
+        differing = {s.step for s in res.steps if not s.same}
+        start = max(0, (res.first_step or res.first_machine_step or 1) - 5)
+        with self.hold_sync():
+            self.summary.value = summary_html(res)
+            self.final.value = final_html(res)
+            self.left.value = side_html(res.a, differing, start, f"A: {res.label_a}")
+            self.right.value = side_html(res.b, differing, start, f"B: {res.label_b}")
+
+
+class ABActions:
+    """The Workbench's A/B method (mixed into ``Workbench``)."""
+
+    def _init_ab(self) -> ABPanel:
+        self.ab = ABPanel(spec_a=self.model.inputs.parser().label())
+        self.ab.compare_button.on_click(self._guard(lambda _: self.compare(), "Compare"))
+        return self.ab
+
+    def compare(self, a: str | None = None, b: str | None = None):
+        """Both specs over the current stream; returns ``core.diff.DiffResult``."""
+        from workbench.core import diff
+        from workbench.core.parsers import ParserSpec
+        from workbench.errors import WorkbenchError
+        from workbench.ui.inputs import resolve
+
+        if a is not None:
+            self.ab.spec_a.value = a
+        if b is not None:
+            self.ab.spec_b.value = b
+        specs = []
+        for text in (self.ab.spec_a.value.strip(), self.ab.spec_b.value.strip()):
+            if not text:
+                raise WorkbenchError("A/B: give two parser specs, e.g. hermes+qwen3 and parsers/qwen3.toml")
+            spec = ParserSpec.parse(text)
+            specs.append(ParserSpec(config=resolve(spec.config)) if spec.config else spec)
+        if self.model.session is None:
+            self.load()
+        deltas = self.model.stream_deltas()
+        self._status(f"A/B: {specs[0].label()} vs {specs[1].label()} on {len(deltas)} deltas…")
+        res = diff.run(self.model.inputs.setup(), specs[0], specs[1], deltas=deltas,
+                       prompt_token_ids=self.model.session.prompt_ids)
+        self.ab.show(res)
+        self._status("A/B: " + ("A and B agree" if res.same else
+                                f"first differing step {res.first_step or res.first_machine_step}"))
+        return res

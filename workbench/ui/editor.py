@@ -1,0 +1,116 @@
+"""The live config editor: TOML text, Reload, and a problems banner beside it.
+
+A reload replays the same recorded stream through the edited config (see
+``WorkbenchModel.reload_config``); a text with problems changes nothing, its
+problems (with line numbers) show here, and the last good config stays active.
+"""
+
+from __future__ import annotations
+
+import html
+from pathlib import Path
+
+import ipywidgets as W
+
+from workbench.ui.panels import Banner
+
+START_HINT = ("# Pick a parser config file in the `config` picker (its text appears here),\n"
+              "# or write one: parsers/teaching.toml is the smallest complete example.\n")
+
+
+class ConfigEditor(W.VBox):
+    def __init__(self) -> None:
+        self.text = W.Textarea(value=START_HINT, continuous_update=False,
+                               layout=W.Layout(width="98%", height="320px"))
+        self.text.add_class("wb-toml")
+        self.reload_button = W.Button(description="Reload", icon="refresh", button_style="primary",
+                                      tooltip="replay the same stream through this config")
+        self.auto = W.Checkbox(value=True, description="reload on change", indent=False)
+        self.active = W.HTML("<i>active: the pickers' parser (no editor config yet)</i>")
+        self.problems = Banner()
+        style = W.HTML("<style>.wb-toml textarea{font-family:monospace;font-size:12px}</style>")
+        super().__init__([style, W.HBox([self.reload_button, self.auto, self.active]),
+                          W.HBox([self.text, self.problems],
+                                 layout=W.Layout(width="100%", align_items="flex-start"))])
+        self.text.layout.width = "60%"
+        self.problems.layout.width = "40%"
+
+    def load_file(self, path: str | None) -> None:
+        """Show a config file's text (without reloading it)."""
+        if not path:
+            return
+        from workbench.ui.controls import REPO
+
+        p = Path(path) if Path(path).is_absolute() else REPO / path
+        with self.hold_sync():
+            self.auto.value, auto = False, self.auto.value
+            self.text.value = p.read_text(encoding="utf-8")
+            self.auto.value = auto
+            self.active.value = f"<i>showing {html.escape(str(path))}</i>"
+
+    def show_problems(self, problems) -> None:
+        items = "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
+        self.problems.value = (
+            "<div class='wb-banner wb-error' style='background:#ffebee;border-left:4px solid #c62828;"
+            f"padding:4px 8px'><b>{len(problems)} problem(s); the last good config stays active"
+            f"</b><ul style='margin:0'>{items}</ul></div>")
+        self.problems.kind = "error"
+
+    def show_ok(self, changed: int, rows: int) -> None:
+        self.problems.clear()
+        self.active.value = (f"<b>active: the editor's config</b> · replayed {rows} deltas, "
+                             f"{changed} rows changed")
+
+
+class EditorActions:
+    """The Workbench's editor methods (mixed into ``Workbench``)."""
+
+    def _init_editor(self) -> ConfigEditor:
+        self.editor = ConfigEditor()
+        c = self.controls
+        self.editor.reload_button.on_click(self._guard(lambda _: self.reload_config(), "Reload"))
+        self.editor.text.observe(self._guard(self._on_editor_text, "editor"), "value")
+        for dd in (c.tool_parser, c.reasoning_parser, c.config):
+            dd.observe(self._guard(self._on_parser_pick, "parser"), "value")
+        if self.model.inputs.config:
+            self.editor.load_file(self.model.inputs.config)
+        return self.editor
+
+    def reload_config(self, text: str | None = None) -> list:
+        """Replay the same stream through ``text`` (default: the editor's text).
+
+        Returns the problems ([] when it became the active config); with problems
+        nothing changes and they show in the banner next to the editor.
+        """
+        if text is not None:
+            auto, self.editor.auto.value = self.editor.auto.value, False
+            self.editor.text.value = text
+            self.editor.auto.value = auto
+        if self.model.session is None:
+            self.load()
+        else:
+            self._apply_inputs()
+        problems = self.model.reload_config(self.editor.text.value)
+        if problems:
+            self.editor.show_problems(problems)
+            self._status(f"config: {len(problems)} problem(s); the last good config stays active")
+            return problems
+        self.editor.show_ok(len(self.model.changed), len(self.model.rows))
+        self._sync()
+        self._status(f"reloaded the editor's config: {len(self.model.rows)} deltas replayed, "
+                     f"{len(self.model.changed)} rows changed")
+        return []
+
+    def _on_editor_text(self, change) -> None:
+        if self.editor.auto.value:
+            self.reload_config()
+
+    def _on_parser_pick(self, change) -> None:
+        if self.controls.writing:
+            return
+        from dataclasses import replace
+
+        self.model.inputs = replace(self.model.inputs, config_text=None)
+        self.editor.active.value = "<i>active: the pickers' parser (Replay to apply)</i>"
+        if change["owner"] is self.controls.config and change["new"]:
+            self.editor.load_file(change["new"])

@@ -1,0 +1,55 @@
+"""What the controls say, as plain data (widget-free): ``Inputs`` -> Setup."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
+from workbench.core.session import Setup
+
+SOURCES = ("text", "recording", "engine")
+TOOL_CHOICES = ("auto", "required", "none")
+REPO = Path(__file__).resolve().parents[2]
+
+
+def resolve(path: str | None) -> str | None:
+    """A path as given if it exists from here, else relative to the repository
+    (notebooks run in notebooks/, the pickers list repo-relative paths)."""
+    if not path or Path(path).is_absolute() or Path(path).exists():
+        return path
+    candidate = REPO / path
+    return str(candidate) if candidate.exists() else path
+
+
+@dataclass
+class Inputs:
+    tokenizer: str = "qwen3"
+    tool_parser: str | None = "hermes"
+    reasoning_parser: str | None = "qwen3"
+    config: str | None = None  # a parsers/*.toml path; replaces the two names
+    tool_choice: str | None = None  # auto | required | none | a function name
+    messages: list[dict] = field(default_factory=lambda: [dict(m) for m in DEFAULT_MESSAGES])
+    tools: list[dict] | None = None
+    text: str = ""
+    recording: str | None = None
+    source: str = "text"  # text | recording | engine
+    chunking: str = "token"
+    model: str | None = None  # a real model for the engine source (GPU)
+    prompt_token_ids: list[int] | None = None  # from a recording's header
+    # The editor's last good config text: when set, it is the parser (over the pickers).
+    config_text: str | None = None
+
+    def parser(self) -> ParserSpec:
+        if self.config:
+            return ParserSpec(config=resolve(self.config))
+        return ParserSpec(self.tool_parser or None, self.reasoning_parser or None)
+
+    def request(self) -> RequestSpec:
+        return RequestSpec(messages=self.messages, tools=self.tools,
+                           tool_choice=tool_choice_arg(self.tool_choice))
+
+    def setup(self) -> Setup:
+        return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),
+                     chunking=self.chunking)
