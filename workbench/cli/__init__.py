@@ -9,7 +9,7 @@ import sys
 
 from workbench.errors import WorkbenchError
 
-COMMANDS = ["tokenizers", "parsers", "replay"]
+COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff"]
 
 
 def build_parser() -> argparse.ArgumentParser:

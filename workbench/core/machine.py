@@ -38,9 +38,8 @@ def phase(parser, prompt_ids: Sequence[int] | None = None) -> str:
         return "content"
     state = getattr(parser, "_stream_state", None)
     if hasattr(parser, "parser_engine_config"):  # a single ParserEngine: its own machine decides
+        # parse_delta feeds the engine without initialize_streaming, so its state is the truth.
         name = parser._engine.state.name
-        if not parser._streaming_initialized:
-            name = parser.parser_engine_config.initial_state.name
         return "reasoning" if name == "REASONING" else "tool" if name in _TOOL_STATES else "content"
     if state is None:
         return "content"

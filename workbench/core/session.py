@@ -80,6 +80,14 @@ class Session:
                 raise WorkbenchError(f"adjust_request failed: {type(e).__name__}: {e}") from None
         return request
 
+    def use_parser_class(self, parser_cls) -> None:
+        """Swap the composed Parser class (a reloaded config); tokenizer and prompt stay."""
+        self.parser_cls = parser_cls
+        self.parser_info = parsers.describe(parser_cls)
+        self.enable_auto_tools = parser_cls is not None and parser_cls.tool_parser_cls is not None
+        self.request = self._adjusted_request()
+        self.params = req.sampling_params(self.request, self.setup.request.max_tokens or DEFAULT_MAX_TOKENS)
+
     def request_view(self) -> dict:
         """What adjust_request decided: special tokens and the constraint, if any."""
         so = self.request.structured_outputs

@@ -1,0 +1,342 @@
+"""Parser formats as data: parsers/*.toml against vLLM's own family classes.
+
+- every engine family: export -> load gives back the exact ParserEngineConfig, and the
+  checked-in parsers/<family>.toml is what export-config writes today;
+- a ParserEngine built from the file gives the same rows (deltas, states, events,
+  stream and non-stream answers) as vLLM's class over five scenario streams, rendered
+  with the family's own terminals;
+- bad files give problems naming the field and the line; diff finds the first changed
+  step; live reload keeps the last good config; the plugin example loads.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+import functools
+import json
+
+import pytest
+
+from tests.conftest import WEATHER_TOOLS
+from workbench.core import config_export, config_io, diff
+from workbench.core.config_io import PARSERS_DIR
+from workbench.core.deltas import Delta
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.core.session import Session, Setup
+from workbench.errors import WorkbenchError
+
+FAMILIES = sorted(p.stem for p in PARSERS_DIR.glob("*.toml") if p.stem != "teaching")
+# MistralParser raises without [TOOL_CALLS] in the vocab; none of the built-in tokenizers has it.
+NEEDS_OWN_TOKENIZER = {"mistral"}
+SCENARIOS = ["think-then-tool", "parallel-tools", "content-only", "whitespace-before-tool",
+             "empty-tool-block"]
+TOOLS = WEATHER_TOOLS + [{"type": "function", "function": {
+    "name": "get_time", "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}}]
+CALLS = [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})]
+TEACHING_TEXT = ('<think>hm</think>Sure.<tool_call>{"name": "get_weather", "arguments": '
+                 '{"city": "Paris"}}</tool_call>')
+
+
+def test_every_engine_family_is_exported():
+    assert set(FAMILIES) == set(config_export.families())
+    assert {"qwen3", "seed_oss", "deepseek_v4", "glm47_moe", "kimi_k2", "gemma4"} <= set(FAMILIES)
+    assert config_export.family("glm47")[0] == "glm47_moe"  # registered parser names resolve
+
+
+def _comparable(config):
+    """functools.partial has no __eq__: compare its parts (deepseek_v41's arg_converter)."""
+    return dataclasses.replace(config, **{
+        f.name: (v.func, v.args, sorted(v.keywords.items()))
+        for f in dataclasses.fields(config) if isinstance(v := getattr(config, f.name), functools.partial)})
+
+
+@pytest.mark.parametrize("name", FAMILIES)
+def test_round_trip(name, qwen3_tokenizer):
+    original, _ = config_export.family_config(name, qwen3_tokenizer)
+    text = config_export.export(name, qwen3_tokenizer)
+    assert text == (PARSERS_DIR / f"{name}.toml").read_text(encoding="utf-8"), \
+        f"parsers/{name}.toml is stale: run `workbench export-config --all parsers`"
+    assert text.startswith(f"# {name}: vLLM's") and "Wire format:" in text
+    flat = config_export.export(name, qwen3_tokenizer, flat=True)
+    for loaded in (config_io.loads(text, base_dir=PARSERS_DIR), config_io.loads(flat)):
+        assert _comparable(loaded) == _comparable(original)
+    assert config_io.load_file(PARSERS_DIR / f"{name}.toml").parser_class is config_export.families()[name]
+
+
+# -- scenario streams in each family's own markup -------------------------------------------
+
+
+def _t(cfg, name: str) -> str:
+    return cfg.terminal_literal(name)
+
+
+def _blocks(cfg):
+    """(open, one call, close) of a tool block, by grammar shape."""
+    T, k = functools.partial(_t, cfg), cfg.terminals
+    if "FUNC_PREFIX" in k:  # qwen3 XML
+        return (T("TOOL_START") + "\n", lambda i, n, a: f"<function={n}>\n" + "".join(
+            f"<parameter={p}>\n{v}\n</parameter>\n" for p, v in a.items()) + "</function>\n", T("TOOL_END"))
+    if "INVOKE_PREFIX" in k:  # DeepSeek DSML
+        return (T("TOOL_START") + "\n", lambda i, n, a: T("INVOKE_PREFIX") + n + T("INVOKE_NAME_END") + "\n" + "".join(
+            f'{T("PARAM_START")} name="{p}" string="true">{v}{T("PARAM_CLOSE")}\n' for p, v in a.items())
+            + T("INVOKE_END") + "\n", T("TOOL_END"))
+    if "ARG_KEY_START" in k:  # GLM
+        return ("", lambda i, n, a: T("TOOL_START") + n + "".join(
+            T("ARG_KEY_START") + p + T("ARG_KEY_END") + T("ARG_VALUE_START") + v + T("ARG_VALUE_END")
+            for p, v in a.items()) + T("TOOL_END"), "")
+    if "INVOKE_PREFIX_DQ" in k:  # MiniMax M2 / M3
+        mark = T("TOOL_START")[: -len("<tool_call>")] if "PARAM_START" not in k else ""
+        param = ((lambda p, v: f'{T("PARAM_START")}"{p}">{v}{T("PARAM_END")}\n') if not mark
+                 else (lambda p, v: f"{mark}<{p}>{v}{mark}</{p}>\n"))
+        return (T("TOOL_START") + "\n", lambda i, n, a: T("INVOKE_PREFIX_DQ") + n + T("NAME_END_DQ") + "\n"
+                + "".join(param(p, v) for p, v in a.items()) + T("INVOKE_END") + "\n", T("TOOL_END"))
+    if "TOOL_SECTION_START" in k:  # Kimi K2
+        return (T("TOOL_SECTION_START"), lambda i, n, a: f"{T('TOOL_START')}functions.{n}:{i}{T('ARG_START')}"
+                + json.dumps(a) + T("TOOL_END"), T("TOOL_SECTION_END"))
+    if "CALL_PREFIX" in k:  # Gemma 4
+        return ("", lambda i, n, a: T("TOOL_START") + T("CALL_PREFIX") + n + "{" + ",".join(
+            f'{p}:<|"|>{v}<|"|>' for p, v in a.items()) + "}" + T("TOOL_END"), "")
+    if "TOOL_TOKEN" in k:  # Granite: one JSON array
+        return (T("TOOL_TOKEN") + " [", lambda i, n, a: ", " * (i > 0) + json.dumps(
+            {"name": n, "arguments": a}), "]")
+    if "MSG_MODEL" in k:  # Inkling: typed message blocks
+        return ("", lambda i, n, a: T("MSG_MODEL") + T("TOOL_START") + json.dumps({"name": n, "args": a})
+                + T("THINK_END"), "")
+    if "TOOL_REQUESTS_START" in k:  # PLaMo 3
+        return (T("TOOL_REQUESTS_START"), lambda i, n, a: T("TOOL_REQUEST_START") + T("TOOL_NAME_START") + n
+                + T("TOOL_NAME_END") + T("TOOL_ARGS_START") + json.dumps(a) + T("TOOL_ARGS_END")
+                + T("TOOL_REQUEST_END"), T("TOOL_REQUESTS_END"))
+    raise AssertionError(f"no scenario renderer for {cfg.name}")
+
+
+def render(cfg, scenario: str) -> str:
+    k = cfg.terminals
+    if "MSG_MODEL" in k:
+        think = _t(cfg, "MSG_MODEL") + _t(cfg, "THINK_START") + "Need the weather." + _t(cfg, "THINK_END")
+        content = lambda s: _t(cfg, "MSG_MODEL") + _t(cfg, "TEXT_START") + s + _t(cfg, "THINK_END")  # noqa: E731
+    else:
+        think = (_t(cfg, "THINK_START") + ("thought\n" if "CALL_PREFIX" in k else "") + "Need the weather."
+                 + _t(cfg, "THINK_END")) if "THINK_END" in k else ""
+        content = lambda s: s  # noqa: E731
+    open_, call, close = _blocks(cfg)
+    tools = lambda calls: open_ + "".join(call(i, n, a) for i, (n, a) in enumerate(calls)) + close  # noqa: E731
+    return think + {
+        "think-then-tool": tools(CALLS[:1]),
+        "parallel-tools": tools(CALLS),
+        "content-only": content("The weather in Paris is sunny."),
+        "whitespace-before-tool": ("\n\n" if not content("") else "") + tools(CALLS[:1]),
+        "empty-tool-block": tools([]),
+    }[scenario]
+
+
+def _token_mode(cfg, tokenizer) -> bool:
+    """Replay by token ids when the family's token-id terminals are single qwen3 tokens;
+    otherwise feed text only (4-character deltas), as a tokenizer-free engine would see it."""
+    vocab = tokenizer.get_vocab()
+    return all(v in vocab for v in cfg.token_id_terminals.values())
+
+
+def _rows(result) -> list[dict]:
+    return [diff.normalise({k: v for k, v in r.to_dict().items() if k != "parser_us"}) for r in result.rows]
+
+
+@pytest.fixture(scope="module")
+def family_sessions(qwen3_tokenizer):
+    """name -> (session on parsers/<name>.toml, the same session on vLLM's class)."""
+    out = {}
+    for name in FAMILIES:
+        if name in NEEDS_OWN_TOKENIZER:
+            continue
+        cfg_session = Session(Setup(parser=ParserSpec(config=str(PARSERS_DIR / f"{name}.toml")),
+                                    request=RequestSpec(tools=TOOLS)))
+        vllm_session = copy.copy(cfg_session)
+        vllm_session.use_parser_class(config_export.families()[name])
+        out[name] = (cfg_session, vllm_session)
+    return out
+
+
+@pytest.mark.parametrize("name", [f for f in FAMILIES if f not in NEEDS_OWN_TOKENIZER])
+def test_config_parser_equals_vllm_class(name, family_sessions, qwen3_tokenizer):
+    cfg_session, vllm_session = family_sessions[name]
+    cfg = cfg_session.parser_cls._workbench_config
+    assert cfg_session.parser_info["kind"] == "engine"
+    assert cfg_session.parser_cls.__mro__[1] is vllm_session.parser_cls
+    # The file's table reaches ParserEngine whether the family's __init__ uses setdefault,
+    # hard-codes its own config (deepseek, gemma4) or calls ParserEngine.__init__ (ling3).
+    assert cfg_session.parser_cls(qwen3_tokenizer).parser_engine_config is cfg
+    for scenario in SCENARIOS:
+        text = render(cfg, scenario)
+        if _token_mode(cfg, qwen3_tokenizer):
+            deltas = cfg_session.deltas_from_text(text)
+        else:
+            deltas = [Delta((), text[i:i + 4]) for i in range(0, len(text), 4)]
+            deltas[-1] = Delta((), deltas[-1].text, "stop")
+        ours, theirs = cfg_session.replay(deltas), vllm_session.replay(deltas)
+        assert _rows(ours) == _rows(theirs), f"{name} {scenario}"
+        assert diff.normalise(ours.stream) == diff.normalise(theirs.stream), f"{name} {scenario}"
+        assert diff.normalise(ours.nonstream) == diff.normalise(theirs.nonstream), f"{name} {scenario}"
+        assert not ours.errors
+        if scenario == "think-then-tool":  # the rendering is real markup, not noise
+            assert [c["name"] for c in theirs.nonstream["tool_calls"]] == ["get_weather"], name
+            assert any(r.events for r in ours.rows) and ours.rows[-1].states == theirs.rows[-1].states
+
+
+def test_config_class_validated_against_tokenizer(qwen3_tokenizer):
+    from workbench.core.config_parser import parser_class_from_config
+
+    with pytest.raises(WorkbenchError, match=r"cannot be used with this tokenizer: RuntimeError: Mistral"):
+        parser_class_from_config(PARSERS_DIR / "mistral.toml", qwen3_tokenizer)
+
+
+# -- bad configs: every problem names the field and the line ---------------------------------
+
+GOOD = (PARSERS_DIR / "teaching.toml").read_text(encoding="utf-8")
+
+
+def _line(text: str, needle: str) -> int:
+    return next(n for n, line in enumerate(text.splitlines(), 1) if needle in line)
+
+
+BAD = {
+    "unknown state": ('to = "CONTENT",   emit = ["REASONING_END"]', 'to = "CONTNET",   emit = ["REASONING_END"]',
+                      "transitions[1].to", "unknown state 'CONTNET' (did you mean: CONTENT?)"),
+    "unknown event": ('emit = ["TOOL_CALL_END"]', 'emit = ["TOOL_CALL_ENDS"]',
+                      "transitions[3].emit[0]", "unknown event 'TOOL_CALL_ENDS'"),
+    "unknown terminal": ('on = "TOOL_END",', 'on = "TOOL_ENDS",', "transitions[3].on",
+                         "transition from an unknown terminal 'TOOL_ENDS'"),
+    "unknown content state": ('TOOL_ARGS = "ARG_VALUE_CHUNK"', 'TOOL_ARG = "ARG_VALUE_CHUNK"',
+                              "content_events.TOOL_ARG", "unknown state 'TOOL_ARG'"),
+    "unresolvable callable": ("granite:_granite_arg_converter", "granite:_granit_arg_converter",
+                              "arg_converter", "unresolvable callable: 'vllm.parser.granite' has no attribute"),
+    "missing module": ("vllm.parser.granite:", "vllm.parser.no_such_module:", "arg_converter",
+                       "cannot import module 'vllm.parser.no_such_module'"),
+    "unknown key": ('initial_state = "CONTENT"', 'inital_state = "CONTENT"', "inital_state",
+                    "unknown key (did you mean: initial_state?)"),
+    "TOML syntax": ('THINK_END = "</think>"', 'THINK_END = "</think>', "", "TOML syntax"),
+}
+
+
+@pytest.mark.parametrize("case", BAD)
+def test_bad_config_names_field_and_line(case):
+    old, new, path, message = BAD[case]
+    assert old in GOOD
+    text = GOOD.replace(old, new, 1)
+    problems = config_io.load_text(text).problems
+    assert len(problems) == 1, problems
+    p = problems[0]
+    assert (p.path, p.line) == (path, _line(text, new)) and message in p.message, str(p)
+    assert str(p).startswith(f"<text> line {p.line}: ")
+
+
+def test_duplicate_transition_and_several_problems_at_once():
+    row = '  { from = "CONTENT",   on = "TOOL_START",  to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] },\n'
+    text = GOOD.replace(row, row + row.replace("TOOL_ARGS", "CONTENT", 1)).replace(
+        'initial_state = "CONTENT"', 'initial_state = "THINKING"')
+    problems = config_io.load_text(text).problems
+    assert [(p.path, p.line) for p in problems] == [
+        ("initial_state", _line(text, "initial_state")), ("transitions[3]", _line(text, row.strip()) + 1)]
+    assert "duplicate transition from CONTENT on TOOL_START (first at transitions[2]" in problems[1].message
+    with pytest.raises(WorkbenchError, match=r"2 problems: .*initial_state.*; .*duplicate transition"):
+        config_io.loads(text)
+
+
+def test_extends_cycle_and_override(tmp_path):
+    (tmp_path / "a.toml").write_text('extends = "b"\nname = "a"\n')
+    (tmp_path / "b.toml").write_text('name = "b"\n\nextends = "a"\n')
+    (p,) = config_io.load_file(tmp_path / "a.toml").problems
+    assert (p.path, p.line, p.file) == ("extends", 3, str((tmp_path / "b.toml").resolve()))
+    assert "extends cycle: a.toml -> b.toml -> a.toml" in p.message
+    # A variant is its overrides; a bad override points into the variant's own file.
+    (tmp_path / "v.toml").write_text('extends = "teaching"\nname = "v"\n\ntransitions = [\n'
+                                     '  { from = "CONTENT", on = "TOOL_START", to = "NOWHERE" },\n]\n')
+    (p,) = config_io.load_file(tmp_path / "v.toml").problems
+    assert (p.path, p.line, p.file) == ("transitions[0].to", 5, str(tmp_path / "v.toml"))
+    seed = config_io.load(PARSERS_DIR / "seed_oss.toml")
+    assert seed.terminals["THINK_START"] == "<seed:think>" and len(seed.transitions) == 16
+
+
+# -- A/B diff and live reload -----------------------------------------------------------------
+
+CHANGED = GOOD.replace('to = "TOOL_ARGS", emit = ["TOOL_CALL_START"]', 'to = "CONTENT",   emit = []')
+
+
+def test_diff_finds_first_changed_step(tmp_path, run_cli, tools_file):
+    assert CHANGED != GOOD
+    (tmp_path / "b.toml").write_text(CHANGED)
+    code, out, err = run_cli("diff", "--text", TEACHING_TEXT, "--tools", tools_file, "--json",
+                             "--a", PARSERS_DIR / "teaching.toml", "--b", tmp_path / "b.toml")
+    assert code == 0, err
+    result = json.loads(out)
+    texts = [s["a"]["text"] for s in result["steps"]]
+    at = texts.index("<tool_call>") + 1
+    assert result["first_machine_step"] == at  # the changed transition fires here
+    assert result["first_step"] == at + 1  # and the next delta goes to content, not the call
+    assert not result["final"]["stream"]["tool_calls"]["same"]
+    assert result["final"]["stream"]["reasoning"]["same"]
+    # A built-in pair against the config: same answers, argument chunks split differently.
+    code, out, _ = run_cli("diff", "--text", TEACHING_TEXT, "--tools", tools_file, "--json",
+                           "--a", "hermes+qwen3", "--b", PARSERS_DIR / "teaching.toml")
+    result = json.loads(out)
+    assert code == 0 and not result["machine_comparable"] and result["first_machine_step"] is None
+    assert all(f["same"] for mode in result["final"].values() for f in mode.values())
+    first = result["steps"][result["first_step"] - 1]
+    assert first["output"] == ["delta", "sse"] and first["a"]["delta"]["tool_calls"][0]["arguments"] == '{"'
+
+
+def test_live_reload_keeps_last_good(tools_file):
+    from workbench.core.live import LiveConfig
+
+    live = LiveConfig(Setup(parser=ParserSpec(config=str(PARSERS_DIR / "teaching.toml")),
+                            request=RequestSpec(tools=WEATHER_TOOLS)), text=TEACHING_TEXT)
+    first = live.result
+    assert [c["name"] for c in first.stream["tool_calls"]] == ["get_weather"]
+    problems = live.reload(GOOD.replace('to = "CONTENT",   emit = ["REASONING_END"]', 'to = "CONTNET"'))
+    assert [p.path for p in problems] == ["transitions[1].to"] and live.result is first
+    assert live.reload(CHANGED) == [] and live.problems == []
+    assert live.result.stream["tool_calls"] == [] and '"get_weather"' in live.result.stream["content"]
+    good_cls = live.parser_class
+    assert live.reload("name = ") and live.parser_class is good_cls and live.config_text == CHANGED
+
+
+# -- the CLI: export-config, replay --config, the plugin example ------------------------------
+
+
+def test_export_config_cli(run_cli, tmp_path):
+    code, out, _ = run_cli("export-config", "seed_oss")
+    assert code == 0 and out == (PARSERS_DIR / "seed_oss.toml").read_text(encoding="utf-8")
+    assert 'extends = "qwen3"' in out
+    code, out, _ = run_cli("export-config", "--all", tmp_path)
+    assert code == 0 and len(list(tmp_path.glob("*.toml"))) == len(FAMILIES)
+    code, _, err = run_cli("export-config", "qwen4")
+    assert code == 2 and "unknown parser family 'qwen4' (did you mean: qwen3" in err
+
+
+def test_replay_config_rows_show_the_machine(run_cli, tools_file):
+    code, out, err = run_cli("replay", "--config", PARSERS_DIR / "qwen3.toml", "--tools", tools_file,
+                             "--json", "--text", "<think>a</think>\n\n<tool_call>\n<function=get_weather>\n"
+                             "<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["parser"]["kind"] == "engine"
+    end = next(r for r in result["rows"] if r["text"] == "</think>")
+    assert (end["states_before"], end["states"]) == ({"engine": "REASONING"}, {"engine": "CONTENT"})
+    assert [e["type"] for e in end["events"]] == ["REASONING_END"]
+    assert (end["phase_before"], end["phase"]) == ("reasoning", "content")
+    assert result["stream"]["tool_calls"][0]["arguments"] == '{"city": "Paris"}'
+    code, _, err = run_cli("replay", "--config", PARSERS_DIR / "missing.toml", "--text", "x")
+    assert code == 2 and "not found" in err
+
+
+def test_plugin_example(run_cli, tools_file):
+    text = 'Let me check.<call>{"name": "get_weather", "arguments": {"city": "Paris"}}</call> Done.'
+    code, out, err = run_cli("replay", "--plugin", PARSERS_DIR / "plugins" / "example_tool_parser.py",
+                             "--tool-parser", "example_json", "--tools", tools_file, "--json", "--text", text)
+    assert code == 0, err
+    result = json.loads(out)
+    for mode in ("stream", "nonstream"):
+        assert [(c["name"], c["arguments"]) for c in result[mode]["tool_calls"]] == [
+            ("get_weather", '{"city": "Paris"}')], mode
+        assert result[mode]["content"] == "Let me check. Done."
+        assert result[mode]["finish_reason"] == "tool_calls"

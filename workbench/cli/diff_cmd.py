@@ -1,0 +1,116 @@
+"""`workbench diff`: one stream through two parsers, rows side by side."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from workbench.cli import common
+from workbench.core.parsers import ParserSpec
+from workbench.errors import WorkbenchError
+
+SPEC_HELP = "'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path"
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("diff", help="A/B: the same stream through two parsers")
+    common.add_source_options(p)
+    p.add_argument("--a", required=True, metavar="SPEC", type=_spec, help=f"parser A: {SPEC_HELP}")
+    p.add_argument("--b", required=True, metavar="SPEC", type=_spec, help=f"parser B: {SPEC_HELP}")
+    p.add_argument("--plugin", action="append", default=[], metavar="FILE",
+                   help="import a parser module, as vLLM's --tool-parser-plugin")
+    common.add_request_options(p)
+    p.add_argument("--json", action="store_true", help="one JSON object: first_step, final, steps")
+    p.add_argument("--changed", action="store_true", help="show only the steps that differ")
+    p.set_defaults(run=run)
+
+
+def _spec(text: str) -> ParserSpec:
+    if not text.strip() or text.strip() == "+":
+        import argparse
+
+        raise argparse.ArgumentTypeError(f"empty parser spec; use {SPEC_HELP}")
+    return ParserSpec.parse(text)
+
+
+def run(args) -> int:
+    from workbench.core import diff, recording as rec
+    from workbench.core.session import Setup
+
+    text = common.source_text(args)
+    if args.recording and text is not None:
+        raise WorkbenchError("give a recording or --text/--text-file, not both")
+    if args.recording:
+        r = rec.load(args.recording)
+        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=common.request_spec(args, r.request),
+                      plugins=tuple(args.plugin))
+        result = diff.run(setup, args.a, args.b, deltas=r.deltas, chunking=args.chunking,
+                          prompt_token_ids=r.prompt_token_ids or None)
+    elif text is not None:
+        setup = Setup(tokenizer=args.tokenizer or "qwen3", request=common.request_spec(args),
+                      chunking=args.chunking or "token", plugins=tuple(args.plugin))
+        result = diff.run(setup, args.a, args.b, text=text)
+    else:
+        raise WorkbenchError("nothing to compare: give REC.jsonl, --text or --text-file")
+    if args.json:
+        print(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
+    else:
+        _print(result, args.changed)
+    errors = result.a.errors + result.b.errors
+    if errors:
+        print(f"workbench diff: {len(errors)} delta(s) raised in a parser; first at step "
+              f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _print(result, changed_only: bool) -> None:
+    from rich.table import Table
+
+    from workbench.cli.render import console
+    from workbench.core.rows import format_tool_calls
+
+    con = console()
+    con.print(f"A: {result.label_a}  ({result.a.parser['class']})")
+    con.print(f"B: {result.label_b}  ({result.b.parser['class']})")
+    t = Table(header_style="bold")
+    for col in ("step", "text", "A phase", "A output", "B phase", "B output", "differs"):
+        t.add_column(col, overflow="fold")
+
+    def out(v):
+        if v is None:
+            return "(no step)"
+        d = v["delta"] or {}
+        parts = [f"{k[0]}:{d[k]!r}" for k in ("reasoning", "content") if d.get(k) is not None]
+        if d.get("tool_calls"):
+            parts.append(format_tool_calls(d["tool_calls"]))
+        if v["error"]:
+            parts.append(f"error: {v['error']}")
+        return " ".join(parts) + ("" if v["sse"] else " (no chunk)")
+
+    for s in result.steps:
+        if changed_only and s.same:
+            continue
+        what = ", ".join(s.output + (["machine"] if s.machine else []))
+        ref = s.a or s.b
+        t.add_row(str(s.step), repr(ref["text"]), (s.a or {}).get("phase", ""), out(s.a),
+                  (s.b or {}).get("phase", ""), out(s.b), what,
+                  style="yellow" if s.output else ("cyan" if s.machine else None))
+    con.print(t)
+    f = Table(title="final message", header_style="bold")
+    for col in ("mode", "field", "A", "B", ""):
+        f.add_column(col, overflow="fold")
+    for mode, fields in result.final.items():
+        for name, pair in fields.items():
+            f.add_row(mode, name, repr(pair["a"]), repr(pair["b"]), "" if pair["same"] else "≠",
+                      style=None if pair["same"] else "yellow")
+    con.print(f)
+    if result.same:
+        con.print("same: every step, every state and both final messages agree")
+        return
+    first = result.first_step
+    con.print(f"first differing step: {first if first is not None else 'none'}"
+              + (f"; state machine first differs at step {result.first_machine_step}"
+                 if result.first_machine_step is not None else "")
+              + ("" if all(p["same"] for m in result.final.values() for p in m.values())
+                 else "; final messages differ"))

@@ -1,0 +1,54 @@
+"""`workbench export-config`: vLLM's engine parser families as parsers/*.toml files."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from workbench.cli import common
+from workbench.errors import WorkbenchError
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("export-config", help="write a vLLM engine parser family as a TOML config")
+    p.add_argument("name", nargs="?", metavar="NAME",
+                   help="family (qwen3, glm47_moe, ...) or a registered parser name (glm47, qwen3_coder)")
+    p.add_argument("-o", "--output", metavar="F", help="write to this file (default: stdout)")
+    p.add_argument("--all", metavar="DIR", help="write every family to DIR/<family>.toml")
+    p.add_argument("--list", action="store_true", help="list the families and exit")
+    p.add_argument("--flat", action="store_true", help="write every field, never `extends`")
+    p.add_argument("--tokenizer", metavar="NAME|PATH", default="qwen3",
+                   help="tokenizer the family classes are built with (default qwen3)")
+    p.add_argument("--chat-template-kwargs", metavar="JSON", type=common._json_object,
+                   help="as the request would pass them (e.g. '{\"enable_thinking\": false}')")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from workbench.core import config_export
+
+    if args.list:
+        for name, cls in config_export.families().items():
+            print(f"{name}\t{cls.__module__}.{cls.__qualname__}")
+        for name, why in config_export.skipped_modules().items():
+            print(f"# skipped vllm.parser.{name}: {why}", file=sys.stderr)
+        return 0
+    if bool(args.name) == bool(args.all):
+        raise WorkbenchError("give a family NAME or --all DIR")
+    from workbench.core.tokenizers import load_tokenizer
+
+    tokenizer = load_tokenizer(args.tokenizer)
+    if args.all:
+        if args.output or args.flat:
+            raise WorkbenchError("--all writes one file per family; -o and --flat do not apply")
+        for path in config_export.export_all(args.all, tokenizer, args.chat_template_kwargs):
+            print(path)
+        return 0
+    text = config_export.export(args.name, tokenizer, flat=args.flat,
+                                chat_template_kwargs=args.chat_template_kwargs)
+    if args.output:
+        Path(args.output).write_text(text, encoding="utf-8")
+        print(args.output)
+    else:
+        sys.stdout.write(text)
+    return 0

@@ -1,0 +1,212 @@
+"""Build a ``ParserEngineConfig`` from a config file's (merged) TOML data.
+
+Every field is checked against vLLM's own enums and dataclass fields; a problem
+is reported as ``(field path, message)`` and building goes on, so one pass lists
+them all. ``config_io`` turns the paths into file lines.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+
+from workbench.errors import close_matches
+
+EXTRA_KEYS = ("extends", "parser_class")
+TABLE_KEYS = ("terminals", "token_id_terminals", "content_events")
+TRANSITION_KEYS = ("from", "on", "to", "emit", "skip_in_token_id_mode")
+
+
+def resolve_ref(spec: str):
+    """'module:attr.sub' -> the object; raises ValueError with a one-line reason."""
+    module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
+    if not sep or not module or not attr:
+        raise ValueError(f"expected 'module:attr', got {spec!r}")
+    try:
+        obj = importlib.import_module(module)
+    except Exception as e:  # a module that fails to import is a config problem, not a crash
+        raise ValueError(f"cannot import module {module!r}: {type(e).__name__}: {e}") from None
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ValueError(f"{module!r} has no attribute {attr!r}"
+                             f"{close_matches(part, [n for n in dir(obj) if not n.startswith('__')])}")
+        obj = getattr(obj, part)
+    return obj
+
+
+class Builder:
+    """Merged TOML data -> ParserEngineConfig; each problem goes to ``report(path, message)``."""
+
+    def __init__(self, report) -> None:
+        from vllm.parser.engine.events import EventType
+        from vllm.parser.engine.parser_engine_config import ParserState
+
+        self.report = report  # (path, message) -> None
+        self.count = 0
+        self.states, self.events = ParserState, EventType
+
+    def problem(self, path: str, message: str) -> None:
+        self.count += 1
+        self.report(path, message)
+
+    def name(self, path: str, value, enum, what: str):
+        if isinstance(value, str) and value in enum.__members__:
+            return enum[value]
+        if not isinstance(value, str):
+            self.problem(path, f"expected a {what} name, got {value!r}")
+        else:
+            self.problem(path, f"unknown {what} {value!r}{close_matches(value, enum.__members__)}")
+        return None
+
+    def typed(self, path: str, value, kind, what: str):
+        if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
+            return value
+        self.problem(path, f"expected {what}, got {value!r}")
+        return None
+
+    def build(self, data: dict):
+        from vllm.parser.engine.parser_engine_config import ParserEngineConfig
+
+        fields = {f.name: str(f.type) for f in dataclasses.fields(ParserEngineConfig)}
+        for key in data:
+            if key not in fields and key not in EXTRA_KEYS:
+                self.problem(key, f"unknown key{close_matches(key, [*fields, *EXTRA_KEYS])}")
+        if "name" not in data:
+            self.problem("name", "missing (every config needs a name)")
+        kwargs = {}
+        for key, ann in fields.items():
+            if key in data:
+                kwargs[key] = self.field(key, ann, data[key])
+        self.check_terminals(data)
+        parser_class = self.parser_class(data.get("parser_class"))
+        if self.count:
+            return None, parser_class
+        try:
+            config = ParserEngineConfig(**kwargs)
+        except (TypeError, ValueError) as e:
+            self.problem("", f"vLLM rejected the config: {e}")
+            return None, parser_class
+        from vllm.parser.engine.streaming_parser_engine import StreamingParserEngine
+
+        try:
+            StreamingParserEngine(config, None)
+        except Exception as e:  # compile errors of the lexer/table are the file's problem
+            self.problem("terminals", f"vLLM's engine cannot compile it: {type(e).__name__}: {e}")
+        return config, parser_class
+
+    def field(self, key: str, ann: str, value):
+        if key == "terminals":
+            return self.terminals(value)
+        if key == "token_id_terminals":
+            table = self.typed(key, value, dict, "a table of terminal name = special token") or {}
+            return {k: v for k, v in table.items() if self.typed(f"{key}.{k}", v, str, "a string")}
+        if key == "transitions":
+            return self.transitions(value)
+        if key == "content_events":
+            table = self.typed(key, value, dict, "a table of STATE = EVENT") or {}
+            return {s: e for k, v in table.items()
+                    if (s := self.name(f"{key}.{k}", k, self.states, "state")) is not None
+                    and (e := self.name(f"{key}.{k}", v, self.events, "event")) is not None}
+        if key == "initial_state":
+            return self.name(key, value, self.states, "state")
+        if "Callable" in ann:
+            return self.callable(key, value)
+        if ann.startswith("frozenset"):
+            items = self.typed(key, value, list, "an array of strings") or []
+            return frozenset(v for i, v in enumerate(items) if self.typed(f"{key}[{i}]", v, str, "a string"))
+        if ann.startswith("bool"):
+            return self.typed(key, value, bool, "true or false")
+        if ann == "str":
+            return self.typed(key, value, str, "a string")
+        self.problem(key, f"field type {ann} has no TOML form in the workbench yet")
+        return None
+
+    def terminals(self, value) -> dict:
+        out = {}
+        for name, spelling in (self.typed("terminals", value, dict, "a table of NAME = literal") or {}).items():
+            path = f"terminals.{name}"
+            spellings = [spelling] if isinstance(spelling, str) else spelling
+            if not isinstance(spellings, list) or not spellings or not all(isinstance(s, str) and s
+                                                                           for s in spellings):
+                self.problem(path, f"expected a non-empty string or array of them, got {spelling!r}")
+                continue
+            out[name] = spelling if isinstance(spelling, str) else tuple(spelling)
+        return out
+
+    def transitions(self, value) -> dict:
+        from vllm.parser.engine.parser_engine_config import Transition
+
+        out = {}
+        for i, entry in enumerate(self.typed("transitions", value, list, "an array of tables") or []):
+            path = f"transitions[{i}]"
+            if not isinstance(entry, dict):
+                self.problem(path, f"expected {{ from, on, to, emit }}, got {entry!r}")
+                continue
+            for k in entry:
+                if k not in TRANSITION_KEYS:
+                    self.problem(f"{path}.{k}", f"unknown key{close_matches(k, TRANSITION_KEYS)}")
+            missing = [k for k in ("from", "on", "to") if k not in entry]
+            if missing:
+                self.problem(path, f"missing {', '.join(missing)}")
+                continue
+            src = self.name(f"{path}.from", entry["from"], self.states, "state")
+            dst = self.name(f"{path}.to", entry["to"], self.states, "state")
+            on = self.typed(f"{path}.on", entry["on"], str, "a terminal name")
+            emit = self.typed(f"{path}.emit", entry.get("emit", []), list, "an array of event names") or []
+            events = [self.name(f"{path}.emit[{j}]", e, self.events, "event") for j, e in enumerate(emit)]
+            skip = self.typed(f"{path}.skip_in_token_id_mode", entry.get("skip_in_token_id_mode", False),
+                              bool, "true or false")
+            if None not in (src, dst, on, skip) and None not in events:
+                out[(src, on)] = Transition(dst, tuple(events), skip)
+        return out
+
+    def check_terminals(self, data: dict) -> None:
+        declared = [*(data.get("terminals") or {}), *(data.get("token_id_terminals") or {})]
+        for i, entry in enumerate(data.get("transitions") or []):
+            on = entry.get("on") if isinstance(entry, dict) else None
+            if isinstance(on, str) and on not in declared:
+                self.problem(f"transitions[{i}].on", f"transition from an unknown terminal {on!r}: declare it "
+                             f"under [terminals] or [token_id_terminals]{close_matches(on, declared)}")
+
+    def callable(self, key: str, value):
+        try:
+            if isinstance(value, dict):
+                unknown = set(value) - {"call", "args", "kwargs"}
+                if unknown or "call" not in value:
+                    raise ValueError("expected { call = 'module:attr', args = [...], kwargs = {...} }")
+                fn = resolve_ref(value["call"])
+                args = [_literal_or_ref(a) for a in value.get("args", [])]
+                kwargs = {k: _literal_or_ref(v) for k, v in value.get("kwargs", {}).items()}
+                return functools.partial(fn, *args, **kwargs)
+            obj = resolve_ref(value)
+        except ValueError as e:
+            self.problem(key, f"unresolvable callable: {e}")
+            return None
+        if not callable(obj):
+            self.problem(key, f"{value!r} is not callable")
+            return None
+        return obj
+
+    def parser_class(self, value):
+        if value is None:
+            return None
+        from vllm.parser.engine.parser_engine import ParserEngine
+
+        try:
+            cls = resolve_ref(value)
+        except ValueError as e:
+            self.problem("parser_class", f"unresolvable callable: {e}")
+            return None
+        if not (isinstance(cls, type) and issubclass(cls, ParserEngine)):
+            self.problem("parser_class", f"{value!r} is not a vLLM ParserEngine subclass")
+            return None
+        return cls
+
+
+def _literal_or_ref(value):
+    if isinstance(value, dict):
+        if set(value) != {"ref"}:
+            raise ValueError(f"expected a literal or {{ ref = 'module:attr' }}, got {value!r}")
+        return resolve_ref(value["ref"])
+    return value

@@ -1,0 +1,95 @@
+"""A parser config file -> the ParserEngine class vLLM would run for it.
+
+The class does reasoning and tools in one machine, as vLLM's family classes do:
+it is a ``ParserEngine`` subclass whose ``parser_engine_config`` is the file's,
+with ``make_adapters`` applied (so it also exposes the reasoning/tool adapter
+classes the serving layer looks for) and validated against the tokenizer the
+way ``ParserManager.validate_parser_tokenizer`` validates a named parser.
+
+When the file names ``parser_class`` (a vLLM family class such as
+``Qwen3Parser``), the built class inherits from it, so the family's Python
+hooks (argument conversion, prompt checks, reasoning swaps) run around the
+file's table. Family ``__init__``s build their own config, some with
+``setdefault`` and some hard-coded; ``_ConfigInjector`` sits between the family
+and ``ParserEngine`` in the MRO and hands ``ParserEngine.__init__`` the file's
+config whichever way the family calls it.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from workbench.core import config_io
+from workbench.errors import WorkbenchError
+
+
+def parser_class_from_config(path: str | Path, tokenizer):
+    """The ParserEngine subclass for ``path``; WorkbenchError lists every problem."""
+    if not Path(path).is_file():
+        raise WorkbenchError(f"config file {path}: not found")
+    loaded = config_io.load_file(path)
+    config_io.raise_for(loaded)
+    return build_parser_class(loaded, tokenizer)
+
+
+def parser_class_from_text(text: str, tokenizer, base_dir: str | Path | None = None):
+    loaded = config_io.load_text(text, base_dir=base_dir)
+    config_io.raise_for(loaded)
+    return build_parser_class(loaded, tokenizer)
+
+
+def build_parser_class(loaded: config_io.LoadedConfig, tokenizer):
+    from vllm.parser.engine.adapters import make_adapters
+    from vllm.parser.engine.parser_engine import ParserEngine
+
+    config, family = loaded.config, loaded.parser_class or ParserEngine
+    injector = _injector_class()
+    bases = (injector,) if family is ParserEngine else (family, injector)
+
+    def __init__(self, tokenizer, tools=None, **kwargs):
+        kwargs.pop("parser_engine_config", None)
+        bases[0].__init__(self, tokenizer, tools, **kwargs)
+        if self.parser_engine_config is not config:
+            # The family called ParserEngine.__init__ directly (ling3), past the injector.
+            ParserEngine.__init__(self, tokenizer, tools, parser_engine_config=config, **kwargs)
+
+    name = "".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", config.name) if p) or "Config"
+    cls = type(f"{name}ConfigParser", bases, {
+        "__init__": __init__, "__module__": __name__, "_workbench_config": config,
+        "_workbench_source": loaded.source, "__doc__": f"ParserEngine built from {loaded.source}",
+    })
+    make_adapters(cls)
+    if tokenizer is not None:
+        validate(cls, tokenizer, loaded.source)
+    return cls
+
+
+def validate(cls, tokenizer, source: str) -> None:
+    """vLLM's start-up check: the class must instantiate with this tokenizer."""
+    from vllm.parser.parser_manager import ParserManager
+
+    try:
+        ParserManager.validate_parser_tokenizer(cls, tokenizer, tool_parser_name=source,
+                                                reasoning_parser_name=source)
+    except TypeError as e:
+        cause = e.__cause__ or e
+        raise WorkbenchError(f"config {source} cannot be used with this tokenizer: "
+                             f"{type(cause).__name__}: {str(cause).splitlines()[0]}") from None
+
+
+_INJECTOR = None
+
+
+def _injector_class():
+    global _INJECTOR
+    if _INJECTOR is None:
+        from vllm.parser.engine.parser_engine import ParserEngine
+
+        class _ConfigInjector(ParserEngine):
+            def __init__(self, tokenizer, tools=None, *, parser_engine_config=None, **kwargs):
+                super().__init__(tokenizer, tools, parser_engine_config=type(self)._workbench_config,
+                                 **kwargs)
+
+        _INJECTOR = _ConfigInjector
+    return _INJECTOR

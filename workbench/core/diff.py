@@ -1,0 +1,130 @@
+"""A/B: the same stream through two parsers, row by row.
+
+Each side is its own Session (its own composed parser, adjusted request and
+detokenizer settings), fed the same token ids in the same groups (or the same
+recorded deltas). Rows are paired by step. ``first_step`` is the first step
+whose client-visible output differs (delta text, DeltaMessage, SSE chunk sent,
+finish_reason, error); ``first_machine_step`` is the first step whose state
+machine differs (states before/after, events), when both sides run the same
+engine roles. Random tool-call ids (``chatcmpl-tool-<hex>``) are normalised.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from dataclasses import dataclass, field
+from itertools import zip_longest
+
+from workbench.core.deltas import Delta
+from workbench.core.parsers import ParserSpec
+from workbench.core.rows import Row
+from workbench.core.session import Result, Session, Setup
+from workbench.errors import WorkbenchError
+
+OUTPUT_FIELDS = ("text", "delta", "sse", "finish_reason", "error")
+MACHINE_FIELDS = ("states_before", "states", "events")
+FINAL_FIELDS = ("reasoning", "content", "tool_calls", "finish_reason", "error")
+_RANDOM_ID = re.compile(r"chatcmpl-tool-[0-9a-f]+")
+
+
+def normalise(value):
+    """``value`` with random tool-call ids replaced, for comparison."""
+    if isinstance(value, str):
+        return _RANDOM_ID.sub("chatcmpl-tool-*", value)
+    if isinstance(value, list):
+        return [normalise(v) for v in value]
+    if isinstance(value, dict):
+        return {k: normalise(v) for k, v in value.items() if k != "logs"}
+    return value
+
+
+@dataclass
+class StepDiff:
+    step: int
+    a: dict | None  # the row's compared fields, None when that side has no such step
+    b: dict | None
+    output: list[str] = field(default_factory=list)  # output fields that differ
+    machine: bool = False  # states/events differ
+
+    @property
+    def same(self) -> bool:
+        return not self.output and not self.machine
+
+
+@dataclass
+class DiffResult:
+    label_a: str
+    label_b: str
+    a: Result
+    b: Result
+    steps: list[StepDiff]
+    first_step: int | None
+    first_machine_step: int | None
+    machine_comparable: bool
+    final: dict  # {"stream"|"nonstream": {field: {"a", "b", "same"}}}
+
+    @property
+    def same(self) -> bool:
+        return (self.first_step is None and self.first_machine_step is None
+                and all(v["same"] for m in self.final.values() for v in m.values()))
+
+    def to_dict(self) -> dict:
+        return {"a": {"label": self.label_a, "parser": self.a.parser},
+                "b": {"label": self.label_b, "parser": self.b.parser},
+                "same": self.same, "first_step": self.first_step,
+                "first_machine_step": self.first_machine_step,
+                "machine_comparable": self.machine_comparable, "final": self.final,
+                "steps": [dataclasses.asdict(s) | {"same": s.same} for s in self.steps]}
+
+
+def _view(row: Row | None) -> dict | None:
+    if row is None:
+        return None
+    return {"text": row.text, "token_ids": row.token_ids, "phase": row.phase,
+            **{f: normalise(getattr(row, f)) for f in OUTPUT_FIELDS + MACHINE_FIELDS if f != "text"}}
+
+
+def compare(a: Result, b: Result, label_a: str = "A", label_b: str = "B") -> DiffResult:
+    roles = lambda r: [sorted(x.states_before) for x in r.rows]  # noqa: E731
+    comparable = roles(a) == roles(b) and any(x.states_before for x in a.rows)
+    steps, first, first_machine = [], None, None
+    for n, (ra, rb) in enumerate(zip_longest(a.rows, b.rows), 1):
+        va, vb = _view(ra), _view(rb)
+        if va is None or vb is None:
+            output, machine = list(OUTPUT_FIELDS), comparable
+        else:
+            output = [f for f in OUTPUT_FIELDS if va[f] != vb[f]]
+            machine = comparable and any(va[f] != vb[f] for f in MACHINE_FIELDS)
+        steps.append(StepDiff(n, va, vb, output, machine))
+        if output and first is None:
+            first = n
+        if machine and first_machine is None:
+            first_machine = n
+    final = {mode: {f: _pair(getattr(a, mode).get(f), getattr(b, mode).get(f)) for f in FINAL_FIELDS
+                    if f in getattr(a, mode) or f in getattr(b, mode)}
+             for mode in ("stream", "nonstream")}
+    return DiffResult(label_a, label_b, a, b, steps, first, first_machine, comparable, final)
+
+
+def _pair(x, y) -> dict:
+    x, y = normalise(x), normalise(y)
+    return {"a": x, "b": y, "same": x == y}
+
+
+def run(setup: Setup, spec_a: ParserSpec, spec_b: ParserSpec, *, text: str | None = None,
+        deltas: list[Delta] | None = None, chunking: str | None = None,
+        prompt_token_ids: list[int] | None = None) -> DiffResult:
+    """``text`` is tokenized once per side (same ids, same groups); ``deltas`` (a
+    recording) are fed to both as recorded, or regrouped per side with ``chunking``."""
+    if (text is None) == (deltas is None):
+        raise WorkbenchError("diff needs exactly one of text or deltas")
+    results = []
+    for spec in (spec_a, spec_b):
+        session = Session(dataclasses.replace(setup, parser=spec), prompt_token_ids=prompt_token_ids)
+        if text is not None:
+            ds = session.deltas_from_text(text, chunking)
+        else:
+            ds = session.regroup(deltas, chunking) if chunking else deltas
+        results.append(session.replay(ds))
+    return compare(results[0], results[1], spec_a.label(), spec_b.label())
