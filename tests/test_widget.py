@@ -245,3 +245,24 @@ def banner_of(widget) -> str:
     import html
 
     return html.unescape(re.sub(r"<[^>]+>", "", widget.value))
+
+
+def test_check_shrink_and_export_from_the_panel(tmp_path):
+    from workbench import Workbench
+
+    wb = Workbench(recording=str(TRUNCATED))
+    wb.run_button.click()
+    wb.checks.fuzz.value = 5
+    wb.checks.check_button.click()
+    assert wb.banner.value == ""
+    found = banner_of(wb.checks.findings)
+    assert "INCONSISTENT" in found and "stream_vs_nonstream tool_calls" in found
+    assert "minimal text" in found  # the first severe finding, shrunk
+    assert "stream_vs_nonstream tool_calls" in banner_of(wb.final.findings)
+    wb.checks.export_path.value = str(tmp_path / "test_truncated.py")
+    wb.checks.export_button.click()
+    assert (tmp_path / "test_truncated.py").is_file()
+    assert "it fails now" in banner_of(wb.checks.exported)
+    wb.checks.export_path.value = str(tmp_path / "not-a-name.py")
+    wb.checks.export_button.click()
+    assert "Export: not-a-name.py: the test file name must be a Python identifier" in banner(wb)

@@ -134,8 +134,8 @@ def findings_html(findings) -> str:
         return "<i>check: no findings</i>"
     items = []
     for f in findings:
-        text = f.get("message") if isinstance(f, dict) else getattr(f, "message", None)
-        items.append(f"<li>{html.escape(str(text if text is not None else f))}</li>")
+        text = f.headline() if hasattr(f, "headline") else str(f)
+        items.append(f"<li>{html.escape(text)}</li>")
     return "<b>check findings</b><ul>" + "".join(items) + "</ul>"
 
 

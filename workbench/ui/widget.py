@@ -16,6 +16,7 @@ import ipywidgets as W
 from workbench.core.rows import Row, to_frame
 from workbench.ui import styles
 from workbench.ui.ab import ABActions
+from workbench.ui.check import CheckActions
 from workbench.ui.controls import Controls
 from workbench.ui.editor import EditorActions
 from workbench.ui.model import Inputs, WorkbenchModel
@@ -23,7 +24,7 @@ from workbench.ui.panels import Banner, FinalPanel, RowDetail
 from workbench.ui.table import DEFAULT_WINDOW, DeltaTable
 
 
-class Workbench(EditorActions, ABActions, W.VBox):
+class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
 
     Parameters mirror ``Inputs``: ``text`` (what the model writes), or
@@ -44,8 +45,9 @@ class Workbench(EditorActions, ABActions, W.VBox):
         self.final = FinalPanel()
         self._loaded = False
         c = self.controls
-        self.tabs = W.Tab([self.detail, self.final, self._init_editor(), self._init_ab()],
-                          titles=("row", "final message", "config editor", "A/B"))
+        self.tabs = W.Tab([self.detail, self.final, self._init_check(), self._init_editor(),
+                           self._init_ab()],
+                          titles=("row", "final message", "check", "config editor", "A/B"))
         c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
         c.run_button.on_click(self._guard(lambda _: self.run(), "Run"))
         c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))

@@ -1,0 +1,140 @@
+"""The check panel: findings (stream vs non-stream, chunking fuzz, contract), the
+shrunk minimal grouping shown in the table, and the pytest export (``workbench.check``)."""
+
+from __future__ import annotations
+
+import html
+
+import ipywidgets as W
+
+
+def findings_html(report) -> str:
+    if not report.findings:
+        return (f"<b>consistent</b>: no findings over {report.checked.get('groupings', 0)} groupings "
+                f"of {report.checked.get('tokens', '?')} tokens")
+    items = []
+    for f in report.findings:
+        mark = "~" if f.cosmetic else "✗"
+        extra = ""
+        if "minimal_grouping" in f.extra:
+            extra += (f"<br>minimal grouping <code>{html.escape(f.extra['minimal_grouping'])}</code> "
+                      f"(shrunk from {html.escape(f.extra['shrunk_from'])})")
+        if "minimal_text" in f.extra:
+            m = f.extra["minimal_text"]
+            extra += (f"<br>minimal text ({m['tokens']} of {m['of_tokens']} tokens): "
+                      f"<code>{html.escape(repr(m['text']))}</code>")
+        items.append(f"<li>{mark} {html.escape(f.headline())}{extra}</li>")
+    verdict = "consistent (cosmetic only)" if report.consistent else "INCONSISTENT"
+    return f"<b>{verdict}</b>: {len(report.findings)} finding(s)<ul>{''.join(items)}</ul>"
+
+
+class CheckPanel(W.VBox):
+    def __init__(self) -> None:
+        self.fuzz = W.BoundedIntText(value=100, min=0, max=10_000, description="fuzz",
+                                     layout=W.Layout(width="180px"))
+        self.check_button = W.Button(description="Check", icon="search", button_style="primary")
+        self.grouping_button = W.Button(description="show minimal grouping", disabled=True,
+                                        layout=W.Layout(width="auto"))
+        self.export_path = W.Text(value="test_parser_case.py", description="export to")
+        self.export_button = W.Button(description="Export pytest", icon="download")
+        self.findings = W.HTML("<i>Check runs stream vs non-stream, chunking fuzz and the client "
+                               "contract on the current stream, and shrinks what fails</i>")
+        self.exported = W.HTML("")
+        self.report = None
+        super().__init__([W.HBox([self.fuzz, self.check_button, self.grouping_button]), self.findings,
+                          W.HBox([self.export_path, self.export_button]), self.exported])
+
+    def minimal_grouping(self) -> str | None:
+        for f in (self.report.findings if self.report else []):
+            if "minimal_grouping" in f.extra:
+                return f.extra["minimal_grouping"]
+        return None
+
+    def show(self, report) -> None:
+        self.report = report
+        with self.hold_sync():
+            self.findings.value = findings_html(report)
+            label = self.minimal_grouping()
+            self.grouping_button.disabled = label is None
+            self.grouping_button.description = (f"show minimal grouping {label}" if label
+                                                else "show minimal grouping")
+
+
+class CheckActions:
+    """The Workbench's check, shrink and export methods (mixed into ``Workbench``)."""
+
+    def _init_check(self) -> CheckPanel:
+        self.checks = CheckPanel()
+        self.checks.check_button.on_click(self._guard(lambda _: self.check(), "Check"))
+        self.checks.grouping_button.on_click(self._guard(lambda _: self.show_grouping(), "grouping"))
+        self.checks.export_button.on_click(self._guard(lambda _: self.export(), "Export"))
+        return self.checks
+
+    def _check_input(self):
+        if self.model.session is None:
+            self.load()
+        else:
+            self._apply_inputs()
+        return self.model.ensure_session(), self.model.stream_deltas()
+
+    def check(self, fuzz: int | None = None, jobs: int = 1, shrink_budget_s: float = 5.0,
+              text_budget_s: float = 5.0):
+        """``workbench.check.check`` on the current stream; returns its Report."""
+        from workbench.check import Options, check
+
+        if fuzz is not None:
+            self.checks.fuzz.value = fuzz
+        session, deltas = self._check_input()
+        self._status(f"checking {len(deltas)} deltas: {self.checks.fuzz.value} random groupings, "
+                     "shrinking what fails…")
+        report = check(session, deltas, Options(fuzz=self.checks.fuzz.value, jobs=jobs, cost=False,
+                                                shrink_budget_s=shrink_budget_s,
+                                                text_budget_s=text_budget_s))
+        self.checks.show(report)
+        if self.model.final is not None:
+            self.model.final["findings"] = report.findings
+            self.final.show(self.model.final)
+        severe = sum(not f.cosmetic for f in report.findings)
+        self._status(f"check: {severe} finding(s), {len(report.findings) - severe} cosmetic")
+        return report
+
+    def show_grouping(self, label: str | None = None):
+        """Replay the stream grouped as ``label`` (default: the shrunk minimal grouping)."""
+        from workbench.check import groupings as G
+        from workbench.errors import WorkbenchError
+
+        label = label or self.checks.minimal_grouping()
+        if not label:
+            raise WorkbenchError("no minimal grouping yet: run Check first")
+        session, deltas = self._check_input()
+        tokens = G.TokenStream.from_deltas(session, deltas)
+        n = len(tokens)
+        sizes = (G.parse_merge_label(label, n) if label.startswith("merge:") or label == "token"
+                 else dict(G.standard(n, self.checks.fuzz.value)).get(label))
+        if sizes is None:
+            raise WorkbenchError(f"unknown grouping {label!r}")
+        changed = self.model.replay(tokens.deltas(sizes))
+        self._sync()
+        self._status(f"grouping {label}: {len(self.model.rows)} deltas, {len(changed)} rows differ "
+                     "from the previous run (marked)")
+        return self.model.rows
+
+    def export(self, path: str | None = None):
+        """A standalone pytest file for this case (fails while the bug is there)."""
+        from workbench.check import export as ex
+
+        if path is not None:
+            self.checks.export_path.value = path
+        path = self.checks.export_path.value
+        session, deltas = self._check_input()
+        report = self.checks.report
+        case = ex.build_case(session, deltas, report)
+        written = ex.write_pytest(path, case)
+        failures = ex.self_check(written)
+        state = (f"it fails now ({len(failures)} test(s)), as it should while the bug is present"
+                 if failures else "it passes now")
+        self.checks.exported.value = (f"wrote <code>{html.escape(str(written))}</code> "
+                                      f"({len(case['token_ids'])} tokens, {len(case['groupings'])} "
+                                      f"groupings): {state}")
+        self._status(f"exported {written}: {state}")
+        return written
