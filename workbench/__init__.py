@@ -3,12 +3,12 @@
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
-__all__ = ["WorkbenchError", "Workbench", "show"]
+__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU"]
 
 
 def __getattr__(name: str):
     # Lazy: `import workbench` must not load ipywidgets (or vLLM).
-    if name in ("Workbench", "show"):
+    if name in ("Workbench", "show", "parsers", "require_gpu", "NoGPU"):
         import workbench.ui as ui
 
         return getattr(ui, name)

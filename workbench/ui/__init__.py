@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-__all__ = ["Workbench", "show"]
+__all__ = ["Workbench", "show", "parsers", "require_gpu", "NoGPU"]
 
 
 def __getattr__(name: str):
@@ -14,8 +14,8 @@ def __getattr__(name: str):
         from workbench.ui.widget import Workbench
 
         return Workbench
-    if name == "show":
-        from workbench.ui.api import show
+    if name in ("show", "parsers", "require_gpu", "NoGPU"):
+        from workbench.ui import api
 
-        return show
+        return getattr(api, name)
     raise AttributeError(f"module 'workbench.ui' has no attribute {name!r}")

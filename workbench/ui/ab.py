@@ -45,7 +45,7 @@ def summary_html(res) -> str:
 
 class ABPanel(W.VBox):
     def __init__(self, spec_a: str = "", spec_b: str = "") -> None:
-        ph = "hermes+qwen3 · +qwen3 · parsers/qwen3.toml"
+        ph = "hermes+qwen3 · +qwen3 · parsers/qwen3.toml · editor"
         self.spec_a = W.Text(value=spec_a, description="A", placeholder=ph)
         self.spec_b = W.Text(value=spec_b, description="B", placeholder=ph)
         self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary")
@@ -75,8 +75,26 @@ class ABActions:
         self.ab.compare_button.on_click(self._guard(lambda _: self.compare(), "Compare"))
         return self.ab
 
+    def _editor_file(self) -> str:
+        """The editor's active config as a file, for specs that need one ("editor")."""
+        import tempfile
+        from pathlib import Path
+
+        from workbench.errors import WorkbenchError
+
+        text = self.model.inputs.config_text
+        if text is None:
+            raise WorkbenchError('A/B: "editor" needs a reloaded editor config first')
+        folder = Path(tempfile.mkdtemp(prefix="workbench-ab-"))
+        path = folder / "editor.toml"
+        path.write_text(text, encoding="utf-8")
+        return str(path)
+
     def compare(self, a: str | None = None, b: str | None = None):
-        """Both specs over the current stream; returns ``core.diff.DiffResult``."""
+        """Both specs over the current stream; returns ``core.diff.DiffResult``.
+
+        A spec is ``tool+reasoning`` names, a ``.toml`` path, or ``editor`` (the
+        editor's active config)."""
         from workbench.core import diff
         from workbench.core.parsers import ParserSpec
         from workbench.errors import WorkbenchError
@@ -90,6 +108,9 @@ class ABActions:
         for text in (self.ab.spec_a.value.strip(), self.ab.spec_b.value.strip()):
             if not text:
                 raise WorkbenchError("A/B: give two parser specs, e.g. hermes+qwen3 and parsers/qwen3.toml")
+            if text == "editor":
+                specs.append(ParserSpec(config=self._editor_file()))
+                continue
             spec = ParserSpec.parse(text)
             specs.append(ParserSpec(config=resolve(spec.config)) if spec.config else spec)
         if self.model.session is None:

@@ -1,10 +1,10 @@
-"""``workbench.show(...)``: one call renders a Workbench inline."""
+"""One-call helpers: ``workbench.show(...)``, ``workbench.parsers()``, ``workbench.require_gpu()``."""
 
 from __future__ import annotations
 
 
 def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs):
-    """Build a ``Workbench``, display it, then optionally load, step or run it.
+    """Build a ``Workbench``, display it, then optionally step or run it.
 
     ``show("<think>…</think>…", tool_parser="hermes", reasoning_parser="qwen3", run=True)``
     or ``show(recording="parsers/recordings/….jsonl")``. Returns the widget.
@@ -21,3 +21,32 @@ def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs
     elif steps:
         wb._guard(lambda: wb.step(steps), "Step")()
     return wb
+
+
+def parsers():
+    """vLLM's registries as a table: every tool and reasoning parser name, its class,
+    and whether it is engine-based (``workbench parsers`` as a DataFrame)."""
+    import pandas as pd
+
+    from workbench.cli.parsers_cmd import parser_table
+
+    frame = pd.DataFrame(parser_table())
+    frame["style"] = frame["engine_based"].map({True: "engine", False: "legacy"}).fillna("error")
+    return frame[["kind", "name", "style", "class"]]
+
+
+class NoGPU(Exception):
+    """Raised by ``require_gpu``; Jupyter shows its one line instead of a traceback."""
+
+    def _render_traceback_(self) -> list[str]:
+        return [f"NoGPU: {self}"]
+
+
+def require_gpu() -> str:
+    """The GPU's name, or stop the notebook with one line when torch sees no CUDA device."""
+    import torch
+
+    if not torch.cuda.is_available():
+        raise NoGPU("torch.cuda.is_available() is False: this notebook needs a GPU and stops "
+                    "here; notebooks 01-03 run on CPU.")
+    return torch.cuda.get_device_name(0)

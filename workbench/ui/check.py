@@ -41,6 +41,7 @@ class CheckPanel(W.VBox):
                                "contract on the current stream, and shrinks what fails</i>")
         self.exported = W.HTML("")
         self.report = None
+        self.checked: list[int] = []  # which deltas the report is about
         super().__init__([W.HBox([self.fuzz, self.check_button, self.grouping_button]), self.findings,
                           W.HBox([self.export_path, self.export_button]), self.exported])
 
@@ -91,6 +92,7 @@ class CheckActions:
                                                 shrink_budget_s=shrink_budget_s,
                                                 text_budget_s=text_budget_s))
         self.checks.show(report)
+        self.checks.checked = [id(d) for d in deltas]
         if self.model.final is not None:
             self.model.final["findings"] = report.findings
             self.final.show(self.model.final)
@@ -119,6 +121,30 @@ class CheckActions:
                      "from the previous run (marked)")
         return self.model.rows
 
+    def minimal_text(self) -> str | None:
+        """The shortest text check found that still shows the first severe finding."""
+        for f in (self.checks.report.findings if self.checks.report else []):
+            if "minimal_text" in f.extra:
+                return f.extra["minimal_text"]["text"]
+        return None
+
+    def replay_minimal(self):
+        """Stream the shrunk minimal text (same request and parser) in this widget."""
+        from dataclasses import replace
+
+        from workbench.errors import WorkbenchError
+
+        text = self.minimal_text()
+        if text is None:
+            raise WorkbenchError("no minimal text yet: run Check first")
+        self.model.inputs = replace(self.model.inputs, source="text", text=text, recording=None,
+                                    prompt_token_ids=None)
+        self.controls.write(self.model.inputs)
+        self.model.reset()
+        self.run()
+        self._status(f"minimal text: {len(self.model.rows)} deltas; " + self._summary())
+        return self.model.rows
+
     def export(self, path: str | None = None):
         """A standalone pytest file for this case (fails while the bug is there)."""
         from workbench.check import export as ex
@@ -128,6 +154,8 @@ class CheckActions:
         path = self.checks.export_path.value
         session, deltas = self._check_input()
         report = self.checks.report
+        if report is None or self.checks.checked != [id(d) for d in deltas]:
+            report = self.check(text_budget_s=0)  # the findings must be this stream's
         case = ex.build_case(session, deltas, report)
         written = ex.write_pytest(path, case)
         failures = ex.self_check(written)

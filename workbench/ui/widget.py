@@ -199,6 +199,17 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
     def rows(self) -> list[Row]:
         return self.model.rows
 
+    @property
+    def changed(self) -> list[int]:
+        """Steps the last replay or reload changed (marked in the table)."""
+        return sorted(self.model.changed)
+
+    def describe(self) -> dict:
+        """The composed parser (which vLLM classes) and what adjust_request decided
+        (skip_special_tokens, the structured-output constraint for tool_choice)."""
+        session = self.model.session or self.load().model.session
+        return {"parser": session.parser_info, "request": session.request_view()}
+
     def frame(self):
         return to_frame(self.model.rows)
 

@@ -1,0 +1,257 @@
+"""Write notebooks/01-04 from the cells below (outputs stripped).
+
+    .venv/bin/python notebooks/build.py          # rewrite the four notebooks
+    .venv/bin/python notebooks/build.py --check  # exit 1 if a notebook differs from this file
+
+Notebooks call only the public API (``import workbench``); the teaching text is here.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import nbformat
+
+HERE = Path(__file__).resolve().parent
+
+TOOLS = '''TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+                   "required": ["city"]}}}]'''
+
+TOUR = [
+    ("md", """# 01 · A tour of vLLM's tool and reasoning parsers
+
+What happens between the model's text and the OpenAI fields `reasoning`, `content` and
+`tool_calls`: the parsers vLLM's server runs, one delta at a time, on a real (tiny) vLLM
+engine embedded in this kernel. Every row below is what vLLM's own classes returned.
+
+**The flags.** A server started with `--enable-auto-tool-choice --tool-call-parser hermes
+--reasoning-parser qwen3` looks the two names up in two registries and composes one `Parser`
+class from them. The workbench makes the same calls."""),
+    ("code", """import os
+
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
+import workbench
+
+registry = workbench.parsers()
+registry.groupby(["kind", "style"]).size()"""),
+    ("code", """registry[registry.name.isin(["hermes", "qwen3", "qwen3_coder", "deepseek_r1"])]"""),
+    ("md", """**The composed parser.** `ParserManager.get_parser("hermes", "qwen3")` gives a
+`DelegatingParser` subclass holding the Qwen3 reasoning parser and the Hermes tool parser.
+The embedded engine is a random-weight Qwen3 with the real Qwen3 tokenizer; a *script* forces
+the tokens it emits, so the run is exactly repeatable. Nothing runs until the first Step."""),
+    ("code", TOOLS + """
+
+wb = workbench.show(source="engine", tools=TOOLS)   # the seed's script, on the embedded engine
+wb.describe()"""),
+    ("md", """**The reasoning phase, one delta at a time.** Each Step is one engine step: its token,
+the text vLLM's detokenizer released, the phase before and after, and what `parse_delta`
+returned. Greyed rows send no SSE chunk at all (the `<think>` marker is eaten)."""),
+    ("code", """wb.step(5)
+wb.frame()[["step", "tokens", "phase_before", "phase", "reasoning", "content", "sse"]]"""),
+    ("md", """**The end of thinking.** `</think>` moves the parser from the reasoning phase to the
+tool phase; the reasoning engine emits `REASONING_END` and no chunk is sent."""),
+    ("code", """wb.step()
+end = wb.select(6)   # the row panel shows its token ids, events and (absent) SSE chunk
+end.tokens, end.phase_before, end.phase, end.events, end.sse"""),
+    ("md", """**The tool phase.** Hermes buffers the call until it knows the name, then streams the
+arguments piece by piece. The last delta carries `finish_reason`: the engine said `stop`,
+the serving layer reports `tool_calls` because tool calls were streamed."""),
+    ("code", """wb.run()
+wb.frame()[["step", "tokens", "phase", "content", "tool_calls", "sse", "finish_reason"]].tail(12)"""),
+    ("code", """wb.rows[-1].finish_reason, wb.model.final["stream"]["tool_calls"]"""),
+    ("md", """The *final message* tab puts the joined stream next to the non-streaming answer
+(`parse` on the whole text). Here they differ only in the `"\\n\\n"` between `</think>` and
+the call: streamed as content, dropped by the non-streaming parse."""),
+    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("md", """**`tool_choice: "required"` and its grammar.** Now the request forces a call. Hermes's
+`adjust_request` turns off `skip_special_tokens` and adds a *structural tag*: a grammar of
+its own call syntax that the engine enforces once reasoning has ended. The grammar column
+shows, per step, whether the gate was open and how many tokens the mask allowed."""),
+    ("code", """REQUIRED = ('<think>Weather is needed.</think><tool_call>\\n{"name": "get_weather", '
+            '"arguments": {"city": "Paris"}}\\n</tool_call>')
+req = workbench.show(REQUIRED, source="engine", tools=TOOLS, tool_choice="required", run=True)
+req.describe()["request"]["structured_outputs"]"""),
+    ("code", """req.frame().assign(grammar=[r.extra.get("grammar", {}).get("allowed") for r in req.rows])[
+    ["step", "tokens", "phase", "tool_calls", "finish_reason", "grammar"]]"""),
+    ("md", """The seed's own script has `"\\n\\n"` after `</think>`, which the grammar does not
+allow: the engine rejects the forced token and ends the request with `finish_reason: "error"`
+(the last row, in the grammar column: *emitted token not allowed*)."""),
+    ("code", """seed = workbench.show(source="engine", tools=TOOLS, tool_choice="required", run=True)
+seed.rows[-1].finish_reason, seed.rows[-1].extra["grammar"]"""),
+]
+
+AUTHOR = [
+    ("md", """# 02 · Author a parser as a TOML file
+
+A parser format can be data: vLLM's `ParserEngine` runs a state machine from a
+`ParserEngineConfig`, and `parsers/*.toml` write one field per key, one transition per line.
+Here we write a small format, replay a stream through it, break one transition and watch the
+table change, compare it with vLLM's built-in parsers, then check and fuzz it."""),
+    ("code", """import workbench
+
+""" + TOOLS + """
+
+TEXT = ('<think>Weather is needed.</think>Sure.<tool_call>{"name": "get_weather", '
+        '"arguments": {"city": "Paris"}}</tool_call>')"""),
+    ("md", """**Write the format.** Four terminals, four transitions: `<think>` opens reasoning,
+`</think>` closes it, `<tool_call>` opens the arguments, `</tool_call>` closes them."""),
+    ("code", '''MY_FORMAT = """
+name = "my_format"
+initial_state = "CONTENT"
+arg_converter = "vllm.parser.granite:_granite_arg_converter"  # carves "arguments" out of the JSON
+tool_args_json = true
+
+transitions = [
+  { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
+  { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
+  { from = "CONTENT",   on = "TOOL_START",  to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] },
+  { from = "TOOL_ARGS", on = "TOOL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
+]
+
+[terminals]
+THINK_START = "<think>"
+THINK_END = "</think>"
+TOOL_START = "<tool_call>"
+TOOL_END = "</tool_call>"
+
+[token_id_terminals]
+THINK_START = "<think>"
+THINK_END = "</think>"
+TOOL_START = "<tool_call>"
+TOOL_END = "</tool_call>"
+
+[content_events]
+CONTENT = "TEXT_CHUNK"
+REASONING = "REASONING_CHUNK"
+TOOL_ARGS = "ARG_VALUE_CHUNK"
+"""'''),
+    ("md", """**Replay through it.** The widget starts with the built-in `hermes` + `qwen3`; loading
+the text into the *config editor* replays the same stream through the new format."""),
+    ("code", """wb = workbench.show(TEXT, tools=TOOLS, run=True)
+wb.reload_config(MY_FORMAT)          # [] means: it is now the active parser
+wb.model.final["stream"]"""),
+    ("md", """**A mistake is reported, not applied.** A typo in a state name comes back as a problem
+with its line; the editor's banner shows it and the last good config stays active."""),
+    ("code", """problems = wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
+                                              'to = "CONTNT",    emit = ["REASONING_END"]'))
+[str(p) for p in problems]"""),
+    ("md", """**Break one transition.** Let `</think>` keep the machine in `REASONING`: every row from
+there on changes (marked in the table), and the tool call disappears into the reasoning."""),
+    ("code", """wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
+                                  'to = "REASONING", emit = []'))
+wb.changed[:5], wb.model.final["stream"]["tool_calls"]"""),
+    ("code", """wb.reload_config(MY_FORMAT)   # and back
+wb.model.final["stream"]["tool_calls"]"""),
+    ("md", """**Compare with the built-in parser.** A/B runs two parser specs on the same stream,
+side by side, and names the first step whose client-visible output differs."""),
+    ("code", """ab = wb.compare("hermes+qwen3", "editor")
+ab.first_step, {f: v["same"] for f, v in ab.final["stream"].items()}"""),
+    ("md", """**Check and fuzz it.** `check` compares the stream with the non-streaming answer, replays
+the same tokens in other groupings (whole, k-token batches, random, every two-chunk split,
+detokenizer holdback) against one-token deltas, checks the client contract, and shrinks
+whatever fails."""),
+    ("code", """report = wb.check(fuzz=20)
+report.consistent, [f.headline() for f in report.findings]"""),
+]
+
+BUG = [
+    ("md", """# 03 · Reproduce a bug from a recording
+
+`parsers/recordings/hermes/truncated_arguments.jsonl` was recorded with
+`workbench replay --save`: a Hermes tool call cut off inside its arguments. Replay it,
+find where streaming and non-streaming part ways, shrink it, and export a pytest file
+that fails while the bug is there."""),
+    ("code", """import tempfile
+from pathlib import Path
+
+import workbench
+
+wb = workbench.show(recording="parsers/recordings/hermes/truncated_arguments.jsonl", run=True)
+wb.describe()["parser"]["tool"], len(wb.rows)"""),
+    ("md", """**The divergence.** The final-message tab highlights the differing fields; the first
+divergent step is the first delta after which the joined stream can no longer become the
+non-streaming answer."""),
+    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("code", """row = wb.goto_divergence()      # selects it in the table and the row panel
+row.step, row.tokens, row.delta, row.chunk"""),
+    ("md", """**Check and shrink.** The checker confirms the finding and shrinks the text to the
+fewest tokens that still show it."""),
+    ("code", """report = wb.check(fuzz=20)
+[f.headline() for f in report.findings]"""),
+    ("code", """wb.minimal_text()"""),
+    ("code", """wb.replay_minimal()              # the shrunk case, streamed in the same widget
+[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("md", """**Export the shrunk case.** A standalone pytest file with the tokens, the request and the
+groupings (the findings are re-checked for this stream); it imports only vLLM and fails now,
+as it should until the parser is fixed."""),
+    ("code", """out = Path(tempfile.mkdtemp()) / "test_hermes_truncated.py"
+wb.export(str(out))
+print(out.read_text()[:1200])"""),
+]
+
+GPU = [
+    ("md", """# 04 · The same with a real model on a GPU
+
+The tour's steps with a real model instead of the embedded tiny one. Needs a CUDA GPU, a
+GPU build of vLLM, and a local model folder in `WORKBENCH_MODEL` (e.g. a Qwen3 checkpoint;
+its own tokenizer is used). Without a GPU the next cell says so and the notebook stops."""),
+    ("code", """import os
+
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
+import workbench
+
+workbench.require_gpu()"""),
+    ("code", """MODEL = os.environ.get("WORKBENCH_MODEL", "")   # a local folder with config.json and weights
+""" + TOOLS),
+    ("md", """**Free generation** (`text=""`): the model writes; each Step is one engine step."""),
+    ("code", """wb = workbench.show("", source="engine", model=MODEL, tokenizer=MODEL, tools=TOOLS,
+                    reasoning_parser="qwen3", tool_parser="hermes")
+wb.step(8)
+wb.frame()[["step", "tokens", "phase", "reasoning", "content", "sse"]]"""),
+    ("code", """wb.run()
+[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("md", """**`tool_choice: "required"`**: the grammar constrains the real model's output."""),
+    ("code", """req = workbench.show("", source="engine", model=MODEL, tokenizer=MODEL, tools=TOOLS,
+                     tool_choice="required", run=True)
+req.describe()["request"]["structured_outputs"], req.model.final["stream"]["tool_calls"]"""),
+    ("code", """report = wb.check(fuzz=20)
+[f.headline() for f in report.findings]"""),
+]
+
+NOTEBOOKS = {"01_tour.ipynb": TOUR, "02_author_a_parser.ipynb": AUTHOR,
+             "03_reproduce_a_bug.ipynb": BUG, "04_gpu_real_model.ipynb": GPU}
+
+
+def build(cells) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.metadata = {"kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                                  "language": "python"},
+                   "language_info": {"name": "python"}}
+    for n, (kind, src) in enumerate(cells):
+        cell = (nbformat.v4.new_markdown_cell if kind == "md" else nbformat.v4.new_code_cell)(src.strip())
+        cell["id"] = f"c{n:02d}"
+        nb.cells.append(cell)
+    return nb
+
+
+def main(argv: list[str]) -> int:
+    stale = []
+    for name, cells in NOTEBOOKS.items():
+        text = nbformat.writes(build(cells)) + "\n"
+        path = HERE / name
+        if "--check" in argv:
+            if not path.is_file() or path.read_text(encoding="utf-8") != text:
+                stale.append(name)
+        else:
+            path.write_text(text, encoding="utf-8")
+    if stale:
+        print("out of date (run notebooks/build.py):", ", ".join(stale))
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
