@@ -1,0 +1,186 @@
+"""Hand a case on: a standalone pytest file, or a vLLM replay-test sample.
+
+The pytest file is ``export_template.py`` with the case embedded as a Python
+literal and ``props.py`` pasted in, so it asserts exactly what ``check`` does
+and needs only vLLM and the tokenizer files. ``self_check`` runs the exported
+tests in this process, to say up front whether they fail now.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import pprint
+import re
+import sys
+from pathlib import Path
+
+from workbench.check import groupings as G
+from workbench.check.contract import markers as parser_markers
+from workbench.errors import WorkbenchError
+
+HERE = Path(__file__).parent
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+
+
+def request_fields(spec) -> dict:
+    """The ChatCompletionRequest fields ``request.build_request`` passes for this spec."""
+    fields = {"model": "workbench", "messages": spec.messages, "include_reasoning": spec.include_reasoning}
+    for key in ("tools", "tool_choice", "parallel_tool_calls", "max_tokens"):
+        if getattr(spec, key) is not None:
+            fields[key] = getattr(spec, key)
+    if spec.chat_template_kwargs:
+        fields["chat_template_kwargs"] = spec.chat_template_kwargs
+    return fields
+
+
+def vocab(tokenizer) -> dict[str, int]:
+    decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
+    return {t.content: i for i, t in sorted(decoder.items())}
+
+
+def _groupings(n: int, report) -> list[dict]:
+    out = [{"label": label, "sizes": list(sizes)} for label, sizes in G.whole(n) + G.k_batches(n, (2, 4))]
+    out.append({"label": "holdback:1", "holdback": 1})
+    for f in report.findings if report else ():
+        label = f.extra.get("minimal_grouping") or f.chunking
+        if label.startswith("merge:"):
+            out.append({"label": label, "sizes": list(G.parse_merge_label(label, n))})
+        elif label.startswith("holdback:"):
+            out.append({"label": label, "holdback": int(label.split(":")[1])})
+    seen, unique = set(), []
+    for g in out:
+        if g["label"] not in seen:
+            seen.add(g["label"])
+            unique.append(g)
+    return unique
+
+
+def build_case(session, deltas, report=None) -> dict:
+    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+    from workbench.core.versions import vllm_version
+
+    spec = session.setup.parser
+    if spec.config or session.setup.plugins:
+        raise WorkbenchError("export needs vLLM's registered parsers by name: a parser config or a "
+                             "plugin would not load in a vLLM-only test")
+    tokens = G.TokenStream.from_deltas(session, deltas)
+    folder = ensure_tokenizer(session.setup.tokenizer)
+    findings = [f.headline() for f in report.findings] if report else []
+    return {
+        "vllm_version": vllm_version(),
+        "tokenizer": {"name": session.setup.tokenizer, "path": str(folder), "sha256": tokenizer_sha256(folder)},
+        "vocab": vocab(session.tokenizer),
+        "parser": {"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser},
+        "request": request_fields(session.setup.request),
+        "chat_template_kwargs": session.setup.request.chat_template_kwargs,
+        "prompt_token_ids": list(session.prompt_ids),
+        "token_ids": tokens.ids, "token_texts": tokens.texts, "finish_reason": tokens.finish_reason,
+        "markers": parser_markers(session),
+        "groupings": _groupings(len(tokens), report),
+        "findings_when_exported": findings,
+    }
+
+
+def props_source() -> str:
+    text = (HERE / "props.py").read_text(encoding="utf-8")
+    body = text.split('"""', 2)[2]  # drop the module docstring
+    return body.replace("from __future__ import annotations\n", "").strip() + "\n"
+
+
+def render_pytest(case: dict, filename: str) -> str:
+    template = (HERE / "export_template.py").read_text(encoding="utf-8")
+    spec = case["parser"]
+    title = (f"Parser check: {spec['tool_parser'] or '-'} + {spec['reasoning_parser'] or '-'} on "
+             f"{case['tokenizer']['name']}, {len(case['token_ids'])} tokens")
+    if case["findings_when_exported"]:
+        title += "\n\nFindings when exported:\n" + "\n".join(
+            "- " + h.replace("\\", "\\\\").replace('"""', "'''") for h in case["findings_when_exported"])
+    out = (template.replace("@TITLE@", title).replace("@VLLM_VERSION@", case["vllm_version"])
+           .replace("@FILENAME@", filename)
+           .replace("CASE = {}  # @CASE@", "CASE = " + pprint.pformat(case, width=100, sort_dicts=False, compact=True))
+           .replace("# @PROPS@", props_source()))
+    compile(out, filename, "exec")  # never write a file that does not import
+    return out
+
+
+def write_pytest(path: str | Path, case: dict) -> Path:
+    p = Path(path)
+    if not _NAME.match(p.stem):
+        raise WorkbenchError(f"{p.name}: the test file name must be a Python identifier (test_NAME.py)")
+    try:
+        p.write_text(render_pytest(case, p.name), encoding="utf-8")
+    except OSError as e:
+        raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
+    return p
+
+
+def vllm_sample(case: dict, nonstream: dict, sample_id: str, description: str = "") -> dict:
+    """One line of vLLM's replay-test samples (tests/parser/engine/replay_harness.py ``Sample``).
+
+    The expected values are the non-streaming answer; a stop-terminating EOS is left
+    out of ``tokens`` (it carries no text).
+    """
+    pairs = [[i, t] for i, t in zip(case["token_ids"], case["token_texts"])]
+    eos_last = case["finish_reason"] == "stop" and pairs and pairs[-1][1] == ""
+    calls = []
+    for c in nonstream.get("tool_calls") or []:
+        try:
+            args = json.loads(c["arguments"]) if c["arguments"] else {}
+        except ValueError:
+            args = c["arguments"]
+        calls.append({"name": c["name"], "arguments": args})
+    p = case["parser"]
+    return {"id": sample_id, "description": description,
+            "source": f"parser workbench export; vLLM {case['vllm_version']}; "
+                      f"{p['tool_parser'] or '-'}+{p['reasoning_parser'] or '-'}; tokenizer "
+                      f"{case['tokenizer']['name']} sha256 {case['tokenizer']['sha256'][:16]}",
+            "vocab": case["vocab"], "tokens": pairs[:-1] if eos_last else pairs,
+            "expected_reasoning": nonstream.get("reasoning"),
+            "expected_content": nonstream.get("content"),
+            "expected_tool_calls": calls, "tools": case["request"].get("tools"),
+            "chat_template_kwargs": case["chat_template_kwargs"] or None,
+            "prompt_token_ids": case["prompt_token_ids"]}
+
+
+def write_sample(path: str | Path, sample: dict) -> Path:
+    p = Path(path)
+    try:
+        p.write_text(json.dumps(sample, ensure_ascii=False) + "\n", encoding="utf-8")
+    except OSError as e:
+        raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
+    return p
+
+
+def self_check(path: str | Path, tokenizer_folder: str | None = None) -> list[tuple[str, str]]:
+    """Run the exported tests here: [(test id, failure message)] for those that fail."""
+    p = Path(path)
+    name = f"_workbench_export_{p.stem}"
+    spec = importlib.util.spec_from_file_location(name, p)
+    module = importlib.util.module_from_spec(spec)
+    old = os.environ.get("PARSER_TOKENIZER")
+    if tokenizer_folder:
+        os.environ["PARSER_TOKENIZER"] = tokenizer_folder
+    try:
+        spec.loader.exec_module(module)
+        tests = [("test_stream_joins_to_the_nonstreaming_answer", module.test_stream_joins_to_the_nonstreaming_answer, ())]
+        for g in module.CASE["groupings"]:
+            tests.append((f"test_grouping_gives_the_one_token_answer[{g['label']}]",
+                          module.test_grouping_gives_the_one_token_answer, (g,)))
+        for g in [module.ONE_TOKEN] + module.CASE["groupings"]:
+            tests.append((f"test_client_contract[{g['label']}]", module.test_client_contract, (g,)))
+        failures = []
+        for test_id, fn, args in tests:
+            try:
+                fn(*args)
+            except AssertionError as e:
+                failures.append((test_id, str(e).splitlines()[0] if str(e) else "assertion failed"))
+        return failures
+    finally:
+        sys.modules.pop(name, None)
+        if tokenizer_folder:
+            if old is None:
+                os.environ.pop("PARSER_TOKENIZER", None)
+            else:
+                os.environ["PARSER_TOKENIZER"] = old

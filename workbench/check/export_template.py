@@ -1,0 +1,169 @@
+"""@TITLE@
+
+Exported by the parser workbench (`workbench export`) from vLLM @VLLM_VERSION@. A
+standalone pytest file: it needs only vLLM and the tokenizer files. The token ids,
+their texts (as vLLM's detokenizer produced them), the request and the prompt ids
+are embedded below; the test drives ``ParserManager.get_parser(...)`` and the
+parser's ``parse`` / ``parse_delta`` directly and asserts what `workbench check`
+asserts: the stream joins to the non-streaming answer, other groupings of the same
+tokens into deltas give the one-token answer, and the chunks keep the client
+contract. Differences in whitespace only, or None vs "", are allowed. It fails
+while the bug is present and passes once it is fixed.
+
+Tokenizer: set PARSER_TOKENIZER to a folder holding tokenizer.json (for example a
+download of the model's Hugging Face repository) or, when online, a Hugging Face
+model id; without it the folder below, where the workbench keeps it, is used.
+The test checks that the tokenizer knows the embedded special tokens by id.
+
+    PARSER_TOKENIZER=/path/to/tokenizer-folder pytest -q @FILENAME@
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
+
+CASE = {}  # @CASE@
+
+# -- the properties, copied from the workbench (workbench/check/props.py) --------
+# @PROPS@
+
+
+# -- driving vLLM ----------------------------------------------------------------
+@functools.cache
+def tokenizer():
+    from vllm.tokenizers import get_tokenizer
+
+    where = os.environ.get("PARSER_TOKENIZER") or CASE["tokenizer"]["path"]
+    tok = get_tokenizer(where)
+    vocab = tok.get_vocab()
+    wrong = {t: i for t, i in CASE["vocab"].items() if vocab.get(t) != i}
+    if wrong:
+        raise RuntimeError(f"the tokenizer at {where} is not the one this case was made with "
+                           f"({CASE['tokenizer']['name']}): these special tokens have other ids: {wrong}")
+    return tok
+
+
+@functools.cache
+def parser_and_request():
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser.parser_manager import ParserManager
+
+    p = CASE["parser"]
+    tok = tokenizer()
+    cls = ParserManager.get_parser(tool_parser_name=p["tool_parser"],
+                                   reasoning_parser_name=p["reasoning_parser"],
+                                   enable_auto_tools=p["tool_parser"] is not None, tokenizer=tok)
+    request = ChatCompletionRequest(**CASE["request"])
+    if cls is not None and (cls.always_adjust_request or cls.reasoning_parser_cls is not None
+                            or request.tool_choice != "none"):
+        request = cls(tok, request.tools, model_config=None,
+                      chat_template_kwargs=CASE["chat_template_kwargs"]).adjust_request(request=request)
+    return cls, request
+
+
+def new_parser():
+    cls, request = parser_and_request()
+    if cls is None:
+        return None, request
+    return cls(tokenizer(), request.tools, chat_template_kwargs=CASE["chat_template_kwargs"],
+               model_config=None), request
+
+
+def as_dict(msg):
+    if msg is None:
+        return None
+    return {"reasoning": msg.reasoning, "content": msg.content,
+            "tool_calls": [{"index": tc.index, "id": tc.id, "name": tc.function.name if tc.function else None,
+                            "arguments": tc.function.arguments if tc.function else None}
+                           for tc in msg.tool_calls or []]}
+
+
+def deltas_of(grouping):
+    """[(token ids, text)] for a grouping: sizes over the tokens, or text held back."""
+    ids, texts = CASE["token_ids"], CASE["token_texts"]
+    if "holdback" in grouping:
+        out, held = [], []
+        for i, (tid, text) in enumerate(zip(ids, texts)):
+            held.append(text)
+            if i == len(ids) - 1:
+                chunk, held = "".join(held), []
+            elif len(held) > grouping["holdback"]:
+                chunk = held.pop(0)
+            else:
+                chunk = ""
+            out.append(([tid], chunk))
+        return out
+    out, i = [], 0
+    for size in grouping["sizes"]:
+        out.append((ids[i:i + size], "".join(texts[i:i + size])))
+        i += size
+    return out
+
+
+def stream(grouping):
+    """(per-step deltas, what a streaming client ends up with)."""
+    parser, request = new_parser()
+    deltas = deltas_of(grouping)
+    steps = []
+    for n, (ids, text) in enumerate(deltas):
+        if parser is None:
+            steps.append({"reasoning": None, "content": text, "tool_calls": []})
+            continue
+        msg = parser.parse_delta(text, list(ids), request, CASE["prompt_token_ids"],
+                                 finished=n == len(deltas) - 1)
+        steps.append(as_dict(msg))
+    return steps, accumulate(steps)
+
+
+def nonstream():
+    parser, request = new_parser()
+    text = "".join(CASE["token_texts"])
+    if parser is None:
+        return {"reasoning": None, "content": text, "tool_calls": []}
+    parser.set_prompt_token_ids(CASE["prompt_token_ids"])
+    reasoning, content, calls = parser.parse(text, request, enable_auto_tools=CASE["parser"]["tool_parser"]
+                                             is not None, model_output_token_ids=CASE["token_ids"])
+    return {"reasoning": reasoning if request.include_reasoning else None, "content": content,
+            "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls or []]}
+
+
+PARSER_FIELDS = ("reasoning", "content", "tool_calls")
+
+
+def severe(final, reference):
+    return {f: (raw_view(final, f), raw_view(reference, f))
+            for f, sev in differences(final, reference, PARSER_FIELDS).items() if sev == "error"}
+
+
+# -- the tests ---------------------------------------------------------------------
+ONE_TOKEN = {"label": "token", "sizes": [1] * len(CASE["token_ids"])}
+
+
+def test_stream_joins_to_the_nonstreaming_answer():
+    steps, final = stream(ONE_TOKEN)
+    differs = severe(final, nonstream())
+    assert not differs, "stream != non-stream (field: (stream, non-stream)): " + repr(differs)
+
+
+@pytest.mark.parametrize("grouping", CASE["groupings"], ids=lambda g: g["label"])
+def test_grouping_gives_the_one_token_answer(grouping):
+    _, final = stream(grouping)
+    _, reference = stream(ONE_TOKEN)
+    differs = severe(final, reference)
+    assert not differs, (f"{grouping['label']} != one-token deltas (field: (grouping, one-token)): "
+                         + repr(differs))
+
+
+@pytest.mark.parametrize("grouping", [ONE_TOKEN] + CASE["groupings"], ids=lambda g: g["label"])
+def test_client_contract(grouping):
+    steps, _ = stream(grouping)
+    problems = [f"step {p['step']}: {p['detail']}" for p in contract_problems(steps, CASE["markers"])]
+    if grouping is ONE_TOKEN:
+        problems += [f"non-stream: marker {m!r} in {f}" for f, m in marker_leaks(nonstream(), CASE["markers"])]
+    assert not problems, "; ".join(problems)

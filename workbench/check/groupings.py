@@ -1,0 +1,172 @@
+"""Other groupings of the same tokens into deltas, as engines produce them.
+
+A grouping is a tuple of delta sizes in tokens. ``TokenStream`` holds the
+one-token deltas of a stream as vLLM's incremental detokenizer produced them
+(computed once) and builds any grouping from them: vLLM's detokenizer decodes
+token by token whatever the step size, so a group's text is the concatenation
+of its tokens' texts as long as no stop string holds text back (then every
+grouping goes through vLLM's detokenizer again). ``tests/test_check.py``
+asserts that equivalence against ``deltas_from_ids``.
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+
+from workbench.core.deltas import Delta, deltas_from_ids, split
+
+VLLM_SEED = 20260902  # tests/tool_parsers/common_tests.py's split-invariance seed
+MAX_CHUNK = 4  # vLLM's random_groupings default
+MTP_BATCHES = (2, 3, 4, 8)
+
+
+@dataclass
+class Variant:
+    label: str
+    deltas: list[Delta]
+    sizes: tuple[int, ...] | None  # None when text and ids are not aligned (holdback)
+
+
+class TokenStream:
+    """The one-token deltas of a stream, and every regrouping of them."""
+
+    def __init__(self, session, token_deltas: list[Delta]) -> None:
+        self.session = session
+        self.token_deltas = token_deltas
+        self.ids = [d.token_ids[0] for d in token_deltas]
+        self.texts = [d.text for d in token_deltas]
+        self.finish_reason = token_deltas[-1].finish_reason or "stop"
+        eos = getattr(session.tokenizer, "eos_token_id", None)
+        self.stop_terminated = bool(self.ids) and self.ids[-1] == eos
+        # Stop strings make vLLM hold text back between steps; then regroup for real.
+        self.exact_concat = not session.params.stop
+
+    @classmethod
+    def from_deltas(cls, session, deltas: list[Delta]) -> TokenStream:
+        if all(len(d.token_ids) == 1 for d in deltas):
+            return cls(session, list(deltas))
+        return cls(session, session.regroup(deltas, "token"))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    @property
+    def text(self) -> str:
+        return "".join(self.texts)
+
+    def deltas(self, sizes) -> list[Delta]:
+        if not self.exact_concat:
+            return self.detokenized(sizes)
+        out, i, last = [], 0, len(sizes) - 1
+        for n, s in enumerate(sizes):
+            out.append(Delta(tuple(self.ids[i:i + s]), "".join(self.texts[i:i + s]),
+                             self.finish_reason if n == last else None))
+            i += s
+        return out
+
+    def detokenized(self, sizes) -> list[Delta]:
+        """The same grouping through vLLM's IncrementalDetokenizer (the reference)."""
+        s = self.session
+        return list(deltas_from_ids(s.tokenizer, self.ids, s.prompt_ids, s.params, split(self.ids, sizes),
+                                    finish_reason=self.finish_reason,
+                                    stop_terminated=self.stop_terminated))
+
+    def holdback(self, delay: int = 1) -> list[Delta]:
+        """One token per delta, its text ``delay`` deltas late; the last delta flushes
+        the rest (vLLM's ``replay_with_text_holdback``)."""
+        out, held, last = [], [], len(self.ids) - 1
+        for i, (tid, text) in enumerate(zip(self.ids, self.texts)):
+            held.append(text)
+            if i == last:
+                chunk, held = "".join(held), []
+            elif len(held) > delay:
+                chunk = held.pop(0)
+            else:
+                chunk = ""
+            out.append(Delta((tid,), chunk, self.finish_reason if i == last else None))
+        return out
+
+    def variant(self, label: str, sizes) -> Variant:
+        return Variant(label, self.deltas(sizes), tuple(sizes))
+
+
+def whole(n: int) -> list[tuple[str, tuple]]:
+    return [("whole", (n,))] if n > 1 else []
+
+
+def two_chunk(n: int) -> list[tuple[str, tuple]]:
+    return [(f"split:{i}", (i, n - i)) for i in range(1, n)]
+
+
+def random_groupings(n: int, count: int, seed: int = VLLM_SEED,
+                     max_chunk: int = MAX_CHUNK) -> list[tuple[str, tuple]]:
+    """Drawn as vLLM's ``random_groupings`` draws them (one RNG for all ``count``)."""
+    rng = random.Random(seed)
+    out = []
+    for j in range(count):
+        sizes, left = [], n
+        while left > 0:
+            s = min(rng.randint(1, max_chunk), left)
+            sizes.append(s)
+            left -= s
+        out.append((f"random:{seed}#{j}", tuple(sizes)))
+    return out
+
+
+def k_batches(n: int, ks=MTP_BATCHES) -> list[tuple[str, tuple]]:
+    return [(f"k:{k}", tuple(min(k, n - i) for i in range(0, n, k))) for k in ks if k < n]
+
+
+def standard(n: int, fuzz: int, seed: int = VLLM_SEED, max_chunk: int = MAX_CHUNK,
+             ks=MTP_BATCHES) -> list[tuple[str, tuple]]:
+    """whole, k-token batches, N random groupings, every two-chunk split; no
+    duplicates and never the one-token grouping itself."""
+    seen, out = set(), []
+    for label, sizes in whole(n) + k_batches(n, ks) + random_groupings(n, fuzz, seed, max_chunk) + two_chunk(n):
+        if sizes in seen or all(s == 1 for s in sizes):
+            continue
+        seen.add(sizes)
+        out.append((label, sizes))
+    return out
+
+
+def merges(sizes) -> set[int]:
+    """Token positions i whose token shares a delta with token i+1."""
+    out, i = set(), 0
+    for s in sizes:
+        out.update(range(i, i + s - 1))
+        i += s
+    return out
+
+
+def from_merges(n: int, merged) -> tuple[int, ...]:
+    sizes, run = [], 1
+    for i in range(n - 1):
+        if i in merged:
+            run += 1
+        else:
+            sizes.append(run)
+            run = 1
+    sizes.append(run)
+    return tuple(sizes)
+
+
+def merge_label(sizes) -> str:
+    """'token', or 'merge:3-5,41-42': the 0-based token spans sharing one delta."""
+    spans, i = [], 0
+    for s in sizes:
+        if s > 1:
+            spans.append(f"{i}-{i + s - 1}")
+        i += s
+    return "merge:" + ",".join(spans) if spans else "token"
+
+
+def parse_merge_label(label: str, n: int) -> tuple[int, ...]:
+    if label == "token":
+        return (1,) * n
+    merged = set()
+    for span in label.removeprefix("merge:").split(","):
+        a, b = (int(x) for x in span.split("-"))
+        merged.update(range(a, b))
+    return from_merges(n, merged)

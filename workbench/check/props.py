@@ -1,0 +1,191 @@
+"""The properties `workbench check` asserts, as pure functions over plain dicts.
+
+No imports beyond the standard library: ``workbench export`` copies this file
+verbatim into every exported pytest file, so the exported test asserts exactly
+what ``check`` found. A *delta* here is the client-side view of one chunk,
+``{"reasoning", "content", "tool_calls": [{"index", "id", "name", "arguments"}]}``
+(or None when nothing was sent); a *final* is what a client holds at the end,
+``{"reasoning", "content", "tool_calls": [{"name", "arguments"}], ...}``.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")
+_WS = re.compile(r"\s+")
+
+
+def accumulate(deltas) -> dict:
+    """Join chunks as an OpenAI streaming client does (tool calls keyed by index)."""
+    acc = Accumulator()
+    for d in deltas:
+        acc.add(d)
+    return acc.final
+
+
+class Accumulator:
+    def __init__(self) -> None:
+        self.final = {"reasoning": None, "content": None, "tool_calls": []}
+        self._by_index = {}
+
+    def add(self, d) -> None:
+        if not d:
+            return
+        out = self.final
+        for key in ("reasoning", "content"):
+            if d.get(key) is not None:
+                out[key] = (out[key] or "") + d[key]
+        for tc in d.get("tool_calls") or []:
+            slot = self._by_index.get(tc["index"])
+            if slot is None:
+                slot = self._by_index[tc["index"]] = {"index": tc["index"], "id": None,
+                                                      "name": None, "arguments": ""}
+                out["tool_calls"].append(slot)
+            if tc.get("id") and not slot["id"]:
+                slot["id"] = tc["id"]
+            if tc.get("name"):
+                slot["name"] = (slot["name"] or "") + tc["name"]
+            if tc.get("arguments"):
+                slot["arguments"] += tc["arguments"]
+
+
+def norm_text(value) -> str:
+    """Normalised view of a text field: None == "", whitespace runs and ends ignored."""
+    return " ".join((value or "").split())
+
+
+def parsed_args(arguments):
+    try:
+        return json.loads(arguments) if arguments else {}
+    except (TypeError, ValueError):
+        return {"<invalid JSON>": _WS.sub(" ", str(arguments)).strip()}
+
+
+def calls_raw(final: dict) -> list:
+    return [{"name": c.get("name"), "arguments": c.get("arguments")} for c in final.get("tool_calls") or []]
+
+
+def calls_norm(final: dict) -> list:
+    return [{"name": c.get("name"), "arguments": parsed_args(c.get("arguments"))}
+            for c in final.get("tool_calls") or []]
+
+
+def raw_view(final: dict, field: str):
+    return calls_raw(final) if field == "tool_calls" else final.get(field)
+
+
+def norm_view(final: dict, field: str):
+    if field == "tool_calls":
+        return calls_norm(final)
+    if field == "finish_reason":
+        return final.get(field)
+    return norm_text(final.get(field))
+
+
+def differences(final: dict, reference: dict, fields=FIELDS) -> dict:
+    """field -> "error" (differs when normalised) or "cosmetic" (raw only) for differing fields."""
+    out = {}
+    for field in fields:
+        if field not in final or field not in reference:
+            continue
+        if norm_view(final, field) != norm_view(reference, field):
+            out[field] = "error"
+        elif raw_view(final, field) != raw_view(reference, field):
+            out[field] = "cosmetic"
+    return out
+
+
+def _squash(value) -> str:
+    return _WS.sub("", value or "")
+
+
+def can_still_match(acc: dict, reference: dict, field: str, raw: bool = False) -> bool:
+    """Whether a stream accumulated so far can still end as ``reference[field]``."""
+    view = (lambda s: s or "") if raw else _squash
+    if field in ("reasoning", "content"):
+        return view(reference.get(field)).startswith(view(acc.get(field)))
+    if field == "tool_calls":
+        ref = reference.get("tool_calls") or []
+        got = acc.get("tool_calls") or []
+        if len(got) > len(ref):
+            return False
+        for g, r in zip(got, ref):
+            if g.get("name") and not (r.get("name") or "").startswith(g["name"]):
+                return False
+            if not view(r.get("arguments")).startswith(view(g.get("arguments"))):
+                return False
+        return True
+    return True
+
+
+def first_step(steps, reference: dict, field: str, raw: bool = False):
+    """The first step (1-based) from which the accumulated stream can no longer match.
+
+    ``steps`` is the list of per-step deltas (None where nothing was sent). When
+    the stream never contradicts the reference it fell short, and the answer is
+    its last step.
+    """
+    acc = Accumulator()
+    for n, d in enumerate(steps, 1):
+        acc.add(d)
+        if d and not can_still_match(acc.final, reference, field, raw):
+            return n
+    return len(steps) or None
+
+
+def marker_leaks(final: dict, markers) -> list:
+    """[(field, marker)] for every parser marker found in reasoning or content."""
+    found = []
+    for field in ("reasoning", "content"):
+        text = final.get(field) or ""
+        found += [(field, m) for m in markers if m and m in text]
+    return found
+
+
+def contract_problems(steps, markers) -> list:
+    """Client-contract violations of one stream: [{"field", "step", "detail"}].
+
+    A call's id and name arrive once, on its first delta; indices start at 0 and
+    grow by one; arguments concatenate to valid JSON by the end; no parser
+    marker appears in content or reasoning.
+    """
+    problems, seen, last_args_step = [], {}, {}
+    for n, d in enumerate(steps, 1):
+        for tc in (d or {}).get("tool_calls") or []:
+            i = tc.get("index")
+            if i not in seen:
+                if i != len(seen):
+                    problems.append({"field": "tool_calls", "step": n,
+                                     "detail": f"new call has index {i}, expected {len(seen)}"})
+                seen[i] = n
+                for key in ("id", "name"):
+                    if not tc.get(key):
+                        problems.append({"field": "tool_calls", "step": n,
+                                         "detail": f"call {i}: first delta carries no {key}"})
+            else:
+                for key in ("id", "name"):
+                    if tc.get(key):
+                        problems.append({"field": "tool_calls", "step": n,
+                                         "detail": f"call {i}: {key} sent again ({tc[key]!r})"})
+            if tc.get("arguments"):
+                last_args_step[i] = n
+    final = accumulate(steps)
+    for call in final["tool_calls"]:
+        args = call["arguments"]
+        try:
+            json.loads(args)
+        except ValueError:
+            problems.append({"field": "tool_calls", "step": last_args_step.get(call["index"], len(steps)),
+                             "detail": f"call {call['index']}: arguments do not join to valid JSON: "
+                                       f"{args!r}"})
+    for field, marker in marker_leaks(final, markers):
+        acc, step = Accumulator(), None
+        for n, d in enumerate(steps, 1):
+            acc.add(d)
+            if marker in (acc.final.get(field) or ""):
+                step = n
+                break
+        problems.append({"field": field, "step": step, "detail": f"marker {marker!r} leaked into {field}"})
+    return problems

@@ -1,0 +1,244 @@
+"""`check`: every check over one stream, with one Session.
+
+1. The stream as given: stream vs non-stream, the client contract, parser errors.
+2. Chunking invariance: whole, k-token batches, N seeded random groupings, every
+   two-chunk split and detokenizer holdback, each compared with one-token deltas;
+   per field, the failing grouping with the fewest merges is shrunk to a minimal
+   one, and the first severe finding to a minimal text.
+3. Parser cost per delta.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from workbench.check import compare, contract, cost as cost_mod, groupings as G, parallel, props, shrink
+from workbench.check.findings import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Finding
+from workbench.core.deltas import Delta, deltas_from_ids
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    checked: dict = field(default_factory=dict)
+    cost: dict | None = None
+
+    @property
+    def consistent(self) -> bool:
+        return not any(f.severity != "cosmetic" for f in self.findings)
+
+    def exit_code(self, strict: bool = False) -> int:
+        return 1 if (self.findings if strict else not self.consistent) else 0
+
+    def to_dict(self) -> dict:
+        return {"consistent": self.consistent, "findings": [f.to_dict() for f in self.findings],
+                "checked": self.checked, "cost": self.cost}
+
+
+@dataclass
+class Options:
+    fuzz: int = 100
+    seed: int = G.VLLM_SEED
+    max_chunk: int = G.MAX_CHUNK
+    holdback: int = 1
+    shrink_budget_s: float = 5.0
+    text_budget_s: float = 5.0  # 0: do not shrink the text
+    cost: bool = True
+    jobs: int = 0  # processes for the groupings (0: one per core, up to 4)
+
+
+def stream(session, deltas: list[Delta]):
+    """Rows and accumulated stream of fresh parser instances fed ``deltas`` (no non-stream)."""
+    run = session.stream()
+    for d in deltas:
+        run.feed(d)
+    return run.rows, run.result.to_dict()
+
+
+def _signature(detail: str) -> str:
+    return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "#", detail)
+
+
+class Checker:
+    def __init__(self, session, deltas: list[Delta], options: Options | None = None,
+                 label: str | None = None) -> None:
+        self.session, self.deltas = session, list(deltas)
+        self.label = label  # how the given deltas were grouped (token, k:3, ...); default "source"
+        self.opt = options or Options()
+        self.tokens = G.TokenStream.from_deltas(session, self.deltas)
+        self.markers = contract.markers(session)
+        self.timings: dict[str, float] = {}
+
+    def run(self) -> Report:
+        t0 = time.perf_counter()
+        one_token = all(len(d.token_ids) == 1 for d in self.deltas)
+        label = "token" if one_token else (self.label or "source")
+        src = self.session.replay(self.deltas)
+        self.nonstream = src.nonstream
+        found = compare.errors(src.rows, label) + compare.stream_vs_nonstream(src, label)
+        found += contract.findings(src.rows, src.stream, src.nonstream, self.markers, label)
+        if one_token:
+            self.base_rows, self.base_stream = src.rows, src.stream
+        else:
+            self.base_rows, self.base_stream = stream(self.session, self.tokens.token_deltas)
+        self.base_final = compare.final_of(self.base_stream)
+        self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
+        known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
+        found += self.chunking(None if one_token else (label, self.deltas), known)
+        if self.opt.text_budget_s > 0:
+            self.shrink_text(found)
+        report = Report(found, {"tokens": len(self.tokens), "groupings": self.checked_groupings,
+                                "baseline": "token", "markers": self.markers,
+                                "seconds": self.timings})
+        if self.opt.cost:
+            t = time.perf_counter()
+            report.cost = cost_mod.profile(self.session, self.tokens.token_deltas)
+            self.timings["cost"] = time.perf_counter() - t
+        self.timings["total"] = time.perf_counter() - t0
+        return report
+
+    # -- chunking invariance -------------------------------------------------
+    def variants(self, source: list[Delta] | None) -> list[G.Variant]:
+        n = len(self.tokens)
+        out = [self.tokens.variant(label, sizes) for label, sizes in
+               G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk)]
+        if self.opt.holdback and n > 1:
+            out.append(G.Variant(f"holdback:{self.opt.holdback}", self.tokens.holdback(self.opt.holdback), None))
+        if source is not None:
+            label, deltas = source
+            sizes = tuple(len(d.token_ids) for d in deltas)
+            # A plain grouping (shrinkable) when every delta has tokens and the texts line up.
+            plain = min(sizes) >= 1 and [d.text for d in self.tokens.deltas(sizes)] == [d.text for d in deltas]
+            out.insert(0, G.Variant(label, deltas, sizes if plain else None))
+        return out
+
+    def differs(self, deltas: list[Delta]) -> tuple[dict, list, dict]:
+        rows, st = stream(self.session, deltas)
+        return props.differences(compare.final_of(st), self.base_final), rows, st
+
+    def probe(self, v: G.Variant) -> tuple[dict, bool, list]:
+        """(field differences from one-token deltas, whether a delta raised, contract keys)."""
+        diffs, rows, _ = self.differs(v.deltas)
+        keys = {(p["field"], _signature(p["detail"]))
+                for p in props.contract_problems(compare.steps_of(rows), self.markers)}
+        return diffs, any(r.error for r in rows), sorted(keys)
+
+    def chunking(self, source, known_contract: set) -> list[Finding]:
+        t = time.perf_counter()
+        variants = self.variants(source)
+        probes = parallel.map_items(self.probe, variants, self.opt.jobs)
+        self.timings["groupings"] = time.perf_counter() - t
+        self.checked_groupings = len(variants)
+        base_contract = {(p["field"], _signature(p["detail"])) for p in
+                         props.contract_problems(compare.steps_of(self.base_rows), self.markers)}
+        failing: dict[str, list[tuple[G.Variant, str]]] = {}
+        extra: list[Finding] = []
+        seen_contract, errored = base_contract | known_contract, False
+        for v, (diffs, raised, keys) in zip(variants, probes):
+            for fld, sev in diffs.items():
+                failing.setdefault(fld, []).append((v, sev))
+            new_keys = [k for k in keys if k not in seen_contract]
+            if (raised and not errored) or new_keys:
+                _, rows, st = self.differs(v.deltas)
+                if raised and not errored:
+                    errored = True
+                    extra += compare.errors(rows, v.label)
+                for f in contract.findings(rows, st, None, self.markers, v.label):
+                    key = (f.field, _signature(f.detail))
+                    if key in new_keys and key not in seen_contract:
+                        seen_contract.add(key)
+                        extra.append(f)
+        t = time.perf_counter()
+        found = [self.representative(fld, fails, len(variants)) for fld, fails in failing.items()]
+        self.timings["shrink_grouping"] = time.perf_counter() - t
+        return [f for f in found if f is not None] + extra
+
+    def representative(self, fld: str, fails, total: int) -> Finding | None:
+        severe = [(v, s) for v, s in fails if s == SEVERE]
+        pool = severe or fails
+        shrinkable = [v for v, _ in pool if v.sizes is not None]
+        extra = {"groupings_failed": len(fails), "groupings_checked": total,
+                 "example": pool[0][0].label}
+        if severe and shrinkable:
+            start = min(shrinkable, key=lambda v: len(G.merges(v.sizes)))
+            n = len(self.tokens)
+            res = shrink.minimal_grouping(
+                lambda sizes: self.differs(self.tokens.deltas(sizes))[0].get(fld) == SEVERE,
+                n, start.sizes, self.opt.shrink_budget_s)
+            v = self.tokens.variant(G.merge_label(res.value), res.value)
+            extra.update(shrunk_from=start.label, minimal_grouping=v.label,
+                         shrink={"tests": res.tests, "complete": res.complete,
+                                 "seconds": round(res.seconds, 2)})
+        else:
+            v = pool[0][0]
+        diffs, rows, st = self.differs(v.deltas)
+        found = [f for f in compare.variant_vs_baseline(rows, st, self.base_stream, v.label) if f.field == fld]
+        if not found:  # cannot happen for a deterministic parser; keep the evidence anyway
+            return None
+        f = found[0]
+        f.extra.update(extra)
+        f.detail += f" ({len(fails)} of {total} groupings; reference: one-token deltas)"
+        return f
+
+    # -- minimal text --------------------------------------------------------
+    def shrink_text(self, found: list[Finding]) -> None:
+        order = {"tool_calls": 0, "reasoning": 1, "content": 2}
+        candidates = [f for f in found if f.severity == SEVERE and (
+            (f.kind == STREAM_VS_NONSTREAM and f.chunking == "token")
+            or (f.kind == CHUNKING and f.chunking.startswith(("merge:", "whole", "split:", "random:", "k:"))))]
+        if not candidates:
+            return
+        target = min(candidates, key=lambda f: order.get(f.field, 3))
+        t = time.perf_counter()
+        tk = self.tokens
+        n = len(tk)
+        groups = None
+        if target.kind == CHUNKING:
+            sizes = G.parse_merge_label(target.chunking, n) if target.chunking.startswith("merge:") \
+                else dict(G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk)).get(target.chunking)
+            if sizes is None:
+                return
+            groups = [g for g, s in enumerate(sizes) for _ in range(s)]
+
+        def token_stream(kept) -> G.TokenStream:
+            ids = [tk.ids[i] for i in kept]
+            s = self.session
+            ds = list(deltas_from_ids(s.tokenizer, ids, s.prompt_ids, s.params, [[i] for i in ids],
+                                      finish_reason=tk.finish_reason, stop_terminated=tk.stop_terminated))
+            return G.TokenStream(s, ds)
+
+        def fails(kept) -> bool:
+            ts = token_stream(kept)
+            if groups is None:
+                r = self.session.replay(ts.token_deltas)
+                return props.differences(compare.final_of(r.stream), r.nonstream).get(target.field) == SEVERE
+            sizes, run = [], None
+            for i in kept:
+                if groups[i] == run:
+                    sizes[-1] += 1
+                else:
+                    sizes.append(1)
+                    run = groups[i]
+            _, base = stream(self.session, ts.token_deltas)
+            _, var = stream(self.session, ts.deltas(sizes))
+            diffs = props.differences(compare.final_of(var), compare.final_of(base))
+            return diffs.get(target.field) == SEVERE
+
+        if not fails(tuple(range(n))):  # the finding does not reproduce this way; nothing to shrink
+            return
+        res = shrink.minimal_tokens(fails, n, keep_last=tk.stop_terminated, budget_s=self.opt.text_budget_s)
+        ts = token_stream(res.value)
+        target.extra["minimal_text"] = {"text": ts.text, "tokens": len(res.value), "of_tokens": n,
+                                        "token_positions": list(res.value), "complete": res.complete,
+                                        "tests": res.tests, "seconds": round(res.seconds, 2)}
+        self.timings["shrink_text"] = time.perf_counter() - t
+
+
+def check(session, deltas: list[Delta], options: Options | None = None, label: str | None = None) -> Report:
+    """Every check over ``deltas`` (``label``: how they are grouped, for the report)."""
+    return Checker(session, deltas, options, label).run()
+
+
+__all__ = ["check", "Checker", "Options", "Report", "stream", "ERROR"]

@@ -1,0 +1,86 @@
+"""`workbench check`: stream vs non-stream, chunking invariance, client contract, parser cost.
+
+Exit 1 when any finding is not cosmetic (with --strict: any finding), else 0.
+"""
+
+from __future__ import annotations
+
+import json
+
+from workbench.cli import common
+
+
+def add_check_options(p) -> None:
+    """Source, parser and request options as `replay`, plus how the stream ends."""
+    common.add_source_options(p)
+    common.add_parser_options(p)
+    common.add_request_options(p)
+    p.add_argument("--finish-reason", choices=("stop", "length"),
+                   help="how a --text stream ends: stop (EOS, default) or length (cut off by max_tokens)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("check", help="find parser bugs: stream vs non-stream, groupings, client contract")
+    add_check_options(p)
+    p.add_argument("--fuzz", type=int, default=100, metavar="N", help="random groupings (default 100)")
+    p.add_argument("--seed", type=int, default=20260902, metavar="S",
+                   help="seed of the random groupings (default 20260902, vLLM's)")
+    p.add_argument("--max-chunk", type=int, default=4, metavar="K", help="random delta size 1..K (default 4)")
+    p.add_argument("--holdback", type=int, default=1, metavar="D",
+                   help="detokenizer holdback: text D deltas after its ids (0: off; default 1)")
+    p.add_argument("--shrink-budget", type=float, default=5.0, metavar="S",
+                   help="seconds for each shrink (grouping, then text; 0: no text shrinking)")
+    p.add_argument("--no-cost", action="store_true", help="skip the per-delta cost profile")
+    p.add_argument("--jobs", type=int, default=0, metavar="N", help="processes for the groupings (0: per core)")
+    p.add_argument("--strict", action="store_true", help="exit 1 on cosmetic findings too")
+    p.add_argument("--json", action="store_true",
+                   help='one JSON object: {"consistent", "findings": [...], "checked", "cost"}')
+    p.set_defaults(run=run)
+
+
+def load(args):
+    """(session, deltas) like replay, with --finish-reason applied to a text source."""
+    session, deltas, recording = common.load_source(args)
+    if recording is None and args.finish_reason == "length":
+        deltas = session.deltas_from_text(common.source_text(args), finish_reason="length")
+    return session, deltas
+
+
+def run(args) -> int:
+    from workbench.check import Options, check
+    from workbench.check.cost import summary
+    from workbench.errors import WorkbenchError
+
+    if args.fuzz < 0 or args.max_chunk < 1 or args.holdback < 0:
+        raise WorkbenchError("--fuzz and --holdback must be >= 0, --max-chunk >= 1")
+    session, deltas = load(args)
+    label = args.chunking if args.chunking and args.chunking != "token" else None
+    report = check(session, deltas, label=label, options=Options(
+        fuzz=args.fuzz, seed=args.seed, max_chunk=args.max_chunk, holdback=args.holdback,
+        shrink_budget_s=max(args.shrink_budget, 0.1), text_budget_s=args.shrink_budget,
+        cost=not args.no_cost, jobs=args.jobs))
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, default=str))
+        return report.exit_code(args.strict)
+    spec = session.setup.parser
+    print(f"check: {spec.label()} on {session.setup.tokenizer}: {report.checked['tokens']} tokens, "
+          f"{report.checked['groupings']} groupings against one-token deltas "
+          f"(whole, k-token batches, {args.fuzz} random seed {args.seed}, two-chunk splits"
+          f"{f', holdback:{args.holdback}' if args.holdback else ''})")
+    for f in report.findings:
+        print(("  ~ " if f.cosmetic else "  ✗ ") + f.headline())
+        if "minimal_grouping" in f.extra:
+            sh = f.extra["shrink"]
+            print(f"      minimal grouping {f.extra['minimal_grouping']} (shrunk from {f.extra['shrunk_from']} "
+                  f"in {sh['tests']} replays{'' if sh['complete'] else ', budget ran out'})")
+        if "minimal_text" in f.extra:
+            m = f.extra["minimal_text"]
+            print(f"      minimal text ({m['tokens']} of {m['of_tokens']} tokens"
+                  f"{'' if m['complete'] else ', budget ran out'}): {m['text']!r}")
+    if report.cost:
+        print("  " + summary(report.cost))
+    severe = sum(not f.cosmetic for f in report.findings)
+    cosmetic = len(report.findings) - severe
+    verdict = "consistent" if report.consistent else "INCONSISTENT"
+    print(f"{verdict}: {severe} finding(s), {cosmetic} cosmetic")
+    return report.exit_code(args.strict)

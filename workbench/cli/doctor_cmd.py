@@ -1,0 +1,66 @@
+"""`workbench doctor`: why a client sees what it sees, diagnosed by running vLLM's parsers.
+
+Exit 1 when a problem is diagnosed, 0 when only notes (or nothing) remain.
+"""
+
+from __future__ import annotations
+
+import json
+
+from workbench.cli import check_cmd, common
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("doctor", help="diagnose tool calls in content, thinking in content, cut-off calls...")
+    check_cmd.add_check_options(p)
+    p.add_argument("--json", action="store_true",
+                   help='one JSON object: {"ok", "setup", "diagnoses", "tool_parsers", "reasoning_parsers", '
+                        '"failures"}')
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from workbench.check.doctor import diagnose
+    from workbench.core import recording as rec
+    from workbench.core.session import Setup
+    from workbench.errors import WorkbenchError
+
+    text = common.source_text(args)
+    if args.recording and text is not None:
+        raise WorkbenchError("give a recording or --text/--text-file, not both")
+    if args.recording:
+        r = rec.load(args.recording)
+        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, parser=common.parser_spec(args, r.header),
+                      request=common.request_spec(args, r.request), plugins=tuple(args.plugin))
+        report = diagnose(setup, deltas=r.deltas, prompt_ids=r.prompt_token_ids or None)
+    elif text is not None:
+        setup = Setup(tokenizer=args.tokenizer or "qwen3", parser=common.parser_spec(args),
+                      request=common.request_spec(args), chunking=args.chunking or "token",
+                      plugins=tuple(args.plugin))
+        report = diagnose(setup, text=text, finish_reason=args.finish_reason or "stop")
+    else:
+        raise WorkbenchError("nothing to diagnose: give REC.jsonl, --text or --text-file")
+    if args.json:
+        print(json.dumps(report.to_dict(), ensure_ascii=False, default=str))
+        return 0 if report.ok else 1
+    s = report.setup
+    print(f"doctor: {setup.parser.label()} on {s['tokenizer']}, {s['tools']} tool(s), "
+          f"tool_choice={s['tool_choice']}, finish_reason={s['finish_reason']}")
+    for d in report.diagnoses:
+        print(f"  {'✗' if d.severity == 'problem' else 'i'} {d.code}: {d.message}")
+        if d.fix:
+            print(f"      fix: {d.fix}")
+    if report.tool_parsers:
+        print("  tool parsers that extract calls from this text (best first):")
+        for r in report.tool_parsers[:8]:
+            print(f"    {r['parser']:<16} {r['calls']} call(s) {', '.join(r['names'])}"
+                  f"{'' if r['stream_agrees'] else '  (stream differs)'}{'' if r['valid_json'] else '  (bad JSON)'}")
+    if report.reasoning_parsers:
+        print("  reasoning parsers that extract the thinking: "
+              + ", ".join(r["parser"] for r in report.reasoning_parsers[:8]))
+    if report.failures:
+        print(f"  {len(report.failures)} parser(s) could not run on this tokenizer/text: "
+              + ", ".join(f"{f['kind']}:{f['parser']}" for f in report.failures))
+    if not report.diagnoses:
+        print("  nothing wrong found")
+    return 0 if report.ok else 1

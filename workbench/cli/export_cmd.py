@@ -1,0 +1,53 @@
+"""`workbench export`: a case as a standalone pytest file, or as a vLLM replay-test sample."""
+
+from __future__ import annotations
+
+from workbench.cli import check_cmd
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("export", help="write a standalone pytest file (or a vLLM sample) for a case")
+    check_cmd.add_check_options(p)
+    p.add_argument("-o", "--output", required=True, metavar="test_NAME.py",
+                   help="the file to write (a .jsonl line with --format vllm-sample)")
+    p.add_argument("--format", choices=("pytest", "vllm-sample"), default="pytest",
+                   help="pytest (default): standalone test; vllm-sample: one JSONL line in the shape "
+                        "of vLLM's replay-test samples")
+    p.add_argument("--fuzz", type=int, default=100, metavar="N",
+                   help="random groupings searched for a failing one to pin (default 100)")
+    p.add_argument("--seed", type=int, default=20260902, metavar="S")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from pathlib import Path
+
+    from workbench.check import Options, check, export
+
+    session, deltas = check_cmd.load(args)
+    if args.format == "vllm-sample":
+        case = export.build_case(session, deltas)
+        result = session.replay(deltas)
+        sample = export.vllm_sample(case, result.nonstream, Path(args.output).stem,
+                                    description=f"stream: {result.stream}")
+        path = export.write_sample(args.output, sample)
+        print(f"wrote {path}: {len(sample['tokens'])} tokens, expected = the non-streaming answer")
+        return 0
+    report = check(session, deltas, Options(fuzz=args.fuzz, seed=args.seed, text_budget_s=0, cost=False))
+    case = export.build_case(session, deltas, report)
+    path = export.write_pytest(args.output, case)
+    failures = export.self_check(path)
+    total = 1 + 2 * len(case["groupings"]) + 1
+    print(f"wrote {path}: {total} tests over {len(case['token_ids'])} tokens "
+          f"({len(case['groupings'])} groupings besides one-token deltas)")
+    if failures:
+        print(f"it FAILS now ({len(failures)} of {total}), as it should while the bug is present:")
+        for test_id, message in failures:
+            print(f"  {test_id}: {message[:200]}")
+    else:
+        severe = [f for f in report.findings if not f.cosmetic]
+        print("it passes now" + (f"; note: check's {len(severe)} finding(s) are outside the parser "
+                                 f"(e.g. the serving layer's finish_reason), which the file does not test"
+                                 if severe else ""))
+    print(f"run it: PARSER_TOKENIZER={case['tokenizer']['path']} pytest -q {path}")
+    return 0
