@@ -44,3 +44,15 @@ def run_cli(capsys):
         return code, out.out, out.err
 
     return run
+
+
+@pytest.fixture(scope="session")
+def engine_stepper():
+    """The run's one in-process vLLM engine (tiny qwen3 model), as an EngineStepper.
+
+    Tests start their own requests on it; it is shut down at the end of the run."""
+    from workbench.engine import EngineStepper
+
+    stepper = EngineStepper()
+    yield stepper
+    stepper.close()

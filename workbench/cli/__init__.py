@@ -9,7 +9,7 @@ import sys
 
 from workbench.errors import WorkbenchError
 
-COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "check", "export", "doctor"]
+COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record", "check", "export", "doctor"]
 
 
 def build_parser() -> argparse.ArgumentParser:

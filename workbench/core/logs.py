@@ -36,7 +36,9 @@ _installed = False
 def install() -> None:
     """Route parser debug records to the collector; vLLM's stderr handler keeps its level."""
     global _installed
-    if _installed:
+    # Checked every time, not once: starting an engine re-runs vLLM's logging
+    # dictConfig, which drops the handlers of the "vllm" logger.
+    if _installed and _collector in logging.getLogger("vllm").handlers:
         return
     import vllm.logger  # noqa: F401  (configures the "vllm" logger first)
 

@@ -89,3 +89,31 @@ def full_message(request, parser_cls, enable_auto_tools: bool, reasoning, conten
     choice = ChatCompletionResponseChoice(index=0, message=msg, logprobs=None, finish_reason=finish)
     choice = maybe_filter_parallel_tool_calls(choice, request)
     return choice.message, choice.finish_reason
+
+
+def incomplete_call_notes(finish_reason: str | None, stream: dict, text: str, tool_parser_cls) -> list[str]:
+    """What a client should be told when max_tokens cut the output inside a tool call.
+
+    The server just reports finish_reason "length"; this says which streamed call's
+    arguments are not complete JSON, or that the text stopped after a tool-call start
+    marker (``tool_call_start_token`` / ``tool_call_end_token``, as most of vLLM's
+    tool parsers name them) before any call was streamed.
+    """
+    import json
+
+    if finish_reason != "length":
+        return []
+    notes = []
+    for call in stream.get("tool_calls") or []:
+        try:
+            json.loads(call.get("arguments") or "")
+        except ValueError:
+            notes.append(f"max_tokens cut tool call #{call['index']} ({call.get('name')}): "
+                         f"its arguments are incomplete: {call.get('arguments')!r}")
+    start = getattr(tool_parser_cls, "tool_call_start_token", None)
+    end = getattr(tool_parser_cls, "tool_call_end_token", None)
+    if not notes and isinstance(start, str) and isinstance(end, str) and start and end:
+        if text.count(start) > text.count(end):
+            notes.append(f"max_tokens cut the output inside a tool call (after {start!r}, no "
+                         f"{end!r}): its name/arguments are incomplete")
+    return notes

@@ -1,0 +1,125 @@
+"""Workbench engine stepping (rows) vs a bare ``LLMEngine.step`` loop, same scripted request.
+
+One in-process engine (the embedded tiny qwen3 model). Each round runs the same
+request twice, interleaved so machine noise hits both: once added with
+``LLMEngine.add_request`` and stepped until done with nothing else, once through
+``EngineStepper.start`` + ``step()`` (hermes + qwen3 parse_delta, a Row per
+output). The SamplingParams, prompt and script are identical. Prints the
+figures, then one JSON line (last) with ``ratio`` = workbench / bare (goal <= 1.05).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbench.core.env  # noqa: E402,F401
+
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "day": {"type": "integer"}}}}}]
+
+
+def script_text() -> str:
+    thinking = " ".join(f"Step {i}: the user wants the weather, so I consider city {i}." for i in range(6))
+    calls = "\n".join(f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "City {i}", '
+                      f'"day": {i}}}}}</tool_call>' for i in range(2))
+    return f"<think>{thinking}</think>\n\n{calls}"
+
+
+class Timed:
+    """Wraps ``llm.step`` on both paths to sum the time spent inside the engine, so the
+    workbench's own cost per step can be told apart from (noisy) engine time."""
+
+    def __init__(self, llm) -> None:
+        self.inner, self.total = llm.step, 0.0
+        llm.step = self
+
+    def __call__(self):
+        t0 = time.perf_counter()
+        try:
+            return self.inner()
+        finally:
+            self.total += time.perf_counter() - t0
+
+
+def bare(llm, n: int, prompt_ids, params) -> tuple[float, int]:
+    from vllm.inputs.engine import tokens_input
+
+    t0 = time.perf_counter()
+    llm.add_request(f"bare-{n}", tokens_input(list(prompt_ids)), params)
+    steps = 0
+    while llm.has_unfinished_requests():
+        llm.step()
+        steps += 1
+    return time.perf_counter() - t0, steps
+
+
+def workbench_run(stepper, session, text) -> tuple[float, int, int]:
+    t0 = time.perf_counter()
+    stepper.start(session, text)
+    rows = 0
+    while not stepper.done:
+        rows += len(stepper.step())
+    return time.perf_counter() - t0, stepper.engine_steps, rows
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    args = ap.parse_args()
+
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+    from workbench.engine import EngineStepper
+
+    session = Session(Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=TOOLS)))
+    text = script_text()
+    stepper = EngineStepper()
+    stepper.start(session, text)  # starts the engine; the script's params are reused for bare
+    start_s = stepper.engine.start_s
+    llm, params = stepper.engine.llm, stepper.params
+    stepper.reset()
+    bare(llm, -1, session.prompt_ids, params)  # warm-up both paths
+    workbench_run(stepper, session, text)
+    timed = Timed(llm)
+    bare_s, wb_s, outside = [], [], []
+    for n in range(args.rounds):
+        b, b_steps = bare(llm, n, session.prompt_ids, params)
+        timed.total = 0.0
+        w, w_steps, rows = workbench_run(stepper, session, text)
+        outside.append(w - timed.total)  # start() + rows: everything but engine.step()
+        bare_s.append(b)
+        wb_s.append(w)
+    assert stepper.result().token_ids == stepper.script, "the script was not followed"
+    b, w = statistics.median(bare_s), statistics.median(wb_s)
+    result = {"bench": "engine_overhead", "engine_start_s": round(start_s, 2),
+              "script_tokens": len(stepper.script), "bare_steps": b_steps, "workbench_steps": w_steps,
+              "rows": rows, "rounds": args.rounds,
+              "bare_ms": round(b * 1e3, 1), "workbench_ms": round(w * 1e3, 1),
+              "bare_ms_per_step": round(b / b_steps * 1e3, 3),
+              "workbench_ms_per_step": round(w / w_steps * 1e3, 3),
+              "workbench_own_ms_per_step": round(statistics.median(outside) / w_steps * 1e3, 3),
+              "ratio": round(w / b, 3), "goal": 1.05,
+              "ratio_min_of_rounds": round(min(wb_s) / min(bare_s), 3),
+              # bare engine time plus the workbench's own time: less sensitive to noise
+              "ratio_own_time": round((b + statistics.median(outside)) / b, 3)}
+    if not args.json:
+        print(f"engine start {result['engine_start_s']} s; {result['script_tokens']} scripted tokens, "
+              f"{rows} rows; median of {args.rounds} interleaved rounds")
+        print(f"bare LLMEngine.step loop: {result['bare_ms']} ms ({result['bare_ms_per_step']} ms/step); "
+              f"workbench rows: {result['workbench_ms']} ms ({result['workbench_ms_per_step']} ms/step, "
+              f"of which outside engine.step: {result['workbench_own_ms_per_step']} ms/step)")
+    stepper.close()
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,129 @@
+"""`workbench record`: run a real vLLM engine on a request and write a recording.
+
+Scripted (--text/--text-file: the exact token ids of the text, then EOS, forced
+on the embedded tiny model or on --model) or free generation (--model alone).
+Each delta is appended and flushed as it arrives; `workbench replay REC.jsonl`
+turns the recording back into the same rows.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from workbench.cli import common, render
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("record", help="step a vLLM engine on a request and record its deltas")
+    p.add_argument("--text", help="script: force the engine to write this text, then EOS")
+    p.add_argument("--text-file", metavar="F", help="script: read the text from a file")
+    p.add_argument("--tokenizer", metavar="NAME|PATH",
+                   help="built-in tokenizer name or a folder (default: qwen3, or the --model folder)")
+    p.add_argument("--model", metavar="PATH_OR_NAME",
+                   help="a real model (free generation unless --text); default: a tiny random "
+                        "model made for the tokenizer")
+    common.add_parser_options(p)
+    common.add_request_options(p)
+    g = p.add_argument_group("sampling and engine (free generation / real models)")
+    g.add_argument("--temperature", type=float)
+    g.add_argument("--top-p", type=float)
+    g.add_argument("--seed", type=int)
+    g.add_argument("--max-model-len", type=int, metavar="N")
+    g.add_argument("--dtype", metavar="auto|bfloat16|float16|float32")
+    g.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N")
+    g.add_argument("--pipeline-parallel-size", type=int, default=1, metavar="N")
+    g.add_argument("--gpu-memory-utilization", type=float, metavar="F")
+    p.add_argument("-o", "--output", required=True, metavar="REC.jsonl", help="the recording to write")
+    p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
+    p.add_argument("--quiet", action="store_true", help="no table, only the summary line")
+    p.set_defaults(run=run)
+
+
+def engine_spec(args):
+    from workbench.engine import EngineSpec
+
+    return EngineSpec(model=args.model, max_model_len=args.max_model_len, dtype=args.dtype,
+                      tensor_parallel_size=args.tensor_parallel_size,
+                      pipeline_parallel_size=args.pipeline_parallel_size,
+                      gpu_memory_utilization=args.gpu_memory_utilization)
+
+
+def run(args) -> int:
+    from workbench.core import recording as rec
+    from workbench.core.session import Session, Setup
+    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+    from workbench.engine import EngineStepper
+    from workbench.errors import WorkbenchError
+
+    text = common.source_text(args)
+    if text is None and args.model is None:
+        raise WorkbenchError("nothing to run: give --text, --text-file or --model")
+    tokenizer = args.tokenizer or (args.model if args.model and _is_folder(args.model) else "qwen3")
+    setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
+                  request=common.request_spec(args), plugins=tuple(args.plugin))
+    session = Session(setup)
+    stepper = EngineStepper(engine_spec(args))
+    stepper.start(session, text, temperature=args.temperature, top_p=args.top_p, seed=args.seed)
+    header = rec.make_header(tokenizer, tokenizer_sha256(ensure_tokenizer(tokenizer)),
+                             setup.request.to_dict(), session.prompt_ids, stepper.origin(),
+                             setup.parser.to_dict())
+    with rec.RecordingWriter(args.output, header) as writer:
+        stepper.on_delta = writer.append
+        result = stepper.run()
+    if args.json:
+        out = result.to_dict()
+        out.update(request=session.request_view(), usage=result.usage, notes=result.notes,
+                   constraint=result.constraint, origin=stepper.origin())
+        print(json.dumps(out, ensure_ascii=False, default=str))
+    elif not args.quiet:
+        show(result, stepper)
+    print(f"workbench record: {len(result.rows)} deltas in {result.engine_steps} engine steps, "
+          f"finish_reason={result.stream.get('finish_reason')} -> {args.output}", file=sys.stderr)
+    for note in result.notes:
+        print(f"workbench record: note: {note}", file=sys.stderr)
+    return 1 if result.errors else 0
+
+
+def show(result, stepper, con=None) -> None:
+    """Rows, the grammar view (when a constraint is in force), final message, usage."""
+    con = con or render.console()
+    origin = stepper.origin()
+    con.print(f"engine: {origin['model']} (script={origin['script']}, start {origin['start_s']} s); "
+              f"parser: {result.parser['class']}")
+    if result.constraint is not None:
+        spec = result.constraint["spec"]
+        con.print(f"constraint ({result.constraint['kind']}): {str(spec)[:300]}")
+    con.print(render.rows_table(result.rows))
+    if any("grammar" in r.extra for r in result.rows):
+        con.print(grammar_table(result.rows))
+    con.print(render.final_table(result.stream, result.nonstream))
+    con.print(f"usage: {json.dumps(result.usage)}")
+    for note in result.notes:
+        con.print(f"[yellow]note:[/] {note}")
+
+
+def grammar_table(rows):
+    from rich.table import Table
+
+    t = Table(title="grammar (read from the engine's StructuredOutputManager)", header_style="bold")
+    for col in ("step", "engine steps", "tokens", "gate", "allowed", "emitted allowed"):
+        t.add_column(col)
+    for r in rows:
+        g = r.extra.get("grammar")
+        if g is None:
+            continue
+        ok = g["emitted_allowed"]
+        style = "red" if False in ok else None
+        t.add_row(str(r.step), str(r.engine_steps), " ".join(map(str, r.token_ids)),
+                  " ".join("open" if x else "closed" if x is False else "?" for x in g["gate_open"]),
+                  " ".join(map(str, g["allowed"])),
+                  " ".join("yes" if x else "NO (rejected)" if x is False else "-" for x in ok),
+                  style=style)
+    return t
+
+
+def _is_folder(path: str) -> bool:
+    from pathlib import Path
+
+    return Path(path).expanduser().is_dir()

@@ -1,0 +1,258 @@
+"""Which engine to run, checked before it is built, and the one engine per process.
+
+``EngineSpec`` is plain data (it goes into recording headers): a model (None:
+the embedded tiny model for the session's tokenizer) and the ``EngineArgs`` the
+user may set. ``acquire`` returns the process's engine for a spec + tokenizer,
+reusing the running one when they match and building a new one otherwise. Bad
+input (missing model, vocab mismatch, a failed start) raises WorkbenchError
+before or instead of replacing the engine, so the caller stays usable.
+"""
+
+from __future__ import annotations
+
+import gc
+import json
+import os
+import sys
+import time
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+SCRIPT_PROCESSOR = "workbench.engine.scripted:ScriptedTokensLogitsProcessor"
+# Small enough to start in seconds on a laptop CPU; the tiny model's own limit is 8192.
+TINY_ENGINE_ARGS = {"dtype": "bfloat16", "enforce_eager": True, "max_model_len": 4096,
+                    "max_num_seqs": 4, "max_num_batched_tokens": 4096}
+
+
+@dataclass(frozen=True)
+class EngineSpec:
+    model: str | None = None  # a folder or hub name; None: the tiny model for the tokenizer
+    max_model_len: int | None = None
+    dtype: str | None = None
+    tensor_parallel_size: int = 1
+    pipeline_parallel_size: int = 1
+    seed: int = 0
+    enforce_eager: bool | None = None
+    gpu_memory_utilization: float | None = None
+    tiny: dict = field(default_factory=dict)  # tiny-model recipe overrides (tests)
+    extra: dict = field(default_factory=dict)  # any other EngineArgs field
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class Engine:
+    llm: object  # vllm.v1.engine.llm_engine.LLMEngine
+    key: str
+    model: str  # the model folder or name the engine loaded
+    tokenizer_folder: Path
+    engine_args: dict
+    start_s: float
+    probe: object = None  # grammar.GrammarProbe
+
+
+_current: Engine | None = None
+
+
+def current() -> Engine | None:
+    return _current
+
+
+def resolve_model(spec: EngineSpec, tokenizer: str) -> tuple[str, Path | None]:
+    """(what EngineArgs.model gets, its local folder when there is one)."""
+    if spec.model is None:
+        from workbench.engine.tiny_model import ensure_tiny_model
+
+        with _quiet():
+            folder = ensure_tiny_model(tokenizer, **spec.tiny)
+        return str(folder), folder
+    p = Path(spec.model).expanduser()
+    if p.is_dir():
+        if not (p / "config.json").is_file():
+            raise WorkbenchError(f"model folder {p} has no config.json")
+        return str(p.resolve()), p.resolve()
+    if p.is_absolute() or spec.model.startswith((".", "~")) or spec.model.count("/") != 1:
+        raise WorkbenchError(f"model {spec.model!r}: no such folder")
+    try:  # a hub name: only what is already in the local cache when offline
+        from huggingface_hub import snapshot_download
+
+        return spec.model, Path(snapshot_download(spec.model, allow_patterns=["*.json", "*.jinja"]))
+    except Exception as e:
+        raise WorkbenchError(f"model {spec.model!r}: not a folder and not available from the "
+                             f"Hugging Face hub or its cache ({type(e).__name__})") from None
+
+
+def check_vocab(folder: Path | None, tokenizer, model: str) -> None:
+    """A tokenizer with ids the model has no row for cannot drive it (padded vocabs are fine)."""
+    if folder is None:
+        return
+    try:
+        cfg = json.loads((folder / "config.json").read_text())
+    except (OSError, ValueError) as e:
+        raise WorkbenchError(f"model {model}: unreadable config.json ({e})") from None
+    vocab = cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size")
+    if vocab is not None and len(tokenizer) > vocab:
+        raise WorkbenchError(f"model {model} has a vocabulary of {vocab} tokens but the tokenizer "
+                             f"has {len(tokenizer)}: they do not belong together")
+
+
+def engine_args(spec: EngineSpec, model: str, folder: Path | None, tokenizer_folder: Path,
+                reasoning_parser: str | None) -> dict:
+    from workbench.engine.tiny_model import MANIFEST
+
+    # The tiny model gets its small-engine defaults also when it is named by path.
+    tiny = folder is not None and (folder / MANIFEST).is_file()
+    args = dict(TINY_ENGINE_ARGS) if tiny else {}
+    args.update(model=model, tokenizer=str(tokenizer_folder), seed=spec.seed,
+                tensor_parallel_size=spec.tensor_parallel_size,
+                pipeline_parallel_size=spec.pipeline_parallel_size,
+                logits_processors=[SCRIPT_PROCESSOR], disable_log_stats=True,
+                reasoning_parser=reasoning_parser or "")
+    for name in ("max_model_len", "dtype", "enforce_eager", "gpu_memory_utilization"):
+        if getattr(spec, name) is not None:
+            args[name] = getattr(spec, name)
+    args.update(spec.extra)
+    return args
+
+
+_resolved: dict[tuple, tuple] = {}  # (spec, tokenizer) -> (model, folder, tokenizer folder)
+
+
+def _key(args: dict) -> str:
+    return json.dumps({k: v for k, v in args.items() if k != "reasoning_parser"}, sort_keys=True)
+
+
+def needs_start(spec: EngineSpec, tokenizer_name: str) -> bool:
+    """Whether ``acquire`` would have to start an engine (seconds) for this spec."""
+    memo = (json.dumps(spec.to_dict(), sort_keys=True, default=str), tokenizer_name)
+    if _current is None or memo not in _resolved:
+        return True
+    model, folder, tok_folder = _resolved[memo]
+    return _current.key != _key(engine_args(spec, model, folder, tok_folder, None))
+
+
+def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer, reasoning_parser: str | None) -> Engine:
+    """The process's engine for ``spec`` with this tokenizer, built if needed (seconds).
+
+    The reasoning parser only matters for a new engine: a running one is reused and
+    the stepper points its structured-output gate at the request's parser."""
+    global _current
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    memo = (json.dumps(spec.to_dict(), sort_keys=True, default=str), tokenizer_name)
+    if memo not in _resolved:
+        model, folder = resolve_model(spec, tokenizer_name)
+        check_vocab(folder, tokenizer, model)
+        _resolved[memo] = (model, folder, ensure_tokenizer(tokenizer_name))
+    model, folder, tok_folder = _resolved[memo]
+    args = engine_args(spec, model, folder, tok_folder, reasoning_parser)
+    key = _key(args)
+    if _current is not None and _current.key == key:
+        return _current
+    release()
+    _current = _build(args, key, model, tok_folder)
+    return _current
+
+
+def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
+    import workbench.core.env  # noqa: F401
+    from vllm.engine.arg_utils import EngineArgs
+    from vllm.v1.engine.llm_engine import LLMEngine
+
+    from workbench.engine.grammar import GrammarProbe
+
+    t0 = time.perf_counter()
+    llm = None
+    try:
+        with _quiet():
+            llm = LLMEngine.from_engine_args(EngineArgs(**args))
+            _smoke_test(llm)
+    except TypeError as e:  # an EngineArgs field that does not exist
+        raise WorkbenchError(f"engine arguments: {e}") from None
+    except Exception as e:  # unsupported head size, out of memory, bad config ...
+        _shutdown(llm)
+        raise WorkbenchError(f"engine start failed for {model}: {first_line(e)} "
+                             f"(log: {_log_path()})") from e
+    from workbench.core import logs
+
+    logs.install()  # the engine re-ran vLLM's logging config, which dropped our collector
+    shown = {k: v for k, v in args.items() if k != "logits_processors"}
+    engine = Engine(llm, key, model, tok_folder, shown, time.perf_counter() - t0)
+    engine.probe = GrammarProbe(llm)
+    return engine
+
+
+def release() -> None:
+    """Shut the engine down and free its memory (the next acquire builds a new one)."""
+    global _current
+    if _current is None:
+        return
+    engine, _current = _current, None
+    _shutdown(engine.llm)
+    del engine
+    gc.collect()
+
+
+def _shutdown(llm) -> None:
+    if llm is None:
+        return
+    try:
+        llm.engine_core.shutdown()
+    except Exception:  # already half torn down; freeing it is all that is left
+        pass
+
+
+def _smoke_test(llm) -> None:
+    """One token through the engine: some start failures (e.g. an attention head
+    size the platform's kernels lack) only surface on the first forward pass."""
+    from vllm import SamplingParams
+    from vllm.inputs.engine import tokens_input
+
+    llm.add_request("workbench-smoke-test", tokens_input([0]), SamplingParams(max_tokens=1))
+    while llm.has_unfinished_requests():
+        llm.step()
+
+
+def _log_path() -> Path:
+    from workbench.core.tokenizers import cache_dir
+
+    return cache_dir() / "logs" / "engine-start.log"
+
+
+@contextmanager
+def _quiet():
+    """vLLM's start-up chatter (warnings, progress bars, C++ notices) goes to a log
+    file instead of the terminal; WORKBENCH_ENGINE_LOGS=1 shows it."""
+    if os.environ.get("WORKBENCH_ENGINE_LOGS") == "1":
+        yield
+        return
+    path = _log_path()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = os.dup(1), os.dup(2)
+    with path.open("w") as log:
+        os.dup2(log.fileno(), 1)
+        os.dup2(log.fileno(), 2)
+        try:
+            yield
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os.dup2(saved[0], 1)
+            os.dup2(saved[1], 2)
+            os.close(saved[0])
+            os.close(saved[1])
+
+
+def first_line(e: BaseException) -> str:
+    # vLLM often wraps the cause ("Engine core initialization failed"); show the root.
+    root = e
+    while root.__cause__ is not None or root.__context__ is not None:
+        root = root.__cause__ or root.__context__
+    msg = str(root).strip().splitlines()
+    return f"{type(root).__name__}: {msg[0] if msg else ''}".rstrip(": ")

@@ -1,0 +1,132 @@
+"""The grammar view: what the engine's own structured-output manager allowed.
+
+vLLM has no public API for the grammar bitmask, so ``GrammarProbe`` wraps
+``StructuredOutputManager.grammar_bitmask`` on the in-process engine core
+(``LLMEngine.engine_core.engine_core.structured_output_manager``, the object the
+scheduler calls each step). For the watched request it keeps, per scheduled
+position, whether the grammar gate was open (reasoning ended, so the mask
+applies), how many tokens the mask allowed, and a copy of the mask row, so the
+token the step emitted can be checked against it. Nothing is recomputed: the
+numbers are the engine's.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass
+
+import numpy as np
+
+SOURCE = "engine"  # read from vLLM's StructuredOutputManager in process (not recomputed)
+WRAPPED = "StructuredOutputManager.grammar_bitmask"
+
+
+@dataclass
+class MaskEntry:
+    gate_open: bool | None  # None: vLLM's gate could not be read
+    terminated: bool
+    allowed: int
+    row: np.ndarray  # uint32 words, a copy (vLLM reuses its buffer every step)
+
+    def allows(self, token_id: int) -> bool:
+        if token_id < 0 or (token_id >> 5) >= len(self.row):
+            return False
+        return bool((int(self.row[token_id >> 5]) >> (token_id & 31)) & 1)
+
+
+def structured_output_manager(engine):
+    """The engine core's StructuredOutputManager, or None (e.g. a multiprocess engine)."""
+    core = getattr(getattr(engine, "engine_core", None), "engine_core", None)
+    if core is None:
+        return None
+    sched = getattr(core, "scheduler", None)
+    return getattr(sched, "structured_output_manager", None) or getattr(
+        core, "structured_output_manager", None)
+
+
+class GrammarProbe:
+    """Installed once per engine; ``watch(request_id)`` per request."""
+
+    def __init__(self, engine) -> None:
+        self.som = structured_output_manager(engine)
+        self.available = self.som is not None
+        self.watched: str | None = None
+        self.groups: deque[list[MaskEntry]] = deque()
+        if not self.available:
+            return
+        self.vocab_size = self.som.vllm_config.model_config.get_vocab_size()
+        self._tail = np.uint32((1 << (self.vocab_size % 32)) - 1) if self.vocab_size % 32 else None
+        original = type(self.som).grammar_bitmask.__get__(self.som)
+        probe = self
+
+        def grammar_bitmask(requests, structured_output_request_ids, scheduled_spec_decode_tokens):
+            out = original(requests, structured_output_request_ids, scheduled_spec_decode_tokens)
+            if out is not None and probe.watched is not None:
+                probe._record(out, requests, structured_output_request_ids,
+                              scheduled_spec_decode_tokens)
+            return out
+
+        self.som.grammar_bitmask = grammar_bitmask
+
+    def watch(self, request_id: str | None) -> None:
+        self.watched = request_id
+        self.groups.clear()
+
+    def _record(self, out, requests, ids, spec_tokens) -> None:
+        row = 0
+        for req_id in ids:
+            n = 1 + len(spec_tokens.get(req_id, ()))
+            if req_id == self.watched:
+                request = requests[req_id]
+                gate = self._gate(request)
+                grammar = request.structured_output_request.grammar
+                terminated = bool(grammar.is_terminated()) if hasattr(grammar, "is_terminated") else False
+                group = []
+                for i in range(n):
+                    words = np.array(out[row + i], dtype=np.int32).view(np.uint32)
+                    group.append(MaskEntry(gate, terminated, self._count(words), words))
+                self.groups.append(group)
+                return
+            row += n
+
+    def _gate(self, request) -> bool | None:
+        # The same call grammar_bitmask makes to decide whether the mask applies
+        # (constraint_start 0: reasoning has ended, or no reasoning gate at all).
+        try:
+            return self.som._get_constraint_bounds(request, ()).constraint_start == 0
+        except Exception:  # a vLLM version without this private helper
+            return None
+
+    def _count(self, words: np.ndarray) -> int:
+        full = len(words) if self._tail is None else len(words) - 1
+        n = int(np.bitwise_count(words[:full]).sum())
+        if self._tail is not None:
+            n += int(np.bitwise_count(words[-1] & self._tail))
+        return n
+
+    def take(self, token_ids) -> dict | None:
+        """The grammar view of one output (its tokens), or None when no mask was built."""
+        if not self.groups or not token_ids:
+            return None
+        group = self.groups.popleft()
+        entries = group[:len(token_ids)]
+        view = {"source": SOURCE,
+                "gate_open": [e.gate_open for e in entries],
+                "allowed": [e.allowed for e in entries],
+                "emitted_allowed": [e.allows(t) if (e.gate_open and not e.terminated) else None
+                                    for e, t in zip(entries, token_ids)]}
+        if any(e.terminated for e in entries):
+            view["terminated"] = [e.terminated for e in entries]
+        return view
+
+
+def constraint_of(params) -> dict | None:
+    """The request's structured-output constraint as vLLM holds it: kind + spec."""
+    so = getattr(params, "structured_outputs", None)
+    if so is None:
+        return None
+    for kind in ("structural_tag", "json", "regex", "choice", "grammar", "json_object"):
+        value = getattr(so, kind, None)
+        if value not in (None, False):
+            return {"kind": kind, "spec": value}
+    return None

@@ -1,0 +1,289 @@
+"""Step a real in-process vLLM v1 engine, one request at a time, into rows.
+
+``EngineStepper`` turns each ``RequestOutput`` (RequestOutputKind.DELTA) into a
+``Delta`` and feeds it to the same ``StreamRun`` replay uses, so an engine row
+and a replayed row are made by the same code. The request is the session's:
+prompt ids from its chat template, SamplingParams from its adjusted
+ChatCompletionRequest, ``reasoning_ended`` / ``reasoning_parser_kwargs`` as the
+chat server resolves them. Output is either scripted (exact token ids forced by
+a logits processor, then EOS) or free generation.
+"""
+
+from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from workbench.core import logs, serving
+from workbench.core.deltas import Delta
+from workbench.core.rows import Row
+from workbench.core.runner import make_parser
+from workbench.core.session import Result, Session
+from workbench.engine import build
+from workbench.engine.build import EngineSpec
+from workbench.engine.script import script_ids
+from workbench.errors import WorkbenchError
+
+_ids = itertools.count()
+_SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
+
+
+@dataclass
+class EngineResult(Result):
+    usage: dict = field(default_factory=dict)
+    constraint: dict | None = None
+    notes: list[str] = field(default_factory=list)
+    engine_steps: int = 0
+    finish_reason: str | None = None  # as the engine reported it
+
+
+class EngineStepper:
+    """``start(session, text=...)`` or ``start(session)`` (free generation), then
+    ``step()`` / ``run()``; ``reset()`` drops the request; the engine stays up."""
+
+    def __init__(self, spec: EngineSpec | None = None) -> None:
+        self.spec = spec or EngineSpec()
+        self.engine: build.Engine | None = None
+        self.session: Session | None = None
+        self._clear()
+
+    def _clear(self) -> None:
+        self.run_ = None  # the StreamRun
+        self.request_id: str | None = None
+        self._internal_id: str | None = None
+        self.reasoning_ended: bool | None = None
+        self.deltas: list[Delta] = []
+        self.script: list[int] | None = None
+        self.notes: list[str] = []
+        self.constraint: dict | None = None
+        self.params = None
+        self.engine_steps = 0
+        self._pending_steps = 0
+        self._engine_logs: list[str] = []
+        self.finish_reason: str | None = None
+        self.done = True
+        self.on_delta: Callable[[Delta], None] | None = None
+
+    # -- engine -----------------------------------------------------------------
+    def load(self, session: Session, spec: EngineSpec | None = None) -> build.Engine:
+        """Make sure the engine for ``spec`` and the session's tokenizer is up."""
+        spec = spec or self.spec
+        reasoning = session.setup.parser.reasoning_parser
+        self.engine = None
+        self.engine = build.acquire(spec, session.setup.tokenizer, session.tokenizer, reasoning)
+        self.spec = spec  # only once it worked: a bad spec leaves the last good one in place
+        return self.engine
+
+    def close(self) -> None:
+        self.reset()
+        build.release()
+        self.engine = None
+
+    @property
+    def rows(self) -> list[Row]:
+        return self.run_.rows if self.run_ is not None else []
+
+    # -- a request --------------------------------------------------------------
+    def start(self, session: Session, text: str | None = None, *, token_ids: list[int] | None = None,
+              temperature: float | None = None, top_p: float | None = None,
+              seed: int | None = None, on_delta: Callable[[Delta], None] | None = None) -> None:
+        """A new request: ``text`` / ``token_ids`` force the output (EOS appended to
+        text), neither means free generation with the given sampling settings."""
+        self.reset()
+        engine = self.load(session)
+        llm = engine.llm
+        max_len = llm.model_config.max_model_len
+        if len(session.prompt_ids) >= max_len:
+            raise WorkbenchError(f"the prompt has {len(session.prompt_ids)} tokens; the engine's "
+                                 f"max_model_len is {max_len}")
+        script, notes = None, []
+        if text is not None or token_ids is not None:
+            script, notes = script_ids(session.tokenizer, text, token_ids,
+                                       llm.model_config.get_vocab_size())
+        params = self._params(session, llm, temperature, top_p, seed, max_len)
+        if script is not None:
+            params.extra_args = {**(params.extra_args or {}), "workbench_script": script}
+        self._set_reasoner(session, engine)
+        parser = make_parser(session.parser_cls, session.tokenizer, session.request,
+                             session.setup.request.chat_template_kwargs)
+        from workbench.engine.grammar import constraint_of
+
+        request_id = f"wb-{next(_ids)}"
+        _abort_others(llm)
+        self._add(llm, request_id, session, params, parser)
+        engine.probe.watch(self._internal_id)
+        self.session, self.params, self.script, self.notes = session, params, script, notes
+        self.request_id, self.constraint = request_id, constraint_of(params)
+        self.run_ = session.stream()
+        self.done, self.on_delta = False, on_delta
+
+    def _params(self, session, llm, temperature, top_p, seed, max_len):
+        """SamplingParams exactly as the chat server builds them for this request."""
+        from vllm.entrypoints.serve.utils.api_utils import get_max_tokens
+        from vllm.sampling_params import RequestOutputKind
+
+        request = session.request
+        overrides = {k: v for k, v in (("temperature", temperature), ("top_p", top_p),
+                                       ("seed", seed)) if v is not None}
+        if overrides:
+            request = request.model_copy(update=overrides)
+        defaults = llm.model_config.get_diff_sampling_param()
+        asked = request.max_completion_tokens if request.max_completion_tokens is not None else request.max_tokens
+        try:
+            max_tokens = get_max_tokens(max_len, asked, len(session.prompt_ids), defaults)
+        except ValueError as e:
+            raise WorkbenchError(str(e)) from None
+        params = request.to_sampling_params(max_tokens, defaults)
+        params.output_kind = RequestOutputKind.DELTA
+        return params
+
+    def _set_reasoner(self, session: Session, engine: build.Engine) -> None:
+        # The engine core gates the grammar with --reasoning-parser; a request with
+        # another reasoning parser gets the class that flag would have loaded.
+        som = engine.probe.som
+        if som is None:
+            return
+        cls = session.parser_cls.reasoning_parser_cls if session.parser_cls is not None else None
+        som.reasoner_cls = cls
+        som.vllm_config.structured_outputs_config.reasoning_parser = (
+            session.setup.parser.reasoning_parser or "")
+
+    def _add(self, llm, request_id: str, session: Session, params, parser) -> None:
+        """``LLMEngine.add_request`` plus what ``AsyncLLM.add_request`` also takes:
+        the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs``.
+        LLMEngine.add_request (0.32) has no such parameters, so its n == 1 path is
+        followed here with the two fields set on the EngineCoreRequest, as AsyncLLM does."""
+        from vllm.inputs.engine import tokens_input
+
+        reasoning_kwargs = None
+        if parser is not None and getattr(parser, "reasoning_parser", None) is not None:
+            reasoning_kwargs = {"chat_template_kwargs": dict(session.setup.request.chat_template_kwargs)}
+        ended = session.request.resolve_reasoning_ended(parser, list(session.prompt_ids))
+        try:
+            req = llm.input_processor.process_inputs(
+                request_id, tokens_input(list(session.prompt_ids)), params,
+                supported_tasks=llm.get_supported_tasks())
+        except ValueError as e:  # VLLMValidationError included
+            raise WorkbenchError(f"the engine refused the request: {str(e).splitlines()[0]}") from None
+        req.reasoning_ended = ended
+        req.reasoning_parser_kwargs = reasoning_kwargs
+        llm.input_processor.assign_request_id(req)
+        llm.output_processor.add_request(req, None, None, 0)
+        llm.engine_core.add_request(req)
+        self._internal_id = req.request_id
+        self.reasoning_ended = ended
+
+    def reset(self) -> None:
+        """Abort the running request (if any); the engine stays up for the next."""
+        running = self.engine is not None and self.engine is build.current()
+        if running and self.request_id is not None and not self.done:
+            _abort_others(self.engine.llm)
+            self.engine.probe.watch(None)
+        self._clear()
+
+    # -- stepping ---------------------------------------------------------------
+    def step(self, until_output: bool = False) -> list[Row]:
+        """One engine step and its row (none while the engine emits nothing, e.g.
+        while a grammar compiles; those steps are counted into the next row)."""
+        while not self.done:
+            rows = self._step_once()
+            if rows or not until_output:
+                return rows
+        return []
+
+    def _step_once(self) -> list[Row]:
+        llm = self.engine.llm
+        try:
+            with logs.capture() as lines:
+                outputs = llm.step()
+        except Exception as e:
+            self.done = True
+            self.close()
+            raise WorkbenchError(f"the engine failed during a step: {build.first_line(e)}; "
+                                 f"the next request starts a new engine") from e
+        if lines:
+            self._engine_logs += [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)]
+        self.engine_steps += 1
+        self._pending_steps += 1
+        rows = []
+        for out in outputs:
+            if out.request_id != self.request_id:
+                continue
+            rows.append(self._feed(out))
+        if not rows and not llm.has_unfinished_requests():
+            self.done = True
+        return rows
+
+    def _feed(self, out) -> Row:
+        c = out.outputs[0]
+        ids = list(c.token_ids)
+        finish = c.finish_reason if out.finished else None
+        extra = {}
+        if not self.deltas and self.constraint is not None:
+            extra["constraint"] = self.constraint
+        grammar = self.engine.probe.take(ids)
+        if grammar is not None:
+            extra["grammar"] = grammar
+        if self._engine_logs:
+            extra["engine_logs"], self._engine_logs = self._engine_logs, []
+        delta = Delta(tuple(ids), c.text, finish, engine_steps=self._pending_steps, extra=extra)
+        self._pending_steps = 0
+        self.deltas.append(delta)
+        if self.on_delta is not None:
+            self.on_delta(delta)
+        row = self.run_.feed(delta)
+        if out.finished:
+            self.done, self.finish_reason = True, finish
+            self.engine.probe.watch(None)
+        return row
+
+    def run(self) -> EngineResult:
+        while not self.done:
+            self._step_once()
+        return self.result()
+
+    def result(self) -> EngineResult:
+        if self.run_ is None:
+            raise WorkbenchError("no request: call start() first")
+        s, run = self.session, self.run_
+        finish = self.finish_reason or "stop"
+        nonstream = s.nonstream(run.text, run.token_ids, finish)
+        notes = list(self.notes)
+        if self.script is not None and run.token_ids != self.script[:len(run.token_ids)]:
+            notes.append("script: the engine emitted other ids than the script")
+        if finish == "error":
+            notes.append("the engine finished the request with an error "
+                         "(e.g. its grammar rejected a token; see the last row)")
+        tool_cls = s.parser_cls.tool_parser_cls if s.parser_cls is not None else None
+        notes += serving.incomplete_call_notes(finish, run.result.to_dict(), run.text, tool_cls)
+        reasoning_tokens = nonstream.get("reasoning_tokens", 0)
+        usage = {"prompt_tokens": len(s.prompt_ids), "completion_tokens": len(run.token_ids),
+                 "total_tokens": len(s.prompt_ids) + len(run.token_ids),
+                 "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
+        return EngineResult(rows=run.rows, stream=run.result.to_dict(), nonstream=nonstream,
+                            parser=s.parser_info, text=run.text, token_ids=run.token_ids,
+                            usage=usage, constraint=self.constraint, notes=notes,
+                            engine_steps=self.engine_steps, finish_reason=self.finish_reason)
+
+    def origin(self) -> dict:
+        """The recording header's origin for the current request."""
+        e = self.engine
+        from workbench.engine.grammar import SOURCE, WRAPPED
+
+        args = dict(e.engine_args)
+        if self.session is not None:  # the gate follows the request's reasoning parser
+            args["reasoning_parser"] = self.session.setup.parser.reasoning_parser or ""
+        return {"kind": "engine", "model": e.model if self.spec.model is None else self.spec.model,
+                "engine_args": args, "script": self.script is not None,
+                "grammar_view": f"{SOURCE}: {WRAPPED}", "start_s": round(e.start_s, 2)}
+
+
+def _abort_others(llm) -> None:
+    """One request at a time per process: drop what another stepper left running."""
+    left = list(getattr(llm.output_processor, "request_states", {}))
+    if left:
+        llm.abort_request(left, internal=True)
+    while llm.has_unfinished_requests():
+        llm.step()
