@@ -266,3 +266,45 @@ def test_check_shrink_and_export_from_the_panel(tmp_path):
     wb.checks.export_path.value = str(tmp_path / "not-a-name.py")
     wb.checks.export_button.click()
     assert "Export: not-a-name.py: the test file name must be a Python identifier" in banner(wb)
+
+
+REQUIRED = ('<think>Weather is needed.</think><tool_call>\n{"name": "get_weather", '
+            '"arguments": {"city": "Paris"}}\n</tool_call>')
+
+
+@pytest.mark.engine
+def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_stepper, tmp_path):
+    from workbench import Workbench
+    from workbench.core import recording as rec
+    from workbench.ui import engine_adapter
+
+    engine_adapter.use_stepper(engine_stepper)
+    wb = Workbench(REQUIRED, tools=WEATHER_TOOLS, source="engine", tool_choice="required")
+    wb.step_button.click()
+    assert wb.banner.value == "" and len(wb.rows) == 1
+    assert wb.describe()["request"]["structured_outputs"]["structural_tag"]
+    wb.step(2)
+    assert "<th>grammar</th>" in wb.table.html.value and "closed" in row_cells(wb, 1)
+
+    def engine_failure(*a, **k):
+        raise RuntimeError("engine went away")
+
+    original, wb.model.source.step = wb.model.source.step, engine_failure
+    wb.step_button.click()
+    assert "Step: unexpected RuntimeError: engine went away" in banner(wb)
+    assert len(wb.rows) == 3
+    assert wb.save_recording(tmp_path / "partial.jsonl") == 3  # nothing streamed is lost
+    assert len(rec.load(tmp_path / "partial.jsonl").deltas) == 3
+    wb.model.source.step = original
+    wb.run_button.click()
+    assert wb.banner.value == "" and wb.rows[-1].finish_reason == "tool_calls"
+    opened = [r for r in wb.rows if r.extra.get("grammar", {}).get("gate_open") == [True]]
+    assert opened and all(r.extra["grammar"]["emitted_allowed"] == [True] for r in opened)
+    assert "open" in row_cells(wb, opened[0].step) and "allowed" in row_cells(wb, opened[0].step)
+    wb.save_recording(tmp_path / "full.jsonl")
+    again = Workbench(recording=str(tmp_path / "full.jsonl"))
+    again.run()
+    def seen(rows):
+        return [(r.token_ids, r.text, r.phase, r.sse, r.finish_reason, r.reasoning, r.content) for r in rows]
+
+    assert seen(again.rows) == seen(wb.rows)

@@ -69,9 +69,9 @@ class EditorActions:
         self.editor = ConfigEditor()
         c = self.controls
         self.editor.reload_button.on_click(self._guard(lambda _: self.reload_config(), "Reload"))
-        self.editor.text.observe(self._guard(self._on_editor_text, "editor"), "value")
+        self.editor.text.observe(self._guard(self._on_editor_text, "editor", False), "value")
         for dd in (c.tool_parser, c.reasoning_parser, c.config):
-            dd.observe(self._guard(self._on_parser_pick, "parser"), "value")
+            dd.observe(self._guard(self._on_parser_pick, "parser", False), "value")
         if self.model.inputs.config:
             self.editor.load_file(self.model.inputs.config)
         return self.editor

@@ -12,6 +12,12 @@ from workbench.ui.sources import EngineSource
 _stepper = None
 
 
+def use_stepper(stepper) -> None:
+    """Drive this EngineStepper (e.g. one a test run already owns) instead of a new one."""
+    global _stepper
+    _stepper = stepper
+
+
 def stepper():
     global _stepper
     if _stepper is None:

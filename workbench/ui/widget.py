@@ -52,18 +52,22 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
         c.run_button.on_click(self._guard(lambda _: self.run(), "Run"))
         c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))
         c.replay_button.on_click(self._guard(lambda _: self.replay(), "Replay"))
-        c.recording.observe(self._guard(self._on_recording, "recording"), "value")
-        self.detail.step.observe(self._guard(lambda ch: self.select(ch["new"] or None), "row"), "value")
+        c.recording.observe(self._guard(self._on_recording, "recording", clear=False), "value")
+        self.detail.step.observe(self._guard(lambda ch: self.select(ch["new"] or None), "row", False),
+                                 "value")
         self.final.goto.on_click(self._guard(lambda _: self.goto_divergence(), "divergence"))
         super().__init__([self.controls, self.banner, self.table, self.tabs])
         if recording is not None:
             self._guard(lambda: self.load_recording(recording), "recording")()
 
     # -- the error boundary ----------------------------------------------
-    def _guard(self, fn, what: str):
+    def _guard(self, fn, what: str, clear: bool = True):
+        """``fn`` behind the error boundary; ``clear``: a new action clears the last error."""
         @functools.wraps(fn)
         def callback(*args, **kwargs):
             try:
+                if clear:
+                    self.banner.clear()
                 return fn(*args, **kwargs)
             except (Exception, KeyboardInterrupt) as e:
                 self.banner.show_exception(e, what)
