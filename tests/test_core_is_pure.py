@@ -35,9 +35,10 @@ def test_core_never_imports_widgets():
     assert _fresh(core_modules()) == ""
 
 
-def test_ui_logic_is_widget_free():
-    assert _fresh(["workbench.ui", "workbench.ui.model", "workbench.ui.styles",
-                   "workbench.ui.final", "workbench.ui.sources"]) == ""
+def test_ui_logic_and_other_layers_are_widget_free():
+    assert _fresh(["workbench.ui", "workbench.ui.model", "workbench.ui.inputs", "workbench.ui.styles",
+                   "workbench.ui.final", "workbench.ui.sources", "workbench.ui.recordings",
+                   "workbench.check", "workbench.engine"]) == ""
 
 
 def test_import_workbench_is_cheap():
