@@ -242,6 +242,8 @@ def test_doctor_parser_cannot_start_and_cut_off_call(run_cli, tools_file):
     code, data, d = _doctor(run_cli, "--text", TRUNCATED, "--tools", tools_file, "--tool-parser", "hermes",
                             "--reasoning-parser", "qwen3", "--finish-reason", "length")
     assert code == 1 and "cut_off_call" in d and data["setup"]["finish_reason"] == "length"
+    code, data, d = _doctor(run_cli, "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser", "qwen3")
+    assert code == 1 and "tools_off_in_request" in d and data["tool_parsers"][0]["parser"] == "hermes"
 
 
 @pytest.mark.slow

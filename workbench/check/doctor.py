@@ -18,6 +18,7 @@ from workbench.core.parsers import ParserSpec, registered_names
 
 PROBLEM, NOTE = "problem", "note"
 THINK_MARKERS = ("<think>", "</think>")
+ANY_TOOL = {"type": "function", "function": {"name": "any_tool", "parameters": {"type": "object"}}}
 
 
 @dataclass
@@ -199,10 +200,14 @@ def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
 
     # Tool calls arriving as plain content.
     if not stream["tool_calls"] and not nonstream.get("tool_calls"):
-        report.tool_parsers = rank_tool_parsers(setup, working.reasoning_parser, session.prompt_ids, deltas, report)
+        tools_off = not setup.request.tools or setup.request.tool_choice == "none"
+        # With tools off vLLM parses no calls at all; rank as if the request had turned them on.
+        ranking = replace(setup, request=replace(setup.request, tools=setup.request.tools or [ANY_TOOL],
+                                                 tool_choice="auto")) if tools_off else setup
+        report.tool_parsers = rank_tool_parsers(ranking, working.reasoning_parser, session.prompt_ids, deltas,
+                                                report)
         if report.tool_parsers:
             best = report.tool_parsers[0]["parser"]
-            tools_off = not setup.request.tools or setup.request.tool_choice == "none"
             if working.tool_parser is None:
                 code, why = "no_tool_parser", "no tool parser is configured (no auto tool choice)"
                 fix = f"start vLLM with --enable-auto-tool-choice --tool-call-parser {best}"
