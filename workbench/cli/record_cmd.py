@@ -59,7 +59,11 @@ def run(args) -> int:
     text = common.source_text(args)
     if text is None and args.model is None:
         raise WorkbenchError("nothing to run: give --text, --text-file or --model")
-    tokenizer = args.tokenizer or (args.model if args.model and _is_folder(args.model) else "qwen3")
+    tokenizer = args.tokenizer or "qwen3"
+    if args.model and not args.tokenizer:  # a real model brings its own tokenizer
+        from workbench.engine import build
+
+        tokenizer = str(build.resolve_model(engine_spec(args), tokenizer)[1])
     setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
                   request=common.request_spec(args), plugins=tuple(args.plugin))
     session = Session(setup)
@@ -97,6 +101,9 @@ def show(result, stepper, con=None) -> None:
     con.print(render.rows_table(result.rows))
     if any("grammar" in r.extra for r in result.rows):
         con.print(grammar_table(result.rows))
+    for r in result.rows:
+        for line in r.extra.get("engine_logs", []):
+            con.print(f"[dim]engine log at step {r.step}:[/] {line}")
     con.print(render.final_table(result.stream, result.nonstream))
     con.print(f"usage: {json.dumps(result.usage)}")
     for note in result.notes:
@@ -122,8 +129,3 @@ def grammar_table(rows):
                   style=style)
     return t
 
-
-def _is_folder(path: str) -> bool:
-    from pathlib import Path
-
-    return Path(path).expanduser().is_dir()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import gc
 import json
+import logging
 import os
 import sys
 import time
@@ -23,6 +24,8 @@ from workbench.errors import WorkbenchError
 
 SCRIPT_PROCESSOR = "workbench.engine.scripted:ScriptedTokensLogitsProcessor"
 # Small enough to start in seconds on a laptop CPU; the tiny model's own limit is 8192.
+# What a hub model's snapshot needs for the tokenizer and config checks (not the weights).
+MODEL_METADATA = ["*.json", "*.jinja", "*.model", "*.txt", "*.tiktoken"]
 TINY_ENGINE_ARGS = {"dtype": "bfloat16", "enforce_eager": True, "max_model_len": 4096,
                     "max_num_seqs": 4, "max_num_batched_tokens": 4096}
 
@@ -80,7 +83,7 @@ def resolve_model(spec: EngineSpec, tokenizer: str) -> tuple[str, Path | None]:
     try:  # a hub name: only what is already in the local cache when offline
         from huggingface_hub import snapshot_download
 
-        return spec.model, Path(snapshot_download(spec.model, allow_patterns=["*.json", "*.jinja"]))
+        return spec.model, Path(snapshot_download(spec.model, allow_patterns=MODEL_METADATA))
     except Exception as e:
         raise WorkbenchError(f"model {spec.model!r}: not a folder and not available from the "
                              f"Hugging Face hub or its cache ({type(e).__name__})") from None
@@ -180,6 +183,7 @@ def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
     from workbench.core import logs
 
     logs.install()  # the engine re-ran vLLM's logging config, which dropped our collector
+    _mute_console_during_steps()
     shown = {k: v for k, v in args.items() if k != "logits_processors"}
     engine = Engine(llm, key, model, tok_folder, shown, time.perf_counter() - t0)
     engine.probe = GrammarProbe(llm)
@@ -206,6 +210,15 @@ def _shutdown(llm) -> None:
         pass
 
 
+def abort_all(llm) -> None:
+    """One request at a time per process: drop whatever is still running."""
+    left = list(getattr(llm.output_processor, "request_states", {}))
+    if left:
+        llm.abort_request(left, internal=True)
+    while llm.has_unfinished_requests():
+        llm.step()
+
+
 def _smoke_test(llm) -> None:
     """One token through the engine: some start failures (e.g. an attention head
     size the platform's kernels lack) only surface on the first forward pass."""
@@ -215,6 +228,29 @@ def _smoke_test(llm) -> None:
     llm.add_request("workbench-smoke-test", tokens_input([0]), SamplingParams(max_tokens=1))
     while llm.has_unfinished_requests():
         llm.step()
+
+
+class _StepMute(logging.Filter):
+    """On vLLM's console handlers: drops records while a step runs. The stepper
+    captures them into the row instead (extra["engine_logs"])."""
+
+    active = False
+
+    def filter(self, record) -> bool:
+        return not self.active
+
+
+STEP_MUTE = _StepMute()
+
+
+def _mute_console_during_steps() -> None:
+    if os.environ.get("WORKBENCH_ENGINE_LOGS") == "1":
+        return
+    from workbench.core import logs
+
+    for handler in logging.getLogger("vllm").handlers:
+        if handler is not logs._collector and STEP_MUTE not in handler.filters:
+            handler.addFilter(STEP_MUTE)
 
 
 def _log_path() -> Path:

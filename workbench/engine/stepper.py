@@ -111,7 +111,7 @@ class EngineStepper:
         from workbench.engine.grammar import constraint_of
 
         request_id = f"wb-{next(_ids)}"
-        _abort_others(llm)
+        build.abort_all(llm)
         self._add(llm, request_id, session, params, parser)
         engine.probe.watch(self._internal_id)
         self.session, self.params, self.script, self.notes = session, params, script, notes
@@ -179,7 +179,7 @@ class EngineStepper:
         """Abort the running request (if any); the engine stays up for the next."""
         running = self.engine is not None and self.engine is build.current()
         if running and self.request_id is not None and not self.done:
-            _abort_others(self.engine.llm)
+            build.abort_all(self.engine.llm)
             self.engine.probe.watch(None)
         self._clear()
 
@@ -197,7 +197,11 @@ class EngineStepper:
         llm = self.engine.llm
         try:
             with logs.capture() as lines:
-                outputs = llm.step()
+                build.STEP_MUTE.active = True
+                try:
+                    outputs = llm.step()
+                finally:
+                    build.STEP_MUTE.active = False
         except Exception as e:
             self.done = True
             self.close()
@@ -253,9 +257,16 @@ class EngineStepper:
         notes = list(self.notes)
         if self.script is not None and run.token_ids != self.script[:len(run.token_ids)]:
             notes.append("script: the engine emitted other ids than the script")
-        if finish == "error":
-            notes.append("the engine finished the request with an error "
-                         "(e.g. its grammar rejected a token; see the last row)")
+        rejected = [(r.step, t) for r in run.rows
+                    for t, ok in zip(r.token_ids, r.extra.get("grammar", {}).get("emitted_allowed", []))
+                    if ok is False]
+        if rejected:
+            step, token = rejected[0]
+            notes.append(f"the grammar did not allow token {token} "
+                         f"({s.tokenizer.convert_ids_to_tokens(token)!r}) at step {step}; "
+                         f"the engine ended the request (finish_reason {finish})")
+        elif finish == "error":
+            notes.append("the engine ended the request with an error (see the last row's engine logs)")
         tool_cls = s.parser_cls.tool_parser_cls if s.parser_cls is not None else None
         notes += serving.incomplete_call_notes(finish, run.result.to_dict(), run.text, tool_cls)
         reasoning_tokens = nonstream.get("reasoning_tokens", 0)
@@ -279,11 +290,3 @@ class EngineStepper:
                 "engine_args": args, "script": self.script is not None,
                 "grammar_view": f"{SOURCE}: {WRAPPED}", "start_s": round(e.start_s, 2)}
 
-
-def _abort_others(llm) -> None:
-    """One request at a time per process: drop what another stepper left running."""
-    left = list(getattr(llm.output_processor, "request_states", {}))
-    if left:
-        llm.abort_request(left, internal=True)
-    while llm.has_unfinished_requests():
-        llm.step()
