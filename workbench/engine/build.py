@@ -56,6 +56,8 @@ class Engine:
     engine_args: dict
     start_s: float
     probe: object = None  # grammar.GrammarProbe
+    # The model's generation-config sampling defaults, read once as the server does at start.
+    sampling_defaults: dict = field(default_factory=dict)
 
 
 _current: Engine | None = None
@@ -187,6 +189,7 @@ def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
     shown = {k: v for k, v in args.items() if k != "logits_processors"}
     engine = Engine(llm, key, model, tok_folder, shown, time.perf_counter() - t0)
     engine.probe = GrammarProbe(llm)
+    engine.sampling_defaults = llm.model_config.get_diff_sampling_param()
     return engine
 
 

@@ -129,7 +129,7 @@ class EngineStepper:
                                        ("seed", seed)) if v is not None}
         if overrides:
             request = request.model_copy(update=overrides)
-        defaults = llm.model_config.get_diff_sampling_param()
+        defaults = self.engine.sampling_defaults
         asked = request.max_completion_tokens if request.max_completion_tokens is not None else request.max_tokens
         try:
             max_tokens = get_max_tokens(max_len, asked, len(session.prompt_ids), defaults)
