@@ -12,7 +12,6 @@ a logits processor, then EOS) or free generation.
 from __future__ import annotations
 
 import itertools
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -194,6 +193,10 @@ class EngineStepper:
         return []
 
     def _step_once(self) -> list[Row]:
+        if self.engine is not build.current():
+            self.done = True
+            raise WorkbenchError("the engine was replaced (another model or tokenizer was loaded); "
+                                 "start the request again")
         llm = self.engine.llm
         try:
             with logs.capture() as lines:
