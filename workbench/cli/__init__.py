@@ -13,7 +13,9 @@ COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record"
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="workbench", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="workbench",
+        description="See every delta vLLM's tool-call and reasoning parsers produce.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"workbench.cli.{name}_cmd").add_parser(sub)

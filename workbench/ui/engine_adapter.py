@@ -51,8 +51,7 @@ def factory(model, session) -> StepperSource:
 
     s = stepper()
     spec = EngineSpec(model=model.inputs.model) if model.inputs.model else EngineSpec()
-    running = build.current()
-    if running is None or running.key[0] != spec.model:
+    if build.needs_start(spec, session.setup.tokenizer):
         what = model.inputs.model or f"the embedded tiny model for {session.setup.tokenizer}"
         model.status(f"starting the engine ({what}); this takes seconds…", None)
     s.load(session, spec)
