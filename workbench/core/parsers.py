@@ -20,6 +20,7 @@ class ParserSpec:
     tool_parser: str | None = None
     reasoning_parser: str | None = None
     config: str | None = None  # path to a parsers/*.toml file
+    # Passed to get_parser explicitly: its default is "auto" in vLLM 0.32, None in 0.33.
     tool_strict_level: str = "auto"
 
     def label(self) -> str:

@@ -1,4 +1,9 @@
-"""The installed vLLM version, and the few places 0.32 and 0.33 differ."""
+"""The installed vLLM version (recorded in every recording header).
+
+The pinned version lives in setup/vllm-version. The workbench only calls APIs that
+0.32 and 0.33 share; where a default differs (``get_parser(tool_strict_level=)``:
+"auto" in 0.32, None in 0.33) the value is passed explicitly (core/parsers.py).
+"""
 
 from __future__ import annotations
 
