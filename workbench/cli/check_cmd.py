@@ -40,9 +40,7 @@ def add_parser(sub) -> None:
 
 def load(args):
     """(session, deltas) like replay, with --finish-reason applied to a text source."""
-    session, deltas, recording = common.load_source(args)
-    if recording is None and args.finish_reason == "length":
-        deltas = session.deltas_from_text(common.source_text(args), finish_reason="length")
+    session, deltas, _ = common.load_source(args, "check", finish_reason=args.finish_reason or "stop")
     return session, deltas
 
 

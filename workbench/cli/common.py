@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.core import request as req
@@ -101,10 +102,23 @@ def source_text(args) -> str | None:
     return args.text
 
 
-def load_source(args):
-    """(Session, deltas, recording or None) for REC | --text | --text-file."""
+@dataclass
+class Source:
+    """What REC | --text | --text-file resolved to, with the settings for it."""
+
+    setup: object  # workbench.core.session.Setup
+    recording: object | None  # workbench.core.recording.Recording
+    text: str | None
+
+    @property
+    def prompt_ids(self) -> list[int] | None:
+        return (self.recording.prompt_token_ids or None) if self.recording else None
+
+
+def resolve_source(args, what: str, with_parser: bool = True) -> Source:
+    """The recording or text the command runs on; a recording brings its request."""
     from workbench.core import recording as rec
-    from workbench.core.session import Session, Setup
+    from workbench.core.session import Setup
 
     text = source_text(args)
     recording = getattr(args, "recording", None)
@@ -112,15 +126,28 @@ def load_source(args):
         raise WorkbenchError("give a recording or --text/--text-file, not both")
     if recording:
         r = rec.load(recording)
-        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, parser=parser_spec(args, r.header),
-                      request=request_spec(args, r.request), plugins=tuple(args.plugin))
-        session = Session(setup, prompt_token_ids=r.prompt_token_ids or None)
+        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request),
+                      plugins=tuple(args.plugin))
+        if with_parser:
+            setup.parser = parser_spec(args, r.header)
+        return Source(setup, r, None)
+    if text is None:
+        raise WorkbenchError(f"nothing to {what}: give REC.jsonl, --text or --text-file")
+    setup = Setup(tokenizer=args.tokenizer or "qwen3", request=request_spec(args),
+                  chunking=args.chunking or "token", plugins=tuple(args.plugin))
+    if with_parser:
+        setup.parser = parser_spec(args)
+    return Source(setup, None, text)
+
+
+def load_source(args, what: str = "replay", finish_reason: str = "stop"):
+    """(Session, deltas, recording or None) for REC | --text | --text-file."""
+    from workbench.core.session import Session
+
+    src = resolve_source(args, what)
+    session = Session(src.setup, prompt_token_ids=src.prompt_ids)
+    if src.recording is not None:
+        r = src.recording
         deltas = session.regroup(r.deltas, args.chunking) if args.chunking else r.deltas
         return session, deltas, r
-    if text is None:
-        raise WorkbenchError("nothing to replay: give REC.jsonl, --text or --text-file")
-    setup = Setup(tokenizer=args.tokenizer or "qwen3", parser=parser_spec(args),
-                  request=request_spec(args), chunking=args.chunking or "token",
-                  plugins=tuple(args.plugin))
-    session = Session(setup)
-    return session, session.deltas_from_text(text), None
+    return session, session.deltas_from_text(src.text, finish_reason=finish_reason), None

@@ -7,7 +7,6 @@ import sys
 
 from workbench.cli import common
 from workbench.core.parsers import ParserSpec
-from workbench.errors import WorkbenchError
 
 SPEC_HELP = "'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path"
 
@@ -34,24 +33,14 @@ def _spec(text: str) -> ParserSpec:
 
 
 def run(args) -> int:
-    from workbench.core import diff, recording as rec
-    from workbench.core.session import Setup
+    from workbench.core import diff
 
-    text = common.source_text(args)
-    if args.recording and text is not None:
-        raise WorkbenchError("give a recording or --text/--text-file, not both")
-    if args.recording:
-        r = rec.load(args.recording)
-        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=common.request_spec(args, r.request),
-                      plugins=tuple(args.plugin))
-        result = diff.run(setup, args.a, args.b, deltas=r.deltas, chunking=args.chunking,
-                          prompt_token_ids=r.prompt_token_ids or None)
-    elif text is not None:
-        setup = Setup(tokenizer=args.tokenizer or "qwen3", request=common.request_spec(args),
-                      chunking=args.chunking or "token", plugins=tuple(args.plugin))
-        result = diff.run(setup, args.a, args.b, text=text)
+    src = common.resolve_source(args, "compare", with_parser=False)
+    if src.recording is not None:
+        result = diff.run(src.setup, args.a, args.b, deltas=src.recording.deltas,
+                          chunking=args.chunking, prompt_token_ids=src.prompt_ids)
     else:
-        raise WorkbenchError("nothing to compare: give REC.jsonl, --text or --text-file")
+        result = diff.run(src.setup, args.a, args.b, text=src.text)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
     else:

@@ -21,25 +21,13 @@ def add_parser(sub) -> None:
 
 def run(args) -> int:
     from workbench.check.doctor import diagnose
-    from workbench.core import recording as rec
-    from workbench.core.session import Setup
-    from workbench.errors import WorkbenchError
 
-    text = common.source_text(args)
-    if args.recording and text is not None:
-        raise WorkbenchError("give a recording or --text/--text-file, not both")
-    if args.recording:
-        r = rec.load(args.recording)
-        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, parser=common.parser_spec(args, r.header),
-                      request=common.request_spec(args, r.request), plugins=tuple(args.plugin))
-        report = diagnose(setup, deltas=r.deltas, prompt_ids=r.prompt_token_ids or None)
-    elif text is not None:
-        setup = Setup(tokenizer=args.tokenizer or "qwen3", parser=common.parser_spec(args),
-                      request=common.request_spec(args), chunking=args.chunking or "token",
-                      plugins=tuple(args.plugin))
-        report = diagnose(setup, text=text, finish_reason=args.finish_reason or "stop")
+    src = common.resolve_source(args, "diagnose")
+    setup = src.setup
+    if src.recording is not None:
+        report = diagnose(setup, deltas=src.recording.deltas, prompt_ids=src.prompt_ids)
     else:
-        raise WorkbenchError("nothing to diagnose: give REC.jsonl, --text or --text-file")
+        report = diagnose(setup, text=src.text, finish_reason=args.finish_reason or "stop")
     if args.json:
         print(json.dumps(report.to_dict(), ensure_ascii=False, default=str))
         return 0 if report.ok else 1
