@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import difflib
 import html
-import json
 from dataclasses import dataclass
 
+from workbench.check import props
+from workbench.check.compare import final_of, steps_of
 from workbench.core.rows import Row
 
 FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")
@@ -26,80 +27,32 @@ class FieldDiff:
     nonstream: str
     equal: bool
     first_step: int | None = None  # the first step whose chunk made them differ
+    severity: str | None = None  # "error", or "cosmetic" (only whitespace / None vs "")
 
 
 def _calls_text(calls: list[dict]) -> str:
     return "\n".join(f"#{i} {c.get('name')}({c.get('arguments') or ''})" for i, c in enumerate(calls))
 
 
-def _same_json(a: str | None, b: str | None) -> bool:
-    try:
-        return json.loads(a or "null") == json.loads(b or "null")
-    except (TypeError, ValueError):
-        return (a or "") == (b or "")
-
-
-def _calls_equal(s: list[dict], n: list[dict]) -> bool:
-    return len(s) == len(n) and all(
-        a.get("name") == b.get("name") and _same_json(a.get("arguments"), b.get("arguments"))
-        for a, b in zip(s, n))
-
-
-def _text_divergence(rows: list[Row], field: str, target: str) -> int | None:
-    acc, last = "", None
-    for r in rows:
-        if not r.sse or not r.delta:
-            continue
-        piece = r.delta.get(field) or ""
-        if piece:
-            acc += piece
-            last = r.step
-            if not target.startswith(acc):
-                return r.step
-    if acc != target:
-        return rows[-1].step if rows else None
-    return None
-
-
-def _calls_divergence(rows: list[Row], target: list[dict]) -> int | None:
-    acc: dict[int, dict] = {}
-    for r in rows:
-        if not r.sse:
-            continue
-        for tc in r.tool_calls:
-            i = tc["index"]
-            slot = acc.setdefault(i, {"name": "", "arguments": ""})
-            slot["name"] += tc.get("name") or ""
-            slot["arguments"] += tc.get("arguments") or ""
-            want = target[i] if i < len(target) else None
-            if want is None or not (want.get("name") or "").startswith(slot["name"]):
-                return r.step
-            if not (want.get("arguments") or "").startswith(slot["arguments"]) and \
-                    not _same_json(want.get("arguments"), slot["arguments"]):
-                return r.step
-    streamed = [acc[i] for i in sorted(acc)]
-    if not _calls_equal(streamed, target):
-        return rows[-1].step if rows else None
-    return None
-
-
 def compare(rows: list[Row], stream: dict, nonstream: dict) -> list[FieldDiff]:
-    """One FieldDiff per message field (tool arguments compared as JSON)."""
+    """One FieldDiff per message field, judged by the same properties as `workbench check`
+    (tool arguments compared as parsed JSON; whitespace-only differences are cosmetic)."""
+    final, reference = final_of(stream), final_of(nonstream)
+    diffs = props.differences(final, reference)
+    steps = steps_of(rows)
     out = []
     for f in FIELDS:
-        s, n = stream.get(f), nonstream.get(f)
+        severity = diffs.get(f)
+        first = None
+        if severity is not None:
+            first = (rows[-1].step if rows else None) if f == "finish_reason" else \
+                props.first_step(steps, reference, f, raw=severity == "cosmetic")
         if f == "tool_calls":
-            s, n = s or [], n or []
-            equal = _calls_equal(s, n)
-            first = None if equal else _calls_divergence(rows, n)
-            out.append(FieldDiff(f, _calls_text(s), _calls_text(n), equal, first))
-        elif f == "finish_reason":
-            out.append(FieldDiff(f, str(s), str(n), s == n, None if s == n else
-                                 (rows[-1].step if rows else None)))
+            s, n = _calls_text(final[f]), _calls_text(reference[f])
         else:
-            equal = (s or "") == (n or "")
-            first = None if equal else _text_divergence(rows, f, n or "")
-            out.append(FieldDiff(f, "" if s is None else s, "" if n is None else n, equal, first))
+            s, n = final.get(f), reference.get(f)
+            s, n = ("" if s is None else str(s)), ("" if n is None else str(n))
+        out.append(FieldDiff(f, s, n, severity is None, first, severity))
     return out
 
 

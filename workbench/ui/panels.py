@@ -116,7 +116,9 @@ def final_html(final: dict) -> str:
             mark = "✓"
         else:
             a, b = inline_diff_html(d.stream, d.nonstream)
-            mark = f"✗ first at step {d.first_step}" if d.first_step else "✗"
+            mark = "✗ cosmetic" if d.severity == "cosmetic" else "✗"
+            if d.first_step:
+                mark += f" first at step {d.first_step}"
         body.append(f"<tr><th>{d.field}<br><small>{mark}</small></th>"
                     f"<td style='white-space:pre-wrap'>{a}</td><td style='white-space:pre-wrap'>{b}</td></tr>")
     extra = ""
