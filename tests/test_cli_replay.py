@@ -114,3 +114,11 @@ def test_bad_plugin_file(run_cli, tmp_path):
     bad.write_text("raise RuntimeError('nope')\n")
     code, _, err = run_cli("replay", "--text", "x", "--plugin", bad)
     assert code == 2 and "nope" in err
+
+
+def test_request_rejected_by_vllms_validator(run_cli, tools_file):
+    code, _, err = run_cli("replay", "--text", "x", "--tool-choice", "get_weather")
+    assert code == 2 and "tools" in err and err.count("\n") == 1
+    code, _, err = run_cli("replay", "--text", "x", "--tool-parser", "hermes", "--tools", tools_file,
+                           "--tool-choice", "get_time")
+    assert code == 2 and "does not match" in err and err.count("\n") == 1

@@ -61,6 +61,7 @@ def build_request(spec: RequestSpec):
     """A validated ``ChatCompletionRequest``, exactly as vLLM's server builds it."""
     from pydantic import ValidationError
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.exceptions import VLLMValidationError
 
     fields: dict[str, Any] = {"model": "workbench", "messages": spec.messages,
                               "include_reasoning": spec.include_reasoning}
@@ -80,6 +81,8 @@ def build_request(spec: RequestSpec):
         first = e.errors()[0]
         loc = ".".join(str(p) for p in first.get("loc", ()))
         raise WorkbenchError(f"invalid request ({loc or 'request'}): {first.get('msg')}") from None
+    except VLLMValidationError as e:  # vLLM's own request checks (the server answers 400)
+        raise WorkbenchError(f"invalid request: {e}") from None
 
 
 def render_prompt(tokenizer, spec: RequestSpec) -> list[int]:
