@@ -81,6 +81,10 @@ allow: the engine rejects the forced token and ends the request with `finish_rea
 (the last row, in the grammar column: *emitted token not allowed*)."""),
     ("code", """seed = workbench.show(source="engine", tools=TOOLS, tool_choice="required", run=True)
 seed.rows[-1].finish_reason, seed.rows[-1].extra["grammar"]"""),
+    ("md", """**Your turn.** A fresh request on the same engine. Click *Step* to advance it one engine
+step at a time and watch each row arrive; *Run* finishes it. Edit the script text or pick
+other parsers in the controls, then *Reset*."""),
+    ("code", """mine = workbench.show(source="engine", tools=TOOLS)"""),
 ]
 
 AUTHOR = [

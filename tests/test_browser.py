@@ -1,8 +1,8 @@
 """One real-browser test: JupyterLab + Debian chromium driven by Playwright.
 
 A JupyterLab server starts on 127.0.0.1 (free port, token) with this venv's
-kernel; chromium opens a small notebook that shows a Workbench, runs it, clicks
-Step and waits for the new row. The screenshot goes to artifacts/. The browser
+kernel; chromium opens the tour (notebooks/01_tour.ipynb), runs all its cells,
+clicks Step on its last workbench ("your turn") and waits for the new row. The screenshot goes to artifacts/. The browser
 is Debian's (``apt-get install chromium``, done by .ci/run); no test tool ever
 downloads one.
 """
@@ -29,23 +29,7 @@ ARTIFACT = ROOT / "artifacts" / "browser_step.png"
 
 pytestmark = pytest.mark.browser
 
-CELLS = [
-    "from workbench import Workbench\n"
-    "TOOLS = [{'type': 'function', 'function': {'name': 'get_weather', 'parameters': "
-    "{'type': 'object', 'properties': {'city': {'type': 'string'}}}}}]\n"
-    "wb = Workbench(tools=TOOLS)\n"
-    "wb.step()  # loads vLLM in the kernel; the browser then clicks Step\n"
-    "wb",
-]
-
-
-def _notebook(path: Path) -> None:
-    import nbformat
-
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in CELLS]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, str(path))
+TOUR = ROOT / "notebooks" / "01_tour.ipynb"
 
 
 def _free_port() -> int:
@@ -75,7 +59,7 @@ def lab(tmp_path):
         pytest.skip("Debian chromium is not installed (apt-get install -y chromium; .ci/run does it)")
     root = tmp_path / "root"
     root.mkdir()
-    _notebook(root / "step.ipynb")
+    shutil.copy(TOUR, root / TOUR.name)
     port, token = _free_port(), "wb-test-token"
     env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
                JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"), JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
@@ -88,7 +72,10 @@ def lab(tmp_path):
                                                                          "checkForUpdates": False}))
     nb_settings = plugin.parent / "notebook-extension"
     nb_settings.mkdir()
-    (nb_settings / "tracker.jupyterlab-settings").write_text(json.dumps({"autoStartDefaultKernel": True}))
+    (nb_settings / "tracker.jupyterlab-settings").write_text(json.dumps({"autoStartDefaultKernel": True,
+                                                                         # render every cell, so the
+                                                                         # last one is in the DOM
+                                                                         "windowingMode": "none"}))
     log = open(tmp_path / "lab.log", "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
@@ -129,7 +116,7 @@ def test_step_in_jupyterlab_adds_a_row(lab):
 
 
 def _drive(page, base: str, token: str) -> None:
-    page.goto(f"{base}/lab/tree/step.ipynb?token={token}", timeout=60_000)
+    page.goto(f"{base}/lab/tree/{TOUR.name}?token={token}", timeout=60_000)
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     select = page.get_by_role("button", name="Select", exact=True)
     try:  # older settings may still ask which kernel to start
@@ -140,13 +127,22 @@ def _drive(page, base: str, token: str) -> None:
     page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-    rows = page.locator("table.wb-table tr[data-step]")
-    rows.first.wait_for(timeout=90_000)
-    assert rows.count() == 1
-    page.locator("button.widget-button", has_text="Step").first.click()
-    page.wait_for_function(
-        "() => document.querySelectorAll('table.wb-table tr[data-step]').length === 2",
-        timeout=60_000)
-    assert page.locator("table.wb-table tr[data-step='2']").count() == 1
-    assert "2/26 deltas" in page.locator(".wb-status").first.inner_text()
-    page.locator(".jp-OutputArea-output").first.screenshot(path=str(ARTIFACT))
+    # The last cell shows a fresh workbench on the embedded engine; the whole tour
+    # (vLLM import, engine start, four requests) runs before it.
+    last = page.locator(".jp-CodeCell").last
+    step = last.locator("button.widget-button", has_text="Step").first
+    step.wait_for(state="attached", timeout=300_000)
+    last.scroll_into_view_if_needed()
+    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    assert page.locator(".jp-OutputArea-output .ansi-red-fg, .jp-RenderedText[data-mime-type="
+                        "'application/vnd.jupyter.error']").count() == 0, errors.all_inner_texts()
+    rows = last.locator("table.wb-table tr[data-step]")
+    assert rows.count() == 0
+    step.click()
+    rows.first.wait_for(timeout=120_000)
+    assert rows.count() == 1 and last.locator("tr[data-step='1']").count() == 1
+    step.click()
+    last.locator("tr[data-step='2']").wait_for(timeout=60_000)
+    assert "2 deltas" in last.locator(".wb-status").first.inner_text()
+    last.locator(".jp-OutputArea-output").first.screenshot(path=str(ARTIFACT))
