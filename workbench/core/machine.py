@@ -76,5 +76,7 @@ class EventRecorder:
         setattr(eng, method, recorded)
 
     def take(self) -> list[dict]:
+        if not self.events:
+            return []
         out, self.events = self.events, []
         return out

@@ -83,9 +83,14 @@ class StreamRun:
         self.rows: list[Row] = []
         self.tools_streamed = False
         self.num_tokens = 0
-        self.text = ""
+        self._texts: list[str] = []
         self.token_ids: list[int] = []
         self._tokens: dict[int, str] = {}
+
+    @property
+    def text(self) -> str:
+        """The output text so far (what a non-streaming response would carry)."""
+        return "".join(self._texts)
 
     def _token(self, token_id: int) -> str:
         tok = self._tokens.get(token_id)
@@ -94,23 +99,22 @@ class StreamRun:
         return tok
 
     def feed(self, delta: Delta) -> Row:
-        step = len(self.rows) + 1
         ids = list(delta.token_ids)
         tokens = [self._token(t) for t in ids]
         phase_before = machine.phase(self.parser, self.prompt_ids)
         states_before = {role: eng.state.name for role, eng in self.engines.items()}
-        self.text += delta.text
+        self._texts.append(delta.text)
         self.token_ids += ids
-        row = Row(step=step, token_ids=ids, tokens=tokens, text=delta.text,
-                  phase_before=phase_before, phase=phase_before, delta=None, sse=False,
-                  engine_steps=delta.engine_steps, states_before=states_before,
-                  extra=dict(delta.extra) if delta.extra else {})
-        self.rows.append(row)
-        if not delta.text and not delta.token_ids and not self.num_tokens:
-            row.logs.append("skipped: nothing generated yet (the server sends no chunk)")
+        extra = dict(delta.extra) if delta.extra else {}
+        if not delta.text and not ids and not self.num_tokens:
+            row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, phase_before, None,
+                      False, logs=["skipped: nothing generated yet (the server sends no chunk)"],
+                      engine_steps=delta.engine_steps, states_before=states_before,
+                      states=states_before, extra=extra)
+            self.rows.append(row)
             return row
-        self.num_tokens += len(delta.token_ids)
-        msg = None
+        self.num_tokens += len(ids)
+        msg = error = None
         with logs.capture() as lines:
             t0 = time.perf_counter()
             try:
@@ -124,24 +128,26 @@ class StreamRun:
                         request=self.request, prompt_token_ids=self.prompt_ids,
                         finished=delta.finished)
             except Exception as e:
-                row.error = f"{type(e).__name__}: {e}"
-                row.extra["traceback"] = traceback.format_exc()
-            row.parser_us = (time.perf_counter() - t0) * 1e6
-        row.logs.extend(lines)
-        row.events = self.recorder.take()
-        row.phase = machine.phase(self.parser)
-        row.states = {role: eng.state.name for role, eng in self.engines.items()}
+                error = f"{type(e).__name__}: {e}"
+                extra["traceback"] = traceback.format_exc()
+            parser_us = (time.perf_counter() - t0) * 1e6
         if msg is not None and msg.tool_calls:
             self.tools_streamed = True
-        row.finish_reason = serving.stream_finish_reason(self.request, delta.finish_reason,
-                                                         self.tools_streamed)
-        if row.error is None:
-            row.sse, row._sent = serving.stream_delta(self.request, msg, delta.finish_reason)
-            row.delta = delta_dict(row._sent if row._sent is not None else msg)
-            if row.sse:
-                self.result.add(row.delta)
-        if row.finish_reason:
-            self.result.finish_reason = row.finish_reason
+        finish = serving.stream_finish_reason(self.request, delta.finish_reason, self.tools_streamed)
+        sse, sent, sent_dict = False, None, None
+        if error is None:
+            sse, sent = serving.stream_delta(self.request, msg, delta.finish_reason)
+            sent_dict = delta_dict(sent if sent is not None else msg)
+            if sse:
+                self.result.add(sent_dict)
+        if finish:
+            self.result.finish_reason = finish
+        row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, machine.phase(self.parser),
+                  sent_dict, sse, finish_reason=finish, error=error, logs=lines, parser_us=parser_us,
+                  engine_steps=delta.engine_steps, states_before=states_before,
+                  states={role: eng.state.name for role, eng in self.engines.items()},
+                  events=self.recorder.take(), extra=extra, _sent=sent)
+        self.rows.append(row)
         return row
 
 
