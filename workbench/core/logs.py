@@ -30,22 +30,18 @@ class _Collector(logging.Handler):
 
 
 _collector = _Collector()
-_installed = False
+_vllm_logger = logging.getLogger("vllm")
 
 
 def install() -> None:
     """Route parser debug records to the collector; vLLM's stderr handler keeps its level."""
-    global _installed
-    # Checked every time, not once: starting an engine re-runs vLLM's logging
-    # dictConfig, which drops the handlers of the "vllm" logger.
-    if _installed and _collector in logging.getLogger("vllm").handlers:
+    if _collector in _vllm_logger.handlers:
         return
     import vllm.logger  # noqa: F401  (configures the "vllm" logger first)
 
-    logging.getLogger("vllm").addHandler(_collector)
+    _vllm_logger.addHandler(_collector)
     for name in PARSER_LOGGERS:
         logging.getLogger(name).setLevel(logging.DEBUG)
-    _installed = True
 
 
 class capture:
@@ -56,7 +52,9 @@ class capture:
     __slots__ = ("lines", "outer")
 
     def __enter__(self) -> list[str]:
-        if not _installed:
+        # Checked on every entry, not once: starting an engine re-runs vLLM's
+        # logging dictConfig, which drops the "vllm" logger's handlers.
+        if _collector not in _vllm_logger.handlers:
             install()
         self.lines: list[str] = []
         self.outer, _collector.lines = _collector.lines, self.lines

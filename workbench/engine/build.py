@@ -182,9 +182,6 @@ def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
         _shutdown(llm)
         raise WorkbenchError(f"engine start failed for {model}: {first_line(e)} "
                              f"(log: {_log_path()})") from e
-    from workbench.core import logs
-
-    logs.install()  # the engine re-ran vLLM's logging config, which dropped our collector
     _mute_console_during_steps()
     shown = {k: v for k, v in args.items() if k != "logits_processors"}
     engine = Engine(llm, key, model, tok_folder, shown, time.perf_counter() - t0)
