@@ -13,6 +13,7 @@ import re
 from dataclasses import asdict, dataclass, field, replace
 
 from workbench.check import props
+from workbench.check.compare import final_of
 from workbench.check.contract import parser_markers
 from workbench.core.parsers import ParserSpec, registered_names
 
@@ -96,8 +97,13 @@ def _hinted(tokenizer_name: str) -> set[str]:
     return set(re.findall(r"[a-z0-9_]+", DESCRIPTIONS.get(tokenizer_name, "")))
 
 
-def _final(stream: dict) -> dict:
-    return {k: stream.get(k) for k in ("reasoning", "content", "tool_calls")}
+MESSAGE_FIELDS = ("reasoning", "content", "tool_calls")  # finish_reason is the serving layer's
+
+
+def _agrees(result) -> bool:
+    """Whether stream and non-stream agree on the message (cosmetic differences allowed)."""
+    diffs = props.differences(final_of(result.stream), final_of(result.nonstream), MESSAGE_FIELDS)
+    return "error" not in diffs.values()
 
 
 def rank_tool_parsers(setup, reasoning, prompt_ids, deltas, report: DoctorReport) -> list[dict]:
@@ -119,8 +125,7 @@ def rank_tool_parsers(setup, reasoning, prompt_ids, deltas, report: DoctorReport
             "names": [c["name"] for c in both],
             "known_names": all(c["name"] in names for c in both) if names else None,
             "valid_json": all(_valid_json(c["arguments"]) for c in both),
-            "stream_agrees": "error" not in props.differences(
-                _final(result.stream), _final(result.nonstream), ("reasoning", "content", "tool_calls")).values(),
+            "stream_agrees": _agrees(result),
             "content_left": result.nonstream["content"],
             "markers_found": round(_marker_match(session, "tool", result.text), 2),
             "hinted": name in hinted})
@@ -144,8 +149,7 @@ def rank_reasoning_parsers(setup, tool, prompt_ids, deltas, report: DoctorReport
         if not r or any(m in seen for m in THINK_MARKERS):
             continue  # nothing extracted, or the markup is still there
         ranked.append({"parser": name, "reasoning_chars": len(r),
-                       "stream_agrees": "error" not in props.differences(
-                           _final(result.stream), _final(result.nonstream)).values(),
+                       "stream_agrees": _agrees(result),
                        "content_left": result.nonstream["content"],
                        "markers_found": round(_marker_match(session, "reasoning", result.text), 2),
                        "hinted": name in hinted})
