@@ -126,9 +126,10 @@ class Session:
         for d in deltas:
             run.feed(d)
         finish = deltas[-1].finish_reason or "stop"
+        text = run.text
         return Result(rows=run.rows, stream=run.result.to_dict(),
-                      nonstream=self.nonstream(run.text, run.token_ids, finish),
-                      parser=self.parser_info, text=run.text, token_ids=run.token_ids)
+                      nonstream=self.nonstream(text, run.token_ids, finish),
+                      parser=self.parser_info, text=text, token_ids=run.token_ids)
 
 
 def _jsonable(value):

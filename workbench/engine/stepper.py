@@ -256,7 +256,8 @@ class EngineStepper:
             raise WorkbenchError("no request: call start() first")
         s, run = self.session, self.run_
         finish = self.finish_reason or "stop"
-        nonstream = s.nonstream(run.text, run.token_ids, finish)
+        text = run.text
+        nonstream = s.nonstream(text, run.token_ids, finish)
         notes = list(self.notes)
         if self.script is not None and run.token_ids != self.script[:len(run.token_ids)]:
             notes.append("script: the engine emitted other ids than the script")
@@ -271,13 +272,14 @@ class EngineStepper:
         elif finish == "error":
             notes.append("the engine ended the request with an error (see the last row's engine logs)")
         tool_cls = s.parser_cls.tool_parser_cls if s.parser_cls is not None else None
-        notes += serving.incomplete_call_notes(finish, run.result.to_dict(), run.text, tool_cls)
+        stream = run.result.to_dict()
+        notes += serving.incomplete_call_notes(finish, stream, text, tool_cls)
         reasoning_tokens = nonstream.get("reasoning_tokens", 0)
         usage = {"prompt_tokens": len(s.prompt_ids), "completion_tokens": len(run.token_ids),
                  "total_tokens": len(s.prompt_ids) + len(run.token_ids),
                  "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
-        return EngineResult(rows=run.rows, stream=run.result.to_dict(), nonstream=nonstream,
-                            parser=s.parser_info, text=run.text, token_ids=run.token_ids,
+        return EngineResult(rows=run.rows, stream=stream, nonstream=nonstream,
+                            parser=s.parser_info, text=text, token_ids=run.token_ids,
                             usage=usage, constraint=self.constraint, notes=notes,
                             engine_steps=self.engine_steps, finish_reason=self.finish_reason)
 
