@@ -27,25 +27,7 @@ def stepper():
     return _stepper
 
 
-class StepperSource(EngineSource):
-    """Steps until the engine emits output, so every Step click shows a row."""
-
-    def step(self):
-        if self.done:
-            return []
-        return list(self.stepper.step(until_output=True))
-
-    def final(self):
-        result = self.stepper.result()
-        self.notes = list(result.notes)
-        return result.stream, result.nonstream
-
-    @property
-    def constraint(self):
-        return self.stepper.constraint
-
-
-def factory(model, session) -> StepperSource:
+def factory(model, session) -> EngineSource:
     from workbench.engine import EngineSpec
     from workbench.engine import build
 
@@ -60,7 +42,7 @@ def factory(model, session) -> StepperSource:
     if s.constraint is not None:
         model.status(f"request started; the first step compiles the {s.constraint['kind']} "
                      "grammar…", None)
-    return StepperSource(s)
+    return EngineSource(s)
 
 
 def origin() -> dict | None:

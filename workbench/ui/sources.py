@@ -52,20 +52,18 @@ class ReplaySource:
 
 
 class EngineSource:
-    """An ``EngineStepper`` (workbench.engine): each step is one engine step.
-
-    The stepper owns the vLLM engine and its own parser run; this adapter only
-    normalises its public surface to the source shape above.
-    """
+    """An ``EngineStepper`` (workbench.engine). A step runs the engine until it emits
+    output, so every Step click shows a row; empty engine steps are counted in it."""
 
     kind = "engine"
 
     def __init__(self, stepper) -> None:
         self.stepper = stepper
+        self.notes: list[str] = []
 
     @property
     def done(self) -> bool:
-        return bool(getattr(self.stepper, "done", getattr(self.stepper, "finished", False)))
+        return self.stepper.done
 
     @property
     def total(self) -> int | None:
@@ -73,25 +71,18 @@ class EngineSource:
 
     @property
     def deltas(self) -> list[Delta]:
-        return list(getattr(self.stepper, "deltas", []))
+        return list(self.stepper.deltas)
+
+    @property
+    def constraint(self):
+        return self.stepper.constraint
 
     def step(self) -> list[Row]:
         if self.done:
             return []
-        out = self.stepper.step()
-        if out is None:
-            return []
-        return list(out) if isinstance(out, (list, tuple)) else [out]
+        return list(self.stepper.step(until_output=True))
 
     def final(self) -> tuple[dict, dict]:
         result = self.stepper.result()
-        if isinstance(result, tuple):
-            return result
+        self.notes = list(result.notes)
         return result.stream, result.nonstream
-
-
-def load_recording(path: str):
-    """(Recording, Setup fields) from a shipped or saved JSONL recording."""
-    from workbench.core import recording as rec
-
-    return rec.load(path)
