@@ -117,7 +117,10 @@ def test_rows_equal_direct_vllm(sessions, qwen3_tokenizer, pair, name, chunking)
              tc.function.arguments if tc.function else None) for tc in msg.tool_calls]
     reasoning, content, calls = _joined(direct_msgs)
     assert result.stream["reasoning"] == reasoning
-    assert result.stream["content"] == content  # None stays None, never ""
+    # the server's opening chunk carries content "", so a streaming client never holds None
+    assert result.stream["content"] == "" + (content or "")
+    assert json.loads(result.rows[0].opening_chunk)["choices"][0]["delta"] == {
+        "role": "assistant", "content": ""}
     assert [{"name": c["name"], "arguments": c["arguments"]} for c in result.stream["tool_calls"]] == calls
     assert result.nonstream["reasoning"] == n_reasoning
     assert result.nonstream["content"] == n_content

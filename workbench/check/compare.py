@@ -19,7 +19,8 @@ def steps_of(rows) -> list[dict | None]:
 
 
 def final_of(stream: dict) -> dict:
-    return {"reasoning": stream.get("reasoning"), "content": stream.get("content"),
+    # Every stream opens with content "" (the server's role chunk): that alone is no finding.
+    return {"reasoning": stream.get("reasoning"), "content": stream.get("content") or None,
             "tool_calls": stream.get("tool_calls") or [], "finish_reason": stream.get("finish_reason")}
 
 

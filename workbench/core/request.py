@@ -27,6 +27,9 @@ class RequestSpec:
     parallel_tool_calls: bool | None = None
     include_reasoning: bool = True
     max_tokens: int | None = None
+    # Streaming-only fields: every delta gets a chunk with its ids; the usage chunk.
+    return_token_ids: bool = False
+    stream_options: dict | None = None
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -75,6 +78,10 @@ def build_request(spec: RequestSpec):
         fields["parallel_tool_calls"] = spec.parallel_tool_calls
     if spec.max_tokens is not None:
         fields["max_tokens"] = spec.max_tokens
+    if spec.return_token_ids:
+        fields["return_token_ids"] = True
+    if spec.stream_options is not None:  # vLLM accepts stream_options only with stream: true
+        fields.update(stream=True, stream_options=spec.stream_options)
     try:
         return ChatCompletionRequest(**fields)
     except ValidationError as e:

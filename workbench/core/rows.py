@@ -29,18 +29,28 @@ class Row:
     states: dict[str, str] = field(default_factory=dict)
     events: list[dict] = field(default_factory=list)
     extra: dict = field(default_factory=dict)  # e.g. the grammar view of an engine step
+    # The stream's other SSE chunks: the server's opening chunk goes out with the
+    # first delta, before its own chunk; the usage chunk after the last one.
+    opening_chunk: str | None = None
+    usage_chunk: str | None = None
     # The sent DeltaMessage; its chunk JSON is serialised on first access (``chunk``),
     # so replaying thousands of deltas does not pay for JSON nobody looks at.
     _sent: object = field(default=None, repr=False, compare=False)
     _chunk: str | None = field(default=None, repr=False, compare=False)
+    _chunk_ids: list[int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def chunk(self) -> str | None:
         if self._chunk is None and self.sse and self._sent is not None:
             from workbench.core.serving import chunk_json
 
-            self._chunk = chunk_json(self._sent, self.finish_reason)
+            self._chunk = chunk_json(self._sent, self.finish_reason, self._chunk_ids)
         return self._chunk
+
+    @property
+    def chunks(self) -> list[str]:
+        """Every SSE chunk the server sends for this delta, in order."""
+        return [c for c in (self.opening_chunk, self.chunk, self.usage_chunk) if c is not None]
 
     @property
     def reasoning(self) -> str | None:

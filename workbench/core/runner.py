@@ -106,11 +106,25 @@ class StreamRun:
         self._texts.append(delta.text)
         self.token_ids += ids
         extra = dict(delta.extra) if delta.extra else {}
+        opening = None
+        if not self.rows:  # the server's first iteration: the role chunk, content ""
+            opening = serving.opening_chunk_json(self.request, self.prompt_ids)
+            self.result.add({"reasoning": None, "content": "", "tool_calls": []})
+        if delta.finish_reason == "error":
+            # The server raises GenerationError before parsing: an error chunk, then [DONE].
+            self.result.finish_reason = "error"
+            row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, phase_before, None,
+                      True, finish_reason="error", engine_steps=delta.engine_steps,
+                      logs=["finish_reason error: the server sends an error chunk, no parse_delta"],
+                      states_before=states_before, states=states_before, extra=extra,
+                      opening_chunk=opening, _chunk=serving.error_chunk_json())
+            self.rows.append(row)
+            return row
         if not delta.text and not ids and not self.num_tokens:
             row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, phase_before, None,
                       False, logs=["skipped: nothing generated yet (the server sends no chunk)"],
                       engine_steps=delta.engine_steps, states_before=states_before,
-                      states=states_before, extra=extra)
+                      states=states_before, extra=extra, opening_chunk=opening)
             self.rows.append(row)
             return row
         self.num_tokens += len(ids)
@@ -135,20 +149,30 @@ class StreamRun:
             self.tools_streamed = True
         finish = serving.stream_finish_reason(self.request, delta.finish_reason, self.tools_streamed)
         sse, sent, sent_dict = False, None, None
+        has_parser = self.parser is not None
         if error is None:
-            sse, sent = serving.stream_delta(self.request, msg, delta.finish_reason)
+            sse, sent = serving.stream_delta(self.request, msg, delta.finish_reason, has_parser)
             sent_dict = delta_dict(sent if sent is not None else msg)
             if sse:
                 self.result.add(sent_dict)
         if finish:
             self.result.finish_reason = finish
+        usage = self._usage_chunk() if delta.finished and serving.include_usage(self.request) else None
         row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, machine.phase(self.parser),
                   sent_dict, sse, finish_reason=finish, error=error, logs=lines, parser_us=parser_us,
                   engine_steps=delta.engine_steps, states_before=states_before,
                   states={role: eng.state.name for role, eng in self.engines.items()},
-                  events=self.recorder.take(), extra=extra, _sent=sent)
+                  events=self.recorder.take(), extra=extra, opening_chunk=opening,
+                  usage_chunk=usage, _sent=sent,
+                  _chunk_ids=serving.chunk_token_ids(self.request, has_parser, ids))
         self.rows.append(row)
         return row
+
+    def _usage_chunk(self) -> str:
+        reasoning = None
+        if getattr(self.parser, "reasoning_parser_cls", None) is not None:
+            reasoning = self.parser.count_reasoning_tokens(tuple(self.token_ids))
+        return serving.usage_chunk_json(len(self.prompt_ids), self.num_tokens, reasoning)
 
 
 def nonstream(parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: dict,

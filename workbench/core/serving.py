@@ -24,12 +24,24 @@ def stream_finish_reason(request, raw: str | None, tools_streamed: bool) -> str 
     return raw or "stop"
 
 
-def stream_delta(request, delta_message, raw_finish: str | None):
+def hide_stream_metadata(request, has_parser: bool) -> bool:
+    """Hidden reasoning also hides per-chunk token ids (they would leak it)."""
+    return not request.include_reasoning and has_parser
+
+
+def chunk_token_ids(request, has_parser: bool, ids) -> list[int] | None:
+    """The ids a chunk carries: only with ``return_token_ids`` (and reasoning shown)."""
+    if request.return_token_ids and not hide_stream_metadata(request, has_parser):
+        return list(ids)
+    return None
+
+
+def stream_delta(request, delta_message, raw_finish: str | None, has_parser: bool = True):
     """(send?, the DeltaMessage the client actually receives)."""
     if delta_message is None:
-        # No logprobs / return_token_ids in the workbench's requests, so only the
-        # final chunk is forced out.
-        if raw_finish is None:
+        # No logprobs in the workbench's requests: only the final chunk, or every
+        # chunk under return_token_ids (so no token goes missing), is forced out.
+        if raw_finish is None and chunk_token_ids(request, has_parser, ()) is None:
             return False, None
         from vllm.entrypoints.generate.base.protocol import DeltaMessage
 
@@ -41,18 +53,66 @@ def stream_delta(request, delta_message, raw_finish: str | None):
     return True, delta_message
 
 
-def chunk_json(delta_message, finish_reason: str | None) -> str:
+def chunk_json(delta_message, finish_reason: str | None, token_ids: list[int] | None = None) -> str:
     """The SSE chunk's JSON, serialised as the server does (exclude_unset)."""
     from vllm.entrypoints.openai.chat_completion.protocol import (
         ChatCompletionResponseStreamChoice,
         ChatCompletionStreamResponse,
     )
 
+    # The server sets stop_reason only on the finishing chunk, and token_ids always.
+    end = {} if finish_reason is None else {"stop_reason": None}
     choice = ChatCompletionResponseStreamChoice(index=0, delta=delta_message, logprobs=None,
-                                                finish_reason=finish_reason)
+                                                finish_reason=finish_reason, token_ids=token_ids,
+                                                **end)
     chunk = ChatCompletionStreamResponse(id="chatcmpl-workbench", object="chat.completion.chunk",
                                          created=0, choices=[choice], model="workbench")
     return chunk.model_dump_json(exclude_unset=True)
+
+
+def opening_chunk_json(request, prompt_ids) -> str:
+    """The first chunk of every stream: the role, content "" (and the prompt ids if asked)."""
+    from vllm.entrypoints.generate.base.protocol import DeltaMessage
+    from vllm.entrypoints.openai.chat_completion.protocol import (
+        ChatCompletionResponseStreamChoice,
+        ChatCompletionStreamResponse,
+    )
+
+    choice = ChatCompletionResponseStreamChoice(index=0, delta=DeltaMessage(role="assistant", content=""),
+                                                logprobs=None, finish_reason=None)
+    chunk = ChatCompletionStreamResponse(
+        id="chatcmpl-workbench", object="chat.completion.chunk", created=0, choices=[choice],
+        model="workbench", prompt_token_ids=list(prompt_ids) if request.return_token_ids else None,
+        prompt_text=None)
+    return chunk.model_dump_json(exclude_unset=True)
+
+
+def error_chunk_json() -> str:
+    """What the server streams when the engine finishes a request with "error"."""
+    import json
+
+    return json.dumps({"error": {"message": "Internal server error", "type": "InternalServerError",
+                                 "param": None, "code": 500}})
+
+
+def include_usage(request) -> bool:
+    """``stream_options.include_usage`` (the server's --enable-force-include-usage is not modelled)."""
+    return bool(request.stream_options and request.stream_options.include_usage)
+
+
+def usage_chunk_json(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int | None) -> str:
+    """The trailing usage chunk (no choices); reasoning_tokens is None without a reasoning parser."""
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionStreamResponse
+    from vllm.entrypoints.serve.engine.protocol import CompletionTokenUsageInfo, UsageInfo
+
+    details = None if reasoning_tokens is None else CompletionTokenUsageInfo(
+        reasoning_tokens=reasoning_tokens)
+    usage = UsageInfo(prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                      total_tokens=prompt_tokens + completion_tokens,
+                      completion_tokens_details=details)
+    chunk = ChatCompletionStreamResponse(id="chatcmpl-workbench", object="chat.completion.chunk",
+                                         created=0, choices=[], model="workbench", usage=usage)
+    return chunk.model_dump_json(exclude_unset=True, exclude_none=True)
 
 
 def full_message(request, parser_cls, enable_auto_tools: bool, reasoning, content, tool_calls,
