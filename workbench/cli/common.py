@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,8 +28,15 @@ def add_parser_options(p, config: bool = True) -> None:
     p.add_argument("--reasoning-parser", metavar="N", help="vLLM reasoning parser name")
     if config:
         p.add_argument("--config", metavar="F.toml", help="a parser config file (declarative ParserEngine)")
+    add_code_options(p)
+
+
+def add_code_options(p) -> None:
+    """The code this run may execute (README, "Trust"): named here, never by a recording."""
     p.add_argument("--plugin", action="append", default=[], metavar="FILE",
                    help="import a parser module, as vLLM's --tool-parser-plugin")
+    p.add_argument("--allow-callable", action="append", default=[], metavar="MODULE",
+                   help="let a config's callables use MODULE (default: only vllm and this run's plugins)")
 
 
 def add_request_options(p) -> None:
@@ -61,13 +69,19 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def parser_spec(args, header: dict | None = None) -> ParserSpec:
+def parser_spec(args, header: dict | None = None, notes: list | None = None) -> ParserSpec:
+    """The parser flags; for a recording without them, its parser unless that is code
+    (a config or plugin), which the user must pass again (``core.trust``)."""
+    from workbench.core import trust
+
     given = args.tool_parser or args.reasoning_parser or getattr(args, "config", None)
-    if not given and header and header.get("parser"):
-        # A recording made with a parser replays with it unless flags say otherwise.
-        h = header["parser"]
-        return ParserSpec(h.get("tool_parser"), h.get("reasoning_parser"), h.get("config"))
-    return ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
+    spec = ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
+    if header is None:
+        return spec
+    recorded, found = trust.replay_parser(header.get("parser"), spec if given else None, args.plugin)
+    if notes is not None:
+        notes.extend(found)
+    return recorded or spec
 
 
 def request_spec(args, base: dict | None = None) -> RequestSpec:
@@ -124,20 +138,34 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
     recording = getattr(args, "recording", None)
     if recording and text is not None:
         raise WorkbenchError("give a recording or --text/--text-file, not both")
+    code = {"plugins": tuple(args.plugin), "allow_callables": tuple(args.allow_callable)}
     if recording:
         r = rec.load(recording)
-        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request),
-                      plugins=tuple(args.plugin))
+        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request), **code)
+        notes: list[str] = []
         if with_parser:
-            setup.parser = parser_spec(args, r.header)
+            setup.parser = parser_spec(args, r.header, notes)
+        for line in notes:
+            note(args, line)
         return Source(setup, r, None)
     if text is None:
         raise WorkbenchError(f"nothing to {what}: give REC.jsonl, --text or --text-file")
     setup = Setup(tokenizer=args.tokenizer or "qwen3", request=request_spec(args),
-                  chunking=args.chunking or "token", plugins=tuple(args.plugin))
+                  chunking=args.chunking or "token", **code)
     if with_parser:
         setup.parser = parser_spec(args)
     return Source(setup, None, text)
+
+
+def note(args, line: str) -> None:
+    print(f"workbench {args.command}: note: {line}", file=sys.stderr)
+
+
+def parser_header(setup) -> dict:
+    """A recording header's ``parser``: what it was made with, hashes included."""
+    from workbench.core import trust
+
+    return trust.provenance(setup.parser, setup.plugins)
 
 
 def load_source(args, what: str = "replay", finish_reason: str = "stop"):

@@ -16,8 +16,7 @@ def add_parser(sub) -> None:
     common.add_source_options(p)
     p.add_argument("--a", required=True, metavar="SPEC", type=_spec, help=f"parser A: {SPEC_HELP}")
     p.add_argument("--b", required=True, metavar="SPEC", type=_spec, help=f"parser B: {SPEC_HELP}")
-    p.add_argument("--plugin", action="append", default=[], metavar="FILE",
-                   help="import a parser module, as vLLM's --tool-parser-plugin")
+    common.add_code_options(p)
     common.add_request_options(p)
     p.add_argument("--json", action="store_true", help="one JSON object: first_step, final, steps")
     p.add_argument("--changed", action="store_true", help="show only the steps that differ")

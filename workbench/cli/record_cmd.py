@@ -65,13 +65,14 @@ def run(args) -> int:
 
         tokenizer = str(build.resolve_model(engine_spec(args), tokenizer)[1])
     setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
-                  request=common.request_spec(args), plugins=tuple(args.plugin))
+                  request=common.request_spec(args), plugins=tuple(args.plugin),
+                  allow_callables=tuple(args.allow_callable))
     session = Session(setup)
     stepper = EngineStepper(engine_spec(args))
     stepper.start(session, text, temperature=args.temperature, top_p=args.top_p, seed=args.seed)
     header = rec.make_header(tokenizer, tokenizer_sha256(ensure_tokenizer(tokenizer)),
                              setup.request.to_dict(), session.prompt_ids, stepper.origin(),
-                             setup.parser.to_dict())
+                             common.parser_header(setup))
     with rec.RecordingWriter(args.output, header) as writer:
         stepper.on_delta = writer.append
         result = stepper.run()

@@ -28,7 +28,7 @@ def run(args) -> int:
         header = rec.make_header(session.setup.tokenizer,
                                  tokenizer_sha256(ensure_tokenizer(session.setup.tokenizer)),
                                  session.setup.request.to_dict(), session.prompt_ids, origin,
-                                 session.setup.parser.to_dict())
+                                 common.parser_header(session.setup))
         rec.save(args.save, header, deltas)
     result = session.replay(deltas)
     if args.json:

@@ -11,6 +11,7 @@ import dataclasses
 import functools
 import importlib
 
+from workbench.core.trust import DEFAULT, CallablePolicy, UntrustedCallable
 from workbench.errors import close_matches
 
 EXTRA_KEYS = ("extends", "parser_class")
@@ -18,31 +19,35 @@ TABLE_KEYS = ("terminals", "token_id_terminals", "content_events")
 TRANSITION_KEYS = ("from", "on", "to", "emit", "skip_in_token_id_mode")
 
 
-def resolve_ref(spec: str):
-    """'module:attr.sub' -> the object; raises ValueError with a one-line reason."""
+def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT):
+    """'module:attr.sub' -> the object; raises ValueError with a one-line reason
+    (``UntrustedCallable`` when ``policy`` does not trust where it lives)."""
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if not sep or not module or not attr:
         raise ValueError(f"expected 'module:attr', got {spec!r}")
+    policy.check_module(spec, module)
     try:
         obj = importlib.import_module(module)
     except Exception as e:  # a module that fails to import is a config problem, not a crash
         raise ValueError(f"cannot import module {module!r}: {type(e).__name__}: {e}") from None
     for part in attr.split("."):
-        if not hasattr(obj, part):
+        if part.startswith("__") or not hasattr(obj, part):
             raise ValueError(f"{module!r} has no attribute {attr!r}"
                              f"{close_matches(part, [n for n in dir(obj) if not n.startswith('__')])}")
         obj = getattr(obj, part)
+        policy.check_object(spec, obj)
     return obj
 
 
 class Builder:
     """Merged TOML data -> ParserEngineConfig; each problem goes to ``report(path, message)``."""
 
-    def __init__(self, report) -> None:
+    def __init__(self, report, policy: CallablePolicy = DEFAULT) -> None:
         from vllm.parser.engine.events import EventType
         from vllm.parser.engine.parser_engine_config import ParserState
 
         self.report = report  # (path, message) -> None
+        self.policy = policy
         self.count = 0
         self.states, self.events = ParserState, EventType
 
@@ -173,15 +178,16 @@ class Builder:
         try:
             if isinstance(value, dict):
                 unknown = set(value) - {"call", "args", "kwargs"}
-                if unknown or "call" not in value:
+                if (unknown or "call" not in value or not isinstance(value.get("args", []), list)
+                        or not isinstance(value.get("kwargs", {}), dict)):
                     raise ValueError("expected { call = 'module:attr', args = [...], kwargs = {...} }")
-                fn = resolve_ref(value["call"])
-                args = [_literal_or_ref(a) for a in value.get("args", [])]
-                kwargs = {k: _literal_or_ref(v) for k, v in value.get("kwargs", {}).items()}
+                fn = resolve_ref(value["call"], self.policy)
+                args = [_literal_or_ref(a, self.policy) for a in value.get("args", [])]
+                kwargs = {k: _literal_or_ref(v, self.policy) for k, v in value.get("kwargs", {}).items()}
                 return functools.partial(fn, *args, **kwargs)
-            obj = resolve_ref(value)
+            obj = resolve_ref(value, self.policy)
         except ValueError as e:
-            self.problem(key, f"unresolvable callable: {e}")
+            self.problem(key, str(e) if isinstance(e, UntrustedCallable) else f"unresolvable callable: {e}")
             return None
         if not callable(obj):
             self.problem(key, f"{value!r} is not callable")
@@ -194,9 +200,10 @@ class Builder:
         from vllm.parser.engine.parser_engine import ParserEngine
 
         try:
-            cls = resolve_ref(value)
+            cls = resolve_ref(value, self.policy)
         except ValueError as e:
-            self.problem("parser_class", f"unresolvable callable: {e}")
+            self.problem("parser_class", str(e) if isinstance(e, UntrustedCallable)
+                         else f"unresolvable callable: {e}")
             return None
         if not (isinstance(cls, type) and issubclass(cls, ParserEngine)):
             self.problem("parser_class", f"{value!r} is not a vLLM ParserEngine subclass")
@@ -204,9 +211,9 @@ class Builder:
         return cls
 
 
-def _literal_or_ref(value):
+def _literal_or_ref(value, policy: CallablePolicy):
     if isinstance(value, dict):
         if set(value) != {"ref"}:
             raise ValueError(f"expected a literal or {{ ref = 'module:attr' }}, got {value!r}")
-        return resolve_ref(value["ref"])
+        return resolve_ref(value["ref"], policy)
     return value

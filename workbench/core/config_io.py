@@ -11,8 +11,9 @@ states, events and terminals; two workbench keys sit beside the fields:
   bare ``ParserEngine``.
 
 Callables (``arg_converter``, ``parser_class``, any ``Callable`` field) are
-named ``"module:attr"`` and resolved by importing the module: any importable
-module, as trusted as ``--plugin``. A ``functools.partial`` is written as a table
+named ``"module:attr"`` and resolved by importing the module, only inside the
+modules the run's ``CallablePolicy`` trusts (``core/trust.py``: vLLM, this run's
+plugins, ``--allow-callable``). A ``functools.partial`` is written as a table
 ``{ call = "m:f", kwargs = { k = { ref = "m:obj" } } }``.
 
 Loading never raises on a bad file: every problem becomes a ``ConfigProblem``
@@ -29,6 +30,7 @@ from pathlib import Path
 
 from workbench.core.config_build import EXTRA_KEYS, TABLE_KEYS, Builder, resolve_ref  # noqa: F401
 from workbench.core.config_lines import line_of, locate
+from workbench.core.trust import DEFAULT, CallablePolicy
 from workbench.errors import WorkbenchError
 
 PARSERS_DIR = Path(__file__).resolve().parents[2] / "parsers"
@@ -71,38 +73,51 @@ class _File:
     lines: dict[str, int]
 
 
-def load_file(path: str | Path) -> LoadedConfig:
+MAX_CONFIG_BYTES = 1 << 20
+
+
+def read_text(p: Path) -> str:
+    """A config file's text; OSError or ValueError with a one-line reason."""
+    if p.stat().st_size > MAX_CONFIG_BYTES:
+        raise ValueError(f"larger than the {MAX_CONFIG_BYTES >> 20} MB a config may be")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"not UTF-8 text (byte {e.start})") from None
+
+
+def load_file(path: str | Path, policy: CallablePolicy = DEFAULT) -> LoadedConfig:
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        return LoadedConfig(None, None, [ConfigProblem("", None, f"cannot read: {e.strerror}", str(path))],
-                            str(path))
-    return load_text(text, base_dir=p.parent, source=str(path), _path=p.resolve())
+        text = read_text(p)
+    except (OSError, ValueError) as e:
+        why = f"cannot read: {e.strerror}" if isinstance(e, OSError) else str(e)
+        return LoadedConfig(None, None, [ConfigProblem("", None, why, str(path))], str(path))
+    return load_text(text, base_dir=p.parent, source=str(path), _path=p.resolve(), policy=policy)
 
 
 def load_text(text: str, *, base_dir: str | Path | None = None, source: str = "<text>",
-              _path: Path | None = None) -> LoadedConfig:
+              _path: Path | None = None, policy: CallablePolicy = DEFAULT) -> LoadedConfig:
     """Parse, follow ``extends``, validate and build; problems instead of exceptions."""
     problems: list[ConfigProblem] = []
     chain = _chain(_File(source, _path, {}, {}), text, Path(base_dir or PARSERS_DIR), problems)
     if problems:
         return LoadedConfig(None, None, problems, source)
     data, origin = _merge(chain, problems)
-    config, parser_class = Builder(_Reporter(chain, origin, problems).problem).build(data)
+    config, parser_class = Builder(_Reporter(chain, origin, problems).problem, policy).build(data)
     problems.sort(key=lambda p: (p.file != source, p.file or "", p.line or 0))
     return LoadedConfig(None if problems else config, parser_class, problems, source, data)
 
 
-def load(path: str | Path):
+def load(path: str | Path, policy: CallablePolicy = DEFAULT):
     """The ParserEngineConfig in ``path``; WorkbenchError listing every problem."""
-    loaded = load_file(path)
+    loaded = load_file(path, policy)
     raise_for(loaded)
     return loaded.config
 
 
-def loads(text: str, *, base_dir: str | Path | None = None):
-    loaded = load_text(text, base_dir=base_dir)
+def loads(text: str, *, base_dir: str | Path | None = None, policy: CallablePolicy = DEFAULT):
+    loaded = load_text(text, base_dir=base_dir, policy=policy)
     raise_for(loaded)
     return loaded.config
 
@@ -148,7 +163,10 @@ def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_Fil
         if target in seen:
             names = [f.path.name for f in files[seen.index(target):]] + [target.name]
             return bad(f"extends cycle: {' -> '.join(names)}")
-        text = target.read_text(encoding="utf-8")
+        try:
+            text = read_text(target)
+        except (OSError, ValueError) as e:
+            return bad(f"{target}: {e.strerror if isinstance(e, OSError) else e}")
         current = _File(str(target), target, {}, {})
 
 

@@ -21,20 +21,22 @@ import re
 from pathlib import Path
 
 from workbench.core import config_io
+from workbench.core.trust import DEFAULT, CallablePolicy
 from workbench.errors import WorkbenchError
 
 
-def parser_class_from_config(path: str | Path, tokenizer):
+def parser_class_from_config(path: str | Path, tokenizer, policy: CallablePolicy = DEFAULT):
     """The ParserEngine subclass for ``path``; WorkbenchError lists every problem."""
     if not Path(path).is_file():
         raise WorkbenchError(f"config file {path}: not found")
-    loaded = config_io.load_file(path)
+    loaded = config_io.load_file(path, policy)
     config_io.raise_for(loaded)
     return build_parser_class(loaded, tokenizer)
 
 
-def parser_class_from_text(text: str, tokenizer, base_dir: str | Path | None = None):
-    loaded = config_io.load_text(text, base_dir=base_dir)
+def parser_class_from_text(text: str, tokenizer, base_dir: str | Path | None = None,
+                           policy: CallablePolicy = DEFAULT):
+    loaded = config_io.load_text(text, base_dir=base_dir, policy=policy)
     config_io.raise_for(loaded)
     return build_parser_class(loaded, tokenizer)
 

@@ -46,7 +46,8 @@ class LiveConfig:
     def reload(self, config_text: str) -> list[ConfigProblem]:
         """Re-parse the stream with ``config_text``; [] on success, else its problems
         (the last good config and ``.result`` stay)."""
-        loaded = config_io.load_text(config_text, base_dir=self.base_dir, source="<editor>")
+        loaded = config_io.load_text(config_text, base_dir=self.base_dir, source="<editor>",
+                                     policy=self.session.policy)
         cls = None
         if loaded.ok:
             try:

@@ -57,8 +57,8 @@ def check_names(spec: ParserSpec) -> None:
             raise WorkbenchError(f"unknown {kind} parser {name!r}{close_matches(name, names[kind])}")
 
 
-def load_plugin(path: str) -> None:
-    """Import a parser module as vLLM's ``--tool-parser-plugin`` does, loudly."""
+def load_plugin(path: str) -> str:
+    """Import a parser module as vLLM's ``--tool-parser-plugin`` does, loudly; its module name."""
     from vllm.utils.import_utils import import_plugin
 
     if not Path(path).is_file():
@@ -74,6 +74,7 @@ def load_plugin(path: str) -> None:
     if module is None:  # vLLM logs the exception and returns None
         cause = next((r.exc_info[1] for r in records if r.exc_info), None)
         raise WorkbenchError(f"plugin file {path} failed to import: {type(cause).__name__}: {cause}")
+    return module.__name__
 
 
 class _ListHandler(logging.Handler):
@@ -85,12 +86,14 @@ class _ListHandler(logging.Handler):
         self.records.append(record)
 
 
-def compose(spec: ParserSpec, tokenizer):
-    """The Parser *class* vLLM would use, or None when no parser is configured."""
+def compose(spec: ParserSpec, tokenizer, policy=None):
+    """The Parser *class* vLLM would use, or None when no parser is configured.
+    ``policy``: the modules a config's callables may live in (``core.trust``)."""
     if spec.config:
         from workbench.core.config_parser import parser_class_from_config
+        from workbench.core.trust import DEFAULT
 
-        return parser_class_from_config(spec.config, tokenizer)
+        return parser_class_from_config(spec.config, tokenizer, policy or DEFAULT)
     check_names(spec)
     from vllm.parser.parser_manager import ParserManager
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workbench.core import parsers, request as req
+from workbench.core import parsers, request as req, trust
 from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, group_sizes, split
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
@@ -29,6 +29,7 @@ class Setup:
     request: RequestSpec = field(default_factory=RequestSpec)
     chunking: str = "token"
     plugins: tuple[str, ...] = ()
+    allow_callables: tuple[str, ...] = ()  # modules a config's callables may use beyond vLLM's
 
 
 @dataclass
@@ -54,10 +55,10 @@ class Session:
         from workbench.core.tokenizers import load_tokenizer
 
         self.setup = setup
-        for plugin in setup.plugins:
-            parsers.load_plugin(plugin)
+        plugin_modules = [parsers.load_plugin(plugin) for plugin in setup.plugins]
+        self.policy = trust.policy(plugin_modules, setup.allow_callables)
         self.tokenizer = load_tokenizer(setup.tokenizer)
-        self.parser_cls = parsers.compose(setup.parser, self.tokenizer)
+        self.parser_cls = parsers.compose(setup.parser, self.tokenizer, self.policy)
         self.parser_info = parsers.describe(self.parser_cls)
         self.enable_auto_tools = setup.parser.tool_parser is not None or bool(setup.parser.config)
         self.request = self._adjusted_request()

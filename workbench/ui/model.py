@@ -74,7 +74,8 @@ class WorkbenchModel:
                 from workbench.core import config_parser
 
                 session.use_parser_class(config_parser.parser_class_from_text(
-                    self.inputs.config_text, session.tokenizer, base_dir=self.config_base_dir()))
+                    self.inputs.config_text, session.tokenizer, base_dir=self.config_base_dir(),
+                    policy=session.policy))
             self.session, self._session_key = session, key
         return self.session
 

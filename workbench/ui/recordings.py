@@ -10,15 +10,20 @@ from workbench.ui.inputs import Inputs
 
 
 def inputs_from(inputs: Inputs, path: str) -> Inputs:
-    """``inputs`` with the tokenizer, parser, request and prompt a recording was made with."""
-    from workbench.core import recording as rec
+    """``inputs`` with the tokenizer, parser, request and prompt a recording was made with.
+
+    A recording made with a config or plugin never loads it (``core.trust``): the
+    config picked in the widget is kept, and without one loading says what to pick."""
+    from workbench.core import recording as rec, trust
 
     r = rec.load(path)
     req = RequestSpec.from_dict(r.request)
-    p = r.header.get("parser") or {}
+    made_with_config = bool((r.header.get("parser") or {}).get("config"))
+    given = inputs.parser() if inputs.config and made_with_config else None
+    spec, _ = trust.replay_parser(r.header.get("parser"), given)
     tc = req.tool_choice
-    parser = ({"tool_parser": p.get("tool_parser"), "reasoning_parser": p.get("reasoning_parser"),
-               "config": p.get("config")} if p else {})
+    parser = ({"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser,
+               "config": inputs.config if spec.config else None} if spec else {})
     return replace(inputs, source="recording", recording=str(path), tokenizer=r.tokenizer,
                    messages=req.messages, tools=req.tools,
                    tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
@@ -27,7 +32,7 @@ def inputs_from(inputs: Inputs, path: str) -> Inputs:
 
 def save(model, path: str) -> int:
     """The model's stream so far (a recording in progress included) as JSONL."""
-    from workbench.core import recording as rec
+    from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     deltas = model.recorded()
@@ -42,7 +47,7 @@ def save(model, path: str) -> int:
         origin = engine_adapter.origin() or {"kind": "engine"}
     elif i.source == "recording":
         origin = {"kind": "recording", "path": i.recording}
-    parser = session.setup.parser.to_dict()
+    parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
     if i.config_text is not None:
         parser["config_text"] = i.config_text
     header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),

@@ -1,0 +1,129 @@
+"""The trust model: which code a run may execute.
+
+Plugins and a config's callables (``arg_converter``, ``parser_class``, ...) are
+code, as vLLM's ``--tool-parser-plugin`` is. They run only when the user names
+them on this run (``--config``, ``--plugin``, the widget's picker or editor). A
+data file (recording, capture) names its parser, config and plugins but never
+loads them: replaying one needs the user to pass them again.
+
+A config's callables resolve only inside ``vllm`` and the modules of plugins
+loaded on this run, unless ``--allow-callable MODULE`` trusts one more module.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+
+class UntrustedCallable(ValueError):
+    """A config names code outside the modules this run trusts."""
+
+
+@dataclass(frozen=True)
+class CallablePolicy:
+    modules: tuple[str, ...] = ("vllm",)  # a module and its sub-modules
+
+    def allows(self, module: str | None) -> bool:
+        return bool(module) and any(module == m or module.startswith(m + ".") for m in self.modules)
+
+    def check_module(self, ref: str, module: str) -> None:
+        """Before the import: importing a module runs its code."""
+        if not self.allows(module):
+            raise self.refusal(ref, module)
+
+    def check_object(self, ref: str, obj) -> None:
+        """After each attribute hop: a module or callable must live in a trusted module,
+        so ``vllm.envs:os.system`` does not reach ``os`` through vLLM."""
+        if inspect.ismodule(obj) or callable(obj):
+            home = _home(obj)
+            if not self.allows(home):
+                raise self.refusal(ref, home or "?")
+
+    def refusal(self, ref: str, module: str) -> UntrustedCallable:
+        top = module.split(".")[0]
+        return UntrustedCallable(
+            f"refused callable {ref!r}: {module} is not vllm or a plugin named on this run "
+            f"(a config runs only vLLM's code; pass --allow-callable {top} to trust it)")
+
+
+DEFAULT = CallablePolicy()
+
+
+def policy(plugin_modules=(), allow_callables=()) -> CallablePolicy:
+    return CallablePolicy(("vllm", *plugin_modules, *allow_callables))
+
+
+def _home(obj) -> str | None:
+    if inspect.ismodule(obj):
+        return obj.__name__
+    module = getattr(obj, "__module__", None)
+    if isinstance(module, str):
+        return module
+    owner = getattr(obj, "__self__", None)  # a C method bound to an object or module
+    if owner is not None:
+        return _home(owner) if inspect.ismodule(owner) else type(owner).__module__
+    return type(obj).__module__
+
+
+def file_sha256(path: str | Path) -> str | None:
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def provenance(spec, plugins=(), config_text: str | None = None) -> dict:
+    """A recording header's ``parser``: names, the config's path and sha256, the plugins'."""
+    out = spec.to_dict()
+    if config_text is not None:
+        out["config_sha256"] = hashlib.sha256(config_text.encode("utf-8")).hexdigest()
+    elif spec.config:
+        out["config_sha256"] = file_sha256(spec.config)
+    if plugins:
+        out["plugins"] = [{"file": Path(p).name, "sha256": file_sha256(p)} for p in plugins]
+    return out
+
+
+def replay_parser(recorded: dict | None, given, plugins=()) -> tuple[object | None, list[str]]:
+    """(the ParserSpec to replay a recording with, notes).
+
+    ``given``: the ParserSpec the user named on this run, or None. The recording's own
+    parser is used only when it names no config and no plugin: those are code, and a
+    recording never loads code. ``plugins``: the plugin files given on this run."""
+    from workbench.core.parsers import ParserSpec
+
+    recorded = recorded or {}
+    notes = []
+    given_files = {Path(p).name: p for p in plugins}
+    for entry in recorded.get("plugins") or []:
+        if entry["file"] not in given_files:
+            if given is None:
+                raise WorkbenchError(
+                    f"made with plugin {entry['file']}: a recording never loads code; "
+                    f"pass your copy again (--plugin {entry['file']}) to replay it")
+            continue
+        sha = file_sha256(given_files[entry["file"]])
+        if entry.get("sha256") and sha != entry["sha256"]:
+            notes.append(f"plugin {entry['file']} differs from the one the recording was made with "
+                         f"(sha256 {sha[:12]}, recorded {entry['sha256'][:12]})")
+    config = recorded.get("config")
+    if given is None:
+        if config:
+            raise WorkbenchError(
+                f"made with config {config}: a recording never loads code; "
+                f"pass your copy again (--config {Path(config).name}, or the widget's config picker)")
+        if not recorded:
+            return None, notes
+        return ParserSpec(recorded.get("tool_parser"), recorded.get("reasoning_parser")), notes
+    recorded_sha = recorded.get("config_sha256")
+    if given.config and recorded_sha:
+        sha = file_sha256(given.config)
+        if sha != recorded_sha:
+            notes.append(f"config {given.config} differs from the one the recording was made with "
+                         f"(sha256 {(sha or '?')[:12]}, recorded {recorded_sha[:12]})")
+    return given, notes
