@@ -228,3 +228,62 @@ def test_ids_that_do_not_round_trip_are_forced_with_a_note(engine_stepper):
     assert result.token_ids == ids + [tok.eos_token_id]
     assert any("not how the tokenizer encodes" in n for n in result.notes)
     assert result.text == "<think>ok"
+
+
+def replayed(s: Session, text: str):
+    return s.replay(s.deltas_from_text(text))
+
+
+def test_two_steppers_on_one_engine_each_see_only_their_own_stream(engine_stepper):
+    """One engine, two requests stepped in turn: vLLM steps both at once, and each
+    stepper gets its own outputs (the other's wait for it) and its own grammar gate."""
+    from workbench.engine import EngineStepper
+
+    a_session = session("required")  # qwen3 reasoning: the gate opens after </think>
+    b_session = session("required", parser=("hermes", None))  # no reasoning: open at once
+    engine_stepper.start(a_session, CONSTRAINED_TEXT)
+    other = EngineStepper()
+    other.start(b_session, CALL)
+    assert other.engine is engine_stepper.engine is build.current()
+    assert len(build.current().llm.output_processor.request_states) == 2
+    while not (engine_stepper.done and other.done):
+        engine_stepper.step(until_output=True)
+        other.step(until_output=True)
+    a, b = engine_stepper.result(), other.result()
+    assert a.token_ids == engine_stepper.script and b.token_ids == other.script
+    assert comparable(a.rows) == comparable(replayed(a_session, CONSTRAINED_TEXT).rows)
+    assert comparable(b.rows) == comparable(replayed(b_session, CALL).rows)
+    assert a.stream["reasoning"] == "Weather is needed." and b.stream["reasoning"] is None
+    assert a.rows[-1].finish_reason == b.rows[-1].finish_reason == "tool_calls"
+    assert a.rows[0].extra["grammar"]["gate_open"] == [False]
+    assert b.rows[0].extra["grammar"]["gate_open"] == [True]
+    assert all(ok is not False for r in a.rows + b.rows
+               for ok in r.extra.get("grammar", {}).get("emitted_allowed", []))
+
+
+def test_a_reset_of_one_stepper_does_not_disturb_another(engine_stepper):
+    import gc
+
+    from workbench.engine import EngineStepper
+
+    s = session()
+    engine_stepper.start(s, SEED_TEXT)
+    other = EngineStepper()
+    other.start(s, CALL)
+    for _ in range(3):
+        engine_stepper.step(until_output=True)
+        other.step(until_output=True)
+    other.reset()
+    states = build.current().llm.output_processor.request_states
+    assert list(states) == [engine_stepper._internal_id]
+    other.start(s, CALL)
+    abandoned = EngineStepper()  # a widget dropped mid-stream, 3 steps behind the first
+    abandoned.start(s, SEED_TEXT)
+    dropped = abandoned.request_id
+    del abandoned
+    gc.collect()
+    result = engine_stepper.run()
+    assert comparable(result.rows) == comparable(replayed(s, SEED_TEXT).rows)
+    assert list(states) == []  # the dropped one was aborted, not left to run to its end
+    assert dropped not in build.current().router.boxes
+    assert comparable(other.run().rows) == comparable(replayed(s, CALL).rows)  # it waited

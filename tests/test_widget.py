@@ -276,9 +276,7 @@ REQUIRED = ('<think>Weather is needed.</think><tool_call>\n{"name": "get_weather
 def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_stepper, tmp_path):
     from workbench import Workbench
     from workbench.core import recording as rec
-    from workbench.ui import engine_adapter
 
-    engine_adapter.use_stepper(engine_stepper)
     wb = Workbench(REQUIRED, tools=WEATHER_TOOLS, source="engine", tool_choice="required")
     wb.step_button.click()
     assert wb.banner.value == "" and len(wb.rows) == 1
@@ -308,3 +306,38 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
         return [(r.token_ids, r.text, r.phase, r.sse, r.finish_reason, r.reasoning, r.content) for r in rows]
 
     assert seen(again.rows) == seen(wb.rows)
+
+
+@pytest.mark.engine
+def test_two_engine_workbenches_each_own_their_stream(engine_stepper, tmp_path):
+    """Stepped in turn on the one engine: each widget's rows, final answer, check,
+    save and replay are about its own request; a reset of one leaves the other be."""
+    from workbench import Workbench
+    from workbench.core import recording as rec
+    from workbench.engine import build
+
+    CALL = REQUIRED.split("</think>")[1]
+    a = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, source="engine")
+    b = Workbench(CALL, tools=WEATHER_TOOLS, source="engine", reasoning_parser=None)
+    for _ in range(4):
+        a.step_button.click()
+        b.step_button.click()
+    assert a.banner.value == b.banner.value == ""
+    assert a.model.stepper is not b.model.stepper
+    assert a.model.stepper.engine is b.model.stepper.engine is build.current()
+    a_ids, b_ids = a.model.stepper.script, b.model.stepper.script
+    assert [t for r in a.rows for t in r.token_ids] == a_ids[:4]
+    assert [t for r in b.rows for t in r.token_ids] == b_ids[:4]
+    b.controls.reset_button.click()  # drops b's request only
+    assert list(build.current().llm.output_processor.request_states) == [a.model.stepper._internal_id]
+    a.run_button.click()
+    b.run_button.click()
+    assert [t for r in a.rows for t in r.token_ids] == a_ids and len(a.rows) == 26
+    assert [t for r in b.rows for t in r.token_ids] == b_ids
+    assert a.model.final["stream"]["reasoning"] == "Weather is needed."
+    assert b.model.final["stream"]["reasoning"] is None
+    assert len(a.model.stream_deltas()) == len(a.rows) and len(b.model.stream_deltas()) == len(b.rows)
+    assert a.check(fuzz=0, shrink_budget_s=0, text_budget_s=0).checked["tokens"] == len(a_ids)
+    assert a.save_recording(tmp_path / "a.jsonl") == 26
+    assert [t for d in rec.load(tmp_path / "a.jsonl").deltas for t in d.token_ids] == a_ids
+    assert a.replay() == set() and len(a.rows) == 26

@@ -56,6 +56,7 @@ class Engine:
     engine_args: dict
     start_s: float
     probe: object = None  # grammar.GrammarProbe
+    router: object = None  # router.OutputRouter: each stepper's outputs by request id
     # The model's generation-config sampling defaults, read once as the server does at start.
     sampling_defaults: dict = field(default_factory=dict)
 
@@ -208,15 +209,6 @@ def _shutdown(llm) -> None:
         llm.engine_core.shutdown()
     except Exception:  # already half torn down; freeing it is all that is left
         pass
-
-
-def abort_all(llm) -> None:
-    """One request at a time per process: drop whatever is still running."""
-    left = list(getattr(llm.output_processor, "request_states", {}))
-    if left:
-        llm.abort_request(left, internal=True)
-    while llm.has_unfinished_requests():
-        llm.step()
 
 
 def _smoke_test(llm) -> None:

@@ -3,11 +3,15 @@
 vLLM has no public API for the grammar bitmask, so ``GrammarProbe`` wraps
 ``StructuredOutputManager.grammar_bitmask`` on the in-process engine core
 (``LLMEngine.engine_core.engine_core.structured_output_manager``, the object the
-scheduler calls each step). For the watched request it keeps, per scheduled
-position, whether the grammar gate was open (reasoning ended, so the mask
+scheduler calls each step). For each watched request (one per stepper; several
+run at once on one engine) it keeps, per scheduled position, whether the grammar gate was open (reasoning ended, so the mask
 applies), how many tokens the mask allowed, and a copy of the mask row, so the
 token the step emitted can be checked against it. Nothing is recomputed: the
 numbers are the engine's.
+
+The engine core has one reasoning-parser class (``--reasoning-parser``), but
+requests on this engine may each use another: ``watch(id, reasoner_cls)`` makes
+vLLM's own ``_get_reasoner`` build that request's gate from its class.
 """
 
 from __future__ import annotations
@@ -45,38 +49,53 @@ def structured_output_manager(engine):
 
 
 class GrammarProbe:
-    """Installed once per engine; ``watch(request_id)`` per request."""
+    """Installed once per engine; ``watch(request_id, reasoner_cls)`` per request."""
 
     def __init__(self, engine) -> None:
         self.som = structured_output_manager(engine)
         self.available = self.som is not None
-        self.watched: str | None = None
-        self.groups: deque[list[MaskEntry]] = deque()
+        self.groups: dict[str, deque[list[MaskEntry]]] = {}  # internal request id -> masks
+        self.reasoners: dict[str, type | None] = {}
         if not self.available:
             return
         self.vocab_size = self.som.vllm_config.model_config.get_vocab_size()
         self._tail = np.uint32((1 << (self.vocab_size % 32)) - 1) if self.vocab_size % 32 else None
         original = type(self.som).grammar_bitmask.__get__(self.som)
-        probe = self
+        get_reasoner = type(self.som)._get_reasoner.__get__(self.som)
+        probe, som = self, self.som
 
         def grammar_bitmask(requests, structured_output_request_ids, scheduled_spec_decode_tokens):
             out = original(requests, structured_output_request_ids, scheduled_spec_decode_tokens)
-            if out is not None and probe.watched is not None:
+            if out is not None and probe.groups:
                 probe._record(out, requests, structured_output_request_ids,
                               scheduled_spec_decode_tokens)
             return out
 
-        self.som.grammar_bitmask = grammar_bitmask
+        def _get_reasoner(request):
+            if request.request_id not in probe.reasoners:
+                return get_reasoner(request)
+            engine_cls, som.reasoner_cls = som.reasoner_cls, probe.reasoners[request.request_id]
+            try:
+                return get_reasoner(request)
+            finally:
+                som.reasoner_cls = engine_cls
 
-    def watch(self, request_id: str | None) -> None:
-        self.watched = request_id
-        self.groups.clear()
+        self.som.grammar_bitmask = grammar_bitmask
+        self.som._get_reasoner = _get_reasoner
+
+    def watch(self, request_id: str, reasoner_cls: type | None = None) -> None:
+        self.groups[request_id] = deque()
+        self.reasoners[request_id] = reasoner_cls
+
+    def unwatch(self, request_id: str | None) -> None:
+        self.groups.pop(request_id, None)
+        self.reasoners.pop(request_id, None)
 
     def _record(self, out, requests, ids, spec_tokens) -> None:
         row = 0
         for req_id in ids:
             n = 1 + len(spec_tokens.get(req_id, ()))
-            if req_id == self.watched:
+            if req_id in self.groups:
                 request = requests[req_id]
                 gate = self._gate(request)
                 grammar = request.structured_output_request.grammar
@@ -85,8 +104,7 @@ class GrammarProbe:
                 for i in range(n):
                     words = np.array(out[row + i], dtype=np.int32).view(np.uint32)
                     group.append(MaskEntry(gate, terminated, self._count(words), words))
-                self.groups.append(group)
-                return
+                self.groups[req_id].append(group)
             row += n
 
     def _gate(self, request) -> bool | None:
@@ -104,11 +122,13 @@ class GrammarProbe:
             n += int(np.bitwise_count(words[-1] & self._tail))
         return n
 
-    def take(self, token_ids) -> dict | None:
-        """The grammar view of one output (its tokens), or None when no mask was built."""
-        if not self.groups or not token_ids:
+    def take(self, request_id: str, token_ids) -> dict | None:
+        """The grammar view of one output of a request (its tokens), or None when no
+        mask was built."""
+        groups = self.groups.get(request_id)
+        if not groups or not token_ids:
             return None
-        group = self.groups.popleft()
+        group = groups.popleft()
         entries = group[:len(token_ids)]
         view = {"source": SOURCE,
                 "gate_open": [e.gate_open for e in entries],

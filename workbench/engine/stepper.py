@@ -7,6 +7,10 @@ prompt ids from its chat template, SamplingParams from its adjusted
 ChatCompletionRequest, ``reasoning_ended`` / ``reasoning_parser_kwargs`` as the
 chat server resolves them. Output is either scripted (exact token ids forced by
 a logits processor, then EOS) or free generation.
+
+Each stepper owns one request on the process's one engine; several steppers
+(one per widget) may run at once, and ``router.OutputRouter`` hands each its
+own outputs. ``reset`` aborts only the stepper's own request.
 """
 
 from __future__ import annotations
@@ -15,18 +19,18 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from workbench.core import logs, serving
+from workbench.core import serving
 from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.core.runner import make_parser
 from workbench.core.session import Result, Session
 from workbench.engine import build
 from workbench.engine.build import EngineSpec
+from workbench.engine.router import Arrival, router_of
 from workbench.engine.script import script_ids
 from workbench.errors import WorkbenchError
 
 _ids = itertools.count()
-_SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
 
 
 @dataclass
@@ -59,8 +63,6 @@ class EngineStepper:
         self.constraint: dict | None = None
         self.params = None
         self.engine_steps = 0
-        self._pending_steps = 0
-        self._engine_logs: list[str] = []
         self.finish_reason: str | None = None
         self.done = True
         self.on_delta: Callable[[Delta], None] | None = None
@@ -104,15 +106,12 @@ class EngineStepper:
         params = self._params(session, llm, temperature, top_p, seed, max_len)
         if script is not None:
             params.extra_args = {**(params.extra_args or {}), "workbench_script": script}
-        self._set_reasoner(session, engine)
         parser = make_parser(session.parser_cls, session.tokenizer, session.request,
                              session.setup.request.chat_template_kwargs)
         from workbench.engine.grammar import constraint_of
 
         request_id = f"wb-{next(_ids)}"
-        build.abort_all(llm)
-        self._add(llm, request_id, session, params, parser)
-        engine.probe.watch(self._internal_id)
+        self._add(engine, request_id, session, params, parser)
         self.session, self.params, self.script, self.notes = session, params, script, notes
         self.request_id, self.constraint = request_id, constraint_of(params)
         self.run_ = session.stream()
@@ -138,24 +137,14 @@ class EngineStepper:
         params.output_kind = RequestOutputKind.DELTA
         return params
 
-    def _set_reasoner(self, session: Session, engine: build.Engine) -> None:
-        # The engine core gates the grammar with --reasoning-parser; a request with
-        # another reasoning parser gets the class that flag would have loaded.
-        som = engine.probe.som
-        if som is None:
-            return
-        cls = session.parser_cls.reasoning_parser_cls if session.parser_cls is not None else None
-        som.reasoner_cls = cls
-        som.vllm_config.structured_outputs_config.reasoning_parser = (
-            session.setup.parser.reasoning_parser or "")
-
-    def _add(self, llm, request_id: str, session: Session, params, parser) -> None:
+    def _add(self, engine, request_id: str, session: Session, params, parser) -> None:
         """``LLMEngine.add_request`` plus what ``AsyncLLM.add_request`` also takes:
         the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs``.
         LLMEngine.add_request (0.32) has no such parameters, so its n == 1 path is
         followed here with the two fields set on the EngineCoreRequest, as AsyncLLM does."""
         from vllm.inputs.engine import tokens_input
 
+        llm = engine.llm
         reasoning_kwargs = None
         if parser is not None and getattr(parser, "reasoning_parser", None) is not None:
             reasoning_kwargs = {"chat_template_kwargs": dict(session.setup.request.chat_template_kwargs)}
@@ -169,23 +158,29 @@ class EngineStepper:
         req.reasoning_ended = ended
         req.reasoning_parser_kwargs = reasoning_kwargs
         llm.input_processor.assign_request_id(req)
+        # The engine core gates the grammar with --reasoning-parser's class; this
+        # request gets the class its own reasoning parser names (None: no gate).
+        engine.probe.watch(req.request_id, session.parser_cls.reasoning_parser_cls
+                           if session.parser_cls is not None else None)
+        router_of(engine).open(request_id, req.request_id, self)
         llm.output_processor.add_request(req, None, None, 0)
         llm.engine_core.add_request(req)
         self._internal_id = req.request_id
         self.reasoning_ended = ended
 
     def reset(self) -> None:
-        """Abort the running request (if any); the engine stays up for the next."""
-        running = self.engine is not None and self.engine is build.current()
-        if running and self.request_id is not None and not self.done:
-            build.abort_all(self.engine.llm)
-            self.engine.probe.watch(None)
+        """Abort this stepper's request (if any); other requests and the engine stay."""
+        engine = self.engine
+        if engine is not None and engine is build.current() and self.request_id is not None:
+            router_of(engine).close(self.request_id)
+            engine.probe.unwatch(self._internal_id)
         self._clear()
 
     # -- stepping ---------------------------------------------------------------
     def step(self, until_output: bool = False) -> list[Row]:
-        """One engine step and its row (none while the engine emits nothing, e.g.
-        while a grammar compiles; those steps are counted into the next row)."""
+        """The request's next row: an output that waits for it (another stepper made
+        the engine step), else one engine step (no row while the engine emits nothing
+        for it, e.g. while a grammar compiles; those steps are counted into the next)."""
         while not self.done:
             rows = self._step_once()
             if rows or not until_output:
@@ -197,53 +192,41 @@ class EngineStepper:
             self.done = True
             raise WorkbenchError("the engine was replaced (another model or tokenizer was loaded); "
                                  "start the request again")
-        llm = self.engine.llm
+        router = router_of(self.engine)
         try:
-            with logs.capture() as lines:
-                build.STEP_MUTE.active = True
-                try:
-                    outputs = llm.step()
-                finally:
-                    build.STEP_MUTE.active = False
+            arrival = router.next(self.request_id)
         except Exception as e:
             self.done = True
             self.close()
             raise WorkbenchError(f"the engine failed during a step: {build.first_line(e)}; "
                                  f"the next request starts a new engine") from e
-        if lines:
-            self._engine_logs += [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)]
-        self.engine_steps += 1
-        self._pending_steps += 1
-        rows = []
-        for out in outputs:
-            if out.request_id != self.request_id:
-                continue
-            rows.append(self._feed(out))
-        if not rows and not llm.has_unfinished_requests():
+        rows = [self._feed(arrival)] if arrival is not None else []
+        if router.done(self.request_id):
             self.done = True
+            self.engine.probe.unwatch(self._internal_id)
         return rows
 
-    def _feed(self, out) -> Row:
+    def _feed(self, arrival: Arrival) -> Row:
+        out = arrival.output
         c = out.outputs[0]
         ids = list(c.token_ids)
         finish = c.finish_reason if out.finished else None
         extra = {}
         if not self.deltas and self.constraint is not None:
             extra["constraint"] = self.constraint
-        grammar = self.engine.probe.take(ids)
+        grammar = self.engine.probe.take(self._internal_id, ids)
         if grammar is not None:
             extra["grammar"] = grammar
-        if self._engine_logs:
-            extra["engine_logs"], self._engine_logs = self._engine_logs, []
-        delta = Delta(tuple(ids), c.text, finish, engine_steps=self._pending_steps, extra=extra)
-        self._pending_steps = 0
+        if arrival.logs:
+            extra["engine_logs"] = list(arrival.logs)
+        delta = Delta(tuple(ids), c.text, finish, engine_steps=arrival.engine_steps, extra=extra)
+        self.engine_steps += arrival.engine_steps
         self.deltas.append(delta)
         if self.on_delta is not None:
             self.on_delta(delta)
         row = self.run_.feed(delta)
         if out.finished:
-            self.done, self.finish_reason = True, finish
-            self.engine.probe.watch(None)
+            self.finish_reason = finish
         return row
 
     def run(self) -> EngineResult:

@@ -26,9 +26,12 @@ def _quiet(message: str, fraction: float | None = None) -> None:
 
 
 def rows_changed(old: list[Row], new: list[Row]) -> set[int]:
-    """Steps whose visible outcome differs between two runs of one stream."""
+    """Steps whose visible outcome differs between two runs of one stream (the random
+    tool-call ids each run draws anew are not a difference)."""
+    from workbench.core.diff import normalise
+
     def key(r: Row):
-        return (r.phase_before, r.phase, r.delta, r.sse, r.finish_reason, r.error)
+        return (r.phase_before, r.phase, normalise(r.delta), r.sse, r.finish_reason, r.error)
     changed = {n.step for o, n in zip(old, new) if key(o) != key(n)}
     longer = old if len(old) > len(new) else new
     changed.update(r.step for r in longer[min(len(old), len(new)):])
@@ -47,6 +50,8 @@ class WorkbenchModel:
         self.selected: int | None = None
         self.final: dict | None = None
         self.engine_factory: Callable | None = None  # set by the engine adapter
+        self.stepper = None  # this widget's own EngineStepper (its own engine request)
+        self.origin: dict | None = None  # where the rows came from, for a saved recording
         self.live = None  # core.live.LiveConfig of the editor
         self._live_key = None
         self._text_key = None
@@ -129,9 +134,9 @@ class WorkbenchModel:
                 from workbench.ui import engine_adapter
 
                 self.engine_factory = engine_adapter.factory
-            self.source = self.engine_factory(self, session)
+            self._use(self.engine_factory(self, session))
         else:
-            self.source = ReplaySource(session, self._deltas(session))
+            self._use(ReplaySource(session, self._deltas(session)))
         self.status("ready", None)
         return self.source
 
@@ -163,8 +168,23 @@ class WorkbenchModel:
                 self.status(f"running: {len(self.rows)}/{total} deltas", len(self.rows) / total)
         return new
 
+    def _use(self, source) -> None:
+        """Make ``source`` the current one; the old one is closed (an engine request
+        still running is aborted), its origin kept for the rows it made."""
+        old = self.source
+        if old is not None and old is not source:
+            old.close()
+        self.source = source
+        if source is not None and source.kind == "engine":
+            self.origin = source.origin()
+        elif source is None or old is None or old.kind != "engine":
+            i = self.inputs
+            self.origin = ({"kind": "recording", "path": i.recording} if i.source == "recording"
+                           else {"kind": "text"})
+
     def reset(self) -> None:
-        self.source, self.rows, self.changed, self.final, self.selected = None, [], set(), None, None
+        self._use(None)
+        self.rows, self.changed, self.final, self.selected = [], set(), None, None
 
     def stream_deltas(self) -> list[Delta]:
         """The current stream: what was recorded, else what the source settings give."""
@@ -192,7 +212,7 @@ class WorkbenchModel:
             self.changed = set()
             return set()
         session = self.ensure_session()
-        self.source = ReplaySource(session, deltas)
+        self._use(ReplaySource(session, deltas))  # an engine stream replays as recorded
         self.rows, self.final = [], None
         self.run()
         self.changed = rows_changed(old, self.rows) if old else set()

@@ -40,13 +40,7 @@ def save(model, path: str) -> int:
         raise WorkbenchError("nothing to save: Step or Run first")
     session = model.ensure_session()
     i = model.inputs
-    origin = {"kind": "text"}
-    if model.source is not None and model.source.kind == "engine":
-        from workbench.ui import engine_adapter
-
-        origin = engine_adapter.origin() or {"kind": "engine"}
-    elif i.source == "recording":
-        origin = {"kind": "recording", "path": i.recording}
+    origin = model.origin or {"kind": "text"}
     parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
     if i.config_text is not None:
         parser["config_text"] = i.config_text

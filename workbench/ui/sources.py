@@ -2,8 +2,8 @@
 
 Every source has the same small shape: ``step() -> list[Row]`` (one delta, or
 one engine step), ``done``, ``deltas`` (what was streamed so far: the recording
-in progress) and ``final() -> (stream, nonstream)`` once done. The widget never
-knows which one it drives.
+in progress), ``final() -> (stream, nonstream)`` once done, and ``close()``
+when the widget drops it. The widget never knows which one it drives.
 """
 
 from __future__ import annotations
@@ -45,6 +45,9 @@ class ReplaySource:
         self.pos += 1
         return [self.run.feed(delta)]
 
+    def close(self) -> None:
+        pass
+
     def final(self) -> tuple[dict, dict]:
         finish = (self.all[self.pos - 1].finish_reason if self.pos else None) or "stop"
         return (self.run.result.to_dict(),
@@ -81,6 +84,13 @@ class EngineSource:
         if self.done:
             return []
         return list(self.stepper.step(until_output=True))
+
+    def close(self) -> None:
+        """Abort the widget's request (only its own) if it still runs."""
+        self.stepper.reset()
+
+    def origin(self) -> dict:
+        return self.stepper.origin()
 
     def final(self) -> tuple[dict, dict]:
         result = self.stepper.result()

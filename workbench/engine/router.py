@@ -1,0 +1,109 @@
+"""Several requests on one LLMEngine, each output routed to its owner by request id.
+
+``LLMEngine.step()`` advances every running request at once and returns the
+outputs of all of them. Each ``EngineStepper`` owns one request (one mailbox
+here); whichever stepper makes the engine step, the outputs of the other
+requests wait in their owners' mailboxes, in order, until those owners read
+them. Nothing is dropped, and no stepper aborts another's request.
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections import deque
+from dataclasses import dataclass, field
+
+from workbench.core import logs
+
+_SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
+
+
+@dataclass
+class Arrival:
+    output: object  # vllm.outputs.RequestOutput (RequestOutputKind.DELTA)
+    engine_steps: int  # engine steps since this request's previous output
+    logs: list[str]  # vLLM's warnings and errors logged during those steps
+
+
+@dataclass
+class Mailbox:
+    request_id: str  # external: what RequestOutput.request_id carries
+    internal_id: str  # what the engine core and the grammar probe know
+    owner: object  # a weakref to the stepper; a dead owner's request is aborted
+    queue: deque = field(default_factory=deque)
+    steps: int = 0  # engine steps since the last output
+    logs: list[str] = field(default_factory=list)
+    finished: bool = False  # its finished output arrived
+    lost: bool = False  # the engine no longer knows it (and it never finished)
+
+
+class OutputRouter:
+    """One per engine (``router_of``)."""
+
+    def __init__(self, llm) -> None:
+        self.llm = llm
+        self.boxes: dict[str, Mailbox] = {}
+        self.total_steps = 0
+
+    def open(self, request_id: str, internal_id: str, owner) -> Mailbox:
+        box = Mailbox(request_id, internal_id, weakref.ref(owner))
+        self.boxes[request_id] = box
+        return box
+
+    def close(self, request_id: str) -> None:
+        """Abort this request (only this one) if it still runs, and forget it."""
+        box = self.boxes.pop(request_id, None)
+        if box is not None and not box.finished:
+            self._abort(box)
+
+    def _abort(self, box: Mailbox) -> None:
+        if box.internal_id in self.llm.output_processor.request_states:
+            self.llm.abort_request([box.internal_id], internal=True)
+
+    def next(self, request_id: str) -> Arrival | None:
+        """The owner's next output: a waiting one, else one engine step (None when
+        that step had nothing for it)."""
+        box = self.boxes[request_id]
+        if not box.queue and not box.lost:
+            self.step()
+        return box.queue.popleft() if box.queue else None
+
+    def done(self, request_id: str) -> bool:
+        box = self.boxes.get(request_id)
+        return box is None or (not box.queue and (box.finished or box.lost))
+
+    def step(self) -> None:
+        """One ``llm.step()``; its outputs go to their owners' mailboxes."""
+        from workbench.engine import build
+
+        for box in [b for b in self.boxes.values() if b.owner() is None]:
+            self.close(box.request_id)  # its widget is gone: free the engine of it
+        with logs.capture() as lines:
+            build.STEP_MUTE.active = True
+            try:
+                outputs = self.llm.step()
+            finally:
+                build.STEP_MUTE.active = False
+        self.total_steps += 1
+        shown = [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)]
+        running = [b for b in self.boxes.values() if not (b.finished or b.lost)]
+        for box in running:
+            box.steps += 1
+            box.logs += shown
+        for out in outputs:
+            box = self.boxes.get(out.request_id)
+            if box is None:  # not a stepper's request (it was closed meanwhile)
+                continue
+            box.queue.append(Arrival(out, box.steps, box.logs))
+            box.steps, box.logs = 0, []
+            box.finished = box.finished or out.finished
+        states = self.llm.output_processor.request_states
+        for box in running:
+            if not box.finished and box.internal_id not in states:
+                box.lost = True
+
+
+def router_of(engine) -> OutputRouter:
+    if engine.router is None:
+        engine.router = OutputRouter(engine.llm)
+    return engine.router
