@@ -1,56 +1,75 @@
-"""One real-browser test: JupyterLab + Debian chromium driven by Playwright.
+"""Real-browser tests: JupyterLab + Debian chromium driven by Playwright, at 1280×900.
 
-A JupyterLab server starts on 127.0.0.1 (free port, token) with this venv's
-kernel; chromium opens the tour (notebooks/01_tour.ipynb), runs all its cells,
-clicks Step on its last workbench ("your turn") and waits for the new row. The screenshot goes to artifacts/. The browser
-is Debian's (``apt-get install chromium``, done by .ci/run); no test tool ever
-downloads one.
+- the tour (notebooks/01_tour.ipynb) runs top to bottom; Step on its last workbench
+  adds a row, and the token strip and cost chart are drawn;
+- two engine workbenches in one notebook, stepped in turn, each show only their
+  own tokens; a click on a row (and j, and the token strip) selects it and its
+  detail shows beside the table; the table and the detail fit one screen;
+- in Light and in Dark the table's text has a computed contrast >= 4.5:1 against
+  its background; screenshots of both go to artifacts/.
 """
 
 from __future__ import annotations
 
-import json
-import os
+import contextlib
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
+from tests.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, run_all, set_theme, \
+    write_notebook
+
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-         "--disable-component-update", "--disable-sync", "--no-first-run"]
-ARTIFACT = ROOT / "artifacts" / "browser_step.png"
+ARTIFACTS = ROOT / "artifacts"
+TOUR = ROOT / "notebooks" / "01_tour.ipynb"
+VIEWPORT = {"width": 1280, "height": 900}
 
 pytestmark = pytest.mark.browser
 
-TOUR = ROOT / "notebooks" / "01_tour.ipynb"
+TOOLS = '''TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'''
+SCRIPT_A = '<think>Weather is needed.</think><tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
+SCRIPT_B = '<think>Rain in Oslo?</think><tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+SEPARATE = [
+    "import workbench\n" + TOOLS,
+    f"a = workbench.show({SCRIPT_A!r}, source='engine', tools=TOOLS)",
+    f"b = workbench.show({SCRIPT_B!r}, source='engine', tools=TOOLS)",
+]
+LOOK = [
+    "import workbench\n" + TOOLS,
+    f"a = workbench.show({SCRIPT_A!r}, tools=TOOLS)",
+    # every kind of row for the contrast test: reasoning, content, tool, no chunk
+    "c = workbench.show('<think>a b</think>Hello  there.\\tok', tool_parser=None, run=True)",
+]
 
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def _wait_ready(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            tail = "\n".join(log.read_text().splitlines()[-10:])
-            raise RuntimeError(f"jupyter lab exited with {proc.returncode}:\n{tail}")
-        try:
-            with urllib.request.urlopen(url, timeout=2) as r:
-                if r.status == 200:
-                    return
-        except OSError:
-            time.sleep(0.5)
-    raise TimeoutError("jupyter lab did not start")
+# The worst contrast of table text (cells, header, legend) against the background it is
+# drawn on: backgrounds composited up the tree on a canvas, text colour composited on top.
+CONTRAST_JS = """(root) => {
+  const cv = document.createElement('canvas'); cv.width = cv.height = 1;
+  const ctx = cv.getContext('2d', {willReadFrequently: true});
+  const paint = (colours) => { ctx.clearRect(0, 0, 1, 1);
+    for (const c of colours) { ctx.fillStyle = '#000000'; ctx.fillStyle = c; ctx.fillRect(0, 0, 1, 1); }
+    return Array.from(ctx.getImageData(0, 0, 1, 1).data); };
+  const lum = ([r, g, b]) => { const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b); };
+  const worst = {ratio: 99, text: '', fg: null, bg: null};
+  for (const el of root.querySelectorAll('.wb-row .wb-cell, .wb-head .wb-cell, .wb-key, .wb-caption')) {
+    if (!el.textContent.trim()) continue;
+    const layers = [];
+    for (let n = el; n; n = n.parentElement) {
+      const bg = getComputedStyle(n).backgroundColor;
+      layers.unshift(bg);
+      if (paint([bg])[3] === 255) break;
+    }
+    const bg = paint(layers);
+    const fg = paint([...layers, getComputedStyle(el).color]);
+    const [a, b] = [lum(fg), lum(bg)].sort((x, y) => y - x);
+    const ratio = (a + 0.05) / (b + 0.05);
+    if (ratio < worst.ratio) Object.assign(worst, {ratio, text: el.textContent.slice(0, 40), fg, bg});
+  }
+  return worst;
+}"""
 
 
 @pytest.fixture
@@ -60,89 +79,128 @@ def lab(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
     shutil.copy(TOUR, root / TOUR.name)
-    port, token = _free_port(), "wb-test-token"
-    env = dict(os.environ, JUPYTER_CONFIG_DIR=str(tmp_path / "cfg"), JUPYTER_DATA_DIR=str(tmp_path / "data"),
-               JUPYTER_RUNTIME_DIR=str(tmp_path / "rt"), JUPYTERLAB_SETTINGS_DIR=str(tmp_path / "settings"),
-               JUPYTERLAB_WORKSPACES_DIR=str(tmp_path / "ws"), HOME=str(tmp_path),
-               JUPYTER_PATH=str(Path(sys.prefix) / "share" / "jupyter"))
-    # Lab's announcements plugin asks about news in a toast; turn it off up front.
-    plugin = Path(env["JUPYTERLAB_SETTINGS_DIR"]) / "@jupyterlab" / "apputils-extension"
-    plugin.mkdir(parents=True)
-    (plugin / "notification.jupyterlab-settings").write_text(json.dumps({"fetchNews": "false",
-                                                                         "checkForUpdates": False}))
-    nb_settings = plugin.parent / "notebook-extension"
-    nb_settings.mkdir()
-    (nb_settings / "tracker.jupyterlab-settings").write_text(json.dumps({"autoStartDefaultKernel": True,
-                                                                         # render every cell, so the
-                                                                         # last one is in the DOM
-                                                                         "windowingMode": "none"}))
-    log = open(tmp_path / "lab.log", "w")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
-         f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
-         "--allow-root", "--LabApp.extension_manager=readonly",
-         "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
-        cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        _wait_ready(f"{base}/api/status?token={token}", proc, tmp_path / "lab.log")
-        yield base, token
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    write_notebook(root / "separate.ipynb", SEPARATE)
+    write_notebook(root / "look.ipynb", LOOK)
+    with lab_server(tmp_path, root) as server:
+        yield server
 
 
-def test_step_in_jupyterlab_adds_a_row(lab):
+@pytest.fixture
+def page(lab):
     from playwright.sync_api import sync_playwright
 
-    base, token = lab
-    ARTIFACT.parent.mkdir(exist_ok=True)
+    ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
         try:
-            page = browser.new_page(viewport={"width": 1600, "height": 1400})
-            try:
-                _drive(page, base, token)
-            except Exception:
-                page.screenshot(path=str(ARTIFACT.with_name("browser_failure.png")), full_page=True)
-                raise
+            page = browser.new_page(viewport=VIEWPORT)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page
+            assert errors == [], errors  # the table's module raised in the browser
         finally:
             browser.close()
-    assert ARTIFACT.stat().st_size > 10_000
 
 
-def _drive(page, base: str, token: str) -> None:
-    page.goto(f"{base}/lab/tree/{TOUR.name}?token={token}", timeout=60_000)
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    select = page.get_by_role("button", name="Select", exact=True)
-    try:  # older settings may still ask which kernel to start
-        select.wait_for(timeout=5_000)
-        select.click()
-    except Exception:
-        pass
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
-    page.get_by_role("menuitem", name="Run", exact=True).click()
-    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-    # The last cell shows a fresh workbench on the embedded engine; the whole tour
-    # (vLLM import, engine start, four requests) runs before it.
-    last = page.locator(".jp-CodeCell").last
-    step = last.locator("button.widget-button", has_text="Step").first
-    step.wait_for(state="attached", timeout=300_000)
-    last.scroll_into_view_if_needed()
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+@contextlib.contextmanager
+def failure_screenshot(page):
+    try:
+        yield
+    except BaseException:
+        page.screenshot(path=str(ARTIFACTS / "browser_failure.png"), full_page=True)
+        raise
+
+
+def _no_error_outputs(page) -> None:
     errors = page.locator(".jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
     assert page.locator(".jp-OutputArea-output .ansi-red-fg, .jp-RenderedText[data-mime-type="
                         "'application/vnd.jupyter.error']").count() == 0, errors.all_inner_texts()
-    rows = last.locator("table.wb-table tr[data-step]")
-    assert rows.count() == 0
-    step.click()
-    rows.first.wait_for(timeout=120_000)
-    assert rows.count() == 1 and last.locator("tr[data-step='1']").count() == 1
-    step.click()
-    last.locator("tr[data-step='2']").wait_for(timeout=60_000)
-    assert "2 deltas" in last.locator(".wb-status").first.inner_text()
-    last.locator(".jp-OutputArea-output").first.screenshot(path=str(ARTIFACT))
+
+
+def _step(wb, step_no: int) -> None:
+    wb.locator("button.widget-button", has_text="Step").first.click()
+    wb.locator(f".wb-row[data-step='{step_no}']").wait_for(timeout=180_000)
+
+
+def _tokens(wb, step_no: int) -> str:
+    return wb.locator(f".wb-row[data-step='{step_no}'] .wb-c-tokens").inner_text()
+
+
+def test_tour_runs_and_step_adds_a_row_and_pictures(lab, page):
+    base, token = lab
+    with failure_screenshot(page):
+        open_notebook(page, base, token, TOUR.name)
+        run_all(page, timeout_ms=400_000)
+        _no_error_outputs(page)
+        last = page.locator(".jp-CodeCell").last
+        last.scroll_into_view_if_needed()
+        assert last.locator(".wb-row[data-step]").count() == 0
+        _step(last, 1)
+        _step(last, 2)
+        assert "2 deltas" in last.locator(".wb-status").first.inner_text()
+        assert _tokens(last, 1) == "<think>"
+        assert last.locator("canvas.wb-strip").bounding_box()["height"] >= 10
+        assert last.locator("canvas.wb-cost").bounding_box()["height"] >= 10
+        first = page.locator(".wb-dt").first  # the tour's first workbench ran to its end
+        assert first.locator(".wb-caption").inner_text().startswith("26 rows")
+        last.locator(".jp-OutputArea-output").first.screenshot(path=str(ARTIFACTS / "browser_step.png"))
+
+
+def test_two_engine_workbenches_stay_separate(lab, page):
+    base, token = lab
+    with failure_screenshot(page):
+        open_notebook(page, base, token, "separate.ipynb")
+        run_all(page, timeout_ms=300_000)
+        _no_error_outputs(page)
+        a, b = (page.locator(".jp-CodeCell").nth(i) for i in (1, 2))
+        a.scroll_into_view_if_needed()
+        for wb, n in ((a, 1), (b, 1), (a, 2), (b, 2), (a, 3)):
+            _step(wb, n)
+        page.wait_for_selector(IDLE)
+        assert a.locator(".wb-row[data-step]").count() == 3 and b.locator(".wb-row[data-step]").count() == 2
+        # each table holds the start of its own script, token by token (decoded, spaces as ␣)
+        for wb, script, n in ((a, SCRIPT_A, 3), (b, SCRIPT_B, 2)):
+            shown = "".join(_tokens(wb, i) for i in range(1, n + 1)).replace("␣", " ")
+            assert _tokens(wb, 1) == "<think>" and script.startswith(shown) and len(shown) > len("<think>")
+
+
+def test_click_select_detail_fits_the_screen_and_theme_contrast(lab, page):
+    base, token = lab
+    with failure_screenshot(page):
+        open_notebook(page, base, token, "look.ipynb")
+        run_all(page, timeout_ms=300_000)
+        _no_error_outputs(page)
+        a, c = (page.locator(".jp-CodeCell").nth(i) for i in (1, 2))
+        a.scroll_into_view_if_needed()
+        for n in (1, 2, 3):
+            _step(a, n)
+        a.locator(".wb-row[data-step='2']").click()
+        selected = a.locator(".wb-row[aria-selected='true']")
+        detail = a.locator(".wb-row-detail")
+        selected.wait_for()
+        assert selected.get_attribute("data-step") == "2"
+        page.wait_for_function("(el) => el.innerText.includes('SSE chunk')", arg=detail.element_handle())
+        assert _tokens(a, 2) in detail.inner_text()
+        assert c.locator(".wb-row[aria-selected='true']").count() == 0  # the other one is untouched
+        page.keyboard.press("j")
+        a.locator(".wb-row[data-step='3'][aria-selected='true']").wait_for()
+        page.wait_for_function("(el) => el.innerText.includes('Ġis')", arg=detail.element_handle())
+        a.locator("canvas.wb-strip").click(position={"x": 3, "y": 5})  # the first token's cell
+        a.locator(".wb-row[data-step='1'][aria-selected='true']").wait_for()
+
+        # one 1280×900 screen holds the table and its detail, side by side
+        a.locator(".wb-dt").scroll_into_view_if_needed()
+        table, side = a.locator(".wb-scroll").bounding_box(), detail.bounding_box()
+        for box in (table, side):
+            assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORT["width"]
+            assert box["y"] >= 0 and box["y"] + min(box["height"], 300) <= VIEWPORT["height"]
+        assert side["x"] >= table["x"] + table["width"] - 1  # beside, not below
+
+        for theme in ("JupyterLab Light", "JupyterLab Dark"):
+            if theme != "JupyterLab Light":
+                set_theme(page, theme)
+            for wb in (a, c):
+                worst = wb.locator(".wb-dt").evaluate(CONTRAST_JS)
+                assert worst["ratio"] >= 4.5, (theme, worst)
+            c.locator(".wb-dt").evaluate("(el) => el.scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(ARTIFACTS / f"theme_{theme.split()[-1].lower()}.png"))

@@ -19,7 +19,8 @@ TRUNCATED = ROOT / "parsers/recordings/hermes/truncated_arguments.jsonl"
 
 
 def shown_steps(wb) -> list[int]:
-    return [int(s) for s in re.findall(r'data-step="(\d+)"', wb.table.html.value)]
+    """The steps the table has sent to the front end."""
+    return wb.table.shown_steps()
 
 
 def banner(wb) -> str:
@@ -29,10 +30,11 @@ def banner(wb) -> str:
     return html.unescape(re.sub(r"<[^>]+>", "", wb.banner.value))
 
 
-def row_cells(wb, step: int) -> str:
-    m = re.search(rf'<tr data-step="{step}">(.*?)</tr>', wb.table.html.value, re.S)
-    assert m, f"row {step} not shown"
-    return m.group(1)
+def row_cells(wb, step: int) -> dict:
+    """The record the front end shows for one step."""
+    found = [r for r in wb.table.records if r["step"] == step]
+    assert found, f"row {step} not shown"
+    return found[0]
 
 
 @pytest.fixture
@@ -80,15 +82,20 @@ def test_step_appends_one_row_then_run_finishes(wb, direct):
     assert len(wb.rows) == 26 and wb.banner.value == ""
 
 
-def test_styles_phase_colours_grey_and_state_change(wb):
+def test_table_records_phase_chunk_and_state_change(wb, direct):
     wb.run_button.click()
     think, reasoning, end, content = (row_cells(wb, s) for s in (1, 2, 6, 7))
-    reasoning_bg = f"background-color: {styles.PHASE_COLOURS['reasoning']}"
-    tool_bg = f"background-color: {styles.PHASE_COLOURS['tool']}"
-    assert reasoning_bg in think and styles.NO_SSE_CSS in think  # <think>: no SSE chunk, greyed
-    assert reasoning_bg in reasoning and styles.NO_SSE_CSS not in reasoning
-    assert tool_bg in end and styles.STATE_CHANGE_CSS in end and "reasoning→tool" in end
-    assert tool_bg in content and styles.NO_SSE_CSS not in content
+    assert (think["phase"], think["sse"]) == ("reasoning", False)  # <think>: no SSE chunk
+    assert (reasoning["phase"], reasoning["sse"], reasoning["reasoning"]) == ("reasoning", True, "Weather")
+    assert (end["phase_before"], end["phase"], end["state_change"]) == ("reasoning", "tool", True)
+    assert "state_change" not in reasoning
+    # None stays out of the record ("blank"), "" would be kept: content "\n\n" is a value
+    assert "content" not in end and content["content"] == "\n\n" == direct.rows[6].content
+    # tokens are decoded text; the byte-level form stays on the Row (the detail shows both)
+    assert wb.rows[6].tokens == ["ĊĊ"] and content["tokens"] == ["\n\n"]
+    assert think["tokens"] == ["<think>"] and think["special"] == [0]
+    wb.select(7)
+    assert "ĊĊ" in wb.detail.html.value and "⏎⏎" in wb.detail.html.value
     # the Styler of the whole table applies the same rule
     html = wb.styled().to_html()
     assert styles.PHASE_COLOURS["tool"] in html and "reasoning→tool" in html
@@ -104,7 +111,7 @@ def test_error_row_is_red_and_the_stream_goes_on(wb):
     parser.parse_delta = boom  # this instance only
     wb.step_button.click()
     assert wb.rows[-1].error == "ValueError: parser exploded"
-    assert styles.ERROR_CSS in row_cells(wb, 3)
+    assert row_cells(wb, 3)["error"] == "ValueError: parser exploded" and "error" in wb.table.columns
     assert "1 error rows" in wb.controls.status.value
     assert wb.banner.value == ""  # a parser error is a row, not a widget failure
     wb.select(3)
@@ -145,8 +152,8 @@ def test_replay_marks_changed_rows(wb):
     wb.controls.replay_button.click()
     assert wb.banner.value == ""
     assert wb.table.changed and min(wb.table.changed) == 6  # </think>: reasoning→content now
-    assert styles.CHANGED_CSS in row_cells(wb, 8)
-    assert styles.CHANGED_CSS not in row_cells(wb, 2)
+    assert row_cells(wb, 8).get("changed") is True
+    assert "changed" not in row_cells(wb, 2)
     assert "rows changed" in wb.controls.status.value
     assert wb.model.final["stream"]["tool_calls"] == []
 
@@ -166,16 +173,17 @@ def test_final_panel_highlights_and_links_the_first_divergent_step():
     assert "SSE chunk" in wb.detail.html.value
 
 
-def test_window_shows_only_the_tail_and_follows_selection():
-    from workbench import Workbench
-
-    wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, window=10)
+def test_selection_both_ways_between_python_and_the_front_end(wb):
     wb.run_button.click()
-    assert shown_steps(wb) == list(range(17, 27))
-    assert "rows 17–26 of 26" in wb.table.html.value
-    wb.select(2)
-    assert 2 in shown_steps(wb) and styles.SELECTED_CSS in row_cells(wb, 2)
-    assert wb.table.follow.value is False
+    wb.select(2)  # Python -> the front end's synced trait
+    assert wb.table.selected == 2 and "<td>2</td>" in wb.detail.html.value
+    wb.table.selected = 8  # a click or j/k in the front end sets the trait
+    assert wb.model.selected == 8 and wb.detail.step.value == 8
+    assert "tool_call" in wb.detail.html.value
+    wb.detail.step.value = 3  # the step box jumps too
+    assert wb.table.selected == 3 and wb.model.selected == 3
+    wb.controls.reset_button.click()
+    assert wb.table.selected == 0 and shown_steps(wb) == []
 
 
 def test_show_displays_and_runs(monkeypatch):
@@ -189,15 +197,51 @@ def test_show_displays_and_runs(monkeypatch):
     assert shown == [wb] and len(wb.rows) == 26
 
 
-def test_step_sends_only_the_new_row_html():
-    """A step re-renders one row; the cached rows are reused, not rebuilt."""
+class RecordingComm:
+    """A comm that keeps every message the kernel would send, JSON-encoded."""
+
+    sent: list[dict] = []
+
+    def __init__(self, **kwargs) -> None:
+        self.comm_id, self.kernel = kwargs.get("comm_id") or "test", "test"
+
+    def open(self, *a, **k) -> None:
+        pass
+
+    def on_msg(self, *a, **k) -> None:
+        pass
+
+    def close(self, *a, **k) -> None:
+        pass
+
+    def send(self, data=None, buffers=None, **kwargs) -> None:
+        import json
+
+        RecordingComm.sent.append({"comm": self.comm_id, "bytes": len(json.dumps(data)), "data": data})
+
+
+def test_step_sends_only_the_new_row(monkeypatch):
+    import comm
+
     from workbench import Workbench
 
+    monkeypatch.setattr(comm, "create_comm", RecordingComm)
+    RecordingComm.sent = []
     wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS)
-    wb.step(5)
-    cached = list(wb.table._cache)
-    wb.step()
-    assert wb.table._cache[:5] == cached and all(c is not None for c in wb.table._cache)
+    wb.step(20)
+    for step in (21, 22):
+        before = len(RecordingComm.sent)
+        wb.step_button.click()
+        sent = RecordingComm.sent[before:]
+        custom = [m["data"]["content"] for m in sent if m["data"].get("method") == "custom"]
+        assert custom == [{"kind": "rows", "start": step - 1, "rows": [wb.table.records[-1]]}]
+        row_bytes = len(__import__("json").dumps(wb.table.records[-1]))
+        assert sum(m["bytes"] for m in sent) <= 2048 + row_bytes
+    # a new view says hello and gets the whole stream again (one reset)
+    before = len(RecordingComm.sent)
+    wb.table._on_msg(wb.table, {"kind": "hello"}, [])
+    (reset,) = [m["data"]["content"] for m in RecordingComm.sent[before:]]
+    assert reset["kind"] == "reset" and [r["step"] for r in reset["rows"]] == list(range(1, 23))
 
 
 def test_config_editor_problems_keep_the_last_good_config():
@@ -221,7 +265,7 @@ def test_config_editor_problems_keep_the_last_good_config():
                                           'to = "REASONING", emit = []')
     assert wb.reload_config(broken) == []
     assert wb.editor.problems.value == ""
-    assert 7 in wb.table.changed and styles.CHANGED_CSS in row_cells(wb, 7)
+    assert 7 in wb.table.changed and row_cells(wb, 7).get("changed") is True
     assert wb.model.final["stream"]["tool_calls"] == []
     assert "</tool_call>" in wb.model.final["stream"]["reasoning"]
     wb.controls.config.value = "parsers/qwen3.toml"  # a picker takes over again
@@ -282,7 +326,7 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
     assert wb.banner.value == "" and len(wb.rows) == 1
     assert wb.describe()["request"]["structured_outputs"]["structural_tag"]
     wb.step(2)
-    assert "<th>grammar</th>" in wb.table.html.value and "closed" in row_cells(wb, 1)
+    assert "grammar" in wb.table.columns and "closed" in row_cells(wb, 1)["grammar"]
 
     def engine_failure(*a, **k):
         raise RuntimeError("engine went away")
@@ -298,7 +342,7 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
     assert wb.banner.value == "" and wb.rows[-1].finish_reason == "tool_calls"
     opened = [r for r in wb.rows if r.extra.get("grammar", {}).get("gate_open") == [True]]
     assert opened and all(r.extra["grammar"]["emitted_allowed"] == [True] for r in opened)
-    assert "open" in row_cells(wb, opened[0].step) and "allowed" in row_cells(wb, opened[0].step)
+    assert "open" in row_cells(wb, opened[0].step)["grammar"] and "allowed" in row_cells(wb, opened[0].step)["grammar"]
     wb.save_recording(tmp_path / "full.jsonl")
     again = Workbench(recording=str(tmp_path / "full.jsonl"))
     again.run()

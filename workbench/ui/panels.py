@@ -8,9 +8,10 @@ import traceback
 
 import ipywidgets as W
 
-from workbench.core.rows import Row
+from workbench.core.rows import Row, format_tool_calls
 from workbench.errors import WorkbenchError
 from workbench.ui.final import inline_diff_html
+from workbench.ui.styles import grammar_of
 
 _KIND_CSS = {"error": "background:#ffebee;border-left:4px solid #c62828;color:#b71c1c",
              "warning": "background:#fff8e1;border-left:4px solid #f9a825",
@@ -53,57 +54,91 @@ class Banner(W.HTML):
 
 
 def _kv_table(pairs: list[tuple[str, str]]) -> str:
-    rows = "".join(f"<tr><th style='text-align:left;vertical-align:top'>{html.escape(k)}</th>"
+    rows = "".join(f"<tr><th style='text-align:left;vertical-align:top;padding-right:8px'>{html.escape(k)}</th>"
                    f"<td>{v}</td></tr>" for k, v in pairs)
-    return f"<table class='wb-detail'>{rows}</table>"
+    return f"<table class='wb-detail' style='border-collapse:collapse;font-size:12px'>{rows}</table>"
 
 
-def row_detail_html(row: Row) -> str:
-    tokens = "".join(f"<tr><td>{i}</td><td><code>{html.escape(repr(t))}</code></td></tr>"
+_WS = str.maketrans({" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"})
+
+
+def visible(value) -> str:
+    """A value as HTML with whitespace visible; None and "" told apart."""
+    if value is None:
+        return "<i>None</i>"
+    if value == "":
+        return '<code>""</code>'
+    return f"<code style='white-space:pre-wrap;word-break:normal'>{html.escape(str(value).translate(_WS))}</code>"
+
+
+def _states(before: dict, after: dict) -> str:
+    names = list(dict.fromkeys([*before, *after]))
+    rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(str(before.get(n, '')))}</td>"
+                   f"<td>{'→' if before.get(n) != after.get(n) else ''}</td>"
+                   f"<td>{html.escape(str(after.get(n, '')))}</td></tr>" for n in names)
+    return f"<table><tr><th>engine</th><th>before</th><th></th><th>after</th></tr>{rows}</table>"
+
+
+def row_detail_html(row: Row, decode=None) -> str:
+    """Everything about one delta; ``decode`` (a table.TokenText) gives each token's text."""
+    tokens = "".join(f"<tr><td>{i}</td><td>{visible(decode(i) if decode else t)}</td>"
+                     f"<td><code>{html.escape(t)}</code></td></tr>"
                      for i, t in zip(row.token_ids, row.tokens))
     chunk = json.dumps(json.loads(row.chunk), indent=1, ensure_ascii=False) if row.chunk else "(no SSE chunk)"
     events = "".join(f"<li>{html.escape(e.get('engine', ''))}: <b>{html.escape(str(e.get('type')))}"
                      f"</b> {html.escape(repr(e.get('value')))}"
                      + (f" tool #{e['tool_index']}" if e.get("tool_index", -1) >= 0 else "") + "</li>"
                      for e in row.events) or "<li>(none)</li>"
+    delta = row.delta
     pairs = [
         ("step", str(row.step) + (f" ({row.engine_steps} engine steps)" if row.engine_steps != 1 else "")),
-        ("tokens", f"<table><tr><th>id</th><th>token</th></tr>{tokens}</table>" if tokens else "(none)"),
-        ("text", f"<code>{html.escape(repr(row.text))}</code>"),
+        ("tokens", "<table><tr><th>id</th><th>text</th><th>byte-level token</th></tr>"
+                   f"{tokens}</table>" if tokens else "(none)"),
+        ("text", visible(row.text)),
         ("phase", html.escape(f"{row.phase_before} → {row.phase}")),
-        ("states", html.escape(f"{row.states_before} → {row.states}") if row.states or row.states_before
+        ("DeltaMessage", "parse_delta returned None" if delta is None else
+         "<br>".join(f"{k}: {visible(v)}" for k, v in delta.items() if k != "tool_calls")
+         + (f"<br>tool_calls: {visible(format_tool_calls(row.tool_calls))}" if row.tool_calls else "")),
+        ("states", _states(row.states_before, row.states) if row.states or row.states_before
          else "(no state machine)"),
-        ("events", f"<ul style='margin:0'>{events}</ul>"),
+        ("events", f"<ul style='margin:0;padding-left:16px'>{events}</ul>"),
         ("SSE chunk", _pre(chunk)),
         ("vLLM log", _pre("\n".join(row.logs)) if row.logs else "(none)"),
         ("parser time", f"{row.parser_us:.0f} µs"),
     ]
+    grammar = grammar_of(row)
+    if grammar is not None:
+        pairs.append(("grammar", html.escape(grammar)))
     extra = {k: v for k, v in row.extra.items() if k != "traceback"}
     if extra:
         pairs.append(("engine", _pre(json.dumps(extra, indent=1, ensure_ascii=False, default=str))))
     if row.error:
-        pairs.append(("error", f"<span style='color:#b71c1c'>{html.escape(row.error)}</span>"
+        pairs.append(("error", f"<span style='color:var(--jp-error-color1,#b71c1c)'>{html.escape(row.error)}</span>"
                       + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
                          if row.extra.get("traceback") else "")))
     return _kv_table(pairs)
 
 
 class RowDetail(W.VBox):
-    """Pick a step; see its token ids and strings, SSE chunk, events and logs."""
+    """The selected row in full (beside the table); the number box jumps to a step."""
 
     def __init__(self) -> None:
-        self.step = W.BoundedIntText(value=0, min=0, max=0, description="row", layout=W.Layout(width="160px"))
-        self.html = W.HTML("<i>no row selected</i>")
-        super().__init__([self.step, self.html])
+        self.step = W.BoundedIntText(value=0, min=0, max=0, description="step",
+                                     layout=W.Layout(width="150px"), style={"description_width": "36px"})
+        self.html = W.HTML("<i>no row selected: click a row, or j/k</i>")
+        super().__init__([self.step, self.html], layout=W.Layout(
+            flex="0 1 400px", min_width="300px", max_height="460px", overflow="auto",
+            padding="0 0 0 8px"))
+        self.add_class("wb-row-detail")
 
-    def show(self, row: Row | None, n_rows: int) -> None:
+    def show(self, row: Row | None, n_rows: int, decode=None) -> None:
         with self.hold_sync(), self.step.hold_sync():
             self.step.max = n_rows
             if row is None:
-                self.html.value = "<i>no row selected</i>"
+                self.html.value = "<i>no row selected: click a row, or j/k</i>"
                 return
             self.step.value = row.step
-            self.html.value = row_detail_html(row)
+            self.html.value = row_detail_html(row, decode)
 
 
 def final_html(final: dict) -> str:

@@ -1,107 +1,127 @@
-"""The delta table widget: append-only, windowed.
+"""The delta table: an anywidget whose own ES module (``static/table.js``) draws it.
 
-Each row's ``<tr>`` is rendered once (by the Styler rule in ``styles``) and
-cached; a Step renders only the new row and joins the visible window, so the
-cost of an update does not grow with the stream (10,000 rows included).
+Python keeps one record per row and sends only the new ones per Step (a custom
+message, ``{"kind": "rows", "start": n, "rows": [...]}``); a new stream sends
+one ``reset``. The front end keeps the records, puts only the rows in view into
+the DOM (virtualised), draws the token strip and the parser-cost chart, and
+reports clicks and j/k/arrow keys back as the synced ``selected`` trait. A view
+that opens late (or reloads) says ``hello`` and gets the whole stream again.
 """
 
 from __future__ import annotations
 
-import ipywidgets as W
+from collections.abc import Callable
+from pathlib import Path
 
-from workbench.core.rows import Row
+import anywidget
+import traitlets
+
+from workbench.core.rows import Row, format_tool_calls
 from workbench.ui import styles
 
-DEFAULT_WINDOW = 100
+STATIC = Path(__file__).parent / "static"
+BASE_COLUMNS = ["step", "tokens", "text", "phase", "reasoning", "content", "tool_calls", "sse", "finish"]
+RESET_CHUNK = 2000  # rows per message when a whole stream is (re)sent
 
 
-class DeltaTable(W.VBox):
-    def __init__(self, window: int = DEFAULT_WINDOW) -> None:
-        self.window = window
+class TokenText:
+    """Each token id's decoded text (cached), and which ids are added/special tokens.
+
+    Rows keep vLLM's raw byte-level tokens (``Ġis``); the table shows `` is``."""
+
+    def __init__(self, tokenizer) -> None:
+        self.tokenizer = tokenizer
+        self._text: dict[int, str] = {}
+        added = getattr(tokenizer, "get_added_vocab", None)
+        self.special = set(added().values()) if added else set()
+        self.special |= set(getattr(tokenizer, "all_special_ids", None) or ())
+
+    def __call__(self, token_id: int) -> str:
+        text = self._text.get(token_id)
+        if text is None:
+            text = self._text[token_id] = self.tokenizer.decode([token_id], skip_special_tokens=False)
+        return text
+
+
+def record(row: Row, changed: bool = False, decode: TokenText | None = None) -> dict:
+    """What the front end shows of one row; None values are left out (None, not "")."""
+    if decode is not None:
+        tokens = [decode(t) for t in row.token_ids]
+        special = [i for i, t in enumerate(row.token_ids) if t in decode.special]
+    else:
+        tokens, special = list(row.tokens), []
+    rec = {"step": row.step, "tokens": tokens, "text": row.text, "phase": row.phase,
+           "phase_before": row.phase_before, "reasoning": row.reasoning, "content": row.content,
+           "tool_calls": format_tool_calls(row.tool_calls) or None, "sse": row.sse,
+           "finish": row.finish_reason, "error": row.error, "grammar": styles.grammar_of(row),
+           "state_change": styles.state_changed(row) or None, "us": round(row.parser_us, 1),
+           "special": special or None, "changed": changed or None}
+    return {k: v for k, v in rec.items() if v is not None}
+
+
+class DeltaTable(anywidget.AnyWidget):
+    _esm = STATIC / "table.js"
+    _css = STATIC / "table.css"
+    selected = traitlets.Int(0).tag(sync=True)  # the selected step; 0: none
+    columns = traitlets.List(traitlets.Unicode(), default_value=BASE_COLUMNS).tag(sync=True)
+    height = traitlets.Int(300).tag(sync=True)  # px of the scrolling rows
+
+    def __init__(self, height: int = 300, **kwargs) -> None:
+        super().__init__(height=height, **kwargs)
         self.rows: list[Row] = []
-        self._cache: list[str | None] = []
+        self.records: list[dict] = []
         self.changed: set[int] = set()
-        self.selected: int | None = None
-        self.grammar = False
-        self.start = W.IntSlider(value=0, min=0, max=0, description="from row",
-                                 continuous_update=False, layout=W.Layout(width="420px"))
-        self.follow = W.Checkbox(value=True, description="follow the last row", indent=False)
-        self.html = W.HTML(styles.table_html([], styles.columns(False)))
-        self.start.observe(self._on_start, "value")
-        self.follow.observe(lambda ch: ch["new"] and self.render(), "value")
-        self._rendering = False
-        super().__init__([W.HBox([self.start, self.follow]), self.html])
+        self.decode: TokenText | None = None
+        self.on_msg(self._on_msg)
 
-    @property
-    def columns(self) -> list[str]:
-        return styles.columns(self.grammar)
+    def _on_msg(self, _widget, content, _buffers) -> None:
+        if isinstance(content, dict) and content.get("kind") == "hello":
+            self._send_all()
 
-    def _row_html(self, i: int) -> str:
-        cached = self._cache[i]
-        if cached is None:
-            r = self.rows[i]
-            rec = styles.record(r, r.step in self.changed, r.step == self.selected)
-            cached = self._cache[i] = styles.row_html(rec, self.columns)
-        return cached
-
-    def _invalidate(self, step: int | None) -> None:
-        if step is not None and 0 < step <= len(self._cache):
-            self._cache[step - 1] = None
+    def _columns_for(self, rows: list[Row]) -> None:
+        cols = list(self.columns)
+        if "grammar" not in cols and any(styles.grammar_of(r) is not None for r in rows):
+            cols.insert(cols.index("finish") + 1, "grammar")
+        if "error" not in cols and any(r.error for r in rows):
+            cols.append("error")
+        if cols != self.columns:
+            self.columns = cols
 
     def append(self, rows: list[Row]) -> None:
-        """A step's new rows: render them, slide the window, re-join it."""
+        """A step's new rows: the front end gets only these."""
         if not rows:
             return
-        if not self.grammar and any(styles.grammar_of(r) is not None for r in rows):
-            self.grammar = True
-            self._cache = [None] * len(self._cache)
+        start = len(self.records)
+        new = [record(r, r.step in self.changed, self.decode) for r in rows]
         self.rows.extend(rows)
-        self._cache.extend([None] * len(rows))
-        self.render()
+        self.records.extend(new)
+        self._columns_for(rows)
+        self.send({"kind": "rows", "start": start, "rows": new})
 
     def set_rows(self, rows: list[Row], changed: set[int] = frozenset()) -> None:
-        """A whole new run (reset, replay): nothing is rendered until shown."""
+        """A whole new stream (reset, replay, reload): one reset message."""
         self.rows = list(rows)
         self.changed = set(changed)
-        self.grammar = any(styles.grammar_of(r) is not None for r in rows)
-        self._cache = [None] * len(rows)
-        if self.selected is not None and self.selected > len(rows):
-            self.selected = None
-        self.render()
+        self.records = [record(r, r.step in self.changed, self.decode) for r in rows]
+        with self.hold_sync():
+            self.columns = list(BASE_COLUMNS)
+            self._columns_for(self.rows)
+            if self.selected > len(rows):
+                self.selected = 0
+        self._send_all()
+
+    def _send_all(self) -> None:
+        recs = self.records
+        self.send({"kind": "reset", "rows": recs[:RESET_CHUNK]})
+        for start in range(RESET_CHUNK, len(recs), RESET_CHUNK):
+            self.send({"kind": "rows", "start": start, "rows": recs[start:start + RESET_CHUNK]})
 
     def select(self, step: int | None) -> None:
-        old, self.selected = self.selected, step
-        self._invalidate(old)
-        self._invalidate(step)
-        if step is not None and not (self.start.value < step <= self.start.value + self.window):
-            self.follow.value = False
-            self._set_start(max(0, step - 1 - self.window // 2))
-        self.render()
+        self.selected = step or 0
 
-    def _set_start(self, value: int) -> None:
-        self._rendering = True
-        try:
-            with self.start.hold_sync():
-                self.start.max = max(0, len(self.rows) - 1)
-                self.start.value = max(0, min(value, self.start.max))
-        finally:
-            self._rendering = False
+    def shown_steps(self) -> list[int]:
+        return [r["step"] for r in self.records]
 
-    def _on_start(self, change) -> None:
-        if not self._rendering:
-            self.follow.value = False
-            self.render()
-
-    def render(self) -> None:
-        n = len(self.rows)
-        if self.follow.value:
-            self._set_start(max(0, n - self.window))
-        else:
-            self._set_start(self.start.value)
-        first = self.start.value
-        shown = range(first, min(n, first + self.window))
-        body = [self._row_html(i) for i in shown]
-        caption = (f"rows {shown.start + 1}–{shown.stop} of {n}" if n else "no rows yet")
-        if self.changed:
-            caption += f" · {len(self.changed)} changed by the last replay (marked)"
-        self.html.value = styles.table_html(body, self.columns, caption)
+    def on_select(self, callback: Callable[[int | None], None]) -> None:
+        """``callback(step)`` when the front end (a click, j/k) selects another row."""
+        self.observe(lambda ch: callback(ch["new"] or None), "selected")

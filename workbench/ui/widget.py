@@ -21,7 +21,7 @@ from workbench.ui.controls import Controls
 from workbench.ui.editor import EditorActions
 from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.panels import Banner, FinalPanel, RowDetail
-from workbench.ui.table import DEFAULT_WINDOW, DeltaTable
+from workbench.ui.table import DeltaTable, TokenText
 
 
 class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
@@ -33,21 +33,20 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
     """
 
     def __init__(self, text: str | None = None, *, recording: str | None = None,
-                 window: int = DEFAULT_WINDOW, **inputs) -> None:
+                 height: int = 300, **inputs) -> None:
         base = Inputs(text=text or "", **inputs)
         if text is None and recording is None:
             base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
         self.model = WorkbenchModel(base, status=self._status)
         self.controls = Controls(base)
         self.banner = Banner()
-        self.table = DeltaTable(window)
+        self.table = DeltaTable(height, layout=W.Layout(flex="1 1 560px", min_width="0"))
         self.detail = RowDetail()
         self.final = FinalPanel()
         self._loaded = False
         c = self.controls
-        self.tabs = W.Tab([self.detail, self.final, self._init_check(), self._init_editor(),
-                           self._init_ab()],
-                          titles=("row", "final message", "check", "config editor", "A/B"))
+        self.tabs = W.Tab([self.final, self._init_check(), self._init_editor(), self._init_ab()],
+                          titles=("final message", "check", "config editor", "A/B"))
         c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
         c.run_button.on_click(self._guard(lambda _: self.run(), "Run"))
         c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))
@@ -55,8 +54,11 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
         c.recording.observe(self._guard(self._on_recording, "recording", clear=False), "value")
         self.detail.step.observe(self._guard(lambda ch: self.select(ch["new"] or None), "row", False),
                                  "value")
+        self.table.on_select(self._guard(self._on_table_select, "row", False))
         self.final.goto.on_click(self._guard(lambda _: self.goto_divergence(), "divergence"))
-        super().__init__([self.controls, self.banner, self.table, self.tabs])
+        # the table and the selected row side by side (the detail wraps below on narrow screens)
+        rows = W.HBox([self.table, self.detail], layout=W.Layout(flex_flow="row wrap", width="100%"))
+        super().__init__([self.controls, self.banner, rows, self.tabs])
         if recording is not None:
             self._guard(lambda: self.load_recording(recording), "recording")()
 
@@ -159,16 +161,22 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
     def select(self, step: int | None) -> Row | None:
         row = self.model.select(step)
         self.table.select(self.model.selected)
-        self.detail.show(row, len(self.model.rows))
+        self.detail.show(row, len(self.model.rows), self.table.decode)
         return row
 
+    def _on_table_select(self, step: int | None) -> None:
+        if step != self.model.selected:
+            self.select(step)
+
     def goto_divergence(self) -> Row | None:
-        self.tabs.selected_index = 0
         return self.select(self.final.first_step)
 
     # -- rendering -------------------------------------------------------
     def _sync(self) -> None:
         rows, shown = self.model.rows, self.table.rows
+        session = self.model.session
+        if session is not None and getattr(self.table.decode, "tokenizer", None) is not session.tokenizer:
+            self.table.decode = TokenText(session.tokenizer)
         with self.hold_sync():
             if len(shown) <= len(rows) and (not shown or rows[len(shown) - 1] is shown[-1]) \
                     and self.table.changed == self.model.changed:

@@ -1,0 +1,128 @@
+"""A JupyterLab server on 127.0.0.1 and Debian chromium, for the browser tests and bench.
+
+``lab_server(tmp, root)`` serves ``root`` (free port, a token, this venv's kernel,
+settings in ``tmp`` so no user config leaks in); ``open_notebook`` opens one in a
+Playwright page and waits for its kernel. The browser is Debian's
+(``apt-get install chromium``, done by .ci/run); nothing here downloads one.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+CHROMIUM = "/usr/bin/chromium"
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_ready(url: str, proc: subprocess.Popen, log: Path, timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            tail = "\n".join(log.read_text().splitlines()[-10:])
+            raise RuntimeError(f"jupyter lab exited with {proc.returncode}:\n{tail}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as r:
+                if r.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    raise TimeoutError("jupyter lab did not start")
+
+
+def _settings(folder: Path) -> None:
+    apputils = folder / "@jupyterlab" / "apputils-extension"
+    apputils.mkdir(parents=True)
+    # Lab's announcements plugin asks about news in a toast; turn it off up front.
+    (apputils / "notification.jupyterlab-settings").write_text(
+        json.dumps({"fetchNews": "false", "checkForUpdates": False}))
+    nb = folder / "@jupyterlab" / "notebook-extension"
+    nb.mkdir()
+    # render every cell, so the last one is in the DOM
+    (nb / "tracker.jupyterlab-settings").write_text(
+        json.dumps({"autoStartDefaultKernel": True, "windowingMode": "none"}))
+
+
+@contextlib.contextmanager
+def lab_server(tmp: Path, root: Path, env: dict | None = None):
+    """Yields (base_url, token); the server is stopped on exit."""
+    port, token = _free_port(), "wb-test-token"
+    env = dict(os.environ if env is None else env,
+               JUPYTER_CONFIG_DIR=str(tmp / "cfg"), JUPYTER_DATA_DIR=str(tmp / "data"),
+               JUPYTER_RUNTIME_DIR=str(tmp / "rt"), JUPYTERLAB_SETTINGS_DIR=str(tmp / "settings"),
+               JUPYTERLAB_WORKSPACES_DIR=str(tmp / "ws"), HOME=str(tmp),
+               JUPYTER_PATH=str(Path(sys.prefix) / "share" / "jupyter"))
+    _settings(Path(env["JUPYTERLAB_SETTINGS_DIR"]))
+    log_path = tmp / "lab.log"
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "jupyterlab", "--no-browser", "--ip=127.0.0.1", f"--port={port}",
+             f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root}",
+             "--allow-root", "--LabApp.extension_manager=readonly", "--LabApp.expose_app_in_browser=True",
+             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"],
+            cwd=root, env=env, stdout=log, stderr=subprocess.STDOUT)
+        base = f"http://127.0.0.1:{port}"
+        try:
+            _wait_ready(f"{base}/api/status?token={token}", proc, log_path)
+            yield base, token
+        finally:
+            proc.terminate()
+            try:
+                proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
+
+
+def write_notebook(path: Path, cells: list[str]) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(c) for c in cells]
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nbformat.write(nb, path)
+    return path
+
+
+def open_notebook(page, base: str, token: str, name: str) -> None:
+    """Open a notebook, hide the file browser (a 1280 px screen keeps the width), wait for its kernel."""
+    page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=60_000)
+    page.wait_for_selector(".jp-Notebook", timeout=60_000)
+    select = page.get_by_role("button", name="Select", exact=True)
+    try:  # older settings may still ask which kernel to start
+        select.wait_for(timeout=3_000)
+        select.click()
+    except Exception:
+        pass
+    page.wait_for_selector(IDLE, timeout=60_000)
+    if page.locator("#jp-left-stack:visible").count():
+        page.keyboard.press("Control+b")
+
+
+def run_all(page, timeout_ms: int = 300_000) -> None:
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
+    page.wait_for_timeout(500)
+    page.wait_for_selector(IDLE, timeout=timeout_ms)
+
+
+def set_theme(page, name: str) -> None:
+    """Lab's own theme command (what Settings → Theme runs), e.g. "JupyterLab Dark"."""
+    page.evaluate("(theme) => window.jupyterapp.commands.execute('apputils:change-theme', {theme})", name)
+    page.wait_for_function(f"document.body.dataset.jpThemeName === {json.dumps(name)}", timeout=30_000)
+    page.wait_for_timeout(500)
