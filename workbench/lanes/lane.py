@@ -1,0 +1,151 @@
+"""A lane: one worker subprocess running the workbench core over one vLLM tree.
+
+``Lane(version).call(op, **args)`` sends one JSON line and reads one back (see
+worker.py). ``get(version)`` keeps one lane per version for this process and
+starts a new one when the last one died. A lane that dies raises ``LaneDied``
+(a WorkbenchError, one line with the worker's last stderr line); callers that
+stream turn it into error rows (session.py).
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+from workbench.errors import WorkbenchError
+from workbench.lanes import tree, versions
+
+START_TIMEOUT_S = 120.0
+
+
+class LaneDied(WorkbenchError):
+    """The worker process exited (or never answered)."""
+
+
+class LaneFailed(RuntimeError):
+    """The worker raised something other than a WorkbenchError: a bug, with its traceback."""
+
+
+class Lane:
+    def __init__(self, version: str) -> None:
+        self.version = version
+        self.proc: subprocess.Popen | None = None
+        self.info: dict = {}
+        self.start_s = 0.0
+        self._log = None
+        self._lock = threading.Lock()
+
+    @property
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def start(self, progress=None) -> Lane:
+        root = tree.ensure(self.version, progress)
+        env = dict(os.environ)
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(root), str(versions.REPO_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        env["VLLM_TARGET_DEVICE"] = "cpu"  # platform detection; a lane never runs a kernel
+        env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
+        t0 = time.perf_counter()
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "workbench.lanes.worker"], stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._log, env=env, text=True, encoding="utf-8",
+            cwd=os.getcwd())
+        hello = self._read(timeout=START_TIMEOUT_S, what="start")
+        self.start_s = time.perf_counter() - t0
+        if hello.get("vllm") != self.version:
+            self.close()
+            raise WorkbenchError(f"vLLM lane {self.version}: the worker imported vLLM "
+                                 f"{hello.get('vllm')} from {hello.get('file')}")
+        self.info = hello
+        return self
+
+    def last_stderr(self) -> str:
+        if self._log is None:
+            return ""
+        self._log.seek(0)
+        lines = [ln.strip() for ln in self._log.read().splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
+
+    def _died(self, what: str) -> LaneDied:
+        code = self.proc.wait(timeout=5) if self.proc is not None else None
+        last = self.last_stderr()
+        return LaneDied(f"vLLM {self.version} lane died during {what} (exit code {code})"
+                        + (f": {last}" if last else ""))
+
+    def _read(self, timeout: float | None = None, what: str = "a request") -> dict:
+        timer = None
+        if timeout is not None:  # a worker stuck at start-up is killed, then reads EOF
+            timer = threading.Timer(timeout, self.proc.kill)
+            timer.start()
+        try:
+            line = self.proc.stdout.readline()
+        finally:
+            if timer is not None:
+                timer.cancel()
+        if not line:
+            raise self._died(what)
+        return json.loads(line)
+
+    def call(self, op: str, **args) -> dict:
+        with self._lock:
+            if not self.alive:
+                raise self._died(op) if self.proc is not None else LaneDied(
+                    f"vLLM {self.version} lane is not started")
+            try:
+                self.proc.stdin.write(json.dumps({"op": op, **args}, ensure_ascii=False) + "\n")
+                self.proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                raise self._died(op) from None
+            answer = self._read(what=op)
+        if answer.pop("ok"):
+            return answer
+        if answer.get("kind") == "WorkbenchError":
+            raise WorkbenchError(answer["error"])
+        raise LaneFailed(f"vLLM {self.version} lane, op {op}: {answer['error']}\n{answer.get('traceback', '')}")
+
+    def close(self) -> None:
+        if self.proc is None:
+            return
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                self.proc.kill()
+                self.proc.wait()
+        if self._log is not None:
+            self._log.close()
+            self._log = None
+
+
+_LANES: dict[str, Lane] = {}
+
+
+def get(version: str, progress=None) -> Lane:
+    """This process's lane for ``version`` (a locked, not installed version), started once."""
+    version = versions.check(version)
+    if versions.is_installed(version):
+        raise WorkbenchError(f"vLLM {version} is installed: it runs in-process, not in a lane")
+    lane = _LANES.get(version)
+    if lane is None or not lane.alive:
+        if lane is not None:
+            lane.close()
+        say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+        say(f"starting the vLLM {version} lane (a worker process, about 10 s)…")
+        lane = _LANES[version] = Lane(version).start(progress)
+    return lane
+
+
+@atexit.register
+def close_all() -> None:
+    for lane in list(_LANES.values()):
+        lane.close()
+    _LANES.clear()

@@ -1,0 +1,155 @@
+"""A Session whose parser runs in a lane: same shape as core.session.Session.
+
+``session_for(setup, version)`` is the one switch: the installed version gives the
+in-process ``Session``, any other listed version a ``LaneSession`` over its lane.
+Rows come back as the same ``Row`` objects, made in the lane by the same runner.
+If the lane dies mid-stream, each delta it did not answer becomes an error row
+and the caller goes on (the next use of that version starts a fresh lane).
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import fields
+
+from workbench.core.deltas import Delta
+from workbench.core.rows import Row
+from workbench.core.session import Result, Setup
+from workbench.lanes import lane as lanes, versions
+
+_IDS = itertools.count(1)
+_ROW_FIELDS = [f.name for f in fields(Row) if not f.name.startswith("_")]
+
+
+def session_for(setup: Setup, version: str | None = None, prompt_token_ids=None):
+    if versions.is_installed(version):
+        from workbench.core.session import Session
+
+        return Session(setup, prompt_token_ids=prompt_token_ids)
+    return LaneSession(setup, version, prompt_token_ids)
+
+
+def row_from_dict(d: dict) -> Row:
+    row = Row(**{k: d[k] for k in _ROW_FIELDS if k in d})
+    row._chunk = d.get("chunk")
+    return row
+
+
+def error_row(step: int, delta: Delta, error: str) -> Row:
+    return Row(step, list(delta.token_ids), [], delta.text, "?", "?", None, False,
+               finish_reason=delta.finish_reason, error=error, engine_steps=delta.engine_steps)
+
+
+def setup_dict(setup: Setup) -> dict:
+    return {"tokenizer": setup.tokenizer, "parser": setup.parser.to_dict(),
+            "request": setup.request.to_dict(), "chunking": setup.chunking, "plugins": list(setup.plugins)}
+
+
+class LaneSession:
+    def __init__(self, setup: Setup, version: str, prompt_token_ids=None) -> None:
+        self.setup = setup
+        self.version = version
+        self.lane = lanes.get(version)
+        self.sid = f"s{next(_IDS)}"
+        info = self.lane.call("setup", sid=self.sid, setup=setup_dict(setup),
+                              prompt_token_ids=list(prompt_token_ids) if prompt_token_ids is not None else None)
+        self.parser_info = info["parser"] | {"vllm": version}
+        self.prompt_ids = info["prompt_token_ids"]
+        self.enable_auto_tools = info["enable_auto_tools"]
+        self._request_view = info["request_view"]
+
+    def request_view(self) -> dict:
+        return dict(self._request_view)
+
+    def deltas_from_text(self, text: str, chunking: str | None = None, finish_reason: str = "stop") -> list[Delta]:
+        out = self.lane.call("deltas_from_text", sid=self.sid, text=text, chunking=chunking,
+                             finish_reason=finish_reason)
+        return [Delta.from_dict(d) for d in out["deltas"]]
+
+    def regroup(self, deltas: list[Delta], chunking: str) -> list[Delta]:
+        out = self.lane.call("regroup", sid=self.sid, deltas=[d.to_dict() for d in deltas], chunking=chunking)
+        return [Delta.from_dict(d) for d in out["deltas"]]
+
+    def stream(self) -> LaneStreamRun:
+        return LaneStreamRun(self)
+
+    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> dict:
+        try:
+            out = self.lane.call("nonstream", sid=self.sid, text=text, token_ids=list(token_ids),
+                                 finish_reason=finish_reason)
+        except lanes.LaneDied as e:
+            return _dead_answer(str(e))
+        return out["nonstream"]
+
+    def replay(self, deltas: list[Delta]) -> Result:
+        run = self.stream()
+        run.feed_many(deltas)
+        stream, nonstream = run.final(deltas[-1].finish_reason or "stop" if deltas else "stop")
+        return Result(rows=run.rows, stream=stream, nonstream=nonstream, parser=self.parser_info,
+                      text=run.text, token_ids=run.token_ids)
+
+
+class LaneStreamRun:
+    """Like core.runner.StreamRun: ``feed(delta) -> Row``; ``rows``, ``text``, ``token_ids``."""
+
+    def __init__(self, session: LaneSession) -> None:
+        self.session = session
+        self.rows: list[Row] = []
+        self.dead: str | None = None
+        self._texts: list[str] = []
+        self.token_ids: list[int] = []
+        self.stream_result: dict | None = None
+        try:
+            session.lane.call("start", sid=session.sid)
+        except lanes.LaneDied as e:
+            self.dead = str(e)
+
+    @property
+    def text(self) -> str:
+        return "".join(self._texts)
+
+    def feed(self, delta: Delta) -> Row:
+        return self.feed_many([delta])[0]
+
+    def feed_many(self, deltas: list[Delta]) -> list[Row]:
+        for d in deltas:
+            self._texts.append(d.text)
+            self.token_ids += list(d.token_ids)
+        new: list[Row] = []
+        if self.dead is None:
+            try:
+                out = self.session.lane.call("feed", sid=self.session.sid, deltas=[d.to_dict() for d in deltas])
+                new = [row_from_dict(r) for r in out["rows"]]
+            except lanes.LaneDied as e:
+                self.dead = str(e)
+        if self.dead is not None:
+            start = len(self.rows) + 1
+            new = [error_row(start + i, d, self.dead) for i, d in enumerate(deltas)]
+        self.rows += new
+        return new
+
+    @property
+    def result(self):
+        """What a streaming client joined so far (core.runner.StreamResult), rebuilt from the rows."""
+        from workbench.core.runner import StreamResult
+
+        joined = StreamResult()
+        for r in self.rows:
+            if r.sse and not r.error:
+                joined.add(r.delta)
+            if r.finish_reason:
+                joined.finish_reason = r.finish_reason
+        return joined
+
+    def final(self, finish_reason: str = "stop") -> tuple[dict, dict]:
+        if self.dead is None:
+            try:
+                out = self.session.lane.call("finish", sid=self.session.sid, finish_reason=finish_reason)
+                return out["stream"], out["nonstream"]
+            except lanes.LaneDied as e:
+                self.dead = str(e)
+        return self.result.to_dict(), _dead_answer(self.dead)
+
+
+def _dead_answer(error: str) -> dict:
+    return {"reasoning": None, "content": None, "tool_calls": [], "finish_reason": None, "error": error}

@@ -1,0 +1,112 @@
+"""A locked vLLM version's pure-Python tree under .cache/vllm/<version>/.
+
+The wheel is fetched with ``pip download --no-deps``, its sha256 checked against the
+lock, and only ``vllm/**`` Python files and small data files are extracted (no
+compiled extensions: a lane parses, it never runs a kernel). Extraction goes to a
+temporary folder that is renamed into place at the end, so a half-extracted tree
+is never used; a ``.complete`` marker holding the wheel's sha256 says it is whole.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from workbench.core.wheel_fetch import fetch_wheel
+from workbench.lanes.versions import LaneVersion, check, locked
+from workbench.errors import WorkbenchError
+
+DATA_SUFFIXES = (".py", ".json", ".jinja", ".typed")
+# The dist-info lets importlib.metadata inside a lane report the lane's version.
+DIST_FILES = ("METADATA", "top_level.txt")
+MARKER = ".complete"
+
+
+def cache_root() -> Path:
+    from workbench.core.tokenizers import cache_dir
+
+    return cache_dir() / "vllm"
+
+
+def tree_path(version: str) -> Path:
+    return cache_root() / version
+
+
+def is_complete(entry: LaneVersion) -> bool:
+    marker = tree_path(entry.version) / MARKER
+    return marker.is_file() and marker.read_text().strip() == entry.sha256
+
+
+def _wanted(name: str) -> bool:
+    if name.startswith("vllm/"):
+        return name.endswith(DATA_SUFFIXES) and "/third_party/" not in name
+    head, _, tail = name.partition("/")
+    return head.endswith(".dist-info") and tail in DIST_FILES
+
+
+def extract(wheel: Path, entry: LaneVersion) -> Path:
+    """Extract ``wheel``'s Python tree to tree_path(version), atomically."""
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    final = tree_path(entry.version)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.version}.", dir=root))
+    try:
+        try:
+            with zipfile.ZipFile(wheel) as zf:
+                for info in zf.infolist():
+                    if _wanted(info.filename) and not info.is_dir():
+                        zf.extract(info, tmp)
+        except (zipfile.BadZipFile, OSError) as e:
+            raise WorkbenchError(f"{wheel.name}: cannot extract: {e}") from None
+        if not (tmp / "vllm" / "__init__.py").is_file():
+            raise WorkbenchError(f"{wheel.name}: no vllm/__init__.py inside")
+        (tmp / MARKER).write_text(entry.sha256 + "\n")
+        if final.exists():  # an older or incomplete tree: replace it
+            shutil.rmtree(final)
+        os.rename(tmp, final)
+    finally:
+        if tmp.exists():
+            shutil.rmtree(tmp, ignore_errors=True)
+    return final
+
+
+def ensure(version: str, progress=None) -> Path:
+    """The extracted tree of a locked version, fetching and extracting it if needed."""
+    version = check(version)
+    entry = locked().get(version)
+    if entry is None:
+        raise WorkbenchError(f"vLLM {version} is the installed version; it needs no lane")
+    if is_complete(entry):
+        return tree_path(version)
+    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    from workbench.core.tokenizers import cache_dir
+
+    wheels = cache_dir() / "wheels"
+    cached = (wheels / entry.wheel).is_file()
+    say(f"vllm lane {version}: {'checking' if cached else 'downloading'} {entry.wheel}"
+        f"{'' if cached else ' from PyPI (about 340 MB, once; cached in .cache/wheels/)'}")
+    wheel = fetch_wheel("vllm", version, entry.sha256, wheels)
+    say(f"vllm lane {version}: extracting its Python tree to {tree_path(version)}")
+    return extract(wheel, entry)
+
+
+def main(argv: list[str]) -> int:
+    """python -m workbench.lanes.tree fetch [VERSION...]: fetch and extract locked versions."""
+    if not argv or argv[0] != "fetch":
+        print("usage: python -m workbench.lanes.tree fetch [VERSION...]", file=sys.stderr)
+        return 2
+    try:
+        for v in argv[1:] or list(locked()):
+            print(f"vllm lane {v}: {ensure(v)}")
+    except WorkbenchError as e:
+        print(f"lanes: error: {e}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,76 @@
+"""Which vLLM versions exist for the workbench: the installed one, and the lock's lanes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+LOCK_FILE = REPO_ROOT / "setup" / "vllm-lanes.lock"
+
+
+@dataclass(frozen=True)
+class LaneVersion:
+    version: str
+    wheel: str  # the wheel's file name, as pip download saves it
+    sha256: str
+
+
+def installed() -> str:
+    from workbench.core.versions import vllm_version
+
+    return vllm_version()
+
+
+def locked(path: Path = LOCK_FILE) -> dict[str, LaneVersion]:
+    """The lock's versions; a malformed line fails with its line number."""
+    out: dict[str, LaneVersion] = {}
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as e:
+        raise WorkbenchError(f"lane lock {path}: {e.strerror}") from None
+    for n, line in enumerate(text.splitlines(), 1):
+        line = line.split("#", 1)[0].strip()
+        if not line:
+            continue
+        parts = line.split()
+        if len(parts) != 3 or len(parts[2]) != 64:
+            raise WorkbenchError(f"lane lock {path.name} line {n}: expected VERSION WHEEL SHA256")
+        out[parts[0]] = LaneVersion(*parts)
+    return out
+
+
+def listed() -> list[str]:
+    """Every version a --vllm flag accepts, the installed one first."""
+    here = installed()
+    return [here] + [v for v in locked() if v != here]
+
+
+def check(version: str) -> str:
+    """``version`` if it is installed or locked, else a WorkbenchError naming the listed ones."""
+    version = version.strip()
+    names = listed()
+    if version not in names:
+        shown = ", ".join(f"{v} (installed)" if i == 0 else v for i, v in enumerate(names))
+        raise WorkbenchError(f"unknown vLLM version {version!r}; listed: {shown} "
+                             f"(add a line to setup/vllm-lanes.lock for another)")
+    return version
+
+
+def is_installed(version: str | None) -> bool:
+    return version is None or version == installed()
+
+
+def parse_list(text: str) -> list[str]:
+    """'0.32.0,0.33.0' -> checked versions, in order, without repeats."""
+    out: list[str] = []
+    for part in text.split(","):
+        if part.strip():
+            v = check(part)
+            if v not in out:
+                out.append(v)
+    if not out:
+        raise WorkbenchError("--vllm needs at least one version")
+    return out
