@@ -27,7 +27,10 @@ def main(argv: list[str] | None = None) -> int:
 
     args = build_parser().parse_args(argv)
     try:
-        return args.run(args)
+        from workbench.lanes.cli import dispatch
+
+        elsewhere = dispatch(args, sys.argv[1:] if argv is None else list(argv))
+        return args.run(args) if elsewhere is None else elsewhere
     except WorkbenchError as e:
         print(f"workbench {args.command}: error: {e}", file=sys.stderr)
         return e.exit_code

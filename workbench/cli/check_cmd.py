@@ -8,20 +8,22 @@ from __future__ import annotations
 import json
 
 from workbench.cli import common
+from workbench.lanes.cli import add_option as add_vllm_option
 
 
-def add_check_options(p) -> None:
+def add_check_options(p, many_versions: bool = False) -> None:
     """Source, parser and request options as `replay`, plus how the stream ends."""
     common.add_source_options(p)
     common.add_parser_options(p)
     common.add_request_options(p)
     p.add_argument("--finish-reason", choices=("stop", "length"),
                    help="how a --text stream ends: stop (EOS, default) or length (cut off by max_tokens)")
+    add_vllm_option(p, many=many_versions)
 
 
 def add_parser(sub) -> None:
     p = sub.add_parser("check", help="find parser bugs: stream vs non-stream, groupings, client contract")
-    add_check_options(p)
+    add_check_options(p, many_versions=True)
     p.add_argument("--fuzz", type=int, default=100, metavar="N", help="random groupings (default 100)")
     p.add_argument("--seed", type=int, default=20260902, metavar="S",
                    help="seed of the random groupings (default 20260902, vLLM's)")

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 
 from workbench.cli import common
 from workbench.core.parsers import ParserSpec
 
-SPEC_HELP = "'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path"
+SPEC_HELP = ("'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path; "
+             "'@VERSION' runs it on that vLLM (hermes+qwen3@0.33.0)")
 
 
 def add_parser(sub) -> None:
@@ -23,23 +25,32 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def _spec(text: str) -> ParserSpec:
-    if not text.strip() or text.strip() == "+":
+def _spec(text: str) -> tuple[ParserSpec, str | None]:
+    m = re.match(r"^(.*)@(\d[^@/]*)$", text.strip())
+    body, version = (m.group(1), m.group(2)) if m else (text, None)
+    if not body.strip() or body.strip() == "+":
         import argparse
 
         raise argparse.ArgumentTypeError(f"empty parser spec; use {SPEC_HELP}")
-    return ParserSpec.parse(text)
+    return ParserSpec.parse(body), version
 
 
 def run(args) -> int:
     from workbench.core import diff
 
     src = common.resolve_source(args, "compare", with_parser=False)
-    if src.recording is not None:
-        result = diff.run(src.setup, args.a, args.b, deltas=src.recording.deltas,
+    if args.a[1] or args.b[1]:  # across vLLM versions (workbench.lanes)
+        from workbench.lanes import diff as lane_diff, versions
+
+        a, b = [(spec, versions.check(v) if v else None) for spec, v in (args.a, args.b)]
+        kw = ({"deltas": src.recording.deltas, "chunking": args.chunking} if src.recording is not None
+              else {"text": src.text})
+        result = lane_diff.run(src.setup, a, b, prompt_token_ids=src.prompt_ids, **kw)
+    elif src.recording is not None:
+        result = diff.run(src.setup, args.a[0], args.b[0], deltas=src.recording.deltas,
                           chunking=args.chunking, prompt_token_ids=src.prompt_ids)
     else:
-        result = diff.run(src.setup, args.a, args.b, text=src.text)
+        result = diff.run(src.setup, args.a[0], args.b[0], text=src.text)
     if args.json:
         print(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
     else:

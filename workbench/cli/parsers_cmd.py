@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import json
 
+from workbench.lanes.cli import add_option as add_vllm_option
+
 
 def add_parser(sub) -> None:
     p = sub.add_parser("parsers", help="list vLLM's registered tool and reasoning parsers")
     p.add_argument("--json", action="store_true")
+    add_vllm_option(p)
     p.set_defaults(run=run)
 
 

@@ -6,6 +6,7 @@ import json
 import sys
 
 from workbench.cli import common, render
+from workbench.lanes.cli import add_option as add_vllm_option
 
 
 def add_parser(sub) -> None:
@@ -15,6 +16,7 @@ def add_parser(sub) -> None:
     common.add_request_options(p)
     p.add_argument("--save", metavar="REC.jsonl", help="write the deltas as a recording")
     p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
+    add_vllm_option(p)
     p.set_defaults(run=run)
 
 

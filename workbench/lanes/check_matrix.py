@@ -1,0 +1,100 @@
+"""`workbench check REC --vllm 0.32.0,0.33.0`: findings x versions.
+
+The same check command runs once per version (in this process for the installed
+one, in a lane for the others) with ``--json``; findings are matched across
+versions by what was compared and which field (``kind``, ``field``). A finding
+present in the first version and gone in a later one is "fixed in" it; one that
+appears only later is "new in" it.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from workbench.errors import WorkbenchError
+
+
+def _key(f: dict) -> tuple[str, str]:
+    return f["kind"], f["field"]
+
+
+def _cell(f: dict | None) -> str:
+    if f is None:
+        return "—"
+    mark = "~" if f["severity"] == "cosmetic" else "✗"
+    step = f" step {f['first_step']}" if f.get("first_step") else ""
+    return f"{mark} {f['chunking']}{step}"
+
+
+def notes(present: dict[str, dict | None], order: list[str]) -> str:
+    """'fixed in 0.33.0' / 'new in 0.33.0' against the first version; '' when all agree."""
+    base = present[order[0]] is not None
+    out = []
+    for v in order[1:]:
+        now = present[v] is not None
+        if base and not now:
+            out.append(f"fixed in {v}")
+        elif now and not base:
+            out.append(f"new in {v}")
+        elif now and present[v]["severity"] != present[order[0]]["severity"]:
+            out.append(f"{present[v]['severity']} in {v}")
+    return ", ".join(out)
+
+
+def table(reports: dict[str, dict], order: list[str]) -> list[dict]:
+    keys: list[tuple[str, str]] = []
+    by_version: dict[str, dict] = {}
+    for v in order:
+        found = {}
+        for f in reports[v]["findings"]:
+            found.setdefault(_key(f), f)  # the first (earliest grouping) per key
+            if _key(f) not in keys:
+                keys.append(_key(f))
+        by_version[v] = found
+    rows = []
+    for k in keys:
+        present = {v: by_version[v].get(k) for v in order}
+        rows.append({"kind": k[0], "field": k[1], "in": present, "note": notes(present, order)})
+    return rows
+
+
+def run(args, argv: list[str], order: list[str]) -> int:
+    from workbench.lanes.cli import run_captured
+
+    base = argv if "--json" in argv else argv + ["--json"]
+    reports, codes = {}, {}
+    for v in order:
+        done = run_captured(v, base)
+        if done["rc"] == 2:  # bad input: the version's own one-line message
+            last = (done["stderr"].strip().splitlines() or ["(no message)"])[-1]
+            raise WorkbenchError(f"vLLM {v}: {last.removeprefix('workbench check: error: ')}")
+        try:
+            reports[v] = json.loads(done["stdout"])
+        except json.JSONDecodeError:
+            raise WorkbenchError(f"vLLM {v}: check printed no JSON report") from None
+        codes[v] = done["rc"]
+    rows = table(reports, order)
+    if args.json:
+        print(json.dumps({"versions": order, "findings": rows, "reports": reports},
+                         ensure_ascii=False, default=str))
+        return max(codes.values())
+    from rich.table import Table
+
+    from workbench.cli.render import console
+
+    con = console()
+    t = Table(header_style="bold", title="check: findings x vLLM versions")
+    for col in ["finding"] + order + ["note"]:
+        t.add_column(col, overflow="fold")
+    for r in rows:
+        t.add_row(f"{r['kind']} {r['field']}", *[_cell(r["in"][v]) for v in order], r["note"],
+                  style="green" if r["note"].startswith("fixed") else "red" if "new in" in r["note"] else None)
+    con.print(t)
+    for v in order:
+        rep = reports[v]
+        print(f"vLLM {v}: {'consistent' if rep['consistent'] else 'INCONSISTENT'}, "
+              f"{len(rep['findings'])} finding(s)", file=sys.stdout)
+    if not rows:
+        print("no findings in any version")
+    return max(codes.values())
