@@ -24,8 +24,9 @@ def installed() -> str:
     return vllm_version()
 
 
-def locked(path: Path = LOCK_FILE) -> dict[str, LaneVersion]:
+def locked(path: Path | None = None) -> dict[str, LaneVersion]:
     """The lock's versions; a malformed line fails with its line number."""
+    path = path or LOCK_FILE
     out: dict[str, LaneVersion] = {}
     try:
         text = path.read_text(encoding="utf-8")

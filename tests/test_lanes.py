@@ -1,0 +1,260 @@
+"""Version lanes: vLLM 0.33.0's parsers in a worker subprocess, next to the installed vLLM.
+
+One lane start per test run (the ``lane`` fixture; the first run fetches the
+0.33.0 wheel, about 340 MB, into .cache/wheels/). The lane-free tests build tiny
+wheels of their own to check hashing and atomic extraction.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.core.session import Setup
+from workbench.errors import WorkbenchError
+from workbench.lanes import tree, versions
+
+LANE = "0.33.0"
+# DeepSeek V3 with pretty-printed arguments: vLLM 0.32's regexes stop at the first
+# newline (stream: only "{" of the arguments; non-stream: no call); 0.33 fixed both.
+DEEPSEEK_PRETTY = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+                   "```json\n{\n  \"city\": \"Paris\"\n}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>")
+# Text after the calls: 0.32's non-streaming answer drops it (#56263), 0.33 keeps it.
+DEEPSEEK_AFTER = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n"
+                  "```json\n{\"city\": \"Paris\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>Checking now.")
+
+
+@pytest.fixture(scope="session")
+def lane():
+    from workbench.lanes import lane as lanes
+
+    return lanes.get(LANE)
+
+
+# -- lock, fetch, extraction (no lane) --------------------------------------------------
+
+def test_unknown_version_names_the_listed_ones():
+    with pytest.raises(WorkbenchError) as e:
+        versions.check("0.31.0")
+    msg = str(e.value)
+    assert "\n" not in msg and f"{versions.installed()} (installed)" in msg and LANE in msg
+
+
+def test_unknown_version_on_the_cli_is_one_line(run_cli):
+    code, out, err = run_cli("replay", "--text", "hi", "--vllm", "9.9")
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "listed:" in err and LANE in err
+
+
+def _fake_wheel(path, files: dict[str, bytes]):
+    with zipfile.ZipFile(path, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return path
+
+
+def _fake_lock(tmp_path, monkeypatch, wheel_name: str, sha: str, version: str = "9.9.9"):
+    lock = tmp_path / "vllm-lanes.lock"
+    lock.write_text(f"# test lock\n{version}  {wheel_name}  {sha}\n")
+    monkeypatch.setattr(versions, "LOCK_FILE", lock)
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    return version
+
+
+def test_extracts_only_the_python_tree_atomically(tmp_path, monkeypatch):
+    from workbench.core.wheel_fetch import sha256_file
+
+    wheels = tmp_path / "cache" / "wheels"
+    wheels.mkdir(parents=True)
+    w = _fake_wheel(wheels / "vllm-9.9.9-cp38-abi3-manylinux_2_28_x86_64.whl", {
+        "vllm/__init__.py": b"__version__ = '9.9.9'\n", "vllm/parser/x.py": b"X = 1\n",
+        "vllm/_C.abi3.so": b"\x7fELF", "vllm/third_party/big.py": b"", "vllm/cfg.json": b"{}",
+        "vllm-9.9.9.dist-info/METADATA": b"Name: vllm\nVersion: 9.9.9\n",
+        "vllm-9.9.9.dist-info/RECORD": b""})
+    version = _fake_lock(tmp_path, monkeypatch, w.name, sha256_file(w))
+    lines = []
+    root = tree.ensure(version, progress=lines.append)
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
+    assert files == [".complete", "vllm-9.9.9.dist-info/METADATA", "vllm/__init__.py",
+                     "vllm/cfg.json", "vllm/parser/x.py"]
+    assert any("checking" in ln for ln in lines) and any("extracting" in ln for ln in lines)
+    # A tree without its marker (an interrupted extraction) is never used: it is redone.
+    (root / ".complete").unlink()
+    (root / "vllm" / "parser" / "x.py").write_text("broken")
+    root = tree.ensure(version, progress=lines.append)
+    assert (root / "vllm" / "parser" / "x.py").read_text() == "X = 1\n"
+    assert [p.name for p in root.parent.iterdir()] == [version]  # no temporary folders left
+
+
+def test_hash_mismatch_is_one_line_and_extracts_nothing(tmp_path, monkeypatch):
+    wheels = tmp_path / "cache" / "wheels"
+    wheels.mkdir(parents=True)
+    w = _fake_wheel(wheels / "vllm-9.9.9-cp38-abi3-manylinux_2_28_x86_64.whl", {"vllm/__init__.py": b""})
+    version = _fake_lock(tmp_path, monkeypatch, w.name, "0" * 64)
+    with pytest.raises(WorkbenchError) as e:
+        tree.ensure(version, progress=lambda m: None)
+    assert "\n" not in str(e.value) and "does not match the lock" in str(e.value)
+    assert not (tmp_path / "cache" / "vllm" / version).exists()
+
+
+def test_corrupt_wheel_leaves_no_half_tree(tmp_path, monkeypatch):
+    from workbench.core.wheel_fetch import sha256_file
+
+    wheels = tmp_path / "cache" / "wheels"
+    wheels.mkdir(parents=True)
+    w = wheels / "vllm-9.9.9-cp38-abi3-manylinux_2_28_x86_64.whl"
+    _fake_wheel(w, {"vllm/__init__.py": b"", "vllm/a.py": b"A = 1\n" * 1000})
+    w.write_bytes(w.read_bytes()[:-60])  # truncated download, hash pinned to the bad file
+    version = _fake_lock(tmp_path, monkeypatch, w.name, sha256_file(w))
+    with pytest.raises(WorkbenchError) as e:
+        tree.ensure(version, progress=lambda m: None)
+    assert "\n" not in str(e.value)
+    assert list((tmp_path / "cache" / "vllm").iterdir()) == []
+
+
+def test_failed_download_is_one_line(tmp_path, monkeypatch):
+    monkeypatch.setenv("PIP_NO_INDEX", "1")  # offline: pip finds nothing and fails
+    monkeypatch.setenv("PIP_FIND_LINKS", str(tmp_path))
+    version = _fake_lock(tmp_path, monkeypatch, "vllm-9.9.9-cp38-abi3-manylinux_2_28_x86_64.whl", "1" * 64)
+    with pytest.raises(WorkbenchError) as e:
+        tree.ensure(version, progress=lambda m: None)
+    assert "\n" not in str(e.value) and "pip download vllm==9.9.9 failed" in str(e.value)
+    assert not (tmp_path / "cache" / "vllm" / version).exists()
+
+
+def test_malformed_lock_line_names_it(tmp_path):
+    lock = tmp_path / "bad.lock"
+    lock.write_text("0.33.0 only-two-fields\n")
+    with pytest.raises(WorkbenchError, match="line 1"):
+        versions.locked(lock)
+
+
+# -- the lane ------------------------------------------------------------------------------
+
+def test_lane_runs_its_own_vllm_without_compiled_code(lane):
+    assert lane.info["vllm"] == LANE and lane.info["file"].startswith(str(tree.tree_path(LANE)))
+    assert (lane.info["tool"], lane.info["reasoning"]) == (58, 42)
+    assert not list(tree.tree_path(LANE).rglob("*.so"))
+
+
+def test_parsers_marks_names_in_only_one_version(lane, run_cli):
+    code, out, _ = run_cli("parsers", "--vllm", LANE, "--json")
+    entries = json.loads(out)
+    assert code == 0
+    assert sum(e["kind"] == "tool" for e in entries) == 58
+    assert sum(e["kind"] == "reasoning" for e in entries) == 42
+    code, here_out, _ = run_cli("parsers", "--json")
+    here = {(e["kind"], e["name"]) for e in json.loads(here_out)}
+    only = {(e["kind"], e["name"]) for e in entries if e["only_in"] == LANE}
+    assert only == {(e["kind"], e["name"]) for e in entries} - here
+    assert {n for _, n in only} >= {"beam", "muse", "musespark1x", "step5"}
+
+
+def test_lane_rows_equal_in_process_rows_on_a_shared_parser(lane):
+    from workbench.lanes.session import session_for
+
+    setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=WEATHER_TOOLS))
+    here = session_for(setup, None)
+    there = session_for(setup, LANE)
+    deltas = here.deltas_from_text(SEED_TEXT)
+    assert there.deltas_from_text(SEED_TEXT) == deltas
+    a, b = here.replay(deltas), there.replay(deltas)
+    view = lambda r: (r.step, r.token_ids, r.text, r.phase_before, r.phase, r.sse, r.error, r.states,  # noqa: E731
+                      [{**c, "id": None} for c in r.tool_calls], r.reasoning, r.content)
+    assert [view(r) for r in a.rows] == [view(r) for r in b.rows]
+    assert b.stream["tool_calls"][0]["arguments"] == '{"city": "Paris"}'
+    assert b.parser["vllm"] == LANE
+
+
+def test_conformance_tests_pass_inside_the_lane(lane):
+    """tests/test_replay.py (rows == a direct vLLM call) run in the lane's interpreter,
+    so both the rows and the direct calls are vLLM 0.33.0's."""
+    out = lane.call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/test_replay.py"])
+    assert out["rc"] == 0, out["failed"]
+    assert len(out["passed"]) >= 40 and not out["failed"]
+
+
+def test_diff_across_versions_finds_the_deepseek_fix(lane, run_cli, tools_file):
+    code, out, _ = run_cli("diff", "--text", DEEPSEEK_PRETTY, "--tokenizer", "deepseek_v3",
+                           "--tools", tools_file, "--a", "deepseek_v3@0.32.0", "--b", f"deepseek_v3@{LANE}",
+                           "--json")
+    res = json.loads(out)
+    assert code == 0 and res["first_step"] is not None
+    old, new = res["final"]["nonstream"]["tool_calls"]["a"], res["final"]["nonstream"]["tool_calls"]["b"]
+    assert old == [] and json.loads(new[0]["arguments"]) == {"city": "Paris"}
+    streamed = res["final"]["stream"]["tool_calls"]
+    assert json.loads(streamed["b"][0]["arguments"]) == {"city": "Paris"}
+    assert streamed["a"][0]["arguments"] != streamed["b"][0]["arguments"]
+    first = res["steps"][res["first_step"] - 1]
+    assert first["a"]["delta"] != first["b"]["delta"]
+
+
+def test_check_table_says_fixed_in_the_newer_version(lane, run_cli, tools_file):
+    code, out, _ = run_cli("check", "--text", DEEPSEEK_AFTER, "--tokenizer", "deepseek_v3",
+                           "--tools", tools_file, "--tool-parser", "deepseek_v3", "--fuzz", "3",
+                           "--no-cost", "--shrink-budget", "0", "--vllm", f"0.32.0,{LANE}", "--json")
+    res = json.loads(out)
+    assert res["versions"] == ["0.32.0", LANE]
+    content = [r for r in res["findings"] if (r["kind"], r["field"]) == ("stream_vs_nonstream", "content")]
+    assert content and content[0]["note"] == f"fixed in {LANE}"
+    assert content[0]["in"][LANE] is None and content[0]["in"]["0.32.0"]["nonstream"] is None
+    # The chunking findings deepseek_v3 has in both versions stay, without a note.
+    shared = [r for r in res["findings"] if all(r["in"][v] for v in res["versions"])]
+    assert shared and all(r["note"] == "" for r in shared)
+    assert len(res["reports"][LANE]["findings"]) == len(res["reports"]["0.32.0"]["findings"]) - 1
+    assert code == 1
+    code, text_out, _ = run_cli("check", "--text", DEEPSEEK_AFTER, "--tokenizer", "deepseek_v3",
+                                "--tools", tools_file, "--tool-parser", "deepseek_v3", "--fuzz", "3",
+                                "--no-cost", "--shrink-budget", "0", "--vllm", f"0.32.0,{LANE}")
+    assert f"fixed in {LANE}" in text_out
+
+
+def test_export_records_the_version_it_was_checked_on(lane, run_cli, tmp_path):
+    path = tmp_path / "test_seed.py"
+    code, out, err = run_cli("export", "--text", SEED_TEXT, "--tool-parser", "hermes",
+                             "--reasoning-parser", "qwen3", "--fuzz", "2", "--vllm", LANE, "-o", path)
+    assert code == 0, err
+    assert f"vLLM {LANE}" in path.read_text() and "it passes now" in out
+
+
+def test_replay_json_in_the_lane(lane, run_cli, tools_file):
+    code, out, _ = run_cli("replay", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser",
+                           "qwen3", "--tools", tools_file, "--vllm", LANE, "--json")
+    res = json.loads(out)
+    assert code == 0 and res["stream"]["reasoning"] == "Weather is needed."
+    assert res["nonstream"]["tool_calls"][0]["name"] == "get_weather"
+
+
+def test_a_lane_that_dies_mid_stream_becomes_error_rows(lane):
+    from workbench.lanes.lane import Lane
+    from workbench.lanes.session import LaneSession
+
+    setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=WEATHER_TOOLS))
+    session = LaneSession(setup, LANE)
+    deltas = session.deltas_from_text(SEED_TEXT)
+    run = session.stream()
+    first = run.feed_many(deltas[:3])
+    assert [r.error for r in first] == [None, None, None]
+    # The same protocol over a process that dies on its next request.
+    dying = Lane(LANE)
+    dying.proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.readline(); print('worker crashed', file=sys.stderr);"
+                               " sys.exit(3)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+        stderr=(dying_log := __import__("tempfile").TemporaryFile(mode="w+")), text=True)
+    dying._log = dying_log
+    session.lane = dying
+    rest = [run.feed(d) for d in deltas[3:]]
+    assert all(r.error for r in rest) and len(run.rows) == len(deltas)
+    assert "lane died" in rest[0].error and "exit code 3" in rest[0].error and "worker crashed" in rest[0].error
+    stream, nonstream = run.final()
+    assert stream["reasoning"] == "".join(r.reasoning or "" for r in first) and "died" in nonstream["error"]
+    dying.close()
+    assert lane.alive  # the shared lane and this process go on
+    assert lane.call("ping") == {}
