@@ -64,6 +64,12 @@ class Lane:
             self.close()
             raise WorkbenchError(f"vLLM lane {self.version}: the worker imported vLLM "
                                  f"{hello.get('vllm')} from {hello.get('file')}")
+        from workbench.lanes.worker import row_fields
+
+        if hello.get("row_fields") != row_fields():
+            self.close()
+            raise WorkbenchError(f"vLLM lane {self.version}: the worker's Row fields differ from this "
+                                 f"process's (a different workbench on its sys.path?)")
         self.info = hello
         return self
 
@@ -95,6 +101,11 @@ class Lane:
         return json.loads(line)
 
     def call(self, op: str, **args) -> dict:
+        """One request, one answer."""
+        return list(self.answers(op, **args))[-1]
+
+    def answers(self, op: str, **args):
+        """One request; its answer lines as they arrive (``more: true`` on all but the last)."""
         with self._lock:
             if not self.alive:
                 raise self._died(op) if self.proc is not None else LaneDied(
@@ -104,9 +115,14 @@ class Lane:
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 raise self._died(op) from None
-            answer = self._read(what=op)
-        if answer.pop("ok"):
-            return answer
+            while True:
+                answer = self._read(what=op)
+                if not answer.pop("ok"):
+                    break
+                more = answer.pop("more", False)
+                yield answer
+                if not more:
+                    return
         if answer.get("kind") == "WorkbenchError":
             raise WorkbenchError(answer["error"])
         raise LaneFailed(f"vLLM {self.version} lane, op {op}: {answer['error']}\n{answer.get('traceback', '')}")

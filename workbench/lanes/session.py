@@ -10,15 +10,12 @@ and the caller goes on (the next use of that version starts a fresh lane).
 from __future__ import annotations
 
 import itertools
-from dataclasses import fields
-
 from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.core.session import Result, Setup
 from workbench.lanes import lane as lanes, versions
 
 _IDS = itertools.count(1)
-_ROW_FIELDS = [f.name for f in fields(Row) if not f.name.startswith("_")]
 
 
 def session_for(setup: Setup, version: str | None = None, prompt_token_ids=None):
@@ -29,9 +26,22 @@ def session_for(setup: Setup, version: str | None = None, prompt_token_ids=None)
     return LaneSession(setup, version, prompt_token_ids)
 
 
-def row_from_dict(d: dict) -> Row:
-    row = Row(**{k: d[k] for k in _ROW_FIELDS if k in d})
-    row._chunk = d.get("chunk")
+class LaneRow(Row):
+    """A Row made in a lane; its SSE chunk JSON is serialised there on first access,
+    by the lane's vLLM (as Row.chunk is lazy in-process)."""
+
+    __slots__ = ("_lane", "_run")
+
+    @property
+    def chunk(self) -> str | None:
+        if self._chunk is None and self.sse and self._lane is not None:
+            self._chunk = self._lane.call("chunk", run=self._run, step=self.step)["chunk"]
+        return self._chunk
+
+
+def lane_row(values: list, lane, run: str | None) -> LaneRow:
+    row = LaneRow(*values)  # the lane sends Row's public fields in declaration order
+    row._lane, row._run = lane, run
     return row
 
 
@@ -98,9 +108,9 @@ class LaneStreamRun:
         self.dead: str | None = None
         self._texts: list[str] = []
         self.token_ids: list[int] = []
-        self.stream_result: dict | None = None
+        self.run_id: str | None = None
         try:
-            session.lane.call("start", sid=session.sid)
+            self.run_id = session.lane.call("start", sid=session.sid)["run"]
         except lanes.LaneDied as e:
             self.dead = str(e)
 
@@ -115,18 +125,18 @@ class LaneStreamRun:
         for d in deltas:
             self._texts.append(d.text)
             self.token_ids += list(d.token_ids)
-        new: list[Row] = []
+        start = len(self.rows)
         if self.dead is None:
+            lane = self.session.lane
             try:
-                out = self.session.lane.call("feed", sid=self.session.sid, deltas=[d.to_dict() for d in deltas])
-                new = [row_from_dict(r) for r in out["rows"]]
+                for part in lane.answers("feed", sid=self.session.sid, deltas=[d.to_dict() for d in deltas]):
+                    self.rows += [lane_row(v, lane, self.run_id) for v in part["rows"]]
             except lanes.LaneDied as e:
                 self.dead = str(e)
-        if self.dead is not None:
-            start = len(self.rows) + 1
-            new = [error_row(start + i, d, self.dead) for i, d in enumerate(deltas)]
-        self.rows += new
-        return new
+        if self.dead is not None:  # the deltas the lane did not answer
+            done = len(self.rows) - start
+            self.rows += [error_row(start + i + 1, d, self.dead) for i, d in enumerate(deltas) if i >= done]
+        return self.rows[start:]
 
     @property
     def result(self):

@@ -16,11 +16,16 @@ from __future__ import annotations
 
 import contextlib
 import io
+import itertools
 import json
 import os
 import sys
 import time
 import traceback
+from collections import OrderedDict
+
+FEED_BATCH = 128  # rows per answer line: the client decodes one while the next is made
+KEPT_RUNS = 64  # finished streams whose rows can still serialise their SSE chunk
 
 
 def _protocol_pipe():
@@ -33,7 +38,9 @@ def _protocol_pipe():
 class Worker:
     def __init__(self) -> None:
         self.sessions: dict[str, object] = {}
-        self.streams: dict[str, object] = {}
+        self.streams: dict[str, str] = {}  # session id -> its current run id
+        self.runs: OrderedDict[str, object] = OrderedDict()
+        self._run_ids = itertools.count(1)
 
     # -- sessions and streams -------------------------------------------------------------
     def op_setup(self, sid: str, setup: dict, prompt_token_ids=None) -> dict:
@@ -74,36 +81,47 @@ class Worker:
         return {"deltas": [d.to_dict() for d in ds]}
 
     def op_start(self, sid: str) -> dict:
-        self.streams[sid] = self._session(sid).stream()
-        return {}
+        rid = f"r{next(self._run_ids)}"
+        self.runs[rid] = self._session(sid).stream()
+        self.streams[sid] = rid
+        while len(self.runs) > KEPT_RUNS:
+            self.runs.popitem(last=False)
+        return {"run": rid}
 
-    def op_feed(self, sid: str, deltas: list) -> dict:
+    def _run(self, sid: str):
+        from workbench.errors import WorkbenchError
+
+        run = self.runs.get(self.streams.get(sid, ""))
+        if run is None:
+            raise WorkbenchError("lane: no stream started for this session")
+        return run
+
+    def op_feed(self, sid: str, deltas: list):
+        """Rows as lists in ``Row`` field order (no chunk: ``op_chunk`` serialises it on demand)."""
         from workbench.core.deltas import Delta
 
-        run = self.streams.get(sid)
-        if run is None:
-            run = self.streams[sid] = self._session(sid).stream()
-        return {"rows": [_row(run.feed(Delta.from_dict(d))) for d in deltas]}
+        run = self._run(sid)
+        for i in range(0, max(len(deltas), 1), FEED_BATCH):
+            rows = [_row(run.feed(Delta.from_dict(d))) for d in deltas[i:i + FEED_BATCH]]
+            yield {"rows": rows, "more": i + FEED_BATCH < len(deltas)}
+
+    def op_chunk(self, run: str, step: int) -> dict:
+        from workbench.errors import WorkbenchError
+
+        held = self.runs.get(run)
+        if held is None:
+            raise WorkbenchError(f"lane: stream {run} is no longer held (the last {KEPT_RUNS} are)")
+        return {"chunk": held.rows[step - 1].chunk}
 
     def op_finish(self, sid: str, finish_reason: str = "stop") -> dict:
-        run = self.streams.pop(sid, None)
-        if run is None:
-            from workbench.errors import WorkbenchError
-
-            raise WorkbenchError("lane: no stream to finish")
+        run = self._run(sid)
+        self.streams.pop(sid, None)
         session = self._session(sid)
         return {"stream": run.result.to_dict(), "text": run.text, "token_ids": run.token_ids,
                 "nonstream": session.nonstream(run.text, run.token_ids, finish_reason)}
 
     def op_nonstream(self, sid: str, text: str, token_ids: list, finish_reason: str = "stop") -> dict:
         return {"nonstream": self._session(sid).nonstream(text, token_ids, finish_reason)}
-
-    def op_replay(self, sid: str, deltas: list) -> dict:
-        from workbench.core.deltas import Delta
-
-        r = self._session(sid).replay([Delta.from_dict(d) for d in deltas])
-        return {"rows": [_row(x) for x in r.rows], "stream": r.stream, "nonstream": r.nonstream,
-                "parser": r.parser, "text": r.text, "token_ids": r.token_ids}
 
     # -- whole commands ------------------------------------------------------------------
     def op_parsers(self) -> dict:
@@ -152,9 +170,21 @@ class _Outcomes:
             self.skipped.append(report.nodeid)
 
 
-def _row(row) -> dict:
-    d = row.to_dict()
-    return _plain(d)
+def row_fields() -> list[str]:
+    from dataclasses import fields
+
+    from workbench.core.rows import Row
+
+    return [f.name for f in fields(Row) if not f.name.startswith("_")]
+
+
+_FIELDS: list[str] = []
+
+
+def _row(row) -> list:
+    if not _FIELDS:
+        _FIELDS.extend(row_fields())
+    return [getattr(row, f) for f in _FIELDS]
 
 
 def _plain(value):
@@ -170,7 +200,10 @@ def _answer(worker: Worker, line: str) -> dict:
         op = getattr(worker, "op_" + msg.pop("op"), None)
         if op is None:
             raise WorkbenchError(f"lane: unknown op in {line[:80]!r}")
-        return {"ok": True, **op(**msg)}
+        out = op(**msg)
+        if hasattr(out, "__next__"):  # answered in several lines; the last has more: false
+            return ({"ok": True, **part} for part in out)
+        return {"ok": True, **out}
     except WorkbenchError as e:
         return {"ok": False, "kind": "WorkbenchError", "error": str(e)}
     except Exception as e:  # reported to the client with its traceback, never dropped
@@ -189,11 +222,22 @@ def main() -> int:
     names = registered_names()
     pipe.write(json.dumps({"ok": True, "ready": True, "vllm": vllm_version(), "file": vllm.__file__,
                            "tool": len(names["tool"]), "reasoning": len(names["reasoning"]),
-                           "start_s": time.perf_counter() - t0}) + "\n")
+                           "row_fields": row_fields(), "start_s": time.perf_counter() - t0}) + "\n")
     worker = Worker()
     for line in sys.stdin:
         if line.strip():
-            pipe.write(json.dumps(_answer(worker, line), ensure_ascii=False, default=str) + "\n")
+            answer = _answer(worker, line)
+            parts = [answer] if isinstance(answer, dict) else answer
+            try:
+                for part in parts:
+                    pipe.write(json.dumps(part, ensure_ascii=False, default=str) + "\n")
+            except Exception as e:  # an op that failed half-way through its answer lines
+                from workbench.errors import WorkbenchError
+
+                pipe.write(json.dumps(
+                    {"ok": False, "kind": "WorkbenchError", "error": str(e)} if isinstance(e, WorkbenchError)
+                    else {"ok": False, "kind": "exception", "error": f"{type(e).__name__}: {e}",
+                          "traceback": traceback.format_exc()}) + "\n")
     return 0
 
 

@@ -1,0 +1,101 @@
+"""A vLLM lane's cost, side by side in one run: start-up, and rows per delta vs in-process.
+
+Start: a lane (worker process over .cache/vllm/<version>/) is started several
+times; the first may read a cold disk, the later ones are "warm" (goal <= 10 s).
+Per delta: the same 3,000+-token hermes + qwen3 stream (bench/replay_overhead.py's)
+through the in-process runner and through the lane, interleaved rounds, two ways:
+``replay`` (all deltas in one request, as replay/diff/check do) and ``step``
+(one request per delta, as the widget's Step does). Prints the figures, then one
+JSON line with ``ratio`` = lane replay / in-process (goal <= 1.5).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbench.core.env  # noqa: E402,F401
+from replay_overhead import TOOLS, long_text  # noqa: E402
+
+
+def in_process(session, deltas) -> float:
+    t0 = time.perf_counter()
+    run = session.stream()
+    for d in deltas:
+        run.feed(d)
+    return time.perf_counter() - t0
+
+
+def lane_replay(session, deltas) -> float:
+    t0 = time.perf_counter()
+    session.stream().feed_many(deltas)
+    return time.perf_counter() - t0
+
+
+def lane_step(session, deltas) -> float:
+    t0 = time.perf_counter()
+    run = session.stream()
+    for d in deltas:
+        run.feed(d)
+    return time.perf_counter() - t0
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--version", default="0.33.0")
+    ap.add_argument("--starts", type=int, default=3)
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--json", action="store_true", help="print only the JSON line")
+    args = ap.parse_args()
+
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+    from workbench.lanes import lane as lanes, tree
+    from workbench.lanes.session import LaneSession
+
+    tree.ensure(args.version)
+    starts = []
+    for _ in range(args.starts):
+        lane = lanes.Lane(args.version).start()
+        starts.append(lane.start_s)
+        lane.close()
+    setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=TOOLS))
+    here = Session(setup)
+    there = LaneSession(setup, args.version)
+    deltas = here.deltas_from_text(long_text())
+    n_tokens = sum(len(d.token_ids) for d in deltas)
+    assert n_tokens >= 3000, n_tokens
+    for fn, s in ((in_process, here), (lane_replay, there), (lane_step, there)):  # warm-up
+        fn(s, deltas)
+    t_here, t_replay, t_step = [], [], []
+    for _ in range(args.rounds):
+        t_here.append(in_process(here, deltas))
+        t_replay.append(lane_replay(there, deltas))
+        t_step.append(lane_step(there, deltas))
+    h, r, s = (statistics.median(x) for x in (t_here, t_replay, t_step))
+    per = lambda t: round(t / len(deltas) * 1e6, 1)  # noqa: E731
+    warm = min(starts[1:] or starts)
+    result = {"bench": "lane_cost", "version": args.version, "tokens": n_tokens, "deltas": len(deltas),
+              "rounds": args.rounds, "start_s": [round(x, 2) for x in starts], "warm_start_s": round(warm, 2),
+              "start_goal_s": 10, "in_process_us_per_delta": per(h), "lane_replay_us_per_delta": per(r),
+              "lane_step_us_per_delta": per(s), "ratio": round(r / h, 3), "step_ratio": round(s / h, 3),
+              "goal": 1.5, "load_avg": round(os.getloadavg()[0], 2)}
+    if not args.json:
+        print(f"lane starts: {', '.join(f'{x:.2f} s' for x in starts)} (warm: {warm:.2f} s, goal <= 10 s)")
+        print(f"{n_tokens} tokens, {len(deltas)} deltas, median of {args.rounds} interleaved rounds: "
+              f"in-process {per(h)} us/delta, lane replay {per(r)} us/delta ({r / h:.2f}x), "
+              f"lane one request per delta {per(s)} us/delta ({s / h:.2f}x)")
+    print(json.dumps(result))
+    lanes.close_all()
+
+
+if __name__ == "__main__":
+    main()
