@@ -9,7 +9,8 @@ import sys
 
 from workbench.errors import WorkbenchError
 
-COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record", "check", "export", "doctor"]
+COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record", "check", "export", "doctor",
+            "capture"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -26,6 +26,11 @@ def run(args) -> int:
     setup = src.setup
     if src.recording is not None:
         report = diagnose(setup, deltas=src.recording.deltas, prompt_ids=src.prompt_ids)
+        from workbench.capture import compare as capture_compare
+
+        if capture_compare.is_capture(src.recording.header):
+            found = capture_compare.diagnosis(setup, src.recording)
+            report.diagnoses[:0] = [found] if found else []
     else:
         report = diagnose(setup, text=src.text, finish_reason=args.finish_reason or "stop")
     if args.json:

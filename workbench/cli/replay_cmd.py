@@ -21,6 +21,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
+    from workbench.capture import compare as capture_compare
     from workbench.core import recording as rec
     from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
 
@@ -32,11 +33,23 @@ def run(args) -> int:
                                  session.setup.request.to_dict(), session.prompt_ids, origin,
                                  common.parser_header(session.setup))
         rec.save(args.save, header, deltas)
+    server = None
+    if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
+        deltas = capture_compare.deltas(session, source)
     result = session.replay(deltas)
+    if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
+        ps = session.setup.parser
+        server = capture_compare.compare(result, source, f"{ps.tool_parser}+{ps.reasoning_parser}")
     if args.json:
         out = result.to_dict()
         out["request"] = session.request_view()
+        if server is not None:
+            out["server"] = server.to_dict()
         print(json.dumps(out, ensure_ascii=False, default=str))
+    elif server is not None:
+        from workbench.cli.capture_cmd import comparison_table
+
+        render.console().print(comparison_table(server))
     else:
         con = render.console()
         info = result.parser
@@ -44,6 +57,9 @@ def run(args) -> int:
                   f"(reasoning={info['reasoning']}, tool={info['tool']})")
         con.print(render.rows_table(result.rows))
         con.print(render.final_table(result.stream, result.nonstream))
+    if server is not None and server.first_difference is not None:
+        print(f"workbench replay: the server's chunks differ from this vLLM's from step "
+              f"{server.first_difference}: {server.cause}", file=sys.stderr)
     errors = result.errors
     if errors:
         print(f"workbench replay: {len(errors)} delta(s) raised in the parser; first at step "

@@ -93,11 +93,17 @@ def build_request(spec: RequestSpec):
 
 
 def render_prompt(tokenizer, spec: RequestSpec) -> list[int]:
-    """Prompt token ids from the tokenizer's chat template (tools, kwargs included)."""
+    """Prompt token ids from the tokenizer's chat template (tools, kwargs included).
+
+    Tools go in as the server renders them: validated, then ``model_dump()`` (so a
+    missing description is rendered as null, exactly as vLLM's renderer does)."""
+    tools = spec.tools
+    if tools:
+        tools = [t.model_dump() for t in build_request(spec).tools or []]
     try:
         ids = tokenizer.apply_chat_template(
             spec.messages,
-            tools=spec.tools,
+            tools=tools,
             add_generation_prompt=True,
             tokenize=True,
             **spec.chat_template_kwargs,

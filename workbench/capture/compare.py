@@ -1,0 +1,165 @@
+"""A capture replayed here: the server's chunks beside this vLLM's, first difference marked.
+
+``deltas`` re-detokenizes the server's own id groups with the local session (so
+the parser gets exactly the delta_text this vLLM would give it); ``compare``
+lines up, per row, what the server sent with what the rows predict. Chunks are
+compared as JSON without the fields that differ per request (id, created,
+model, system_fingerprint, tool-call ids). ``likely_cause`` names the finding.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from workbench.core.deltas import Delta, deltas_from_ids
+from workbench.errors import WorkbenchError
+
+VOLATILE = ("id", "created", "model", "system_fingerprint", "metrics")
+
+
+def is_capture(header: dict) -> bool:
+    return (header.get("origin") or {}).get("kind") == "capture"
+
+
+def deltas(session, recording) -> list[Delta]:
+    """The server's chunking, with the text this vLLM's detokenizer releases for it."""
+    from workbench.capture import tokcheck
+    from workbench.core import request as req
+
+    origin = recording.header.get("origin") or {}
+    if origin.get("token_ids") == "server":
+        tokcheck.check(session.tokenizer, session.setup.tokenizer, session.prompt_ids,
+                       recording.token_ids, req.render_prompt(session.tokenizer, session.setup.request))
+    body = [d for d in recording.deltas if "capture_error" not in d.extra]
+    if not body:
+        return list(recording.deltas)
+    ids = [t for d in body for t in d.token_ids]
+    eos = getattr(session.tokenizer, "eos_token_id", None)
+    finish = body[-1].finish_reason
+    made = deltas_from_ids(session.tokenizer, ids, session.prompt_ids, session.params,
+                           [d.token_ids for d in body], finish_reason=finish or "stop",
+                           stop_terminated=finish == "stop" and bool(ids) and ids[-1] == eos)
+    out = [Delta(m.token_ids, m.text, d.finish_reason, d.engine_steps, d.extra)
+           for m, d in zip(made, body)]
+    return out + [d for d in recording.deltas if "capture_error" in d.extra]
+
+
+def normal(chunk: str | None):
+    if chunk is None:
+        return None
+    obj = json.loads(chunk)
+    if isinstance(obj, dict):
+        for k in VOLATILE:
+            obj.pop(k, None)
+        for choice in obj.get("choices") or []:
+            for tc in (choice.get("delta") or {}).get("tool_calls") or []:
+                if tc.get("id"):
+                    tc["id"] = "(id)"
+    return obj
+
+
+@dataclass
+class Step:
+    step: int
+    server: list[str]
+    here: list[str]
+
+    @property
+    def same(self) -> bool:
+        return [normal(c) for c in self.server] == [normal(c) for c in self.here]
+
+
+@dataclass
+class Comparison:
+    steps: list[Step]
+    first_difference: int | None
+    cause: str | None
+    server_version: str | None
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        return {"first_difference": self.first_difference, "cause": self.cause,
+                "server_vllm_version": self.server_version, "notes": self.notes,
+                "steps": [{"step": s.step, "same": s.same, "server": s.server, "here": s.here}
+                          for s in self.steps]}
+
+
+def server_chunks(recording, index: int) -> list[str]:
+    d = recording.deltas[index]
+    out = [recording.header["origin"]["opening_chunk"]] if index == 0 else []
+    out += [c for c in (d.extra.get("chunk"), d.extra.get("usage_chunk")) if c]
+    return out
+
+
+def compare(result, recording, here: str = "?") -> Comparison:
+    """``here``: the local parser pair, e.g. "hermes+qwen3" (named in the cause)."""
+    if len(result.rows) != len(recording.deltas):
+        raise WorkbenchError("a capture compares with the server only in its own chunking "
+                             "(drop --chunking; `workbench check` fuzzes it)")
+    origin = recording.header.get("origin") or {}
+    steps = []
+    for i, r in enumerate(result.rows):
+        d = recording.deltas[i]
+        cut = "capture_error" in d.extra and not d.extra.get("chunk")  # nothing came from the server
+        steps.append(Step(r.step, [] if cut else server_chunks(recording, i), [] if cut else r.chunks))
+    first = next((s.step for s in steps if not s.same), None)
+    cause = likely_cause(steps, first, origin, here) if first is not None else None
+    return Comparison(steps, first, cause, origin.get("server_vllm_version"),
+                      list(origin.get("notes") or []))
+
+
+def _delta_of(chunks: list[str]) -> dict:
+    out: dict = {}
+    for c in chunks:
+        for choice in (json.loads(c).get("choices") or []):
+            for k, v in (choice.get("delta") or {}).items():
+                if v not in (None, "", []) and k != "role":
+                    out.setdefault(k, v)
+    return out
+
+
+def likely_cause(steps: list[Step], first: int, origin: dict, here_parser: str) -> str:
+    """The likeliest reason the server's chunks differ from this vLLM's rows."""
+    from workbench.core.versions import vllm_version
+
+    server_v, here_v = origin.get("server_vllm_version"), vllm_version()
+    notes = [n for n in origin.get("notes") or [] if n.startswith("chat-template")]
+    step = next(s for s in steps if s.step == first)
+    server, here = _delta_of(step.server), _delta_of(step.here)
+    if any(json.loads(c).get("error") for c in step.server if c.startswith("{\"error\"")):
+        return f"the server streamed an error at step {first}"
+    if "tool_calls" in server and "tool_calls" not in here and "content" in here:
+        return ("server flag: the server parses tool calls here but this replay has no tool parser "
+                "(the server runs --enable-auto-tool-choice --tool-call-parser; pass the same "
+                "--tool-parser, or a --plugin)")
+    if "tool_calls" in here and "tool_calls" not in server and "content" in server:
+        return ("server flag: this replay parses tool calls the server left in content (the server "
+                "runs without --enable-auto-tool-choice, another --tool-call-parser, or tool_choice none)")
+    if ("reasoning" in server) != ("reasoning" in here):
+        side = "the server" if "reasoning" in server else "this replay"
+        return f"parser name: only {side} splits reasoning (a different --reasoning-parser)"
+    if notes:
+        return notes[0]
+    if server_v and server_v != here_v:
+        return f"version skew: the server runs vLLM {server_v}, this workbench {here_v}"
+    return (f"parser difference at step {first}: the server's parser behaves otherwise than "
+            f"{here_parser} here (another parser name, a plugin, or its options)")
+
+
+def diagnosis(setup, recording):
+    """doctor's finding for a capture: where and (likely) why the server differs, or None."""
+    from workbench.check.doctor import PROBLEM, Diagnosis
+    from workbench.core.session import Session
+
+    session = Session(setup, prompt_token_ids=recording.prompt_token_ids or None)
+    result = session.replay(deltas(session, recording))
+    cmp = compare(result, recording, f"{setup.parser.tool_parser}+{setup.parser.reasoning_parser}")
+    if cmp.first_difference is None:
+        return None
+    return Diagnosis("server_differs", PROBLEM,
+                     f"the server's chunks differ from this vLLM's from step {cmp.first_difference}: "
+                     f"{cmp.cause}",
+                     fix="`workbench replay CAPTURE` shows both side by side",
+                     evidence={"first_difference": cmp.first_difference,
+                               "server_vllm_version": cmp.server_version})

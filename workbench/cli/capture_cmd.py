@@ -1,0 +1,97 @@
+"""`workbench capture`: record a real vLLM server's stream (or a saved SSE log) as a recording.
+
+`workbench replay CAPTURE.jsonl` then shows, per row, what the server sent beside
+what this vLLM's parsers produce; `workbench check` fuzzes its chunking.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from workbench.cli import common
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("capture", help="capture a vLLM server's stream (token ids, chunking, chunks)")
+    p.add_argument("--url", metavar="http://HOST:PORT/v1", help="the server's OpenAI API base URL")
+    p.add_argument("--from-sse", metavar="LOG.sse", help="a saved SSE log instead of a server")
+    p.add_argument("--request", required=True, metavar="REQ.json", help="an OpenAI chat request")
+    p.add_argument("-o", "--output", required=True, metavar="REC.jsonl", help="the recording to write")
+    p.add_argument("--tokenizer", default="qwen3", metavar="NAME|PATH",
+                   help="the server's tokenizer: a built-in name or a folder (default qwen3)")
+    common.add_parser_options(p, config=False)
+    p.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per read (default 60)")
+    p.add_argument("--nonstream", action="store_true",
+                   help="also fetch the non-streaming answer (or set \"workbench_nonstream\": true)")
+    p.add_argument("--json", action="store_true", help="one JSON object: path, chunks, tokens, notes")
+    p.set_defaults(run=run)
+
+
+def run(args) -> int:
+    from workbench.capture import capture, sse
+    from workbench.core import request as req
+    from workbench.errors import WorkbenchError
+
+    if bool(args.url) == bool(args.from_sse):
+        raise WorkbenchError("give --url (a live server) or --from-sse LOG.sse, one of them")
+    request = req.load_json_file(args.request, "request")
+    if not isinstance(request, dict):
+        raise WorkbenchError(f"request file {args.request}: expected a JSON object (a chat request)")
+    opts = capture.Options(url=args.url or "", request=request, output=args.output,
+                           tokenizer=args.tokenizer, parser=common.parser_spec(args),
+                           api_key_env=args.api_key_env, timeout=args.timeout,
+                           nonstream=args.nonstream, progress=not args.json,
+                           plugins=tuple(args.plugin))
+    done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
+    if args.json:
+        print(json.dumps({"path": str(done.path), "chunks": done.chunks, "tokens": done.tokens,
+                          "notes": done.notes, "error": done.error,
+                          "origin": {k: v for k, v in done.header.get("origin", {}).items()
+                                     if k not in ("opening_chunk", "nonstream")}}, ensure_ascii=False))
+    else:
+        for note in done.notes:
+            print(f"note: {note}", file=sys.stderr)
+        print(f"{done.path}: {done.chunks} chunks, {done.tokens} tokens"
+              + (f" ({sse.MARK})" if args.from_sse else ""))
+    if done.error:
+        print(f"workbench capture: error: {done.error} ({done.chunks} chunks kept in {done.path})",
+              file=sys.stderr)
+        return 2
+    return 0
+
+
+def _brief(chunks: list[str]) -> str:
+    from workbench.capture.compare import normal
+
+    parts = []
+    for c in chunks:
+        obj = normal(c)
+        if obj.get("error"):
+            parts.append(f"error {obj['error'].get('message') if isinstance(obj['error'], dict) else obj['error']}")
+            continue
+        for choice in obj.get("choices") or []:
+            d = {k: v for k, v in (choice.get("delta") or {}).items() if v is not None}
+            fin = f" finish={choice['finish_reason']}" if choice.get("finish_reason") else ""
+            parts.append(json.dumps(d, ensure_ascii=False) + fin)
+        if obj.get("usage"):
+            parts.append(f"usage {json.dumps(obj['usage'])}")
+    return " | ".join(parts) or "(none)"
+
+
+def comparison_table(cmp):
+    """Per row: what the server sent, what this vLLM's rows send; the first difference marked."""
+    from rich.table import Table
+
+    title = (f"server (vLLM {cmp.server_version}) vs here: "
+             + ("same chunks" if cmp.first_difference is None
+                else f"first difference at step {cmp.first_difference}: {cmp.cause}"))
+    t = Table(title=title, header_style="bold")
+    for col in ("step", "", "server sent", "this vLLM sends"):
+        t.add_column(col, overflow="fold")
+    for s in cmp.steps:
+        mark = "=" if s.same else ("▶" if s.step == cmp.first_difference else "≠")
+        style = None if s.same else ("bold red" if s.step == cmp.first_difference else "red")
+        t.add_row(str(s.step), mark, _brief(s.server), _brief(s.here), style=style)
+    return t
