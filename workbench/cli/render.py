@@ -3,11 +3,20 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from workbench.core.rows import Row, format_tool_calls
 
-PHASE_STYLE = {"reasoning": "magenta", "content": "green", "tool": "cyan"}
+PHASE_STYLE = {"reasoning": "magenta", "content": "green", "tool": "cyan",
+               # Harmony's channels (workbench.core.machine.harmony_phase)
+               "analysis": "magenta", "final": "green", "commentary": "green"}
+
+
+def phase_style(phase: str) -> str:
+    if "to=" in phase:  # a Harmony message addressed to a tool
+        return "cyan"
+    return PHASE_STYLE.get(phase, "default")
 
 
 def _short(value, width: int = 40) -> str:
@@ -30,7 +39,7 @@ def rows_table(rows: list[Row], title: str | None = None) -> Table:
             notes = (notes + " " if notes else "") + f"[{len(r.logs)} log] {r.logs[-1][:60]}"
         style = "red" if r.error else ("dim" if not r.sse else None)
         t.add_row(str(r.step), " ".join(map(str, r.token_ids)), _short(r.text, 24),
-                  f"[{PHASE_STYLE.get(r.phase, '')}]{phase}[/]", _short(r.reasoning),
+                  f"[{phase_style(r.phase)}]{escape(phase)}[/]", _short(r.reasoning),
                   _short(r.content), format_tool_calls(r.tool_calls), "yes" if r.sse else "-",
                   f"{r.parser_us:.0f}", notes, style=style)
     return t

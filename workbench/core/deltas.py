@@ -125,12 +125,16 @@ def deltas_from_text(tokenizer, text: str, prompt_ids: Sequence[int], params,
                      chunking: str = "token", add_eos: bool = True,
                      finish_reason: str = "stop") -> list[Delta]:
     """The deltas a server would stream if the model wrote ``text`` then EOS."""
+    from workbench.core.tokenizers import stop_token_ids
+
     ids = encode_text(tokenizer, text)
-    eos = eos_id(tokenizer) if add_eos and finish_reason == "stop" else None
+    # Text that already ends on a stop token (gpt-oss's <|call|>) stopped there.
+    stopped = finish_reason == "stop" and bool(ids) and ids[-1] in stop_token_ids(tokenizer)
+    eos = eos_id(tokenizer) if add_eos and finish_reason == "stop" and not stopped else None
     if eos is not None:
         ids.append(eos)
     if not ids:
         raise WorkbenchError("the text is empty: nothing to stream")
     groups = split(ids, group_sizes(len(ids), chunking))
-    return list(deltas_from_ids(tokenizer, ids, prompt_ids, params, groups,
-                                finish_reason=finish_reason, stop_terminated=eos is not None))
+    return list(deltas_from_ids(tokenizer, ids, prompt_ids, params, groups, finish_reason=finish_reason,
+                                stop_terminated=eos is not None or stopped))

@@ -36,6 +36,8 @@ def phase(parser, prompt_ids: Sequence[int] | None = None) -> str:
     """'reasoning', 'tool' or 'content': where the next delta's text will go."""
     if parser is None:
         return "content"
+    if hasattr(type(parser), "_harmony_parser"):
+        return harmony_phase(parser)
     state = getattr(parser, "_stream_state", None)
     if hasattr(parser, "parser_engine_config"):  # a single ParserEngine: its own machine decides
         # parse_delta feeds the engine without initialize_streaming, so its state is the truth.
@@ -52,6 +54,20 @@ def phase(parser, prompt_ids: Sequence[int] | None = None) -> str:
     if parser._tool_parser is not None and ended:
         return "tool"
     return "content"
+
+
+def harmony_phase(parser) -> str:
+    """HarmonyParser reads channels at the token level (openai_harmony's StreamableParser):
+    its current channel and recipient, e.g. 'analysis', 'commentary to=functions.f', 'final';
+    'header' between messages (after <|end|>/<|start|>, before <|message|>)."""
+    sp = parser._parser  # None until the first token: the prompt ends in <|start|>assistant
+    if sp is None:
+        return "header"
+    channel = sp.current_channel
+    recipient = parser._normalize_recipient(sp.current_recipient)
+    if channel is None:
+        return "header" if recipient is None else f"to={recipient}"
+    return channel if recipient is None else f"{channel} to={recipient}"
 
 
 class EventRecorder:

@@ -97,17 +97,30 @@ def compose(spec: ParserSpec, tokenizer, policy=None):
     check_names(spec)
     from vllm.parser.parser_manager import ParserManager
 
+    from workbench.core.tokenizers import model_type
+
     try:
-        return ParserManager.get_parser(
+        cls = ParserManager.get_parser(
             tool_parser_name=spec.tool_parser,
             reasoning_parser_name=spec.reasoning_parser,
             # The server's --enable-auto-tool-choice: on whenever a tool parser is named.
             enable_auto_tools=spec.tool_parser is not None,
             tool_strict_level=spec.tool_strict_level,
+            # As the server decides: hf_config.model_type == "gpt_oss" composes HarmonyParser.
+            is_harmony=model_type(tokenizer) == "gpt_oss",
             tokenizer=tokenizer,
         )
     except TypeError as e:  # vLLM's own start-up validation message
         raise WorkbenchError(str(e).splitlines()[0]) from None
+    if cls is not None and cls.__name__ == "HarmonyParser":
+        # get_parser sets the sub-parsers on the one HarmonyParser class; a server
+        # composes it once, the workbench many times (A/B, doctor). A subclass per
+        # compose keeps each session's choice; no method is overridden.
+        cls = type("HarmonyParser", (cls,), {"__module__": cls.__module__,
+                                              "reasoning_parser_cls": cls.reasoning_parser_cls,
+                                              "tool_parser_cls": cls.tool_parser_cls,
+                                              "tool_strict_level": cls.tool_strict_level})
+    return cls
 
 
 def describe(parser_cls) -> dict:

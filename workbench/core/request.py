@@ -97,6 +97,10 @@ def render_prompt(tokenizer, spec: RequestSpec) -> list[int]:
 
     Tools go in as the server renders them: validated, then ``model_dump()`` (so a
     missing description is rendered as null, exactly as vLLM's renderer does)."""
+    from workbench.core.tokenizers import model_type
+
+    if model_type(tokenizer) == "gpt_oss":
+        return render_harmony_prompt(spec)
     tools = spec.tools
     if tools:
         tools = [t.model_dump() for t in build_request(spec).tools or []]
@@ -113,6 +117,33 @@ def render_prompt(tokenizer, spec: RequestSpec) -> list[int]:
     if hasattr(ids, "keys"):  # transformers 5 may return a BatchEncoding
         ids = ids["input_ids"]
     return list(ids)
+
+
+def render_harmony_prompt(spec: RequestSpec) -> list[int]:
+    """gpt-oss prompt ids as vLLM's OnlineRenderer._make_request_with_harmony renders
+    them: no chat template, Harmony's own system/developer preamble and messages."""
+    from vllm.entrypoints.openai.parser.harmony_utils import (
+        build_harmony_preamble,
+        extract_instructions_from_messages,
+        parse_chat_inputs_to_harmony_messages,
+        render_for_completion,
+    )
+    from vllm.utils.mistral import mt
+
+    request = build_request(spec)
+    mt.maybe_serialize_tool_calls(request)
+    instructions, messages = extract_instructions_from_messages(list(request.messages))
+    # The server's default (no --exclude-tools-when-tool-choice-none): tools whenever given.
+    with_tools = request.tools is not None
+    try:
+        harmony = build_harmony_preamble(instructions=instructions,
+                                         tools=request.tools if with_tools else None,
+                                         reasoning_effort=request.reasoning_effort,
+                                         with_custom_tools=with_tools)
+        harmony += parse_chat_inputs_to_harmony_messages(messages)
+        return list(render_for_completion(harmony))
+    except Exception as e:  # bad message shapes, Harmony render errors
+        raise WorkbenchError(f"harmony prompt failed: {type(e).__name__}: {e}") from None
 
 
 def sampling_params(request, max_tokens: int):

