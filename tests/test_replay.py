@@ -168,3 +168,197 @@ def test_no_tool_parser_means_markup_is_content(qwen3_tokenizer):
     assert result.parser["tool"] is None
     assert "<tool_call>" in result.stream["content"] and result.stream["tool_calls"] == []
     assert result.nonstream["tool_calls"] == []
+
+
+# gpt-oss (Harmony) and Mistral: the same conformance, with each family's own prompt and ids.
+HARMONY_TEXTS = {
+    "seed": ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
+             '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
+             '{"city": "Paris"}<|call|>'),
+    "final": ('<|channel|>analysis<|message|>Sunny, say so.<|end|><|start|>assistant'
+              '<|channel|>final<|message|>It is sunny in Paris 🌞.<|return|>'),
+    "preamble": ('<|channel|>commentary<|message|>Checking 東京 too.<|end|><|start|>assistant'
+                 '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
+                 '{"city": "東京", "unit": "celsius"}<|call|>'),
+    "truncated": ('<|channel|>analysis<|message|>ok<|end|><|start|>assistant<|channel|>commentary'
+                  ' to=functions.get_weather <|constrain|>json<|message|>{"city": "Par'),
+    "unknown_channel": ('<|channel|>thoughts<|message|>hidden?<|end|><|start|>assistant'
+                        '<|channel|>final<|message|>ok<|return|>'),
+}
+MISTRAL_CALL = '{"name": "get_weather", "arguments": {"city": "Paris"}}'
+MISTRAL_TEXTS = {
+    "call": f"[TOOL_CALLS][{MISTRAL_CALL}]",
+    "parallel": (f'[TOOL_CALLS][{MISTRAL_CALL}, {{"name": "get_weather", "arguments": '
+                 f'{{"city": "Lyon", "unit": "celsius"}}}}]'),
+    "content_first": f"Let me check Paris. [TOOL_CALLS][{MISTRAL_CALL}]",
+    "no_call": "The weather in Paris is sunny today, café au lait.",
+    # The v11+ format on a pre-v11 tokenizer: [ARGS] is plain text there.
+    "v11_on_pre_v11": '[TOOL_CALLS]get_weather[ARGS]{"city": "Paris"}',
+}
+FAMILIES = {"gpt_oss": (("openai", "openai_gptoss"), HARMONY_TEXTS),
+            "mistral_tekken": (("mistral", None), MISTRAL_TEXTS),
+            "mistral_v7": (("mistral", None), MISTRAL_TEXTS)}
+FAMILY_CASES = [(tok, name) for tok, (_, texts) in FAMILIES.items() for name in texts]
+USER = [{"role": "user", "content": "What is the weather in Paris?"}]
+
+
+def _family_ids(tok, text):
+    """Token ids a model would emit for ``text``, written with each library's own encoder."""
+    from vllm.entrypoints.openai.parser.harmony_utils import get_encoding
+
+    if getattr(tok, "IS_MISTRAL_TOKENIZER", False):
+        head, marker, rest = text.partition("[TOOL_CALLS]")
+        ids = tok.encode(head, add_special_tokens=False) if head else []
+        if marker:
+            ids += [tok.get_vocab()[marker]] + tok.encode(rest, add_special_tokens=False)
+        return ids + [tok.eos_token_id], True
+    ids = get_encoding().encode(text, allowed_special="all")
+    stops = get_encoding().stop_tokens_for_assistant_actions()
+    if text.endswith("<|call|>") or text.endswith("<|return|>"):
+        return ids, ids[-1] in stops
+    return ids, False  # cut by max_tokens: no stop token
+
+
+def _family_prompt(tok, request):
+    from vllm.entrypoints.openai.parser.harmony_utils import (
+        build_harmony_preamble,
+        parse_chat_inputs_to_harmony_messages,
+        render_for_completion,
+    )
+
+    if getattr(tok, "IS_MISTRAL_TOKENIZER", False):
+        return list(tok.apply_chat_template(USER, tools=WEATHER_TOOLS, add_generation_prompt=True))
+    return render_for_completion(build_harmony_preamble(tools=request.tools, with_custom_tools=True)
+                                 + parse_chat_inputs_to_harmony_messages(USER))
+
+
+def _prefix_texts(tok, prompt, ids, skip_special, stopped):
+    """Per-token text as prefix differences of the decoded prompt + output (held back
+    inside a UTF-8 character); the prompt gives SentencePiece its leading-space context."""
+    def decode(seq):
+        # Not tok.decode: MistralCommonBackend keeps SentencePiece's "▁" with specials kept.
+        return tok.convert_tokens_to_string(tok.convert_ids_to_tokens(seq, skip_special_tokens=skip_special))
+
+    if not getattr(tok, "IS_MISTRAL_TOKENIZER", False):  # a fast tokenizer: its DecodeStream
+        stream = DecodeStream(ids=prompt, skip_special_tokens=skip_special)
+        texts = [stream.step(tok._tokenizer, t) or "" for t in ids]
+        return texts[:-1] + [""] if stopped else texts
+    out, base = [], decode(prompt)
+    shown = ""
+    for i in range(len(ids)):
+        if stopped and i == len(ids) - 1:
+            out.append("")  # the stop token is not in the text
+            continue
+        full = decode(prompt + ids[:i + 1])[len(base):]
+        if full.endswith("\ufffd"):
+            out.append("")
+            continue
+        out.append(full[len(shown):])
+        shown = full
+    return out
+
+
+def _direct_family(tok, tool, reasoning, text, sizes):
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
+    from vllm.parser.parser_manager import ParserManager
+
+    harmony = not getattr(tok, "IS_MISTRAL_TOKENIZER", False)
+    cls = ParserManager.get_parser(tool_parser_name=tool, reasoning_parser_name=reasoning,
+                                   enable_auto_tools=True, is_harmony=harmony, tokenizer=tok)
+    request = ChatCompletionRequest(model="x", messages=USER, tools=WEATHER_TOOLS)
+    request = cls(tok, request.tools, chat_template_kwargs={}).adjust_request(request=request)
+    prompt = _family_prompt(tok, request)
+    ids, stopped = _family_ids(tok, text)
+    pieces = _prefix_texts(tok, prompt, ids, request.skip_special_tokens, stopped)
+    parser = cls(tok, request.tools, chat_template_kwargs={})
+    deltas, msgs, i = [], [], 0
+    for n, size in enumerate(sizes):
+        group, dtext = ids[i:i + size], "".join(pieces[i:i + size])
+        i += size
+        deltas.append((group, dtext))
+        msgs.append(parser.parse_delta(dtext, group, request, prompt_token_ids=prompt,
+                                       finished=n == len(sizes) - 1))
+    full = cls(tok, request.tools, chat_template_kwargs={})
+    full.set_prompt_token_ids(prompt)
+    return prompt, deltas, msgs, full.parse("".join(pieces), request, enable_auto_tools=True,
+                                            model_output_token_ids=ids)
+
+
+@pytest.fixture(scope="module")
+def family_sessions():
+    spec = RequestSpec(tools=WEATHER_TOOLS)
+    return {tok: Session(Setup(tok, ParserSpec(*pair), spec)) for tok, (pair, _) in FAMILIES.items()}
+
+
+@pytest.mark.parametrize("chunking", CHUNKINGS)
+@pytest.mark.parametrize("tok, name", FAMILY_CASES)
+def test_formats_equal_direct_vllm(family_sessions, tok, name, chunking):
+    session = family_sessions[tok]
+    pair, texts = FAMILIES[tok]
+    finish = "length" if name == "truncated" else "stop"
+    deltas = session.deltas_from_text(texts[name], chunking, finish_reason=finish)
+    result = session.replay(deltas)
+    prompt, direct_deltas, direct_msgs, (n_reasoning, n_content, n_calls) = _direct_family(
+        session.tokenizer, *pair, texts[name], [len(d.token_ids) for d in deltas])
+
+    assert session.prompt_ids == prompt
+    assert [(list(d.token_ids), d.text) for d in deltas] == direct_deltas
+    for row, msg in zip(result.rows, direct_msgs):
+        assert row.error is None
+        if msg is None:
+            assert row.delta is None or row.finish_reason
+            continue
+        assert (row.reasoning, row.content) == (msg.reasoning, msg.content)
+        assert [(c["index"], c["name"], c["arguments"]) for c in row.tool_calls] == [
+            (tc.index, tc.function.name if tc.function else None,
+             tc.function.arguments if tc.function else None) for tc in msg.tool_calls]
+    reasoning, content, calls = _joined(direct_msgs)
+    assert (result.stream["reasoning"], result.stream["content"]) == (reasoning, content)
+    assert [{"name": c["name"], "arguments": c["arguments"]} for c in result.stream["tool_calls"]] == calls
+    assert (result.nonstream["reasoning"], result.nonstream["content"]) == (n_reasoning, n_content)
+    assert [(c["name"], c["arguments"]) for c in result.nonstream["tool_calls"]] == [
+        (c.name, c.arguments) for c in n_calls or []]
+
+
+def test_harmony_seed_channels_and_answer(family_sessions):
+    session = family_sessions["gpt_oss"]
+    assert session.parser_info["kind"] == "harmony"
+    for chunking in ("token", "random:3"):
+        result = session.replay(session.deltas_from_text(HARMONY_TEXTS["seed"], chunking))
+        for answer in (result.stream, result.nonstream):
+            assert answer["reasoning"] == "Need the weather." and answer["content"] is None
+            assert [(c["name"], json.loads(c["arguments"])) for c in answer["tool_calls"]] == [
+                ("get_weather", {"city": "Paris"})]
+            assert answer["finish_reason"] == "tool_calls"
+    rows = session.replay(session.deltas_from_text(HARMONY_TEXTS["seed"])).rows
+    phases = [r.phase for r in rows]
+    # analysis -> (header of the next message) -> commentary addressed to the tool
+    assert phases[0] == "header" and "analysis" in phases
+    assert phases.index("analysis") < phases.index("commentary to=functions.get_weather")
+    assert rows[-1].tokens == ["<|call|>"] and rows[-1].finish_reason == "tool_calls"
+
+
+def test_harmony_final_channel_is_content(family_sessions):
+    session = family_sessions["gpt_oss"]
+    result = session.replay(session.deltas_from_text(HARMONY_TEXTS["final"]))
+    assert result.stream["content"] == result.nonstream["content"] == "It is sunny in Paris 🌞."
+    assert [r.phase for r in result.rows if r.content][0] == "final"
+
+
+def test_harmony_unknown_channel_is_a_clear_row(family_sessions):
+    session = family_sessions["gpt_oss"]
+    result = session.replay(session.deltas_from_text(HARMONY_TEXTS["unknown_channel"]))
+    hidden = [r for r in result.rows if r.phase == "thoughts"]
+    # vLLM's HarmonyParser drops a channel it does not know: the rows show where it went.
+    assert hidden and all(r.delta is None for r in hidden)
+    assert result.stream["content"] == "ok" and "hidden" not in str(result.stream)
+
+
+def test_mistral_v11_format_on_a_pre_v11_tokenizer_is_a_clear_row(family_sessions):
+    session = family_sessions["mistral_tekken"]
+    assert session.tokenizer.version < 11
+    result = session.replay(session.deltas_from_text(MISTRAL_TEXTS["v11_on_pre_v11"]))
+    logged = [r for r in result.rows if any("Error trying to handle streaming tool" in x for x in r.logs)]
+    assert logged and all(r.error is None for r in result.rows)  # vLLM logs it; the stream goes on
+    assert result.stream["tool_calls"] == [] == result.nonstream["tool_calls"]
+    assert result.nonstream["content"] == 'get_weather[ARGS]{"city": "Paris"}'

@@ -250,14 +250,15 @@ def test_deepseek_v3_shipped_template_renders_tool_markers(deepseek_v3):
 
 def test_lock_pins_what_is_on_disk(capsys):
     infos = reg.list_tokenizers()
-    assert [i.name for i in infos] == ["qwen3", "deepseek_v3", "deepseek_v4"]
+    assert [i.name for i in infos] == ["qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss",
+                                       "mistral_tekken", "mistral_v7"]
     for info in infos:
         assert reg.tokenizer_sha256(reg.ensure_tokenizer(info.name)) == info.sha256
         row = json.loads(json.dumps(info.to_dict()))
         assert row["fetched"] is True and row["path"] == str(info.path) and row["kind"] == "real"
     reg.fetch_all()
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 3 and all("verified" in line for line in lines), lines
+    assert len(lines) == 6 and all("verified" in line for line in lines), lines
 
 
 def test_changed_file_is_reported(tmp_path, monkeypatch):
@@ -321,5 +322,7 @@ def test_cli_json_lists_objects(capsys):
     args = parser.parse_args(["tokenizers", "--json"])
     assert args.run(args) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {r["name"] for r in rows} == {"qwen3", "deepseek_v3", "deepseek_v4"}
-    assert all({"name", "path", "source", "sha256", "kind", "fetched"} <= r.keys() for r in rows)
+    assert {r["name"] for r in rows} == {"qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss",
+                                         "mistral_tekken", "mistral_v7"}
+    assert all({"name", "path", "source", "sha256", "kind", "format", "fetched"} <= r.keys()
+               for r in rows)

@@ -67,6 +67,8 @@ def _print(result, changed_only: bool) -> None:
     from rich.table import Table
 
     from workbench.cli.render import console
+    from rich.markup import escape
+
     from workbench.core.rows import format_tool_calls
 
     con = console()
@@ -92,8 +94,8 @@ def _print(result, changed_only: bool) -> None:
             continue
         what = ", ".join(s.output + (["machine"] if s.machine else []))
         ref = s.a or s.b
-        t.add_row(str(s.step), repr(ref["text"]), (s.a or {}).get("phase", ""), out(s.a),
-                  (s.b or {}).get("phase", ""), out(s.b), what,
+        t.add_row(str(s.step), escape(repr(ref["text"])), (s.a or {}).get("phase", ""), escape(out(s.a)),
+                  (s.b or {}).get("phase", ""), escape(out(s.b)), what,
                   style="yellow" if s.output else ("cyan" if s.machine else None))
     con.print(t)
     f = Table(title="final message", header_style="bold")
@@ -101,7 +103,7 @@ def _print(result, changed_only: bool) -> None:
         f.add_column(col, overflow="fold")
     for mode, fields in result.final.items():
         for name, pair in fields.items():
-            f.add_row(mode, name, repr(pair["a"]), repr(pair["b"]), "" if pair["same"] else "≠",
+            f.add_row(mode, name, escape(repr(pair["a"])), escape(repr(pair["b"])), "" if pair["same"] else "≠",
                       style=None if pair["same"] else "yellow")
     con.print(f)
     if result.same:

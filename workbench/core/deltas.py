@@ -87,7 +87,31 @@ def split(ids: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
 
 
 def encode_text(tokenizer, text: str) -> list[int]:
+    if getattr(tokenizer, "IS_MISTRAL_TOKENIZER", False):
+        return _mistral_encode(tokenizer, text)
     return list(tokenizer.encode(text, add_special_tokens=False))
+
+
+_MISTRAL_SPECIALS: dict[int, tuple[re.Pattern, dict[str, int]]] = {}
+
+
+def _mistral_encode(tokenizer, text: str) -> list[int]:
+    """mistral_common encodes text as text only (a model *emits* [TOOL_CALLS] as one
+    control token); so control-token names in the text become those tokens, as a
+    Hugging Face tokenizer would split its added tokens out."""
+    if id(tokenizer) not in _MISTRAL_SPECIALS:
+        vocab = tokenizer.get_vocab()
+        specials = {t: vocab[t] for t in tokenizer.all_special_tokens if t in vocab}
+        pattern = re.compile("(" + "|".join(map(re.escape, sorted(specials, key=len, reverse=True))) + ")")
+        _MISTRAL_SPECIALS[id(tokenizer)] = pattern, specials
+    pattern, specials = _MISTRAL_SPECIALS[id(tokenizer)]
+    ids: list[int] = []
+    for i, part in enumerate(pattern.split(text)):
+        if i % 2:
+            ids.append(specials[part])
+        elif part:
+            ids += tokenizer.encode(part, add_special_tokens=False)
+    return ids
 
 
 def eos_id(tokenizer) -> int | None:
@@ -111,8 +135,9 @@ def deltas_from_ids(
     """
     from vllm.v1.engine.detokenizer import IncrementalDetokenizer
 
+    # prompt_embeds: read by the slow (non-fast-tokenizer, e.g. Mistral) detokenizer.
     fake_request = SimpleNamespace(request_id="workbench", sampling_params=params,
-                                   prompt_token_ids=list(prompt_ids))
+                                   prompt_token_ids=list(prompt_ids), prompt_embeds=None)
     detok = IncrementalDetokenizer.from_new_request(tokenizer, fake_request)
     for n, group in enumerate(groups):
         last = n == len(groups) - 1
