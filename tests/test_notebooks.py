@@ -52,6 +52,9 @@ def test_notebooks_are_built_and_stripped():
 def test_notebook_runs_top_to_bottom(name):
     nb, seconds = execute(name)
     assert errors(nb) == []
+    stderr = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "stream" and o.name == "stderr"]
+    assert stderr == [], "start-up noise or a log line reached a cell"
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, "the notebook shows a Workbench"

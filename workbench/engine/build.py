@@ -14,12 +14,11 @@ import gc
 import json
 import logging
 import os
-import sys
 import time
-from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from workbench.engine.quiet import log_path as _log_path, quiet as _quiet
 from workbench.errors import WorkbenchError
 
 SCRIPT_PROCESSOR = "workbench.engine.scripted:ScriptedTokensLogitsProcessor"
@@ -243,38 +242,6 @@ def _mute_console_during_steps() -> None:
     for handler in logging.getLogger("vllm").handlers:
         if handler is not logs._collector and STEP_MUTE not in handler.filters:
             handler.addFilter(STEP_MUTE)
-
-
-def _log_path() -> Path:
-    from workbench.core.tokenizers import cache_dir
-
-    return cache_dir() / "logs" / "engine-start.log"
-
-
-@contextmanager
-def _quiet():
-    """vLLM's start-up chatter (warnings, progress bars, C++ notices) goes to a log
-    file instead of the terminal; WORKBENCH_ENGINE_LOGS=1 shows it."""
-    if os.environ.get("WORKBENCH_ENGINE_LOGS") == "1":
-        yield
-        return
-    path = _log_path()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    saved = os.dup(1), os.dup(2)
-    with path.open("w") as log:
-        os.dup2(log.fileno(), 1)
-        os.dup2(log.fileno(), 2)
-        try:
-            yield
-        finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
-            os.dup2(saved[0], 1)
-            os.dup2(saved[1], 2)
-            os.close(saved[0])
-            os.close(saved[1])
 
 
 def first_line(e: BaseException) -> str:
