@@ -148,7 +148,7 @@ def test_bad_input_is_one_line_in_banner(wb):
 
 def test_replay_marks_changed_rows(wb):
     wb.run_button.click()
-    wb.controls.tool_parser.value = None  # hermes -> no tool parser: tool text becomes content
+    wb.controls.tool_parser.value = ""  # hermes -> "(none)": no tool parser: tool text becomes content
     wb.controls.replay_button.click()
     assert wb.banner.value == ""
     assert wb.table.changed and min(wb.table.changed) == 6  # </think>: reasoning→content now

@@ -7,6 +7,7 @@ import html
 import ipywidgets as W
 
 from workbench.ui import styles
+from workbench.ui.final import as_json
 
 WINDOW = 60
 
@@ -23,8 +24,8 @@ def final_html(res) -> str:
     for mode, fields in res.final.items():
         for f, v in fields.items():
             mark = "" if v["same"] else " style='background:#fff59d'"
-            rows.append(f"<tr{mark}><td>{mode}</td><td>{f}</td><td>{html.escape(str(v['a']))}</td>"
-                        f"<td>{html.escape(str(v['b']))}</td></tr>")
+            rows.append(f"<tr{mark}><td>{mode}</td><td>{f}</td><td>{html.escape(as_json(v['a']))}</td>"
+                        f"<td>{html.escape(as_json(v['b']))}</td></tr>")
     head = (f"<tr><th>answer</th><th>field</th><th>A: {html.escape(res.label_a)}</th>"
             f"<th>B: {html.escape(res.label_b)}</th></tr>")
     return f"<table class='wb-table' style='font:12px monospace'>{head}{''.join(rows)}</table>"
@@ -41,6 +42,22 @@ def summary_html(res) -> str:
     n = sum(1 for s in res.steps if not s.same)
     parts.append(f"{n} of {len(res.steps)} steps differ (marked)")
     return " · ".join(parts)
+
+
+def label(text: str, spec) -> str:
+    """What a spec is called in the A/B panel: "hermes+qwen3", "+qwen3", "hermes",
+    "parsers/qwen3.toml" (as typed, relative to the repository) or "editor config"."""
+    if text == "editor":
+        return "editor config"
+    if spec.config:
+        from pathlib import Path
+
+        from workbench.ui.inputs import REPO
+
+        p = Path(spec.config)
+        return str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p)
+    names = (spec.tool_parser or "", spec.reasoning_parser or "")
+    return "+".join(names) if names[1] else names[0] or "no parser"
 
 
 class ABPanel(W.VBox):
@@ -71,7 +88,8 @@ class ABActions:
     """The Workbench's A/B method (mixed into ``Workbench``)."""
 
     def _init_ab(self) -> ABPanel:
-        self.ab = ABPanel(spec_a=self.model.inputs.parser().label())
+        i = self.model.inputs
+        self.ab = ABPanel(spec_a=i.config or label("", i.parser()))
         self.ab.compare_button.on_click(self._guard(lambda _: self.compare(), "Compare"))
         return self.ab
 
@@ -100,25 +118,29 @@ class ABActions:
         from workbench.errors import WorkbenchError
         from workbench.ui.inputs import resolve
 
+        self.banner.clear()
         if a is not None:
             self.ab.spec_a.value = a
         if b is not None:
             self.ab.spec_b.value = b
-        specs = []
+        specs, labels = [], []
         for text in (self.ab.spec_a.value.strip(), self.ab.spec_b.value.strip()):
             if not text:
                 raise WorkbenchError("A/B: give two parser specs, e.g. hermes+qwen3 and parsers/qwen3.toml")
             if text == "editor":
-                specs.append(ParserSpec(config=self._editor_file()))
-                continue
-            spec = ParserSpec.parse(text)
-            specs.append(ParserSpec(config=resolve(spec.config)) if spec.config else spec)
+                spec = ParserSpec(config=self._editor_file())
+            else:
+                spec = ParserSpec.parse(text)
+                spec = ParserSpec(config=resolve(spec.config)) if spec.config else spec
+            specs.append(spec)
+            labels.append(label(text, spec))
         if self.model.session is None:
             self.load()
         deltas = self.model.stream_deltas()
-        self._status(f"A/B: {specs[0].label()} vs {specs[1].label()} on {len(deltas)} deltas…")
+        self._status(f"A/B: {labels[0]} vs {labels[1]} on {len(deltas)} deltas…")
         res = diff.run(self.model.inputs.setup(), specs[0], specs[1], deltas=deltas,
                        prompt_token_ids=self.model.session.prompt_ids)
+        res.label_a, res.label_b = labels
         self.ab.show(res)
         self._status("A/B: " + ("A and B agree" if res.same else
                                 f"first differing step {res.first_step or res.first_machine_step}"))

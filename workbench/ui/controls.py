@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
+
 import ipywidgets as W
 
 from workbench.errors import WorkbenchError
-from workbench.ui.inputs import REPO, SOURCES, TOOL_CHOICES, Inputs
+from workbench.ui.inputs import REPO, SOURCES, TOOL_CHOICES, Inputs, resolve
+
 NONE = "(none)"
+# A Dropdown whose value is None shows a blank box, so "(none)" is the value "".
+NO_VALUE = ""
 _WIDE = W.Layout(width="98%")
 
 
@@ -25,19 +30,37 @@ def recording_files() -> list[str]:
 
 
 def tokenizer_names() -> list[str]:
-    try:
-        from workbench.core.tokenizers import list_tokenizers
+    from workbench.core.tokenizers import list_tokenizers
 
-        return [t.name for t in list_tokenizers()]
-    except Exception:  # the registry is optional for the picker; Session reports real problems
-        return ["qwen3"]
+    return [t.name for t in list_tokenizers()]
 
 
 def _options(names, current) -> list:
     names = list(names)
     if current and current not in names:
         names.append(current)
-    return [(NONE, None)] + [(n, n) for n in sorted(names)]
+    return [(NONE, NO_VALUE)] + [(n, n) for n in sorted(names)]
+
+
+def _same_file(a: str, b: str) -> bool:
+    pa, pb = resolve(a), resolve(b)
+    return pa == pb or (Path(pa).exists() and Path(pb).exists() and Path(pa).samefile(pb))
+
+
+def _pick(dd: W.Dropdown, value: str | None) -> None:
+    """Select ``value``; a path already listed under another spelling (absolute vs
+    relative to the repository) selects that entry instead of adding a copy."""
+    if value is None:
+        dd.value = NO_VALUE
+        return
+    listed = [v for _, v in dd.options]
+    if value not in listed:
+        same = [v for v in listed if v and _same_file(v, value)]
+        if same:
+            value = same[0]
+        else:
+            dd.options = list(dd.options) + [(value, value)]
+    dd.value = value
 
 
 def _json(text: str, what: str):
@@ -52,7 +75,14 @@ def _json(text: str, what: str):
 
 class Controls(W.VBox):
     def __init__(self, inputs: Inputs) -> None:
-        self.tokenizer = W.Dropdown(options=sorted(set(tokenizer_names()) | {inputs.tokenizer}),
+        self.problems: list[str] = []  # shown in the widget's banner
+        try:
+            names = tokenizer_names()
+        except Exception as e:  # the picker still works with the given name; say why it is alone
+            names = []
+            self.problems.append(f"the tokenizer list could not be read ({type(e).__name__}: {e}); "
+                                 f"only {inputs.tokenizer!r} is offered")
+        self.tokenizer = W.Dropdown(options=sorted(set(names) | {inputs.tokenizer}),
                                     description="tokenizer")
         self.tool_parser = W.Dropdown(options=_options([], inputs.tool_parser), description="tool parser")
         self.reasoning_parser = W.Dropdown(options=_options([], inputs.reasoning_parser),
@@ -75,21 +105,38 @@ class Controls(W.VBox):
         self.reset_button = W.Button(description="Reset", icon="undo")
         self.replay_button = W.Button(description="Replay", icon="refresh",
                                       tooltip="the same recorded stream through the current settings")
+        self.stop_button = W.Button(description="Stop", icon="stop", disabled=True,
+                                    tooltip="stop a Run after the row in progress")
         self.status = W.HTML("<i>idle: nothing loaded yet (Step loads vLLM)</i>")
         self.progress = W.FloatProgress(value=0, min=0, max=1, layout=W.Layout(width="200px",
                                                                                 visibility="hidden"))
         self.write(inputs)
         pickers = W.HBox([W.VBox([self.tokenizer, self.tool_parser, self.reasoning_parser, self.config]),
                           W.VBox([self.tool_choice, self.source, self.recording, self.chunking, self.model])])
-        editors = W.Accordion([W.VBox([self.text, self.messages, self.tools])], titles=("script and request",),
-                              selected_index=0, layout=_WIDE)
-        buttons = W.HBox([self.step_button, self.run_button, self.reset_button, self.replay_button,
-                          self.progress])
-        super().__init__([pickers, editors, buttons, self.status])
+        self.settings = W.Accordion([W.VBox([pickers, self.text, self.messages, self.tools])],
+                                    titles=("settings: parsers, source, script and request",),
+                                    selected_index=0, layout=_WIDE)
+        buttons = W.HBox([self.step_button, self.run_button, self.stop_button, self.reset_button,
+                          self.replay_button, self.progress])
+        super().__init__([self.settings, buttons, self.status])
+
+    def collapse(self, summary: str) -> None:
+        """Fold the settings away (after the first Step); the title keeps what they say."""
+        with self.hold_sync():
+            self.settings.set_title(0, f"settings: {summary}")
+            self.settings.selected_index = None
+
+    @property
+    def values(self) -> list[W.Widget]:
+        """The widgets whose values make up ``Inputs``."""
+        return [self.tokenizer, self.tool_parser, self.reasoning_parser, self.config,
+                self.tool_choice, self.source, self.recording, self.chunking, self.model,
+                self.text, self.messages, self.tools]
 
     @property
     def buttons(self) -> list[W.Button]:
-        return [self.step_button, self.run_button, self.reset_button, self.replay_button]
+        return [self.step_button, self.run_button, self.stop_button, self.reset_button,
+                self.replay_button]
 
     writing = False  # observers ignore changes made by fill_names/write
 
@@ -98,9 +145,9 @@ class Controls(W.VBox):
         self.writing = True
         try:
             for dd, kind in ((self.tool_parser, "tool"), (self.reasoning_parser, "reasoning")):
-                current = dd.value
+                current = dd.value or None
                 dd.options = _options(names[kind], current)
-                dd.value = current
+                dd.value = current or NO_VALUE
         finally:
             self.writing = False
 
@@ -115,9 +162,7 @@ class Controls(W.VBox):
         with self.hold_sync():
             for dd, value in ((self.tool_parser, i.tool_parser), (self.reasoning_parser, i.reasoning_parser),
                               (self.config, i.config), (self.recording, i.recording)):
-                if value is not None and value not in [v for _, v in dd.options]:
-                    dd.options = list(dd.options) + [(value, value)]
-                dd.value = value
+                _pick(dd, value)
             if i.tokenizer not in self.tokenizer.options:
                 self.tokenizer.options = list(self.tokenizer.options) + [i.tokenizer]
             self.tokenizer.value = i.tokenizer
@@ -139,10 +184,11 @@ class Controls(W.VBox):
             raise WorkbenchError("tools: expected a JSON list of tools")
         from dataclasses import replace
 
-        return replace(base, tokenizer=self.tokenizer.value, tool_parser=self.tool_parser.value,
-                       reasoning_parser=self.reasoning_parser.value, config=self.config.value,
+        return replace(base, tokenizer=self.tokenizer.value, tool_parser=self.tool_parser.value or None,
+                       reasoning_parser=self.reasoning_parser.value or None,
+                       config=self.config.value or None,
                        tool_choice=self.tool_choice.value.strip() or None, source=self.source.value,
-                       recording=self.recording.value, chunking=self.chunking.value.strip() or "token",
+                       recording=self.recording.value or None, chunking=self.chunking.value.strip() or "token",
                        model=self.model.value.strip() or None, text=self.text.value,
                        messages=messages, tools=tools)
 

@@ -4,13 +4,16 @@ divergent step (widget-free).
 The streamed message is what a client gets by joining every SSE chunk; the
 non-streaming one is ``parse`` on the whole text. A step *diverges* when the
 joined stream stops being a prefix of the non-streaming field (or, at the end,
-when it falls short of it).
+when it falls short of it). Values are shown as JSON (so ``null`` and ``""``
+differ, and ``"\\n\\n"`` is visible), diffs are word by word.
 """
 
 from __future__ import annotations
 
 import difflib
 import html
+import json
+import re
 from dataclasses import dataclass
 
 from workbench.check import props
@@ -30,8 +33,13 @@ class FieldDiff:
     severity: str | None = None  # "error", or "cosmetic" (only whitespace / None vs "")
 
 
+def as_json(value) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
 def _calls_text(calls: list[dict]) -> str:
-    return "\n".join(f"#{i} {c.get('name')}({c.get('arguments') or ''})" for i, c in enumerate(calls))
+    """One JSON object per call and line: name and arguments (ids are random per run)."""
+    return "\n".join(as_json({"name": c.get("name"), "arguments": c.get("arguments")}) for c in calls)
 
 
 def compare(rows: list[Row], stream: dict, nonstream: dict) -> list[FieldDiff]:
@@ -50,8 +58,7 @@ def compare(rows: list[Row], stream: dict, nonstream: dict) -> list[FieldDiff]:
         if f == "tool_calls":
             s, n = _calls_text(final[f]), _calls_text(reference[f])
         else:
-            s, n = final.get(f), reference.get(f)
-            s, n = ("" if s is None else str(s)), ("" if n is None else str(n))
+            s, n = as_json(final.get(f)), as_json(reference.get(f))
         out.append(FieldDiff(f, s, n, severity is None, first, severity))
     return out
 
@@ -61,12 +68,21 @@ def first_divergent_step(diffs: list[FieldDiff]) -> int | None:
     return min(steps) if steps else None
 
 
+_WORDS = re.compile(r"\w+|\\[nrt\"\\]|\s+|[^\w\s]")
+
+
+def words(text: str) -> list[str]:
+    """Words, JSON escapes, runs of whitespace and single punctuation marks."""
+    return _WORDS.findall(text)
+
+
 def inline_diff_html(a: str, b: str) -> tuple[str, str]:
-    """(a, b) as HTML with the differing spans highlighted."""
-    sm = difflib.SequenceMatcher(a=a, b=b, autojunk=False)
+    """(a, b) as HTML with the differing words highlighted (never letters inside a word)."""
+    wa, wb = words(a), words(b)
+    sm = difflib.SequenceMatcher(a=wa, b=wb, autojunk=False)
     out_a, out_b = [], []
     for op, i1, i2, j1, j2 in sm.get_opcodes():
-        sa, sb = html.escape(a[i1:i2]), html.escape(b[j1:j2])
+        sa, sb = html.escape("".join(wa[i1:i2])), html.escape("".join(wb[j1:j2]))
         if op == "equal":
             out_a.append(sa)
             out_b.append(sb)

@@ -109,7 +109,7 @@ class WorkbenchModel:
 
     def load_recording(self, path: str) -> None:
         """Take tokenizer, parser, request and prompt from a recording's header."""
-        self.inputs = recordings.inputs_from(self.inputs, resolve(path))
+        self.inputs = recordings.inputs_from(self.inputs, path)
         self.reset()
 
     def _deltas(self, session) -> list[Delta]:
@@ -157,13 +157,17 @@ class WorkbenchModel:
             self._finish()
         return new
 
-    def run(self, every: int = 50) -> list[Row]:
+    def run(self, every: int = 50, on_rows: Callable[[list[Row]], None] | None = None) -> list[Row]:
+        """To the end of the stream; ``on_rows`` sees each step's new rows as they arrive."""
         if self.source is None:
             self.start()
         new: list[Row] = []
         total = self.source.total
         while not self.source.done:
-            new.extend(self.step())
+            rows = self.step()
+            new.extend(rows)
+            if on_rows is not None:
+                on_rows(rows)
             if total and len(self.rows) % every == 0:
                 self.status(f"running: {len(self.rows)}/{total} deltas", len(self.rows) / total)
         return new

@@ -6,17 +6,19 @@ from dataclasses import replace
 
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
-from workbench.ui.inputs import Inputs
+from workbench.ui.inputs import Inputs, resolve
 
 
 def inputs_from(inputs: Inputs, path: str) -> Inputs:
-    """``inputs`` with the tokenizer, parser, request and prompt a recording was made with.
+    """``inputs`` with the tokenizer, parser, request and prompt a recording was made with,
+    its text in the script box (the last script would be stale), and ``path`` kept as
+    given (the picker lists it once).
 
     A recording made with a config or plugin never loads it (``core.trust``): the
     config picked in the widget is kept, and without one loading says what to pick."""
     from workbench.core import recording as rec, trust
 
-    r = rec.load(path)
+    r = rec.load(resolve(path))
     req = RequestSpec.from_dict(r.request)
     made_with_config = bool((r.header.get("parser") or {}).get("config"))
     given = inputs.parser() if inputs.config and made_with_config else None
@@ -25,6 +27,7 @@ def inputs_from(inputs: Inputs, path: str) -> Inputs:
     parser = ({"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser,
                "config": inputs.config if spec.config else None} if spec else {})
     return replace(inputs, source="recording", recording=str(path), tokenizer=r.tokenizer,
+                   text="".join(d.text for d in r.deltas),
                    messages=req.messages, tools=req.tools,
                    tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
                    prompt_token_ids=r.prompt_token_ids or None, config_text=None, **parser)

@@ -88,17 +88,44 @@ def columns(grammar: bool) -> list[str]:
     return COLUMNS[:-1] + [GRAMMAR_COLUMN, "error"] if grammar else list(COLUMNS)
 
 
+def visible(value) -> str:
+    """A cell's text with its whitespace made visible: newlines and tabs as ⏎ ⇥, spaces
+    as ␣ where they would vanish (at either end); None is blank, "" is shown as ""."""
+    if value is None:
+        return ""
+    if not isinstance(value, str):
+        return str(value)
+    if value == "":
+        return '""'
+    text = value.replace("\t", "⇥").replace("\n", "⏎")
+    core = text.strip(" ")
+    lead, trail = len(text) - len(text.lstrip(" ")), len(text) - len(text.rstrip(" "))
+    return "␣" * lead + core + "␣" * trail if core else "␣" * len(text)
+
+
+def _shown(rec: dict, column: str) -> str:
+    value = rec[column]
+    if column == "tokens":
+        return " ".join(visible(t) for t in value)
+    return visible(value) if column in ("text", "reasoning", "content") else \
+        ("" if value is None else str(value))
+
+
 def styled(rows: list[Row], grammar: bool | None = None, changed: set[int] = frozenset()):
-    """A pandas Styler of the whole table (for static display or export)."""
+    """A pandas Styler of the whole table (for static display or export): markers such
+    as ``<think>`` escaped, whitespace visible, no nan/None noise."""
     import pandas as pd
 
     if grammar is None:
         grammar = any(grammar_of(r) is not None for r in rows)
     cols = columns(grammar)
-    frame = pd.DataFrame.from_records([record(r, r.step in changed) for r in rows],
-                                      columns=cols + FLAGS)
+    records = [record(r, r.step in changed) for r in rows]
+    for rec in records:
+        rec.update({c: _shown(rec, c) for c in cols})
+    frame = pd.DataFrame.from_records(records, columns=cols + FLAGS)
     return (frame.style
             .apply(lambda s: [cell_css(s, c) for c in s.index], axis=1)
+            .format(escape="html", na_rep="")
             .hide(axis="columns", subset=FLAGS)
             .hide(axis="index"))
 

@@ -9,6 +9,8 @@ the recording in progress) stay.
 from __future__ import annotations
 
 import functools
+import html
+import time
 from dataclasses import replace
 
 import ipywidgets as W
@@ -21,10 +23,11 @@ from workbench.ui.controls import Controls
 from workbench.ui.editor import EditorActions
 from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.panels import Banner, FinalPanel, RowDetail
+from workbench.ui.running import RunActions
 from workbench.ui.table import DeltaTable, TokenText
 
 
-class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
+class Workbench(RunActions, EditorActions, ABActions, CheckActions, W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
 
     Parameters mirror ``Inputs``: ``text`` (what the model writes), or
@@ -47,8 +50,11 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
         c = self.controls
         self.tabs = W.Tab([self.final, self._init_check(), self._init_editor(), self._init_ab()],
                           titles=("final message", "check", "config editor", "A/B"))
+        self._run = None  # the Run button's SlicedRun while it goes
+        self._started_with = None  # the controls' values when the stream started
         c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
-        c.run_button.on_click(self._guard(lambda _: self.run(), "Run"))
+        c.run_button.on_click(self._guard(lambda _: self._run_clicked(), "Run"))
+        c.stop_button.on_click(self._guard(lambda _: self.stop(), "Stop"))
         c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))
         c.replay_button.on_click(self._guard(lambda _: self.replay(), "Replay"))
         c.recording.observe(self._guard(self._on_recording, "recording", clear=False), "value")
@@ -56,9 +62,13 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
                                  "value")
         self.table.on_select(self._guard(self._on_table_select, "row", False))
         self.final.goto.on_click(self._guard(lambda _: self.goto_divergence(), "divergence"))
+        for w in c.values:
+            w.observe(self._guard(lambda _: self._warn_if_changed(), "settings", clear=False), "value")
         # the table and the selected row side by side (the detail wraps below on narrow screens)
         rows = W.HBox([self.table, self.detail], layout=W.Layout(flex_flow="row wrap", width="100%"))
         super().__init__([self.controls, self.banner, rows, self.tabs])
+        if c.problems:
+            self.banner.show("warning", "; ".join(c.problems))
         if recording is not None:
             self._guard(lambda: self.load_recording(recording), "recording")()
 
@@ -72,17 +82,19 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
                     self.banner.clear()
                 return fn(*args, **kwargs)
             except (Exception, KeyboardInterrupt) as e:
-                self.banner.show_exception(e, what)
-                self._safe_sync()
-                self.controls.set_status(f"{what} failed; {len(self.model.rows)} rows kept")
+                self._failed(e, what)
                 return None
         return callback
 
-    def _safe_sync(self) -> None:
+    def _failed(self, e: BaseException, what: str) -> None:
+        self.banner.show_exception(e, what)
         try:
             self._sync()
-        except Exception:  # rendering must not hide the original error in the banner
-            pass
+        except Exception as again:  # shown under the first error, which it must not replace
+            self.banner.value += (f"<div class='wb-banner-also'>redrawing the table then failed too: "
+                                  f"{html.escape(type(again).__name__)}: "
+                                  f"{html.escape(str(again).splitlines()[0] if str(again) else '')}</div>")
+        self.controls.set_status(f"{what} failed; {len(self.model.rows)} rows kept")
 
     def _status(self, message: str, fraction: float | None = None) -> None:
         self.controls.set_status(message, fraction)
@@ -106,26 +118,44 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
             new = replace(new, prompt_token_ids=None)
         self.model.inputs = new
 
-    def step(self, n: int = 1) -> list[Row]:
+    def _begin(self) -> None:
+        """Before stepping: the last error goes; a new stream loads and starts."""
+        self.banner.clear()
         if self.model.source is None:
-            self.banner.clear()
             self.load()
+            self.model.start()
+            self._started_with = self._settings()
+            self.controls.collapse(f"{self.model.label()} on {self.model.inputs.tokenizer} · "
+                                   f"{self.model.inputs.source}")
+
+    def step(self, n: int = 1) -> list[Row]:
+        self._begin()
         new = []
         for _ in range(n):
             new += self.model.step()
         self._sync()
+        self._warn_if_changed()
         return new
 
-    def run(self) -> list[Row]:
-        if self.model.source is None:
-            self.banner.clear()
-            self.load()
-        new = self.model.run()
+    def run(self, every_s: float = 0.1) -> list[Row]:
+        """To the end; the table shows the rows as they arrive (every ``every_s``)."""
+        self._begin()
+        last = [time.perf_counter()]
+
+        def show(_rows) -> None:
+            if time.perf_counter() - last[0] >= every_s:
+                self._sync()
+                last[0] = time.perf_counter()
+
+        new = self.model.run(on_rows=show)
         self._sync()
+        self._warn_if_changed()
         return new
 
     def reset(self) -> None:
+        self.stop(quiet=True)
         self.banner.clear()
+        self._started_with = None
         self.model.reset()
         self._apply_inputs()
         self._sync()
@@ -133,15 +163,20 @@ class Workbench(EditorActions, ABActions, CheckActions, W.VBox):
 
     def replay(self) -> set[int]:
         """The same stream through the current pickers/config; changed rows are marked."""
+        self.stop(quiet=True)
         self.banner.clear()
         self.load()
         changed = self.model.replay()
+        self._started_with = self._settings()
         self._sync()
         self._status(f"replayed {len(self.model.rows)} deltas through "
                      f"{self.model.label()}: {len(changed)} rows changed")
         return changed
 
     def load_recording(self, path: str) -> None:
+        self.stop(quiet=True)
+        self.banner.clear()
+        self._started_with = None
         self.model.load_recording(path)
         self.controls.write(self.model.inputs)
         self._sync()
