@@ -139,6 +139,7 @@ def test_run_button_streams_rows_and_stop_stops_it():
     from workbench import Workbench
 
     wb = Workbench(long_text(), tools=WEATHER_TOOLS)
+    wb.run_slice_s = 0.002  # a fast machine replays the whole stream in one 50 ms slice
     wb.load()
     total = len(wb.model.session.deltas_from_text(long_text()))
     seen = []
@@ -272,7 +273,7 @@ def test_stop_reaches_a_real_kernel_while_the_run_button_runs():
 
     cells = [
         f"import asyncio, workbench\nTEXT = {long_text(200)!r}\n"
-        "wb = workbench.Workbench(TEXT)\nwb.load()\n"
+        "wb = workbench.Workbench(TEXT)\nwb.run_slice_s = 0.002\nwb.load()\n"
         "total = len(wb.model.session.deltas_from_text(TEXT))\n"
         "wb.controls.run_button.click()\nstarted = wb.running",
         "wb.controls.stop_button.click()\nat = len(wb.rows)",

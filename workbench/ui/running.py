@@ -63,12 +63,14 @@ class RunActions:
     """The Workbench's Run button, Stop and the mid-stream settings check (mixed into
     ``Workbench``)."""
 
+    run_slice_s = 0.05  # work between two looks at the kernel's messages
+
     def _run_clicked(self) -> None:
         """The Run button: sliced on the kernel's event loop (``running.SlicedRun``) so
         rows stream in and Stop is heard; synchronous where no loop runs."""
         self._begin()
         run = SlicedRun(self.model.step, lambda: self.model.done, self._sync,
-                        lambda e: self._failed(e, "Run"), self._run_ended)
+                        lambda e: self._failed(e, "Run"), self._run_ended, self.run_slice_s)
         if not run.start():
             self.run()
             return
