@@ -77,6 +77,8 @@ function render({ model, el }) {
   const rows = [];
   const tokRow = []; // token index -> row index
   let maxUs = 0;
+  let changedCount = 0;
+  let costTop = { n: 0, top: 1 }; // the chart's scale, recomputed as the stream grows by 2%
   let following = true;
   let drawn = "";
   let picsQueued = false;
@@ -125,9 +127,8 @@ function render({ model, el }) {
     let html = "";
     for (let i = first; i < last; i++) html += rowHTML(rows[i], i, cs, rows[i].step === sel);
     body.innerHTML = html;
-    const changed = rows.reduce((a, r) => a + (r.changed ? 1 : 0), 0);
     caption.textContent = n === 0 ? "no rows yet" : `${n} rows · ${tokRow.length} tokens` +
-      (changed ? ` · ${changed} changed by the last replay` : "") + (sel ? ` · step ${sel} selected` : "");
+      (changedCount ? ` · ${changedCount} changed by the last replay` : "") + (sel ? ` · step ${sel} selected` : "");
   }
 
   function colours() {
@@ -210,8 +211,11 @@ function render({ model, el }) {
     const ctx = canvasSize(cost, W, COST_H);
     const sel = selected();
     // scaled to the 95th percentile: one slow first call must not flatten every other bar
-    const sorted = Float64Array.from(rows, (r) => r.us || 0).sort();
-    const top = Math.max(sorted[Math.floor(0.95 * (n - 1))] * 1.25, 1);
+    if (n < costTop.n || n > costTop.n * 1.02) {
+      const sorted = Float64Array.from(rows, (r) => r.us || 0).sort();
+      costTop = { n, top: Math.max(sorted[Math.floor(0.95 * (n - 1))] * 1.25, 1) };
+    }
+    const top = costTop.top;
     const scale = (COST_H - 3) / top;
     for (let j = 0; j < bars; j++) {
       let best = j * k;
@@ -286,6 +290,7 @@ function render({ model, el }) {
       rows.push(r);
       for (let t = 0; t < (r.tokens || []).length; t++) tokRow.push(i);
       if ((r.us || 0) > maxUs) maxUs = r.us;
+      if (r.changed) changedCount++;
     }
     body.style.height = `${rows.length * ROW_H}px`;
     if (atBottom) scroll.scrollTop = scroll.scrollHeight;
@@ -298,6 +303,8 @@ function render({ model, el }) {
       rows.length = 0;
       tokRow.length = 0;
       maxUs = 0;
+      changedCount = 0;
+      costTop = { n: 0, top: 1 };
       drawn = "";
       following = true;
       append(msg.rows);
