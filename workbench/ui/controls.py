@@ -96,6 +96,10 @@ class Controls(W.VBox):
                                     description="recording")
         self.chunking = W.Text(description="chunking", placeholder="token | k:N | random:SEED[:MAX]")
         self.model = W.Text(description="model", placeholder="embedded tiny model (or a real one on GPU)")
+        self.server_url = W.Text(description="server", placeholder="http://HOST:PORT/v1 (source server)")
+        self.server_request = W.Textarea(description="request", placeholder='{"model": ..., "vllm_xargs": ...} '
+                                         "(more fields for the server source)",
+                                         layout=W.Layout(width="98%", height="40px"))
         self.text = W.Textarea(description="script", layout=W.Layout(width="98%", height="80px"))
         self.messages = W.Textarea(description="messages", layout=W.Layout(width="98%", height="60px"))
         self.tools = W.Textarea(description="tools", placeholder="[] (OpenAI tools JSON)",
@@ -112,8 +116,10 @@ class Controls(W.VBox):
                                                                                 visibility="hidden"))
         self.write(inputs)
         pickers = W.HBox([W.VBox([self.tokenizer, self.tool_parser, self.reasoning_parser, self.config]),
-                          W.VBox([self.tool_choice, self.source, self.recording, self.chunking, self.model])])
-        self.settings = W.Accordion([W.VBox([pickers, self.text, self.messages, self.tools])],
+                          W.VBox([self.tool_choice, self.source, self.recording, self.chunking, self.model,
+                                  self.server_url])])
+        self.settings = W.Accordion([W.VBox([pickers, self.text, self.messages, self.tools,
+                                             self.server_request])],
                                     titles=("settings: parsers, source, script and request",),
                                     selected_index=0, layout=_WIDE)
         buttons = W.HBox([self.step_button, self.run_button, self.stop_button, self.reset_button,
@@ -131,7 +137,7 @@ class Controls(W.VBox):
         """The widgets whose values make up ``Inputs``."""
         return [self.tokenizer, self.tool_parser, self.reasoning_parser, self.config,
                 self.tool_choice, self.source, self.recording, self.chunking, self.model,
-                self.text, self.messages, self.tools]
+                self.text, self.messages, self.tools, self.server_url, self.server_request]
 
     @property
     def buttons(self) -> list[W.Button]:
@@ -173,6 +179,9 @@ class Controls(W.VBox):
             self.text.value = i.text
             self.messages.value = json.dumps(i.messages, ensure_ascii=False)
             self.tools.value = json.dumps(i.tools, ensure_ascii=False) if i.tools is not None else ""
+            self.server_url.value = i.server_url
+            self.server_request.value = (json.dumps(i.server_request, ensure_ascii=False)
+                                         if i.server_request else "")
 
     def read(self, base: Inputs) -> Inputs:
         """The controls as Inputs; bad JSON raises WorkbenchError naming the editor."""
@@ -182,9 +191,13 @@ class Controls(W.VBox):
         tools = _json(self.tools.value, "tools")
         if tools is not None and not isinstance(tools, list):
             raise WorkbenchError("tools: expected a JSON list of tools")
+        server_request = _json(self.server_request.value, "server request")
+        if server_request is not None and not isinstance(server_request, dict):
+            raise WorkbenchError("server request: expected a JSON object of request fields")
         from dataclasses import replace
 
-        return replace(base, tokenizer=self.tokenizer.value, tool_parser=self.tool_parser.value or None,
+        return replace(base, server_url=self.server_url.value.strip(), server_request=server_request,
+                       tokenizer=self.tokenizer.value, tool_parser=self.tool_parser.value or None,
                        reasoning_parser=self.reasoning_parser.value or None,
                        config=self.config.value or None,
                        tool_choice=self.tool_choice.value.strip() or None, source=self.source.value,

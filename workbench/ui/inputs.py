@@ -9,7 +9,7 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
 from workbench.core.session import Setup
 
-SOURCES = ("text", "recording", "engine")
+SOURCES = ("text", "recording", "engine", "server")
 TOOL_CHOICES = ("auto", "required", "none")
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,12 +34,15 @@ class Inputs:
     tools: list[dict] | None = None
     text: str = ""
     recording: str | None = None
-    source: str = "text"  # text | recording | engine
+    source: str = "text"  # text | recording | engine | server
     chunking: str = "token"
     model: str | None = None  # a real model for the engine source (GPU)
     prompt_token_ids: list[int] | None = None  # from a recording's header
     # The editor's last good config text: when set, it is the parser (over the pickers).
     config_text: str | None = None
+    # The "server" source: a live vLLM server's stream, one chunk per Step.
+    server_url: str = ""
+    server_request: dict | None = None  # more request fields (model, vllm_xargs, ...)
 
     def parser(self) -> ParserSpec:
         if self.config:
@@ -49,6 +52,15 @@ class Inputs:
     def request(self) -> RequestSpec:
         return RequestSpec(messages=self.messages, tools=self.tools,
                            tool_choice=tool_choice_arg(self.tool_choice))
+
+    def server_body(self) -> dict:
+        """The chat request the server source sends: messages, tools, tool_choice + extras."""
+        body = {"messages": self.messages}
+        if self.tools is not None:
+            body["tools"] = self.tools
+        if self.tool_choice:
+            body["tool_choice"] = tool_choice_arg(self.tool_choice)
+        return {**body, **(self.server_request or {})}
 
     def setup(self) -> Setup:
         return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),

@@ -135,6 +135,12 @@ class WorkbenchModel:
 
                 self.engine_factory = engine_adapter.factory
             self._use(self.engine_factory(self, session))
+        elif self.inputs.source == "server":
+            from workbench.capture.live import ServerSource
+
+            if not self.inputs.server_url:
+                raise WorkbenchError("the server source needs a URL (http://HOST:PORT/v1)")
+            self._use(ServerSource(session, self.inputs.server_url, self.inputs.server_body()))
         else:
             self._use(ReplaySource(session, self._deltas(session)))
         self.status("ready", None)
