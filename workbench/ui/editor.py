@@ -1,8 +1,10 @@
-"""The live config editor: TOML text, Reload, and a problems banner beside it.
+"""The live config editor: TOML in a code editor, Reload, and a problems banner beside it.
 
-A reload replays the same recorded stream through the edited config (see
-``WorkbenchModel.reload_config``); a text with problems changes nothing, its
-problems (with line numbers) show here, and the last good config stays active.
+The editor is CodeMirror 6 in an anywidget (``static/editor.js``, bundled by
+``js/build.mjs``): line numbers, TOML highlighting, and each problem marked on
+its line. A reload replays the same recorded stream through the edited config
+(see ``WorkbenchModel.reload_config``); a text with problems changes nothing, its
+problems show here and on their lines, and the last good config stays active.
 """
 
 from __future__ import annotations
@@ -10,26 +12,45 @@ from __future__ import annotations
 import html
 from pathlib import Path
 
+import anywidget
 import ipywidgets as W
+import traitlets as T
 
 from workbench.ui.panels import Banner
+
+STATIC = Path(__file__).parent / "static"
+EDITOR_SOURCE = "<editor>"  # the source name LiveConfig gives the editor's text
 
 START_HINT = ("# Pick a parser config file in the `config` picker (its text appears here),\n"
               "# or write one: parsers/teaching.toml is the smallest complete example.\n")
 
 
+class CodeEditor(anywidget.AnyWidget):
+    """A CodeMirror editor; ``value`` reaches Python after a short pause in typing,
+    on blur, or on Ctrl/Cmd-Enter. ``problems``: [{line, message}] marked inline."""
+
+    _esm = STATIC / "editor.js"
+    _css = STATIC / "editor.css"
+    value = T.Unicode("").tag(sync=True)
+    problems = T.List(T.Dict()).tag(sync=True)
+    height = T.Unicode("340px").tag(sync=True)
+
+
+def line_marks(problems) -> list[dict]:
+    """The problems written in the editor's own text (not in a file it extends), by line."""
+    return [{"line": p.line, "message": f"{p.path}: {p.message}" if p.path else p.message}
+            for p in problems if p.line and p.file in (None, EDITOR_SOURCE)]
+
+
 class ConfigEditor(W.VBox):
     def __init__(self) -> None:
-        self.text = W.Textarea(value=START_HINT, continuous_update=False,
-                               layout=W.Layout(width="98%", height="320px"))
-        self.text.add_class("wb-toml")
+        self.text = CodeEditor(value=START_HINT, layout=W.Layout(width="98%"))
         self.reload_button = W.Button(description="Reload", icon="refresh", button_style="primary",
                                       tooltip="replay the same stream through this config")
         self.auto = W.Checkbox(value=True, description="reload on change", indent=False)
         self.active = W.HTML("<i>active: the pickers' parser (no editor config yet)</i>")
         self.problems = Banner()
-        style = W.HTML("<style>.wb-toml textarea{font-family:monospace;font-size:12px}</style>")
-        super().__init__([style, W.HBox([self.reload_button, self.auto, self.active]),
+        super().__init__([W.HBox([self.reload_button, self.auto, self.active]),
                           W.HBox([self.text, self.problems],
                                  layout=W.Layout(width="100%", align_items="flex-start"))])
         self.text.layout.width = "60%"
@@ -45,19 +66,22 @@ class ConfigEditor(W.VBox):
         with self.hold_sync():
             self.auto.value, auto = False, self.auto.value
             self.text.value = p.read_text(encoding="utf-8")
+            self.text.problems = []
             self.auto.value = auto
             self.active.value = f"<i>showing {html.escape(str(path))}</i>"
 
     def show_problems(self, problems) -> None:
         items = "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
         self.problems.value = (
-            "<div class='wb-banner wb-error' style='background:#ffebee;border-left:4px solid #c62828;"
+            "<div class='wb-banner wb-error' style='background:#ffebee;color:#b71c1c;border-left:4px solid #c62828;"
             f"padding:4px 8px'><b>{len(problems)} problem(s); the last good config stays active"
             f"</b><ul style='margin:0'>{items}</ul></div>")
         self.problems.kind = "error"
+        self.text.problems = line_marks(problems)
 
     def show_ok(self, changed: int, rows: int) -> None:
         self.problems.clear()
+        self.text.problems = []
         self.active.value = (f"<b>active: the editor's config</b> · replayed {rows} deltas, "
                              f"{changed} rows changed")
 

@@ -20,6 +20,7 @@ from workbench.ui import styles
 from workbench.ui.ab import ABActions
 from workbench.ui.check import CheckActions
 from workbench.ui.controls import Controls
+from workbench.ui.diagram import DiagramActions
 from workbench.ui.editor import EditorActions
 from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.panels import Banner, FinalPanel, RowDetail
@@ -27,7 +28,7 @@ from workbench.ui.running import RunActions
 from workbench.ui.table import DeltaTable, TokenText
 
 
-class Workbench(RunActions, EditorActions, ABActions, CheckActions, W.VBox):
+class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActions, W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
 
     Parameters mirror ``Inputs``: ``text`` (what the model writes), or
@@ -48,8 +49,9 @@ class Workbench(RunActions, EditorActions, ABActions, CheckActions, W.VBox):
         self.final = FinalPanel()
         self._loaded = False
         c = self.controls
-        self.tabs = W.Tab([self.final, self._init_check(), self._init_editor(), self._init_ab()],
-                          titles=("final message", "check", "config editor", "A/B"))
+        self.tabs = W.Tab([self.final, self._init_diagram(), self._init_check(), self._init_editor(),
+                           self._init_ab()],
+                          titles=("final message", "state machine", "check", "config editor", "A/B"))
         self._run = None  # the Run button's SlicedRun while it goes
         self._started_with = None  # the controls' values when the stream started
         c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
@@ -197,6 +199,7 @@ class Workbench(RunActions, EditorActions, ABActions, CheckActions, W.VBox):
         row = self.model.select(step)
         self.table.select(self.model.selected)
         self.detail.show(row, len(self.model.rows), self.table.decode)
+        self._sync_diagram()
         return row
 
     def _on_table_select(self, step: int | None) -> None:
@@ -220,6 +223,7 @@ class Workbench(RunActions, EditorActions, ABActions, CheckActions, W.VBox):
                 self.table.set_rows(rows, self.model.changed)
             self.detail.step.max = len(rows)
             self.final.show(self.model.final)
+        self._sync_diagram()
         if self.model.source is not None:
             self._status(self._summary())
 

@@ -1,0 +1,119 @@
+"""The parser's state machine as a diagram, with the current state lit as you step.
+
+A declarative parser (a ``parsers/*.toml`` config, or a vLLM parser built on
+``vllm.parser.engine``) runs one ``StreamingParserEngine`` per role; each
+engine's ``ParserEngineConfig`` is drawn as states (nodes) and transitions on
+terminals (labelled edges). ``static/diagram.js`` lays it out with dagre and
+draws SVG in JupyterLab's theme colours. Rows carry each engine's state before
+and after the delta (``Row.states_before`` / ``Row.states``); the state after the
+selected row (else the last) is lit, with the transition it took.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import anywidget
+import traitlets as T
+
+from workbench.core.rows import Row
+
+STATIC = Path(__file__).parent / "static"
+NOT_STARTED = "Step or Run: the parser's state machine is drawn once the parser is composed."
+NO_MACHINE = ("{label} has no state machine: it is a hand-written (legacy) parser, not a "
+              "declarative vLLM parser engine, so there is nothing to draw.")
+
+
+def graph(config, role: str) -> dict:
+    """One ParserEngineConfig as {role, name, initial, nodes, edges}: every state a
+    transition names (and the initial state), every transition as an edge."""
+    edges = []
+    for (state, terminal), tr in config.transitions.items():
+        edges.append({"from": state.name, "on": terminal, "to": tr.next_state.name,
+                      "events": [e.name for e in tr.events], "literal": config.terminal_literal(terminal),
+                      "token_id": terminal in config.token_id_terminals,
+                      "skip_in_token_id_mode": tr.skip_in_token_id_mode})
+    names = [config.initial_state.name] + [s for e in edges for s in (e["from"], e["to"])]
+    content = {state.name: event.name for state, event in config.content_events.items()}
+    nodes = [{"id": n, "content_event": content.get(n)} for n in dict.fromkeys(names)]
+    return {"role": role, "name": config.name, "initial": config.initial_state.name,
+            "nodes": nodes, "edges": edges}
+
+
+def machines_of(session) -> list[dict]:
+    """The graphs of every engine inside the session's parser (none for legacy parsers)."""
+    return [graph(eng.config, role) for role, eng in session.stream().engines.items()]
+
+
+def taken(machine: dict, before: str | None, after: str | None, row: Row) -> list[int]:
+    """Edges the row's delta took: from ``before`` to ``after``; for a stay in one state,
+    only a transition whose terminal is in the delta's text and whose events it emitted."""
+    if not before or not after:
+        return []
+    events = {e.get("type") for e in row.events if e.get("engine") == machine["role"]}
+    found = []
+    for i, e in enumerate(machine["edges"]):
+        if e["from"] != before or e["to"] != after:
+            continue
+        if before == after and not (e["literal"] and e["literal"] in row.text
+                                    and set(e["events"]) <= events):
+            continue
+        found.append(i)
+    if len(found) > 1 and before != after:  # several terminals lead there: prefer the one in the text
+        in_text = [i for i in found if machine["edges"][i]["literal"]
+                   and machine["edges"][i]["literal"] in row.text]
+        found = in_text or found
+    return found
+
+
+def lit_for(machines: list[dict], row: Row | None) -> dict:
+    """{role: {state, before, step, edges}} for the row (nothing lit before the first row)."""
+    if row is None:
+        return {}
+    out = {}
+    for m in machines:
+        before, after = row.states_before.get(m["role"]), row.states.get(m["role"])
+        out[m["role"]] = {"state": after, "before": before if before != after else None,
+                          "step": row.step, "edges": taken(m, before, after, row)}
+    return out
+
+
+class StateDiagram(anywidget.AnyWidget):
+    _esm = STATIC / "diagram.js"
+    _css = STATIC / "diagram.css"
+    machines = T.List(T.Dict()).tag(sync=True)
+    lit = T.Dict().tag(sync=True)
+    message = T.Unicode(NOT_STARTED).tag(sync=True)
+
+    def show_parser(self, session, label: str) -> None:
+        machines = machines_of(session) if session is not None else []
+        with self.hold_sync():
+            self.machines = machines
+            self.lit = {}
+            self.message = (NOT_STARTED if session is None
+                            else "" if machines else NO_MACHINE.format(label=label))
+
+    def light(self, row: Row | None) -> None:
+        lit = lit_for(self.machines, row)
+        if lit != self.lit:
+            self.lit = lit
+
+
+class DiagramActions:
+    """The Workbench's diagram wiring (mixed into ``Workbench``)."""
+
+    _diagram_for = (None, None)  # (session, parser class) drawn; a reload swaps only the class
+
+    def _init_diagram(self) -> StateDiagram:
+        self.diagram = StateDiagram()
+        return self.diagram
+
+    def _sync_diagram(self) -> None:
+        m = self.model
+        drawn = (m.session, getattr(m.session, "parser_cls", None))
+        if any(a is not b for a, b in zip(drawn, self._diagram_for)):
+            self.diagram.show_parser(m.session, m.label())
+            self._diagram_for = drawn
+        row = m.rows[m.selected - 1] if m.selected and m.selected <= len(m.rows) else \
+            (m.rows[-1] if m.rows else None)
+        self.diagram.light(row)
