@@ -26,8 +26,10 @@ function text(parent, x, y, lines, cls) {
 }
 
 function edgeLines(e) {
-  const lines = [{ text: e.literal ? `${e.on} ${JSON.stringify(e.literal)}` : e.on }];
-  if (e.events.length) lines.push({ text: "\u21d2 " + e.events.join(", "), cls: "wb-sd-events" });
+  // one short line each (terminal, its literal, every event), so labels stay narrow
+  const lines = [{ text: e.on, cls: "wb-sd-name" }];
+  if (e.literal) lines.push({ text: JSON.stringify(e.literal) });
+  for (const ev of e.events) lines.push({ text: "\u21d2 " + ev, cls: "wb-sd-events" });
   return lines;
 }
 
@@ -52,9 +54,11 @@ function path(points) {
 
 let ids = 0;
 
-function drawMachine(m) {
+const FIT = { width: 800, height: 640 }; // the box a diagram should fit without shrinking much
+
+function layout(m, rankdir) {
   const g = new dagre.graphlib.Graph({ multigraph: true });
-  g.setGraph({ rankdir: "LR", nodesep: 28, ranksep: 70, edgesep: 14, marginx: 8, marginy: 8 });
+  g.setGraph({ rankdir, nodesep: 20, ranksep: 40, edgesep: 10, marginx: 8, marginy: 8 });
   g.setDefaultEdgeLabel(() => ({}));
   for (const n of m.nodes) {
     const lines = nodeLines(n);
@@ -69,6 +73,15 @@ function drawMachine(m) {
     }, String(i));
   });
   dagre.layout(g);
+  const size = g.graph();
+  g.fit = Math.min(1, FIT.width / size.width, FIT.height / size.height);
+  return g;
+}
+
+function drawMachine(m) {
+  // left to right reads best for small machines; top down keeps big ones from getting wide
+  const [lr, tb] = [layout(m, "LR"), layout(m, "TB")];
+  const g = tb.fit > lr.fit ? tb : lr;
   const { width: w, height: h } = g.graph();
   const id = `wb-sd-${++ids}`;
   const svg = node("svg", {
@@ -110,6 +123,21 @@ function drawMachine(m) {
   return svg;
 }
 
+function fit(box, svg) {
+  // shrink to the box's width, down to 60%; beyond that the box scrolls
+  const [w, h] = [Number(svg.getAttribute("width")), Number(svg.getAttribute("height"))];
+  const resize = () => {
+    const avail = box.clientWidth - 2;
+    if (avail <= 0) return;
+    const s = Math.max(0.6, Math.min(1, avail / w));
+    svg.setAttribute("width", w * s);
+    svg.setAttribute("height", h * s);
+  };
+  const observer = new ResizeObserver(resize);
+  observer.observe(box);
+  return observer;
+}
+
 function render({ model, el }) {
   el.classList.add("wb-state-diagram");
   const light = () => {
@@ -132,7 +160,10 @@ function render({ model, el }) {
       now.textContent = l.state ? `now: ${l.state}${l.step ? ` (after step ${l.step})` : ""}` : "not started: Step to light the current state";
     }
   };
+  let observers = [];
   const draw = () => {
+    observers.forEach((o) => o.disconnect());
+    observers = [];
     el.replaceChildren();
     const message = model.get("message");
     if (message) {
@@ -156,7 +187,9 @@ function render({ model, el }) {
       head.append(title, facts, now);
       const scroll = document.createElement("div");
       scroll.className = "wb-sd-scroll";
-      scroll.appendChild(drawMachine(m));
+      const svg = drawMachine(m);
+      scroll.appendChild(svg);
+      observers.push(fit(scroll, svg));
       block.append(head, scroll);
       el.appendChild(block);
     }
@@ -175,6 +208,7 @@ function render({ model, el }) {
   model.on("change:lit", light);
   draw();
   return () => {
+    observers.forEach((o) => o.disconnect());
     model.off("change:machines", draw);
     model.off("change:message", draw);
     model.off("change:lit", light);

@@ -43,7 +43,8 @@ const theme = EditorView.theme({
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": {
     backgroundColor: "var(--jp-editor-selected-focused-background, #d9d9d9)",
   },
-  ".wb-problem-line": { backgroundColor: "var(--jp-error-color3, #ffcdd2)" },
+  // translucent, so the line's text stays readable in Light and Dark
+  ".wb-problem-line": { backgroundColor: "color-mix(in srgb, var(--jp-error-color1, #d32f2f) 22%, transparent)" },
   ".cm-tooltip": {
     backgroundColor: "var(--jp-layout-color1)", color: "var(--jp-ui-font-color1)",
     border: "1px solid var(--jp-border-color1)",
@@ -94,13 +95,19 @@ function render({ model, el }) {
       model.save_changes();
     }
   };
+  // CodeMirror scrolls inside a box of fixed height (its own div: the widget's element
+  // is styled by ipywidgets' layout).
+  const box = document.createElement("div");
+  box.className = "wb-code-editor";
+  box.style.height = model.get("height");
+  el.appendChild(box);
   const view = new EditorView({
-    parent: el,
+    parent: box,
     state: EditorState.create({
       doc: model.get("value"),
       extensions: [
         lineNumbers(), highlightActiveLineGutter(), highlightActiveLine(), drawSelection(),
-        history(), bracketMatching(), lintGutter(), problemLines,
+        EditorView.lineWrapping, history(), bracketMatching(), lintGutter(), problemLines,
         StreamLanguage.define(toml), syntaxHighlighting(highlight), theme,
         keymap.of([{ key: "Mod-Enter", run: () => (flush(), true) },
                    { key: "Mod-s", run: () => (flush(), true) },
@@ -115,8 +122,6 @@ function render({ model, el }) {
       ],
     }),
   });
-  el.classList.add("wb-code-editor");
-  el.style.height = model.get("height");
   const showProblems = () => {
     for (const spec of marks(view.state, model.get("problems"))) view.dispatch(spec);
   };
@@ -132,12 +137,14 @@ function render({ model, el }) {
   };
   model.on("change:value", onValue);
   model.on("change:problems", showProblems);
-  model.on("change:height", () => { el.style.height = model.get("height"); });
+  const onHeight = () => { box.style.height = model.get("height"); };
+  model.on("change:height", onHeight);
   showProblems();
   return () => {
     if (timer) flush();
     model.off("change:value", onValue);
     model.off("change:problems", showProblems);
+    model.off("change:height", onHeight);
     view.destroy();
   };
 }

@@ -53,8 +53,8 @@ class ConfigEditor(W.VBox):
         super().__init__([W.HBox([self.reload_button, self.auto, self.active]),
                           W.HBox([self.text, self.problems],
                                  layout=W.Layout(width="100%", align_items="flex-start"))])
-        self.text.layout.width = "60%"
-        self.problems.layout.width = "40%"
+        self.text.layout.width = "66%"
+        self.problems.layout.width = "34%"
 
     def load_file(self, path: str | None) -> None:
         """Show a config file's text (without reloading it)."""

@@ -111,6 +111,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
 
             self.controls.fill_names(registered_names())
             self._loaded = True
+        self._sync_diagram()
         self._status(self._summary())
         return self
 
