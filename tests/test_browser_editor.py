@@ -1,5 +1,5 @@
 """The config editor and the state diagram in a real browser (JupyterLab + Debian
-chromium, started by test_browser's ``lab`` fixture): the editor shows line numbers
+chromium, via tests/jupyterlab.py): the editor shows line numbers
 and marks the line a typed typo breaks; the diagram lights the state the kernel's
 engine reports as Step is clicked. Screenshots of Light and Dark go to artifacts/."""
 
@@ -7,13 +7,15 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
+from pathlib import Path
 
-import nbformat
 import pytest
 
-from tests.test_browser import CHROMIUM, FLAGS, ROOT, lab  # noqa: F401  (lab is the fixture)
+from tests.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
+ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 NOTEBOOK = "editor_diagram.ipynb"
 TEACHING = ROOT / "parsers" / "teaching.toml"
@@ -30,26 +32,29 @@ wb.tabs.selected_index = wb.tabs.children.index(wb.diagram)
 reference = wb.model.session.replay(wb.model.stream_deltas()).rows  # the same stream, no widget
 print("REF " + json.dumps([r.states["engine"] for r in reference]))
 wb'''
+EDITOR = '''ed = Workbench(TEXT, tools=TOOLS, config="parsers/teaching.toml")
+ed.tabs.selected_index = ed.tabs.children.index(ed.editor)
+ed'''
 QWEN3 = '''qw = Workbench(TEXT, tools=TOOLS, config="parsers/qwen3.toml").load()
 qw.tabs.selected_index = qw.tabs.children.index(qw.diagram)
 print("QWEN3", len(qw.diagram.machines[0]["edges"]))
 qw'''
-EDITOR = '''ed = Workbench(TEXT, tools=TOOLS, config="parsers/teaching.toml")
-ed.tabs.selected_index = ed.tabs.children.index(ed.editor)
-ed'''
 
 
-def _notebook(path) -> None:
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(c) for c in (SETUP, DIAGRAM, EDITOR, QWEN3)]
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nbformat.write(nb, path)
+@pytest.fixture
+def lab(tmp_path):
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+    root = tmp_path / "root"
+    root.mkdir()
+    write_notebook(root / NOTEBOOK, [SETUP, DIAGRAM, EDITOR, QWEN3])
+    with lab_server(tmp_path, root) as server:
+        yield server
 
 
-def test_editor_marks_problem_lines_and_diagram_lights_the_state(lab, tmp_path):  # noqa: F811
+def test_editor_marks_problem_lines_and_diagram_lights_the_state(lab):
     from playwright.sync_api import sync_playwright
 
-    _notebook(tmp_path / "root" / NOTEBOOK)
     base, token = lab
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as p:
@@ -70,19 +75,12 @@ def test_editor_marks_problem_lines_and_diagram_lights_the_state(lab, tmp_path):
 
 
 def _run_all(page, base: str, token: str) -> None:
-    page.goto(f"{base}/lab/tree/{NOTEBOOK}?token={token}", timeout=60_000)
-    page.wait_for_selector(".jp-Notebook", timeout=60_000)
-    select = page.get_by_role("button", name="Select", exact=True)
-    try:  # older settings may still ask which kernel to start
-        select.wait_for(timeout=5_000)
-        select.click()
-    except Exception:
-        pass
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=60_000)
+    open_notebook(page, base, token, NOTEBOOK)
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()
-    page.locator(".jp-CodeCell").nth(2).locator(".cm-editor .cm-lineNumbers").wait_for(timeout=300_000)
-    page.wait_for_selector(".jp-Notebook-ExecutionIndicator[data-status='idle']", timeout=120_000)
+    page.locator(".jp-CodeCell").nth(3).locator(".wb-state-diagram .wb-sd-node").first.wait_for(
+        state="attached", timeout=300_000)
+    page.wait_for_selector(IDLE, timeout=120_000)
 
 
 def _drive(page, base: str, token: str) -> None:
@@ -134,7 +132,7 @@ def _drive(page, base: str, token: str) -> None:
     assert editor_cell.locator(".cm-gutter-lint .cm-lint-marker-error").count() == 1
     assert "last good config stays active" in editor_cell.inner_text()
     _shots(page, diagram_cell, editor_cell, "light")
-    _dark(page)
+    set_theme(page, "JupyterLab Dark")
     _shots(page, diagram_cell, editor_cell, "dark")
     qwen3 = cells.nth(3).locator(".wb-state-diagram")
     assert qwen3.locator(".wb-sd-edge").count() == 1 + int(re.search(r"QWEN3 (\d+)", cells.nth(3).inner_text()).group(1))
@@ -149,11 +147,3 @@ def _shots(page, diagram_cell, editor_cell, theme: str) -> None:
         part.scroll_into_view_if_needed()
         page.wait_for_timeout(300)
         part.screenshot(path=str(ARTIFACTS / f"{name}_{theme}.png"))
-
-
-def _dark(page) -> None:
-    page.get_by_role("menuitem", name="Settings", exact=True).click()
-    page.locator("li.lm-Menu-item:has(.lm-Menu-itemLabel:text-is('Theme'))").click()
-    page.locator("li.lm-Menu-item:has(.lm-Menu-itemLabel:text-is('JupyterLab Dark'))").click()
-    page.wait_for_selector("body[data-jp-theme-light='false']", state="attached", timeout=30_000)
-    page.wait_for_timeout(500)
