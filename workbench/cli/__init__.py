@@ -13,8 +13,15 @@ COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record"
             "capture"]
 
 
+class ArgumentParser(argparse.ArgumentParser):
+    """argparse with its usage errors as one line, like every other bad input."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="workbench",
         description="See every delta vLLM's tool-call and reasoning parsers produce.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -26,7 +33,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     import workbench.core.env  # noqa: F401
 
-    args = build_parser().parse_args(argv)
+    try:
+        args = build_parser().parse_args(argv)
+    except SystemExit as e:  # a usage error (one line, above) or --help
+        return e.code if isinstance(e.code, int) else 2
     try:
         from workbench.lanes.cli import dispatch
 

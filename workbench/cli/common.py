@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.core import request as req
+from workbench.core import limits, request as req
 from workbench.core.deltas import parse_chunking
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
@@ -21,6 +21,10 @@ def add_source_options(p, recording: bool = True) -> None:
     p.add_argument("--text-file", metavar="F", help="read the model output text from a file")
     p.add_argument("--tokenizer", metavar="NAME|PATH", help="built-in tokenizer name or a folder (default qwen3)")
     p.add_argument("--chunking", type=_chunking, help="token (default), k:N or random:SEED[:MAX]")
+    if recording:
+        p.add_argument("--force", action="store_true",
+                       help="replay a recording whose tokenizer name or sha256 differs (a note, not an "
+                            "error); overwrite an existing --save file")
 
 
 def add_parser_options(p, config: bool = True) -> None:
@@ -101,6 +105,8 @@ def request_spec(args, base: dict | None = None) -> RequestSpec:
     if args.no_parallel_tool_calls:
         spec.parallel_tool_calls = False
     if args.max_tokens is not None:
+        if args.max_tokens < 1:
+            raise WorkbenchError(f"--max-tokens must be >= 1, got {args.max_tokens}")
         spec.max_tokens = args.max_tokens
     return spec
 
@@ -109,10 +115,7 @@ def source_text(args) -> str | None:
     if args.text is not None and args.text_file:
         raise WorkbenchError("give --text or --text-file, not both")
     if args.text_file:
-        try:
-            return Path(args.text_file).read_text(encoding="utf-8")
-        except OSError as e:
-            raise WorkbenchError(f"text file {args.text_file}: {e.strerror}") from None
+        return limits.read_text_file(args.text_file, "text file")
     return args.text
 
 
@@ -140,9 +143,12 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
         raise WorkbenchError("give a recording or --text/--text-file, not both")
     code = {"plugins": tuple(args.plugin), "allow_callables": tuple(args.allow_callable)}
     if recording:
+        from workbench.core.tokenizers import load_tokenizer
+
         r = rec.load(recording)
         setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request), **code)
-        notes: list[str] = []
+        notes = list(r.notes)
+        notes += rec.check_tokenizer(r, setup.tokenizer, load_tokenizer(setup.tokenizer), args.force)
         if with_parser:
             setup.parser = parser_spec(args, r.header, notes)
         for line in notes:
@@ -155,6 +161,19 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
     if with_parser:
         setup.parser = parser_spec(args)
     return Source(setup, None, text)
+
+
+def refuse_existing(path, force: bool) -> None:
+    """`record -o` and `--save` never overwrite a file unless --force."""
+    if path and not force and Path(path).exists():
+        raise WorkbenchError(f"{path} exists: give another name, or --force to overwrite it")
+
+
+def write_output(path, text: str) -> None:
+    try:
+        Path(path).write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise WorkbenchError(f"cannot write {path}: {e.strerror}") from None
 
 
 def note(args, line: str) -> None:

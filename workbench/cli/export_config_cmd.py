@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from workbench.cli import common
 from workbench.errors import WorkbenchError
@@ -47,7 +46,7 @@ def run(args) -> int:
     text = config_export.export(args.name, tokenizer, flat=args.flat,
                                 chat_template_kwargs=args.chat_template_kwargs)
     if args.output:
-        Path(args.output).write_text(text, encoding="utf-8")
+        common.write_output(args.output, text)
         print(args.output)
     else:
         sys.stdout.write(text)

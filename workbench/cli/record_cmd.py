@@ -35,6 +35,7 @@ def add_parser(sub) -> None:
     g.add_argument("--pipeline-parallel-size", type=int, default=1, metavar="N")
     g.add_argument("--gpu-memory-utilization", type=float, metavar="F")
     p.add_argument("-o", "--output", required=True, metavar="REC.jsonl", help="the recording to write")
+    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
     p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
     p.add_argument("--quiet", action="store_true", help="no table, only the summary line")
     p.set_defaults(run=run)
@@ -56,6 +57,7 @@ def run(args) -> int:
     from workbench.engine import EngineStepper
     from workbench.errors import WorkbenchError
 
+    common.refuse_existing(args.output, args.force)
     text = common.source_text(args)
     if text is None and args.model is None:
         raise WorkbenchError("nothing to run: give --text, --text-file or --model")
@@ -73,7 +75,7 @@ def run(args) -> int:
     header = rec.make_header(tokenizer, tokenizer_sha256(ensure_tokenizer(tokenizer)),
                              setup.request.to_dict(), session.prompt_ids, stepper.origin(),
                              common.parser_header(setup))
-    with rec.RecordingWriter(args.output, header) as writer:
+    with rec.RecordingWriter(args.output, header, overwrite=args.force) as writer:
         stepper.on_delta = writer.append
         result = stepper.run()
     if args.json:

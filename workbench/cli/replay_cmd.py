@@ -25,6 +25,7 @@ def run(args) -> int:
     from workbench.core import recording as rec
     from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
 
+    common.refuse_existing(args.save, args.force)
     session, deltas, source = common.load_source(args)
     if args.save:
         origin = {"kind": "recording", "path": args.recording} if source else {"kind": "text"}
@@ -32,7 +33,7 @@ def run(args) -> int:
                                  tokenizer_sha256(ensure_tokenizer(session.setup.tokenizer)),
                                  session.setup.request.to_dict(), session.prompt_ids, origin,
                                  common.parser_header(session.setup))
-        rec.save(args.save, header, deltas)
+        rec.save(args.save, header, deltas, overwrite=args.force)
     server = None
     if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
         deltas = capture_compare.deltas(session, source)

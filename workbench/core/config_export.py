@@ -225,10 +225,13 @@ def export(name: str, tokenizer, *, flat: bool = False, chat_template_kwargs: di
 
 def export_all(folder: str | Path, tokenizer, chat_template_kwargs: dict | None = None) -> list[Path]:
     out = Path(folder)
-    out.mkdir(parents=True, exist_ok=True)
     written = []
-    for name in families():
-        path = out / f"{name}.toml"
-        path.write_text(export(name, tokenizer, chat_template_kwargs=chat_template_kwargs), encoding="utf-8")
-        written.append(path)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        for name in families():
+            path = out / f"{name}.toml"
+            path.write_text(export(name, tokenizer, chat_template_kwargs=chat_template_kwargs), encoding="utf-8")
+            written.append(path)
+    except OSError as e:
+        raise WorkbenchError(f"cannot write {e.filename or out}: {e.strerror}") from None
     return written

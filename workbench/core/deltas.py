@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 
+from workbench.core import limits
 from workbench.errors import WorkbenchError
 
 
@@ -52,8 +53,9 @@ _CHUNKING = re.compile(r"^(token|k:(\d+)|random:(\d+)(?::(\d+))?)$")
 def parse_chunking(text: str) -> str:
     """Validate 'token', 'k:N' or 'random:SEED[:MAX]'; returns it unchanged."""
     m = _CHUNKING.match(text)
-    if not m or (m.group(2) is not None and int(m.group(2)) < 1):
-        raise WorkbenchError(f"bad --chunking {text!r}: use token, k:N (N>=1) or random:SEED[:MAX]")
+    if not m or (m.group(2) is not None and int(m.group(2)) < 1) or (m.group(4) is not None
+                                                                    and int(m.group(4)) < 1):
+        raise WorkbenchError(f"bad --chunking {text!r}: use token, k:N (N>=1) or random:SEED[:MAX] (MAX>=1)")
     return text
 
 
@@ -152,7 +154,9 @@ def deltas_from_text(tokenizer, text: str, prompt_ids: Sequence[int], params,
     """The deltas a server would stream if the model wrote ``text`` then EOS."""
     from workbench.core.tokenizers import stop_token_ids
 
+    limits.check_text(text)
     ids = encode_text(tokenizer, text)
+    limits.check_deltas(len(ids), "the text")
     # Text that already ends on a stop token (gpt-oss's <|call|>) stopped there.
     stopped = finish_reason == "stop" and bool(ids) and ids[-1] in stop_token_ids(tokenizer)
     eos = eos_id(tokenizer) if add_eos and finish_reason == "stop" and not stopped else None

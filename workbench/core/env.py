@@ -12,6 +12,8 @@ _DEFAULTS = {
     "VLLM_NO_USAGE_STATS": "1",
     "DO_NOT_TRACK": "1",
     "VLLM_LOGGING_LEVEL": "WARNING",
+    # vLLM logs to stdout by default, which would break `--json | jq`; rows keep the lines too.
+    "VLLM_LOGGING_STREAM": "ext://sys.stderr",
     "TOKENIZERS_PARALLELISM": "false",
 }
 

@@ -1,8 +1,12 @@
 """Recordings: a JSONL header line, then one delta per line.
 
 Written append-only and flushed per delta, so a crash never loses what was
-already streamed. Read with validation; errors name the path and line. Loading
-only parses JSON: a recording can never execute code.
+already streamed: a cut last line loads as the prefix before it, and a stream
+whose last delta has no finish_reason is noted as cut short. Read line by line
+with every header field and delta checked; errors name the path and line; the
+sizes in ``core/limits.py`` are enforced. Loading only parses JSON: a recording
+can never execute code, and never loads the config or plugins it names
+(``core/trust.py``).
 """
 
 from __future__ import annotations
@@ -11,6 +15,7 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.core import limits
 from workbench.core.deltas import Delta
 from workbench.errors import WorkbenchError
 
@@ -22,6 +27,7 @@ VERSION = 1
 class Recording:
     header: dict
     deltas: list[Delta] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # e.g. "cut at line N, the stream did not finish"
 
     @property
     def request(self) -> dict:
@@ -57,11 +63,13 @@ def make_header(tokenizer_name: str, tokenizer_sha256: str, request: dict, promp
 class RecordingWriter:
     """``with RecordingWriter(path, header) as w: w.append(delta)``."""
 
-    def __init__(self, path: str | Path, header: dict) -> None:
+    def __init__(self, path: str | Path, header: dict, overwrite: bool = True) -> None:
         self.path = Path(path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = self.path.open("w", encoding="utf-8")
+            self._f = self.path.open("w" if overwrite else "x", encoding="utf-8")
+        except FileExistsError:
+            raise WorkbenchError(f"{self.path} exists: give another name, or --force to overwrite it") from None
         except OSError as e:
             raise WorkbenchError(f"cannot write recording {self.path}: {e.strerror}") from None
         self._write({"type": "header", **header})
@@ -83,68 +91,169 @@ class RecordingWriter:
         self.close()
 
 
-def save(path: str | Path, header: dict, deltas) -> None:
-    with RecordingWriter(path, header) as w:
+def save(path: str | Path, header: dict, deltas, overwrite: bool = True) -> None:
+    with RecordingWriter(path, header, overwrite) as w:
         for d in deltas:
             w.append(d)
 
 
 def load(path: str | Path) -> Recording:
+    """Read and check a recording, streaming; a cut last line loads as a prefix with a note."""
     p = Path(path)
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        if p.is_dir():
+            raise WorkbenchError(f"recording {p}: is a directory")
+        size = p.stat().st_size
+        if size > limits.MAX_RECORDING_BYTES:
+            raise WorkbenchError(f"recording {p}: {limits.mb(size)}, over the "
+                                 f"{limits.mb(limits.MAX_RECORDING_BYTES)} a recording may be")
+        f = p.open("rb")
     except OSError as e:
         raise WorkbenchError(f"recording {p}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise WorkbenchError(f"recording {p}: not UTF-8 text") from None
-    if not lines:
-        raise WorkbenchError(f"recording {p}: empty file")
-    header, deltas = None, []
-    for n, line in enumerate(lines, 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as e:
-            raise WorkbenchError(f"recording {p} line {n}: invalid JSON ({e.msg} at column {e.colno})") from None
-        if not isinstance(obj, dict):
-            raise WorkbenchError(f"recording {p} line {n}: expected a JSON object")
-        if header is None:
-            header = _check_header(obj, p, n)
-            continue
-        deltas.append(_check_delta(obj, p, n))
+    header, deltas, notes = None, [], []
+    finished_at = None
+    with f:
+        for n, raw in enumerate(f, 1):
+            where = f"recording {p} line {n}"
+            try:
+                line = raw.decode("utf-8")
+            except UnicodeDecodeError as e:
+                raise WorkbenchError(f"{where}: not UTF-8 text (byte {e.start})") from None
+            if not line.strip():
+                continue
+            try:
+                obj = json.loads(line)
+            except (json.JSONDecodeError, RecursionError) as e:
+                if not line.endswith("\n") and header is not None and deltas:
+                    # A crash mid-write: every earlier line was written and flushed whole.
+                    notes.append(f"cut at line {n}, the stream did not finish")
+                    break
+                msg = f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else "nested too deep"
+                raise WorkbenchError(f"{where}: invalid JSON ({msg})") from None
+            if not isinstance(obj, dict):
+                raise WorkbenchError(f"{where}: expected a JSON object")
+            if header is None:
+                header = _check_header(obj, where)
+                continue
+            if finished_at is not None:
+                raise WorkbenchError(f"{where}: a delta after the finish_reason at line {finished_at}")
+            delta = _check_delta(obj, where)
+            if delta.finish_reason is not None:
+                finished_at = n
+            deltas.append(delta)
+            limits.check_deltas(len(deltas), f"recording {p}")
     if header is None:
-        raise WorkbenchError(f"recording {p}: no header line")
+        raise WorkbenchError(f"recording {p}: empty file" if not size else f"recording {p}: no header line")
     if not deltas:
         raise WorkbenchError(f"recording {p}: no deltas after the header")
-    return Recording(header, deltas)
+    if finished_at is None and not notes:
+        notes.append("cut short: no delta has a finish_reason, the stream did not finish")
+    return Recording(header, deltas, notes)
 
 
-def _check_header(obj: dict, p: Path, n: int) -> dict:
+def check_tokenizer(r: Recording, name: str, tokenizer, force: bool = False) -> list[str]:
+    """Notes (with ``force``) or WorkbenchError when the tokenizer is not the recording's;
+    WorkbenchError for any id outside its vocabulary, which would replay as wrong text."""
+    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+
+    problems = []
+    recorded = r.header["tokenizer"]
+    if name != recorded["name"]:
+        problems.append(f"replayed with tokenizer {name!r}, recorded with {recorded['name']!r}")
+    sha = tokenizer_sha256(ensure_tokenizer(name))
+    if recorded.get("sha256") and sha != recorded["sha256"]:
+        problems.append(f"tokenizer {name!r} has sha256 {sha[:12]}, the recording's has "
+                        f"{recorded['sha256'][:12]}")
+    if problems and not force:
+        raise WorkbenchError(f"{'; '.join(problems)} (--force replays anyway)")
+    vocab = len(tokenizer)
+    bad = next((i for i in r.prompt_token_ids if i >= vocab), None)
+    if bad is not None:
+        raise WorkbenchError(f"prompt token id {bad} is outside tokenizer {name!r}'s vocabulary of {vocab}")
+    for step, d in enumerate(r.deltas, 1):
+        bad = next((i for i in d.token_ids if i >= vocab), None)
+        if bad is not None:
+            raise WorkbenchError(f"delta {step}: token id {bad} is outside tokenizer {name!r}'s "
+                                 f"vocabulary of {vocab}")
+    return problems
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _ids(v) -> bool:
+    return isinstance(v, list) and all(_is_int(i) and i >= 0 for i in v)
+
+
+def _opt_str(v) -> bool:
+    return v is None or isinstance(v, str)
+
+
+def _plugins(v) -> bool:
+    return v is None or (isinstance(v, list) and all(
+        isinstance(e, dict) and isinstance(e.get("file"), str) and _opt_str(e.get("sha256")) for e in v))
+
+
+_HEADER = {  # field: (check, what it must be); absent fields read as None
+    "tokenizer.name": (lambda v: isinstance(v, str) and bool(v), "a tokenizer name or folder"),
+    "tokenizer.sha256": (_opt_str, "a sha256 string"),
+    "vllm_version": (_opt_str, "a version string"),
+    "prompt_token_ids": (lambda v: v is None or (_ids(v) and len(v) <= limits.MAX_PROMPT_IDS),
+                         f"a list of at most {limits.MAX_PROMPT_IDS:,} token ids (ints >= 0)"),
+    "origin": (lambda v: v is None or isinstance(v, dict), "an object"),
+    "parser.tool_parser": (_opt_str, "a parser name or null"),
+    "parser.reasoning_parser": (_opt_str, "a parser name or null"),
+    "parser.config": (_opt_str, "a config path or null"),
+    "parser.config_sha256": (_opt_str, "a sha256 string"),
+    "parser.config_text": (_opt_str, "a string"),
+    "parser.tool_strict_level": (_opt_str, "a string"),
+    "parser.plugins": (_plugins, 'a list of {"file", "sha256"}'),
+}
+
+
+def _check_header(obj: dict, where: str) -> dict:
+    from workbench.core.request import RequestSpec
+
     if obj.get("type") != "header" or obj.get("format") != FORMAT:
-        raise WorkbenchError(f"recording {p} line {n}: first line must be a {FORMAT} header")
-    if obj.get("version") != VERSION:
-        raise WorkbenchError(f"recording {p} line {n}: unsupported version {obj.get('version')!r} (expected {VERSION})")
-    tok = obj.get("tokenizer")
-    if not isinstance(tok, dict) or not isinstance(tok.get("name"), str):
-        raise WorkbenchError(f"recording {p} line {n}: header.tokenizer.name missing")
-    if not isinstance(obj.get("request", {}), dict):
-        raise WorkbenchError(f"recording {p} line {n}: header.request must be an object")
-    ids = obj.get("prompt_token_ids", [])
-    if not isinstance(ids, list) or not all(isinstance(i, int) for i in ids):
-        raise WorkbenchError(f"recording {p} line {n}: header.prompt_token_ids must be a list of ints")
+        raise WorkbenchError(f"{where}: first line must be a {FORMAT} header")
+    if obj.get("version") != VERSION or not _is_int(obj.get("version")):
+        raise WorkbenchError(f"{where}: unsupported version {obj.get('version')!r} (expected {VERSION})")
+    for key, kind in (("tokenizer", dict), ("request", dict), ("parser", dict)):
+        if obj.get(key) is not None and not isinstance(obj[key], kind):
+            raise WorkbenchError(f"{where}: header.{key} must be an object")
+    if obj.get("tokenizer") is None:
+        raise WorkbenchError(f"{where}: header.tokenizer.name missing")
+    for path, (ok, what) in _HEADER.items():
+        head, _, sub = path.partition(".")
+        value = (obj.get(head) or {}).get(sub) if sub else obj.get(head)
+        if not ok(value):
+            raise WorkbenchError(f"{where}: header.{path} must be {what}")
+    try:
+        RequestSpec.from_dict(obj.get("request") or {})
+    except (WorkbenchError, TypeError) as e:
+        raise WorkbenchError(f"{where}: header.{e}") from None
     return {k: v for k, v in obj.items() if k != "type"}
 
 
-def _check_delta(obj: dict, p: Path, n: int) -> Delta:
+FINISH_REASONS = ("stop", "length", "abort", "error", "repetition")  # vLLM's FINISH_REASON_STRINGS
+
+
+def _check_delta(obj: dict, where: str) -> Delta:
     if obj.get("type") != "delta":
-        raise WorkbenchError(f"recording {p} line {n}: expected a delta line, got type {obj.get('type')!r}")
+        raise WorkbenchError(f"{where}: expected a delta line, got type {obj.get('type')!r}")
     ids, text = obj.get("token_ids"), obj.get("text")
-    if not isinstance(ids, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in ids):
-        raise WorkbenchError(f"recording {p} line {n}: token_ids must be a list of ints")
+    if not _ids(ids):
+        raise WorkbenchError(f"{where}: token_ids must be a list of token ids (ints >= 0)")
     if not isinstance(text, str):
-        raise WorkbenchError(f"recording {p} line {n}: text must be a string")
+        raise WorkbenchError(f"{where}: text must be a string")
     fr = obj.get("finish_reason")
-    if fr is not None and not isinstance(fr, str):
-        raise WorkbenchError(f"recording {p} line {n}: finish_reason must be a string or null")
+    if fr is not None and fr not in FINISH_REASONS:
+        raise WorkbenchError(f"{where}: finish_reason must be null or one of {', '.join(FINISH_REASONS)}, "
+                             f"got {fr!r}")
+    steps = obj.get("engine_steps", 1)
+    if not _is_int(steps) or steps < 0:
+        raise WorkbenchError(f"{where}: engine_steps must be an int >= 0")
+    if not isinstance(obj.get("extra") or {}, dict):
+        raise WorkbenchError(f"{where}: extra must be an object")
     return Delta.from_dict(obj)

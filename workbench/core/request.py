@@ -37,7 +37,42 @@ class RequestSpec:
     @classmethod
     def from_dict(cls, data: dict) -> RequestSpec:
         known = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        return cls(**known)
+        spec = cls(**known)
+        spec.check()
+        return spec
+
+    def check(self) -> None:
+        """Types vLLM's validator would coerce ("yes" -> True) or crash on later."""
+        for name, (ok, what) in _FIELD_CHECKS.items():
+            value = getattr(self, name)
+            if not ok(value):
+                raise WorkbenchError(f"request.{name} must be {what}, got {_short(value)}")
+
+
+def _is_int(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _dicts(v) -> bool:
+    return isinstance(v, list) and all(isinstance(x, dict) for x in v)
+
+
+_FIELD_CHECKS = {
+    "messages": (lambda v: _dicts(v) and bool(v), "a non-empty list of message objects"),
+    "tools": (lambda v: v is None or _dicts(v), "a list of tool objects or null"),
+    "tool_choice": (lambda v: v is None or isinstance(v, (str, dict)), "a string, an object or null"),
+    "chat_template_kwargs": (lambda v: isinstance(v, dict), "an object"),
+    "parallel_tool_calls": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
+    "include_reasoning": (lambda v: isinstance(v, bool), "true or false"),
+    "max_tokens": (lambda v: v is None or (_is_int(v) and v >= 1), "an integer >= 1 or null"),
+    "return_token_ids": (lambda v: isinstance(v, bool), "true or false"),
+    "stream_options": (lambda v: v is None or isinstance(v, dict), "an object or null"),
+}
+
+
+def _short(value) -> str:
+    s = repr(value)
+    return s if len(s) <= 60 else s[:59] + "…"
 
 
 def tool_choice_arg(value: str | None) -> str | dict | None:
@@ -49,11 +84,10 @@ def tool_choice_arg(value: str | None) -> str | dict | None:
 
 def load_json_file(path: str | Path, what: str) -> Any:
     """Read a JSON file; errors name the file and the position."""
+    from workbench.core import limits
+
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as e:
-        raise WorkbenchError(f"{what} file {p}: {e.strerror}") from None
+    text = limits.read_text_file(p, f"{what} file")
     try:
         return json.loads(text)
     except json.JSONDecodeError as e:
@@ -62,6 +96,7 @@ def load_json_file(path: str | Path, what: str) -> Any:
 
 def build_request(spec: RequestSpec):
     """A validated ``ChatCompletionRequest``, exactly as vLLM's server builds it."""
+    spec.check()
     from pydantic import ValidationError
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
     from vllm.exceptions import VLLMValidationError

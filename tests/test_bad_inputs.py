@@ -1,0 +1,262 @@
+"""Bad input never reaches the user as a traceback (issue 10).
+
+Each case runs the CLI in this process (``run_cli``) and must give exit 2, one
+line on stderr, no "Traceback" anywhere and, with --json, nothing on stdout.
+Cases are the issue's inputs plus a fuzz of every recording header field.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import WEATHER_TOOLS
+from workbench.core.config_io import PARSERS_DIR
+
+SEED = PARSERS_DIR / "recordings" / "hermes" / "seed_weather.jsonl"
+JSON_COMMANDS = ("replay", "check", "doctor", "diff")
+CASES: dict[str, object] = {}
+
+
+def case(name: str, *, also: tuple[str, ...] = ()):
+    """Register ``fn(tmp_path) -> argv``; ``also``: more commands given the same source."""
+    def register(fn):
+        CASES[name] = fn
+        for command in also:
+            CASES[f"{name}[{command}]"] = lambda tmp, fn=fn, command=command: [command, *fn(tmp)[1:]]
+        return fn
+    return register
+
+
+def write(tmp: Path, name: str, data: str | bytes) -> Path:
+    p = tmp / name
+    p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return p
+
+
+def seed_lines() -> list[dict]:
+    return [json.loads(line) for line in SEED.read_text(encoding="utf-8").splitlines()]
+
+
+def recording(tmp: Path, change) -> Path:
+    """The seed recording with ``change(lines)`` applied (lines: header, then deltas)."""
+    lines = seed_lines()
+    change(lines)
+    return write(tmp, "rec.jsonl", "".join(json.dumps(line) + "\n" for line in lines))
+
+
+def set_path(obj: dict, path: str, value) -> None:
+    *parents, last = path.split(".")
+    for key in parents:
+        obj = obj[key]
+    obj[last] = value
+
+
+# -- text files -------------------------------------------------------------------
+TEXT = ("replay", "--tool-parser", "hermes", "--text-file")
+case("text file, binary", also=("check", "doctor"))(lambda t: [*TEXT, write(t, "b.bin", bytes(range(256)))])
+case("text file, Latin-1")(lambda t: [*TEXT, write(t, "l.txt", "café <tool_call>".encode("latin-1"))])
+case("text file, missing")(lambda t: [*TEXT, t / "nope.txt"])
+case("text file, a directory")(lambda t: [*TEXT, t])
+case("text and text file")(lambda t: ["replay", "--text", "x", "--text-file", write(t, "a.txt", "x")])
+
+
+@case("text file, 50 MB")
+def _(t):
+    p = t / "big.txt"
+    with p.open("wb") as f:
+        f.truncate(50 << 20)  # sparse: the size is refused before anything is read
+    return [*TEXT, p]
+
+
+@case("text, more tokens than the delta limit")
+def _(t):
+    from workbench.core import limits
+
+    return ["replay", "--text-file", write(t, "many.txt", "a " * (limits.MAX_DELTAS + 10))]
+
+
+# -- recordings -------------------------------------------------------------------
+case("recording, empty")(lambda t: ["replay", write(t, "e.jsonl", "")])
+case("recording, binary")(lambda t: ["replay", write(t, "b.jsonl", bytes(range(256)) * 4)])
+case("recording, header cut")(lambda t: ["replay", write(t, "c.jsonl", SEED.read_text()[:80])])
+case("recording, a directory")(lambda t: ["replay", t])
+case("recording, not objects")(lambda t: ["replay", write(t, "n.jsonl", "[1, 2]\n")])
+case("recording, only a header")(lambda t: ["replay", recording(t, lambda ls: ls.__delitem__(slice(1, None)))])
+
+HEADER_FIELDS = [
+    ("format", 1), ("version", "1"), ("version", 2), ("tokenizer", "qwen3"), ("tokenizer.name", 5),
+    ("tokenizer.sha256", 5), ("tokenizer.sha256", "0" * 64), ("tokenizer.name", "deepseek_v3"),
+    ("vllm_version", 5), ("request", []), ("request.messages", [1, 2]), ("request.messages", "hi"),
+    ("request.tools", {"a": 1}), ("request.tools", [1]), ("request.tool_choice", 5),
+    ("request.chat_template_kwargs", [1]), ("request.parallel_tool_calls", "yes"),
+    ("request.include_reasoning", "x"), ("request.max_tokens", -5), ("request.max_tokens", "5"),
+    ("prompt_token_ids", "abc"), ("prompt_token_ids", [-1]), ("prompt_token_ids", [1e12]),
+    ("prompt_token_ids", [10 ** 12]), ("prompt_token_ids", [True]), ("origin", "x"),
+    ("parser", "hermes"), ("parser.tool_parser", 5), ("parser.reasoning_parser", ["qwen3"]),
+    ("parser.config", 5), ("parser.plugins", "x"), ("parser.plugins", [{"file": 5}]),
+    ("parser.tool_strict_level", 1),
+]
+for _field, _value in HEADER_FIELDS:
+    case(f"header {_field} = {_value!r}"[:60])(
+        lambda t, f=_field, v=_value: ["replay", recording(t, lambda ls: set_path(ls[0], f, v))])
+
+DELTA_FIELDS = [
+    ("token_ids", [-1]), ("token_ids", [1.5]), ("token_ids", [10 ** 9]), ("token_ids", "abc"),
+    ("token_ids", [None]), ("text", None), ("text", 5), ("finish_reason", 5), ("finish_reason", "banana"),
+    ("type", "foo"), ("engine_steps", "x"), ("engine_steps", -1), ("extra", [1]),
+]
+for _field, _value in DELTA_FIELDS:
+    case(f"delta {_field} = {_value!r}", also=("check",) if _field == "token_ids" else ())(
+        lambda t, f=_field, v=_value: ["replay", recording(t, lambda ls: ls[3].__setitem__(f, v))])
+case("delta finish_reason mid-stream")(
+    lambda t: ["replay", recording(t, lambda ls: ls[3].__setitem__("finish_reason", "stop"))])
+case("delta, out-of-vocabulary id with k:2")(
+    lambda t: ["replay", recording(t, lambda ls: ls[3].__setitem__("token_ids", [10 ** 9])), "--chunking", "k:2"])
+
+
+@case("recording, a million deltas")
+def _(t):
+    header = SEED.read_text().splitlines()[0]
+    p = t / "million.jsonl"
+    with p.open("w") as f:
+        f.write(header + "\n")
+        f.write('{"type": "delta", "token_ids": [1], "text": "a", "finish_reason": null}\n' * 1_000_000)
+    return ["replay", p]
+
+
+@case("recording, over the size limit")
+def _(t):
+    from workbench.core import limits
+
+    p = write(t, "huge.jsonl", SEED.read_text())
+    with p.open("ab") as f:
+        f.truncate(limits.MAX_RECORDING_BYTES + 1)
+    return ["replay", p]
+
+
+# -- request files and flags ------------------------------------------------------
+def tools(t, value) -> Path:
+    return write(t, "tools.json", value if isinstance(value, (str, bytes)) else json.dumps(value))
+
+
+REQ = ("replay", "--text", "x", "--tool-parser", "hermes")
+case("tools, an object")(lambda t: [*REQ, "--tools", tools(t, {"a": 1})])
+case("tools, ints")(lambda t: [*REQ, "--tools", tools(t, [1, 2])])
+case("tools, not UTF-8")(lambda t: [*REQ, "--tools", tools(t, b"\xff\xfe[]")])
+case("tools, no function")(lambda t: [*REQ, "--tools", tools(t, [{"type": "function"}])])
+case("messages, ints")(lambda t: [*REQ, "--messages", write(t, "m.json", "[1, 2]")])
+case("messages, an object")(lambda t: [*REQ, "--messages", write(t, "m.json", '{"role": "user"}')])
+case("messages, no role")(lambda t: [*REQ, "--messages", write(t, "m.json", '[{"content": "x"}]')])
+case("messages, empty")(lambda t: [*REQ, "--messages", write(t, "m.json", "[]")])
+case("chunking random:1:0")(lambda t: [*REQ, "--chunking", "random:1:0"])
+case("chunking k:0")(lambda t: [*REQ, "--chunking", "k:0"])
+case("chunking banana")(lambda t: [*REQ, "--chunking", "banana"])
+case("chat-template-kwargs, a list")(lambda t: [*REQ, "--chat-template-kwargs", "[1]"])
+case("chat-template-kwargs, bad JSON")(lambda t: [*REQ, "--chat-template-kwargs", "{bad"])
+case("chat-template-kwargs, a clash")(lambda t: [*REQ, "--chat-template-kwargs", '{"tokenize": false}'])
+case("max-tokens -5")(lambda t: [*REQ, "--max-tokens", "-5"])
+case("max-tokens -5 (record)")(lambda t: ["record", "--text", "x", "--max-tokens", "-5", "-o", t / "r.jsonl"])
+case("tool-choice without tools")(lambda t: [*REQ, "--tool-choice", "get_weather"])
+case("check --fuzz -1")(lambda t: ["check", "--text", "x", "--fuzz", "-1"])
+
+
+# -- tokenizers -------------------------------------------------------------------
+@case("tokenizer.json without added_tokens")
+def _(t):
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    src = json.loads((ensure_tokenizer("qwen3") / "tokenizer.json").read_text(encoding="utf-8"))
+    del src["added_tokens"]
+    (t / "tok").mkdir()
+    write(t / "tok", "tokenizer.json", json.dumps(src))
+    return ["replay", "--text", "x", "--tokenizer", t / "tok"]
+
+
+@case("tokenizer.json, invalid JSON")
+def _(t):
+    (t / "tok").mkdir()
+    write(t / "tok", "tokenizer.json", "{")
+    return ["replay", "--text", "x", "--tokenizer", t / "tok"]
+
+
+case("tokenizer, a folder without one")(lambda t: ["replay", "--text", "x", "--tokenizer", t])
+
+
+# -- configs ----------------------------------------------------------------------
+def config(t, text: str | bytes, name: str = "c.toml") -> Path:
+    return write(t, name, text)
+
+
+CFG = ("replay", "--text", "x", "--config")
+TEACHING = f'extends = "{PARSERS_DIR / "teaching.toml"}"\nname = "t"\n'
+case("config, TOML syntax")(lambda t: [*CFG, config(t, 'name = "x\n')])
+case("config, unknown state")(lambda t: [*CFG, config(t, TEACHING + 'initial_state = "CONTNET"\n')])
+case("config, bad transition")(lambda t: [*CFG, config(t, TEACHING + 'transitions = [{ from = 1 }]\n')])
+case("config, missing extends")(lambda t: [*CFG, config(t, 'extends = "nope"\nname = "x"\n')])
+case("config, not UTF-8")(lambda t: [*CFG, config(t, 'name = "caf\xe9"\n'.encode("latin-1"))])
+case("config, missing file")(lambda t: [*CFG, t / "nope.toml"])
+case("config, refused callable")(lambda t: [*CFG, config(t, TEACHING + 'arg_converter = "os:system"\n')])
+case("config, callable kwargs not a table")(lambda t: [*CFG, config(
+    t, TEACHING + 'arg_converter = { call = "vllm.parser.granite:_granite_arg_converter", kwargs = 5 }\n')])
+case("config, parser_class not a class")(lambda t: [*CFG, config(
+    t, TEACHING + 'parser_class = "vllm.parser.granite:_granite_arg_converter"\n')])
+
+
+@case("config, circular extends")
+def _(t):
+    config(t, 'extends = "b.toml"\nname = "a"\n', "a.toml")
+    config(t, 'extends = "a.toml"\nname = "b"\n', "b.toml")
+    return [*CFG, t / "a.toml"]
+
+
+@case("config, extends a non-UTF-8 file")
+def _(t):
+    config(t, b'name = "\xff"\n', "base.toml")
+    return [*CFG, config(t, 'extends = "base.toml"\nname = "x"\n')]
+
+
+# -- plugins ----------------------------------------------------------------------
+PLUG = ("replay", "--text", "x", "--plugin")
+case("plugin, missing")(lambda t: [*PLUG, t / "nope.py"])
+case("plugin, raises")(lambda t: [*PLUG, write(t, "p1.py", "raise RuntimeError('nope')\n")])
+case("plugin, syntax error")(lambda t: [*PLUG, write(t, "p2.py", "def f(:\n")])
+case("plugin, not UTF-8")(lambda t: [*PLUG, write(t, "p3.py", b"x = '\xff'\n")])
+
+
+# -- output paths -----------------------------------------------------------------
+case("export-config -o missing dir")(lambda t: ["export-config", "qwen3", "-o", t / "missing" / "x.toml"])
+case("export-config --all onto a file")(lambda t: ["export-config", "--all", write(t, "f.toml", "x")])
+case("replay --save onto an existing file")(lambda t: ["replay", "--text", "x", "--save", write(t, "r.jsonl", "keep")])
+case("replay --save onto a directory")(lambda t: ["replay", "--text", "x", "--save", t])
+case("record -o onto an existing file")(lambda t: ["record", "--text", "x", "-o", write(t, "r.jsonl", "keep")])
+case("export -o missing dir")(lambda t: ["export", "--text", "x", "-o", t / "missing" / "test_x.py"])
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_bad_input_is_one_line(run_cli, tmp_path, name):
+    argv = [str(a) for a in CASES[name](tmp_path)]
+    if argv[0] in JSON_COMMANDS:
+        argv.append("--json")
+    code, out, err = run_cli(*argv)
+    assert "Traceback" not in out + err, err
+    assert code == 2, (code, err, out[:300])
+    assert err.count("\n") == 1 and err.startswith(f"workbench {argv[0]}: error: "), err
+    assert out == "", out[:300]
+    for keep in tmp_path.glob("r.jsonl"):
+        assert keep.read_text() == "keep"  # an existing file is never overwritten
+
+
+def test_there_are_at_least_40_cases():
+    assert len(CASES) >= 40
+
+
+def test_tools_for_the_good_path_still_work(run_cli, tmp_path):
+    """The harness is not vacuous: the same flags with good values succeed."""
+    code, out, err = run_cli("replay", "--text", "x", "--tool-parser", "hermes", "--tools",
+                             tools(tmp_path, WEATHER_TOOLS), "--chunking", "random:1:2", "--json")
+    assert code == 0 and json.loads(out)["text"] == "x", err
+    code, out, err = run_cli("replay", recording(tmp_path, lambda ls: None), "--json")
+    assert code == 0 and err == "", err

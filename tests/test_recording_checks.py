@@ -1,0 +1,109 @@
+"""Recordings are checked against the tokenizer and survive crashes; outputs are never
+overwritten unasked; --json stdout is one object even when a parser logs an error."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import SEED_TEXT
+from workbench.core import recording as rec
+from workbench.core.config_io import PARSERS_DIR
+
+SEED = PARSERS_DIR / "recordings" / "hermes" / "seed_weather.jsonl"
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def test_a_cut_last_line_replays_its_prefix_with_a_note(run_cli, tmp_path):
+    lines = SEED.read_text().splitlines(keepends=True)
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text("".join(lines[:6]) + lines[6][:20])  # a crash in the middle of writing line 7
+    code, out, err = run_cli("replay", cut, "--json")
+    assert code == 0, err
+    assert "note: cut at line 7, the stream did not finish" in err
+    assert len(json.loads(out)["rows"]) == 5
+    # A whole line that is not JSON is corruption, not a cut: refused.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("".join(lines[:6]) + lines[6][:20] + "\n" + "".join(lines[7:]))
+    code, _, err = run_cli("replay", bad)
+    assert code == 2 and "line 7: invalid JSON" in err
+
+
+def test_a_killed_record_is_marked_as_cut_short(run_cli, tmp_path):
+    lines = SEED.read_text().splitlines(keepends=True)
+    assert json.loads(lines[-1])["finish_reason"] == "stop"
+    prefix = tmp_path / "killed.jsonl"
+    prefix.write_text("".join(lines[:9]))  # every line whole, as flushed before a kill
+    r = rec.load(prefix)
+    assert len(r.deltas) == 8 and r.notes == ["cut short: no delta has a finish_reason, the stream did not finish"]
+    code, _, err = run_cli("replay", prefix, "--json")
+    assert code == 0 and "cut short" in err
+
+
+def test_tokenizer_mismatch_is_an_error_or_a_note_with_force(run_cli, tmp_path):
+    lines = SEED.read_text().splitlines(keepends=True)
+    header = json.loads(lines[0])
+    header["tokenizer"]["sha256"] = "0" * 64
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps(header) + "\n" + "".join(lines[1:]))
+    code, out, err = run_cli("replay", other, "--json")
+    assert code == 2 and out == "" and "sha256" in err and "--force" in err and err.count("\n") == 1
+    code, out, err = run_cli("replay", other, "--json", "--force")
+    assert code == 0 and "note: tokenizer 'qwen3' has sha256" in err
+    assert json.loads(out)["stream"]["tool_calls"][0]["name"] == "get_weather"
+
+
+def test_an_out_of_vocabulary_id_is_refused_not_dropped(run_cli, tmp_path):
+    # The issue: with k:2 such an id dropped text ("Weather is needed." -> "Weather needed.").
+    lines = SEED.read_text().splitlines(keepends=True)
+    delta = json.loads(lines[3])
+    delta["token_ids"] = [10 ** 9]
+    oov = tmp_path / "oov.jsonl"
+    oov.write_text("".join(lines[:3]) + json.dumps(delta) + "\n" + "".join(lines[4:]))
+    code, _, err = run_cli("replay", oov, "--chunking", "k:2")
+    assert code == 2 and "delta 3: token id 1000000000 is outside tokenizer 'qwen3'" in err
+
+
+def test_finish_reasons_are_vllms():
+    from vllm.v1.engine import FINISH_REASON_STRINGS
+
+    assert rec.FINISH_REASONS == FINISH_REASON_STRINGS
+
+
+def test_save_refuses_an_existing_file_unless_forced(run_cli, tmp_path):
+    out = tmp_path / "rec.jsonl"
+    out.write_text("mine")
+    code, _, err = run_cli("replay", "--text", "hi", "--save", out)
+    assert code == 2 and "--force" in err and out.read_text() == "mine"
+    code, _, err = run_cli("replay", "--text", "hi", "--save", out, "--force")
+    assert code == 0 and rec.load(out).text == "hi"
+
+
+RUN_AFTER_ENGINE_LOGGING = """
+import sys
+import workbench.core.env
+from vllm.config import LoggingConfig
+from vllm.logger import configure_logging
+configure_logging(LoggingConfig())  # what LLMEngine does at start-up: vLLM's console handler
+from workbench.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_json_stdout_is_one_object_when_a_parser_logs_an_error(tmp_path, tools_file):
+    """A fresh process (vLLM binds its log stream when it configures logging, stdout unless
+    VLLM_LOGGING_STREAM says otherwise), configured as an engine start configures it."""
+    text = SEED_TEXT.replace('{"city": "Paris"}', "{bad}")
+    env = {k: v for k, v in os.environ.items() if k != "VLLM_LOGGING_STREAM"} | {"PYTHONPATH": str(ROOT)}
+    proc = subprocess.run([sys.executable, "-c", RUN_AFTER_ENGINE_LOGGING, "replay", "--text", text,
+                           "--tool-parser", "hermes", "--reasoning-parser", "qwen3", "--tools", str(tools_file),
+                           "--json"], capture_output=True, text=True, env=env, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    data = json.loads(proc.stdout)  # exactly one object: a log line before it would break this
+    assert proc.stdout.count("\n") == 1
+    logged = [line for r in data["rows"] for line in r["logs"]] + data["nonstream"].get("logs", [])
+    assert any("hermes_tool_parser" in line and "JSONDecodeError" in line for line in logged), logged
+    assert "Error in extracting tool call" in proc.stderr
