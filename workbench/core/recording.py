@@ -135,9 +135,10 @@ def load(path: str | Path) -> Recording:
             if header is None:
                 header = _check_header(obj, where)
                 continue
-            if finished_at is not None:
-                raise WorkbenchError(f"{where}: a delta after the finish_reason at line {finished_at}")
             delta = _check_delta(obj, where)
+            if finished_at is not None and delta.finish_reason != "error":
+                # Only an error row (a capture cut after the finish) may follow the finish.
+                raise WorkbenchError(f"{where}: a delta after the finish_reason at line {finished_at}")
             if delta.finish_reason is not None:
                 finished_at = n
             deltas.append(delta)
@@ -159,13 +160,15 @@ def check_tokenizer(r: Recording, name: str, tokenizer, force: bool = False) -> 
     problems = []
     recorded = r.header["tokenizer"]
     if name != recorded["name"]:
-        problems.append(f"replayed with tokenizer {name!r}, recorded with {recorded['name']!r}")
+        problems.append(f"the header names {recorded['name']!r}")
     sha = tokenizer_sha256(ensure_tokenizer(name))
     if recorded.get("sha256") and sha != recorded["sha256"]:
-        problems.append(f"tokenizer {name!r} has sha256 {sha[:12]}, the recording's has "
-                        f"{recorded['sha256'][:12]}")
-    if problems and not force:
-        raise WorkbenchError(f"{'; '.join(problems)} (--force replays anyway)")
+        problems.append(f"its sha256 is {sha[:12]}, the header's {recorded['sha256'][:12]}")
+    if problems:
+        whose = "the server's" if (r.header.get("origin") or {}).get("kind") == "capture" else "the recording's"
+        problems = [f"tokenizer {name} is not {whose}: {'; '.join(problems)}"]
+        if not force:
+            raise WorkbenchError(f"{problems[0]} (--force replays anyway)")
     vocab = len(tokenizer)
     bad = next((i for i in r.prompt_token_ids if i >= vocab), None)
     if bad is not None:
