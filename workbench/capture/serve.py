@@ -59,8 +59,7 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
         cmd += ["--enable-auto-tool-choice", "--tool-call-parser", tool_parser]
     if reasoning_parser:
         cmd += ["--reasoning-parser", reasoning_parser]
-    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_ENABLE_V1_MULTIPROCESSING": "0",
-           "VLLM_LOGGING_STREAM": "ext://sys.stdout"}
+    env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_LOGGING_STREAM": "ext://sys.stdout"}
     t0 = time.perf_counter()
     out = log.open("w")
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
