@@ -186,13 +186,14 @@ fewest tokens that still show it."""),
     ("code", """report = wb.check(fuzz=20)
 [f.headline() for f in report.findings]"""),
     ("code", """wb.minimal_text()"""),
-    ("code", """wb.replay_minimal()              # the shrunk case, streamed in the same widget
-[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("code", """small = wb.minimal_workbench()   # the shrunk case, in a widget of its own
+display(small)
+[(d.field, d.equal, d.first_step) for d in small.model.final["diffs"]]"""),
     ("md", """**Export the shrunk case.** A standalone pytest file with the tokens, the request and the
 groupings (the findings are re-checked for this stream); it imports only vLLM and fails now,
 as it should until the parser is fixed."""),
     ("code", """out = Path(tempfile.mkdtemp()) / "test_hermes_truncated.py"
-wb.export(str(out))
+small.export(str(out))
 print(out.read_text()[:1200])"""),
 ]
 

@@ -284,3 +284,17 @@ def test_stop_reaches_a_real_kernel_while_the_run_button_runs():
     started, at, after, total, running = nb.cells[2].outputs[0].text.split()
     assert started == "True" and running == "False"
     assert 0 < int(at) == int(after) < int(total)  # rows came, then nothing after the Stop
+
+
+def test_the_minimal_case_streams_in_a_widget_of_its_own():
+    from workbench import Workbench
+
+    wb = Workbench(recording=TRUNCATED)
+    wb.run()
+    rows = list(wb.rows)
+    wb.check(fuzz=0)
+    small = wb.minimal_workbench()
+    assert wb.rows == rows and wb.model.inputs.source == "recording"  # this one keeps its stream
+    assert small is not wb and small.model.inputs.text == wb.minimal_text()
+    assert (small.model.inputs.tool_parser, small.model.inputs.tools) == ("hermes", wb.model.inputs.tools)
+    assert 0 < len(small.rows) < len(rows) and small.model.final["first_step"] is not None

@@ -145,6 +145,23 @@ class CheckActions:
         self._status(f"minimal text: {len(self.model.rows)} deltas; " + self._summary())
         return self.model.rows
 
+    def minimal_workbench(self):
+        """The shrunk minimal text streamed in a new widget of its own (same tokenizer,
+        parser and request), so this widget keeps its stream."""
+        from dataclasses import asdict
+
+        from workbench.errors import WorkbenchError
+
+        text = self.minimal_text()
+        if text is None:
+            raise WorkbenchError("no minimal text yet: run Check first")
+        inputs = asdict(self.model.inputs) | {"source": "text", "recording": None,
+                                               "prompt_token_ids": None}
+        del inputs["text"]
+        small = type(self)(text, **inputs)
+        small.run()
+        return small
+
     def export(self, path: str | None = None):
         """A standalone pytest file for this case (fails while the bug is there)."""
         from workbench.check import export as ex
