@@ -18,7 +18,7 @@ import inspect
 from functools import cache
 from pathlib import Path
 
-from workbench.core import config_io
+from workbench.core import config_io, vllm_compat as compat
 from workbench.core.config_build import TABLE_KEYS
 from workbench.core.config_render import header, render
 from workbench.errors import WorkbenchError, close_matches
@@ -78,9 +78,10 @@ def alias(name: str) -> str | None:
     by_class = {cls: fam for fam, cls in families().items()}
     for get in (ToolParserManager.get_tool_parser, ReasoningParserManager.get_reasoning_parser):
         try:
-            engine = getattr(get(name), "_parser_engine_cls", None)
+            cls = get(name)
         except Exception:  # not registered under this manager, or its module fails to import
             continue
+        engine = compat.adapter_engine_cls(cls)
         if engine in by_class:
             return by_class[engine]
     return None

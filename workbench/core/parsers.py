@@ -12,6 +12,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from workbench.core.vllm_compat import TOOL_STRICT_LEVEL
 from workbench.errors import WorkbenchError, close_matches
 
 
@@ -20,8 +21,7 @@ class ParserSpec:
     tool_parser: str | None = None
     reasoning_parser: str | None = None
     config: str | None = None  # path to a parsers/*.toml file
-    # Passed to get_parser explicitly: its default is "auto" in vLLM 0.32, None in 0.33.
-    tool_strict_level: str = "auto"
+    tool_strict_level: str = TOOL_STRICT_LEVEL  # passed explicitly (vllm_compat: 0.32 vs 0.33)
 
     def label(self) -> str:
         if self.config:

@@ -1,8 +1,7 @@
 """The installed vLLM version (recorded in every recording header).
 
-The pinned version lives in setup/vllm-version. The workbench only calls APIs that
-0.32 and 0.33 share; where a default differs (``get_parser(tool_strict_level=)``:
-"auto" in 0.32, None in 0.33) the value is passed explicitly (core/parsers.py).
+The pinned version lives in setup/vllm-version; what the workbench knows about
+differences between vLLM versions is in core/vllm_compat.py.
 """
 
 from __future__ import annotations

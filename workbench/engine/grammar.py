@@ -11,7 +11,8 @@ numbers are the engine's.
 
 The engine core has one reasoning-parser class (``--reasoning-parser``), but
 requests on this engine may each use another: ``watch(id, reasoner_cls)`` makes
-vLLM's own ``_get_reasoner`` build that request's gate from its class.
+vLLM's own ``_get_reasoner`` build that request's gate from its class. The wrapping
+and the private reads are in core/vllm_compat.py.
 """
 
 from __future__ import annotations
@@ -21,13 +22,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from workbench.core import vllm_compat as compat
+
 SOURCE = "engine"  # read from vLLM's StructuredOutputManager in process (not recomputed)
 WRAPPED = "StructuredOutputManager.grammar_bitmask"
 
 
 @dataclass
 class MaskEntry:
-    gate_open: bool | None  # None: vLLM's gate could not be read
+    gate_open: bool
     terminated: bool
     allowed: int
     row: np.ndarray  # uint32 words, a copy (vLLM reuses its buffer every step)
@@ -40,12 +43,7 @@ class MaskEntry:
 
 def structured_output_manager(engine):
     """The engine core's StructuredOutputManager, or None (e.g. a multiprocess engine)."""
-    core = getattr(getattr(engine, "engine_core", None), "engine_core", None)
-    if core is None:
-        return None
-    sched = getattr(core, "scheduler", None)
-    return getattr(sched, "structured_output_manager", None) or getattr(
-        core, "structured_output_manager", None)
+    return compat.structured_output_manager(engine)
 
 
 class GrammarProbe:
@@ -60,28 +58,12 @@ class GrammarProbe:
             return
         self.vocab_size = self.som.vllm_config.model_config.get_vocab_size()
         self._tail = np.uint32((1 << (self.vocab_size % 32)) - 1) if self.vocab_size % 32 else None
-        original = type(self.som).grammar_bitmask.__get__(self.som)
-        get_reasoner = type(self.som)._get_reasoner.__get__(self.som)
-        probe, som = self, self.som
+        compat.wrap_grammar_bitmask(self.som, self._on_mask)
+        compat.reasoner_per_request(self.som, self.reasoners)
 
-        def grammar_bitmask(requests, structured_output_request_ids, scheduled_spec_decode_tokens):
-            out = original(requests, structured_output_request_ids, scheduled_spec_decode_tokens)
-            if out is not None and probe.groups:
-                probe._record(out, requests, structured_output_request_ids,
-                              scheduled_spec_decode_tokens)
-            return out
-
-        def _get_reasoner(request):
-            if request.request_id not in probe.reasoners:
-                return get_reasoner(request)
-            engine_cls, som.reasoner_cls = som.reasoner_cls, probe.reasoners[request.request_id]
-            try:
-                return get_reasoner(request)
-            finally:
-                som.reasoner_cls = engine_cls
-
-        self.som.grammar_bitmask = grammar_bitmask
-        self.som._get_reasoner = _get_reasoner
+    def _on_mask(self, out, requests, structured_output_request_ids, scheduled_spec_decode_tokens) -> None:
+        if out is not None and self.groups:
+            self._record(out, requests, structured_output_request_ids, scheduled_spec_decode_tokens)
 
     def watch(self, request_id: str, reasoner_cls: type | None = None) -> None:
         self.groups[request_id] = deque()
@@ -107,13 +89,8 @@ class GrammarProbe:
                 self.groups[req_id].append(group)
             row += n
 
-    def _gate(self, request) -> bool | None:
-        # The same call grammar_bitmask makes to decide whether the mask applies
-        # (constraint_start 0: reasoning has ended, or no reasoning gate at all).
-        try:
-            return self.som._get_constraint_bounds(request, ()).constraint_start == 0
-        except Exception:  # a vLLM version without this private helper
-            return None
+    def _gate(self, request) -> bool:
+        return compat.gate_open(self.som, request)
 
     def _count(self, words: np.ndarray) -> int:
         full = len(words) if self._tail is None else len(words) - 1

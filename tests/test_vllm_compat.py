@@ -1,0 +1,103 @@
+"""Every vLLM internal the workbench reads (core/vllm_compat.py) exists in the installed
+vLLM; when one is gone the failure names the attribute and the vLLM version."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+
+from workbench.core import machine, vllm_compat as compat
+from workbench.core.versions import vllm_version
+
+
+def _composed(tokenizer, tool, reasoning):
+    from workbench.core.parsers import ParserSpec, compose
+
+    cls = compose(ParserSpec(tool, reasoning), tokenizer)
+    return cls(tokenizer, [], chat_template_kwargs={}, model_config=None)
+
+
+def _adapters(tokenizer):
+    parser = _composed(tokenizer, "qwen3_coder", "qwen3")
+    return parser.reasoning_parser, parser.tool_parser
+
+
+def _som_class():
+    from vllm.v1.structured_output import StructuredOutputManager
+
+    return StructuredOutputManager
+
+
+def _set_in_init(cls, attr):
+    """Whether ``cls.__init__`` assigns ``self.attr`` (an instance attribute with no engine built)."""
+    return f"self.{attr} =" in inspect.getsource(cls.__init__) or f"self.{attr}:" in inspect.getsource(cls.__init__)
+
+
+def _harmony_class():
+    from vllm.parser.harmony import HarmonyParser
+
+    return HarmonyParser
+
+
+def _streaming_engine_class():
+    from vllm.parser.engine.streaming_parser_engine import StreamingParserEngine
+
+    return StreamingParserEngine
+
+
+# "Class.attribute" -> whether the installed vLLM has it, read on a real object where it is an
+# instance attribute. A new entry in vllm_compat without a line here fails the test.
+HAS = {
+    "ParserEngine._engine": lambda tok: hasattr(_adapters(tok)[0]._parser_engine, "_engine"),
+    "ParserEngineReasoningAdapter._parser_engine": lambda tok: hasattr(_adapters(tok)[0], "_parser_engine"),
+    "ParserEngineToolAdapter._parser_engine": lambda tok: hasattr(_adapters(tok)[1], "_parser_engine"),
+    "ParserEngineReasoningAdapter._parser_engine_cls": lambda tok: hasattr(type(_adapters(tok)[0]),
+                                                                           "_parser_engine_cls"),
+    "ParserEngineToolAdapter._parser_engine_cls": lambda tok: hasattr(type(_adapters(tok)[1]),
+                                                                      "_parser_engine_cls"),
+    "HarmonyParser._parser": lambda tok: _set_in_init(_harmony_class(), "_parser"),
+    "HarmonyParser._normalize_recipient": lambda tok: callable(getattr(_harmony_class(), "_normalize_recipient", None)),
+    "Parser._stream_state": lambda tok: hasattr(_composed(tok, "hermes", "qwen3"), "_stream_state"),
+    "StructuredOutputManager._get_constraint_bounds": lambda tok: hasattr(_som_class(), "_get_constraint_bounds"),
+    "StreamingParserEngine.feed": lambda tok: callable(getattr(_streaming_engine_class(), "feed", None)),
+    "StreamingParserEngine.finish": lambda tok: callable(getattr(_streaming_engine_class(), "finish", None)),
+    "StructuredOutputManager.grammar_bitmask": lambda tok: callable(getattr(_som_class(), "grammar_bitmask", None)),
+    "StructuredOutputManager.reasoner_cls": lambda tok: _set_in_init(_som_class(), "reasoner_cls"),
+    "StructuredOutputManager._get_reasoner": lambda tok: callable(getattr(_som_class(), "_get_reasoner", None)),
+}
+
+
+@pytest.mark.parametrize("name", sorted({**compat.PRIVATE, **compat.WRAPPED, **compat.SET}))
+def test_installed_vllm_has_every_internal_the_workbench_reads(name, qwen3_tokenizer):
+    assert HAS[name](qwen3_tokenizer), (
+        f"vLLM {vllm_version()} has no {name}: workbench/core/vllm_compat.py reads it for "
+        f"{({**compat.PRIVATE, **compat.WRAPPED, **compat.SET})[name]}")
+
+
+def test_the_seam_reads_real_parsers(qwen3_tokenizer):
+    reasoning, tool = _adapters(qwen3_tokenizer)
+    assert set(machine.engines(_composed(qwen3_tokenizer, "qwen3_coder", "qwen3"))) == {"reasoning", "tool"}
+    assert machine.engines(_composed(qwen3_tokenizer, "hermes", None)) == {}  # legacy: no engine
+    assert compat.adapter_engine_cls(type(reasoning)) is type(compat.adapter_engine(reasoning))
+    hermes = _composed(qwen3_tokenizer, "hermes", "qwen3")
+    assert compat.stream_state(hermes).reasoning_ended is False
+    assert machine.phase(hermes) == "reasoning"
+
+
+def test_a_missing_internal_fails_loudly_with_its_name_and_the_version(qwen3_tokenizer):
+    parser = _composed(qwen3_tokenizer, "hermes", "qwen3")
+    del parser._stream_state  # as if vLLM had renamed it
+    with pytest.raises(compat.CompatError) as e:
+        machine.phase(parser)
+    assert "Parser._stream_state" in str(e.value) and f"vLLM {vllm_version()}" in str(e.value)
+
+    class OldManager:  # a StructuredOutputManager without the private gate helper
+        pass
+
+    with pytest.raises(compat.CompatError, match="StructuredOutputManager._get_constraint_bounds"):
+        compat.gate_open(OldManager(), request=None)
+    with pytest.raises(compat.CompatError, match="StructuredOutputManager.grammar_bitmask"):
+        compat.wrap_grammar_bitmask(OldManager(), lambda *a: None)
+    with pytest.raises(compat.CompatError, match="StructuredOutputManager._get_reasoner"):
+        compat.reasoner_per_request(OldManager(), {})

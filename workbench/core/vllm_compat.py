@@ -1,0 +1,221 @@
+"""The one seam onto vLLM's internals: every private attribute the workbench reads,
+every vLLM method it wraps, and what it knows about vLLM versions.
+
+vLLM has no public API for these views (a parser's state machines and stream
+state, the engine core's grammar bitmask and its reasoning gate), so they are read
+here and nowhere else. ``PRIVATE`` and ``WRAPPED`` list them;
+tests/test_vllm_compat.py reads each one on real vLLM objects. When a vLLM version
+no longer has one, the read raises ``CompatError`` naming the attribute and the
+version, never a silent None.
+
+Versions (the workbench calls only what 0.32 and 0.33 share):
+- ``ParserManager.get_parser(tool_strict_level=)`` defaults to "auto" in 0.32 and to
+  None in 0.33, so ``TOOL_STRICT_LEVEL`` is always passed explicitly;
+- ``LLMEngine.add_request`` (0.32) takes no ``reasoning_ended`` /
+  ``reasoning_parser_kwargs``, so the engine stepper sets those two fields on the
+  ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (engine/stepper.py ``_add``);
+- 0.33 adds ``set_prompt_token_ids`` on parsers, engines and adapters.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+
+from workbench.core.versions import vllm_version
+from workbench.errors import WorkbenchError
+
+TOOL_STRICT_LEVEL = "auto"  # 0.32's default, passed explicitly (0.33's default is None)
+
+# "Class.attribute" -> what the workbench reads it for (vLLM file that defines it)
+PRIVATE = {
+    "ParserEngine._engine": "the StreamingParserEngine of a declarative parser: its state and "
+                            "events (vllm/parser/engine/parser_engine.py)",
+    "ParserEngineReasoningAdapter._parser_engine": "the ParserEngine behind an engine-based reasoning "
+                                                   "parser (vllm/parser/engine/adapters.py)",
+    "ParserEngineToolAdapter._parser_engine": "the ParserEngine behind an engine-based tool parser "
+                                              "(vllm/parser/engine/adapters.py)",
+    "ParserEngineReasoningAdapter._parser_engine_cls": "which engine family a registered reasoning "
+                                                       "parser adapts (vllm/parser/engine/adapters.py)",
+    "ParserEngineToolAdapter._parser_engine_cls": "which engine family a registered tool parser adapts "
+                                                  "(vllm/parser/engine/adapters.py)",
+    "HarmonyParser._parser": "the openai_harmony StreamableParser: its current channel and recipient "
+                             "(vllm/parser/harmony.py)",
+    "HarmonyParser._normalize_recipient": "the recipient as HarmonyParser names it (vllm/parser/harmony.py)",
+    "Parser._stream_state": "the phase parse_delta is in: reasoning_ended, prompt_reasoning_checked "
+                            "(vllm/parser/abstract_parser.py)",
+    "StructuredOutputManager._get_constraint_bounds": "whether the grammar gate is open for a request "
+                                                      "(vllm/v1/structured_output/__init__.py)",
+    "StructuredOutputManager._get_reasoner": "building each request's grammar gate from its own "
+                                             "reasoning parser (vllm/v1/structured_output/__init__.py)",
+}
+# Methods wrapped on one instance (the wrapper calls the original and returns its result).
+WRAPPED = {
+    "StreamingParserEngine.feed": "keep the SemanticEvents of each delta",
+    "StreamingParserEngine.finish": "keep the SemanticEvents of the end of the stream",
+    "StructuredOutputManager.grammar_bitmask": "keep the engine's grammar mask per step",
+    "StructuredOutputManager._get_reasoner": "build a request's gate from that request's reasoning parser",
+}
+# Engine-core state swapped per request (the chat server sets it once, from --reasoning-parser).
+SET = {
+    "StructuredOutputManager.reasoner_cls": "the reasoning parser class that gates the grammar",
+}
+
+
+class CompatError(WorkbenchError):
+    """The installed vLLM lacks an internal the workbench reads."""
+
+
+def _gone(owner: str, attr: str) -> CompatError:
+    why = PRIVATE.get(f"{owner}.{attr}") or WRAPPED.get(f"{owner}.{attr}") or SET.get(f"{owner}.{attr}", "")
+    return CompatError(f"vLLM {vllm_version()} has no {owner}.{attr} (the workbench reads it for "
+                       f"{why.split(' (')[0]}; see workbench/core/vllm_compat.py)")
+
+
+def read(obj, owner: str, attr: str):
+    """``obj.attr`` for an attribute listed in PRIVATE; loud when vLLM dropped it."""
+    try:
+        return getattr(obj, attr)
+    except AttributeError:
+        raise _gone(owner, attr) from None
+
+
+# -- parsers ------------------------------------------------------------------------
+@cache
+def _classes():
+    from vllm.parser.abstract_parser import Parser
+    from vllm.parser.engine.adapters import ParserEngineReasoningAdapter, ParserEngineToolAdapter
+    from vllm.parser.engine.parser_engine import ParserEngine
+
+    return Parser, ParserEngine, (ParserEngineReasoningAdapter, ParserEngineToolAdapter)
+
+
+def is_parser_engine(parser) -> bool:
+    """Whether ``parser`` is one declarative ParserEngine (both roles in one machine)."""
+    return parser is not None and isinstance(parser, _classes()[1])
+
+
+def streaming_engine(parser_engine):
+    """The StreamingParserEngine a ParserEngine feeds."""
+    return read(parser_engine, "ParserEngine", "_engine")
+
+
+def adapter_engine(sub_parser):
+    """The ParserEngine behind an engine-based reasoning/tool parser; None for a legacy one."""
+    for base in _classes()[2]:
+        if isinstance(sub_parser, base):
+            return read(sub_parser, base.__name__, "_parser_engine")
+    return None
+
+
+def adapter_engine_cls(parser_cls):
+    """The ParserEngine class a registered engine-based parser class adapts; None otherwise."""
+    adapters = _classes()[2]
+    for base in adapters:
+        if isinstance(parser_cls, type) and issubclass(parser_cls, base):
+            return read(parser_cls, base.__name__, "_parser_engine_cls")
+    return None
+
+
+def sub_parsers(parser) -> dict:
+    """role -> the reasoning / tool parser inside a composed Parser (public properties)."""
+    if parser is None or is_parser_engine(parser):
+        return {}
+    return {"reasoning": parser.reasoning_parser, "tool": parser.tool_parser}
+
+
+@cache
+def _harmony_class(cls: type) -> bool:
+    return any(c.__name__ == "HarmonyParser" and c.__module__ == "vllm.parser.harmony" for c in cls.__mro__)
+
+
+def is_harmony(parser) -> bool:
+    """Whether ``parser`` is vLLM's HarmonyParser (gpt-oss), without importing openai_harmony."""
+    return parser is not None and _harmony_class(type(parser))
+
+
+def harmony_streamable(parser):
+    """HarmonyParser's StreamableParser; None until its first token."""
+    return read(parser, "HarmonyParser", "_parser")
+
+
+def harmony_recipient(parser, recipient):
+    return read(type(parser), "HarmonyParser", "_normalize_recipient")(recipient)
+
+
+def stream_state(parser):
+    """The Parser's StreamState (reasoning_ended, prompt_reasoning_checked, ...)."""
+    return read(parser, "Parser", "_stream_state")
+
+
+def _method(obj, owner: str, method: str):
+    """The class's own ``method`` bound to ``obj`` (so wrapping twice replaces, never stacks)."""
+    try:
+        return getattr(type(obj), method).__get__(obj)
+    except AttributeError:
+        raise _gone(owner, method) from None
+
+
+def wrap(obj, owner: str, method: str, after) -> None:
+    """Wrap ``obj.method`` on this instance only: ``after(result, *args)`` sees each result."""
+    original = _method(obj, owner, method)
+
+    def wrapped(*args, **kwargs):
+        out = original(*args, **kwargs)
+        after(out, *args)
+        return out
+
+    setattr(obj, method, wrapped)
+
+
+def record_events(engine, on_events) -> None:
+    """``on_events(events)`` after each feed/finish of a StreamingParserEngine."""
+    for method in ("feed", "finish"):
+        wrap(engine, "StreamingParserEngine", method, lambda out, *_: on_events(out or ()))
+
+
+# -- the engine core's structured-output manager ---------------------------------------
+def structured_output_manager(llm):
+    """The in-process engine core's StructuredOutputManager; None when the engine core runs
+    in another process (``LLMEngine.engine_core`` is then not an InprocClient)."""
+    core = getattr(getattr(llm, "engine_core", None), "engine_core", None)
+    if core is None:
+        return None
+    sched = getattr(core, "scheduler", None)
+    som = getattr(sched, "structured_output_manager", None) or getattr(core, "structured_output_manager", None)
+    if som is None:
+        raise CompatError(f"vLLM {vllm_version()}: the in-process EngineCore has no "
+                          "scheduler.structured_output_manager (see workbench/core/vllm_compat.py)")
+    read(som, "StructuredOutputManager", "_get_constraint_bounds")  # loud at start-up, not per step
+    return som
+
+
+def wrap_grammar_bitmask(som, on_mask) -> None:
+    """``on_mask(mask, requests, request_ids, spec_tokens)`` after each grammar_bitmask call."""
+    wrap(som, "StructuredOutputManager", "grammar_bitmask", on_mask)
+
+
+def gate_open(som, request) -> bool:
+    """The call grammar_bitmask makes to decide whether the mask applies (constraint_start 0:
+    reasoning has ended, or there is no reasoning gate at all)."""
+    bounds = read(som, "StructuredOutputManager", "_get_constraint_bounds")
+    return bounds(request, ()).constraint_start == 0
+
+
+def reasoner_per_request(som, reasoners: dict) -> None:
+    """vLLM's own ``_get_reasoner`` builds the gate of a request listed in ``reasoners``
+    (internal request id -> reasoning parser class, or None for no gate) from that class
+    instead of the engine's ``--reasoning-parser`` class."""
+    get_reasoner = _method(som, "StructuredOutputManager", "_get_reasoner")
+    if not hasattr(som, "reasoner_cls"):
+        raise _gone("StructuredOutputManager", "reasoner_cls")
+
+    def _get_reasoner(request):
+        if request.request_id not in reasoners:
+            return get_reasoner(request)
+        engine_cls, som.reasoner_cls = som.reasoner_cls, reasoners[request.request_id]
+        try:
+            return get_reasoner(request)
+        finally:
+            som.reasoner_cls = engine_cls
+
+    som._get_reasoner = _get_reasoner
