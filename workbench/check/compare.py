@@ -9,8 +9,11 @@ reference (``props.first_step``).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from workbench.check import props
-from workbench.check.findings import (CHUNKING, COSMETIC, ERROR, STREAM_VS_NONSTREAM, Finding)
+from workbench.core.messages import (CHUNKING, COSMETIC, ERROR, STREAM_VS_NONSTREAM, Difference,
+                                     Final)
 
 
 def steps_of(rows) -> list[dict | None]:
@@ -18,52 +21,49 @@ def steps_of(rows) -> list[dict | None]:
     return [r.delta if r.sse and r.error is None else None for r in rows]
 
 
-def final_of(stream: dict) -> dict:
-    # Every stream opens with content "" (the server's role chunk): that alone is no finding.
-    return {"reasoning": stream.get("reasoning"), "content": stream.get("content") or None,
-            "tool_calls": stream.get("tool_calls") or [], "finish_reason": stream.get("finish_reason")}
+def final_of(stream) -> Final:
+    """A Final, from itself or from its JSON. Every stream opens with content "" (the
+    server's role chunk): that alone is no finding, so it reads as None."""
+    final = Final.of(stream)
+    return replace(final, content=None) if final.content == "" else final
 
 
-def against(rows, final: dict, reference: dict, kind: str, chunking: str,
-            ref_name: str) -> list[Finding]:
-    """One finding per field where ``final`` (from ``rows``) differs from ``reference``."""
+def against(rows, final, reference, kind: str, chunking: str, ref_name: str) -> list[Difference]:
+    """One difference per field where ``final`` (from ``rows``) differs from ``reference``."""
     found = []
+    final, reference = final_of(final).to_dict(), final_of(reference).to_dict()
     diffs = props.differences(final, reference)
     if not diffs:
         return found
     steps = steps_of(rows)
     for field, severity in diffs.items():
         raw = severity == COSMETIC
-        f = Finding(kind=kind, field=field,
-                    first_step=props.first_step(steps, reference, field, raw=raw),
-                    chunking=chunking, stream=props.raw_view(final, field),
-                    nonstream=props.raw_view(reference, field), severity=severity,
-                    detail=describe(field, final, reference, ref_name, severity))
+        a, b = props.raw_view(final, field), props.raw_view(reference, field)
         ns, nr = props.norm_view(final, field), props.norm_view(reference, field)
-        if (ns, nr) != (f.stream, f.nonstream):
-            f.normalised = {"stream": ns, "nonstream": nr}
-        found.append(f)
+        found.append(Difference(kind=kind, field=field,
+                                first_step=props.first_step(steps, reference, field, raw=raw),
+                                a=a, b=b, severity=severity, chunking=chunking,
+                                detail=describe(field, final, reference, ref_name, severity),
+                                normalised={"stream": ns, "nonstream": nr} if (ns, nr) != (a, b) else None))
     return found
 
 
-def stream_vs_nonstream(result, chunking: str) -> list[Finding]:
-    ref = dict(result.nonstream)
-    if ref.get("error"):
-        return [Finding(ERROR, "parse", None, "nonstream", None, ref["error"],
-                        detail=f"non-streaming parse raised {ref['error']}")]
-    return against(result.rows, final_of(result.stream), ref, STREAM_VS_NONSTREAM, chunking,
-                   "non-stream")
+def stream_vs_nonstream(result, chunking: str) -> list[Difference]:
+    ref = result.nonstream_final
+    if ref.error:
+        return [Difference(ERROR, "parse", None, None, ref.error, chunking="nonstream",
+                           detail=f"non-streaming parse raised {ref.error}")]
+    return against(result.rows, result.stream_final, ref, STREAM_VS_NONSTREAM, chunking, "non-stream")
 
 
-def errors(rows, chunking: str) -> list[Finding]:
-    return [Finding(ERROR, "parse_delta", r.step, chunking, r.error, None,
-                    detail=f"parse_delta raised at step {r.step}: {r.error}")
+def errors(rows, chunking: str) -> list[Difference]:
+    return [Difference(ERROR, "parse_delta", r.step, r.error, None, chunking=chunking,
+                       detail=f"parse_delta raised at step {r.step}: {r.error}")
             for r in rows if r.error][:1]
 
 
-def variant_vs_baseline(rows, stream: dict, baseline: dict, chunking: str) -> list[Finding]:
-    return against(rows, final_of(stream), final_of(baseline), CHUNKING, chunking,
-                   "one-token deltas")
+def variant_vs_baseline(rows, stream, baseline, chunking: str) -> list[Difference]:
+    return against(rows, stream, baseline, CHUNKING, chunking, "one-token deltas")
 
 
 def _calls(view) -> str:
@@ -76,6 +76,7 @@ def _short(value, width: int = 60) -> str:
 
 
 def describe(field: str, final: dict, reference: dict, ref_name: str, severity: str) -> str:
+    """One line on how ``final`` and ``reference`` (their JSON) differ in ``field``."""
     what = "only whitespace / None vs '' differs" if severity == COSMETIC else "differs"
     if field == "tool_calls":
         a, b = props.calls_raw(final), props.calls_raw(reference)

@@ -12,7 +12,8 @@ import re
 
 from workbench.check import props
 from workbench.check.compare import final_of, steps_of
-from workbench.check.findings import CONTRACT, Finding
+from workbench.core import vllm_compat as compat
+from workbench.core.messages import CONTRACT, Difference
 from workbench.core.runner import make_parser
 
 _MARKER_ATTR = re.compile(r"(^|_)(start|end|bot)_(token|str|tag)$")
@@ -34,7 +35,7 @@ def _attr_markers(obj) -> set[str]:
 
 
 def _engine_markers(obj, role: str | None) -> set[str]:
-    pe = getattr(obj, "_parser_engine", obj)
+    pe = obj if compat.is_parser_engine(obj) else compat.adapter_engine(obj)
     config = getattr(pe, "parser_engine_config", None)
     if config is None:
         return set()
@@ -53,10 +54,9 @@ def parser_markers(session) -> dict[str, list[str]]:
     if parser is None:
         return {}
     roles: dict[str, set[str]] = {}
-    if hasattr(parser, "parser_engine_config"):  # one declarative engine for both roles
+    if compat.is_parser_engine(parser):  # one declarative engine for both roles
         roles["engine"] = _engine_markers(parser, None)
-    for role in ("reasoning", "tool"):
-        sub = getattr(parser, f"_{role}_parser", None)
+    for role, sub in compat.sub_parsers(parser).items():
         if sub is not None:
             roles[role] = _attr_markers(sub) | _engine_markers(sub, role)
     if session.request.tool_choice == "none":
@@ -76,17 +76,19 @@ def markers(session) -> list[str]:
     return sorted(found)
 
 
-def findings(rows, stream: dict, nonstream: dict | None, markers_: list[str], chunking: str) -> list[Finding]:
-    """Contract problems of one stream (and marker leaks in the non-streaming answer)."""
-    final = final_of(stream)
+def findings(rows, stream, nonstream, markers_: list[str], chunking: str) -> list[Difference]:
+    """Contract problems of one stream (and marker leaks in the non-streaming answer);
+    ``stream`` and ``nonstream`` are Finals (``nonstream`` may be None)."""
+    final = final_of(stream).to_dict()
+    reference = final_of(nonstream).to_dict() if nonstream is not None else None
     out = []
     for p in props.contract_problems(steps_of(rows), markers_):
-        out.append(Finding(CONTRACT, p["field"], p["step"], chunking,
-                           props.raw_view(final, p["field"]),
-                           props.raw_view(nonstream, p["field"]) if nonstream else None,
-                           detail=p["detail"]))
-    if nonstream and not nonstream.get("error"):
-        for field, marker in props.marker_leaks(nonstream, markers_):
-            out.append(Finding(CONTRACT, field, None, "nonstream", final.get(field), nonstream.get(field),
-                               detail=f"marker {marker!r} leaked into the non-streaming {field}"))
+        out.append(Difference(CONTRACT, p["field"], p["step"], props.raw_view(final, p["field"]),
+                              props.raw_view(reference, p["field"]) if reference else None,
+                              chunking=chunking, detail=p["detail"]))
+    if reference and not reference.get("error"):
+        for field, marker in props.marker_leaks(reference, markers_):
+            out.append(Difference(CONTRACT, field, None, final.get(field), reference.get(field),
+                                  chunking="nonstream",
+                                  detail=f"marker {marker!r} leaked into the non-streaming {field}"))
     return out

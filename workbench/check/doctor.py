@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass, field, replace
 from workbench.check import props
 from workbench.check.compare import final_of
 from workbench.check.contract import parser_markers
+from workbench.core.messages import MESSAGE_FIELDS
 from workbench.core.parsers import ParserSpec, registered_names
 
 PROBLEM, NOTE = "problem", "note"
@@ -77,8 +78,8 @@ def _run(setup, spec, prompt_ids, deltas):
         result = session.replay(deltas)
     except Exception as e:  # noqa: BLE001  (listed as that parser's failure)
         return None, None, _error(e)
-    if result.nonstream.get("error"):
-        return None, None, result.nonstream["error"]
+    if result.nonstream_final.error:
+        return None, None, result.nonstream_final.error
     if result.errors:
         return None, None, f"parse_delta raised at step {result.errors[0].step}: {result.errors[0].error}"
     return session, result, None
@@ -97,12 +98,9 @@ def _hinted(tokenizer_name: str) -> set[str]:
     return set(re.findall(r"[a-z0-9_]+", DESCRIPTIONS.get(tokenizer_name, "")))
 
 
-MESSAGE_FIELDS = ("reasoning", "content", "tool_calls")  # finish_reason is the serving layer's
-
-
 def _agrees(result) -> bool:
     """Whether stream and non-stream agree on the message (cosmetic differences allowed)."""
-    diffs = props.differences(final_of(result.stream), final_of(result.nonstream), MESSAGE_FIELDS)
+    diffs = props.differences(final_of(result.stream_final), result.nonstream_final, MESSAGE_FIELDS)
     return "error" not in diffs.values()
 
 
@@ -115,18 +113,18 @@ def rank_tool_parsers(setup, reasoning, prompt_ids, deltas, report: DoctorReport
         if err:
             report.failures.append({"kind": "tool", "parser": name, "error": err})
             continue
-        calls = result.nonstream["tool_calls"]
-        streamed = result.stream["tool_calls"]
+        calls = result.nonstream_final.tool_calls
+        streamed = result.stream_final.tool_calls
         if not calls and not streamed:
             continue
         both = calls or streamed
         ranked.append({
             "parser": name, "calls": len(calls), "stream_calls": len(streamed),
-            "names": [c["name"] for c in both],
-            "known_names": all(c["name"] in names for c in both) if names else None,
-            "valid_json": all(_valid_json(c["arguments"]) for c in both),
+            "names": [c.name for c in both],
+            "known_names": all(c.name in names for c in both) if names else None,
+            "valid_json": all(_valid_json(c.arguments) for c in both),
             "stream_agrees": _agrees(result),
-            "content_left": result.nonstream["content"],
+            "content_left": result.nonstream_final.content,
             "markers_found": round(_marker_match(session, "tool", result.text), 2),
             "hinted": name in hinted})
     ranked.sort(key=lambda r: (not r["stream_agrees"], -min(r["calls"], r["stream_calls"]),
@@ -144,13 +142,13 @@ def rank_reasoning_parsers(setup, tool, prompt_ids, deltas, report: DoctorReport
         if err:
             report.failures.append({"kind": "reasoning", "parser": name, "error": err})
             continue
-        r = result.nonstream["reasoning"]
-        seen = (result.stream["content"] or "") + (result.stream["reasoning"] or "") + r if r else ""
+        r, st = result.nonstream_final.reasoning, result.stream_final
+        seen = (st.content or "") + (st.reasoning or "") + r if r else ""
         if not r or any(m in seen for m in THINK_MARKERS):
             continue  # nothing extracted, or the markup is still there
         ranked.append({"parser": name, "reasoning_chars": len(r),
                        "stream_agrees": _agrees(result),
-                       "content_left": result.nonstream["content"],
+                       "content_left": result.nonstream_final.content,
                        "markers_found": round(_marker_match(session, "reasoning", result.text), 2),
                        "hinted": name in hinted})
     ranked.sort(key=lambda r: (not r["stream_agrees"], -r["markers_found"], not r["hinted"],
@@ -198,12 +196,12 @@ def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
     if deltas is None:
         deltas = session.deltas_from_text(text, finish_reason=finish_reason)
     result = session.replay(deltas)
-    stream, nonstream = result.stream, result.nonstream
-    content = (stream.get("content") or "") + (nonstream.get("content") or "")
+    stream, nonstream = result.stream_final, result.nonstream_final
+    content = (stream.content or "") + (nonstream.content or "")
     report.setup["finish_reason"] = deltas[-1].finish_reason
 
     # Tool calls arriving as plain content.
-    if not stream["tool_calls"] and not nonstream.get("tool_calls"):
+    if not stream.tool_calls and not nonstream.tool_calls:
         tools_off = not setup.request.tools or setup.request.tool_choice == "none"
         # With tools off vLLM parses no calls at all; rank as if the request had turned them on.
         ranking = replace(setup, request=replace(setup.request, tools=setup.request.tools or [ANY_TOOL],
@@ -224,7 +222,7 @@ def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
             report.diagnoses.append(Diagnosis(
                 code, PROBLEM, f"tool calls arrive as plain content: {why}; "
                 f"{len(report.tool_parsers)} registered tool parser(s) extract calls from this text", fix,
-                {"content": _clip(stream.get("content")), "best": report.tool_parsers[0]}))
+                {"content": _clip(stream.content), "best": report.tool_parsers[0]}))
 
     # Thinking in content, or the answer in reasoning.
     tail = _prompt_tail(tok, session.prompt_ids)
@@ -237,26 +235,26 @@ def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
             report.diagnoses.append(Diagnosis(
                 "no_reasoning_parser", PROBLEM, "thinking arrives as content: no reasoning parser is configured"
                 + (" (and the prompt already opened <think>, so the output only closes it)" if opened else ""),
-                f"start vLLM with --reasoning-parser {best}", {"content": _clip(stream.get("content"))}))
+                f"start vLLM with --reasoning-parser {best}", {"content": _clip(stream.content)}))
         else:
             report.diagnoses.append(Diagnosis(
                 "thinking_in_content", PROBLEM,
                 f"thinking markup reaches the content although {working.reasoning_parser} is configured"
                 + ("; the prompt already opened <think>" if opened else ""),
                 "check the chat_template_kwargs (enable_thinking) and the reasoning parser",
-                {"content": _clip(stream.get("content")), "prompt_tail": tail}))
-    elif working.reasoning_parser and stream.get("reasoning") and not stream.get("content") \
-            and not stream["tool_calls"] and "</think>" not in result.text:
+                {"content": _clip(stream.content), "prompt_tail": tail}))
+    elif working.reasoning_parser and stream.reasoning and not stream.content \
+            and not stream.tool_calls and "</think>" not in result.text:
         report.diagnoses.append(Diagnosis(
             "answer_in_reasoning", PROBLEM,
             "the whole answer arrives as reasoning: the output never closes thinking, and the "
             f"{working.reasoning_parser} parser assumes it opened"
             + (" (the prompt closed it already)" if tail.rfind("</think>") > tail.rfind("<think>") else ""),
             'if the model did not think, pass chat_template_kwargs {"enable_thinking": false}',
-            {"reasoning": _clip(stream.get("reasoning")), "prompt_tail": tail}))
+            {"reasoning": _clip(stream.reasoning), "prompt_tail": tail}))
 
     # The old reasoning_content field.
-    if stream.get("reasoning"):
+    if stream.reasoning:
         chunk = next((r.chunk for r in result.rows if r.chunk and '"reasoning"' in r.chunk), None)
         report.diagnoses.append(Diagnosis(
             "reasoning_field", NOTE,
@@ -269,17 +267,17 @@ def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
     if deltas[-1].finish_reason == "length":
         marks = parser_markers(session).get("tool", [])
         starts = [m for m in marks if "/" not in m and m in result.text]
-        cut = [c for c in stream["tool_calls"] if not _valid_json(c["arguments"])]
+        cut = [c for c in stream.tool_calls if not _valid_json(c.arguments)]
         open_markup = any(result.text.count(s) > result.text.count(s.replace("<", "</", 1)) for s in starts)
         if cut or open_markup:
             report.diagnoses.append(Diagnosis(
                 "cut_off_call", PROBLEM,
                 "max_tokens cut the output inside a tool call (finish_reason \"length\"): "
-                + (f"call {cut[0]['index']} has incomplete arguments {cut[0]['arguments']!r}" if cut
+                + (f"call {cut[0].index} has incomplete arguments {cut[0].arguments!r}" if cut
                    else "the call markup is never closed"),
                 f"raise max_tokens (now {setup.request.max_tokens or 'the default'}); clients must treat "
                 "finish_reason \"length\" as an incomplete call",
-                {"stream_tool_calls": stream["tool_calls"], "nonstream_content": _clip(nonstream.get("content"))}))
+                {"stream_tool_calls": result.stream["tool_calls"], "nonstream_content": _clip(nonstream.content)}))
     return report
 
 

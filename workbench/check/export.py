@@ -1,8 +1,8 @@
 """Hand a case on: a standalone pytest file, or a vLLM replay-test sample.
 
 The pytest file is ``export_template.py`` with the case embedded as a Python
-literal and ``props.py`` pasted in, so it asserts exactly what ``check`` does
-and needs only vLLM and the tokenizer files. ``self_check`` runs the exported
+literal and ``core/messages.py`` + ``props.py`` pasted in, so it joins and asserts
+exactly what ``check`` does and needs only vLLM and the tokenizer files. ``self_check`` runs the exported
 tests in this process, to say up front whether they fail now.
 """
 
@@ -83,10 +83,22 @@ def build_case(session, deltas, report=None) -> dict:
     }
 
 
-def props_source() -> str:
-    text = (HERE / "props.py").read_text(encoding="utf-8")
+MESSAGES = HERE.parent / "core" / "messages.py"
+_MESSAGES_IMPORT = re.compile(r"^from workbench\.core\.messages import .*\n", re.M)
+
+
+def _body(path: Path) -> str:
+    text = path.read_text(encoding="utf-8")
     body = text.split('"""', 2)[2]  # drop the module docstring
     return body.replace("from __future__ import annotations\n", "").strip() + "\n"
+
+
+def props_source() -> str:
+    """core/messages.py then check/props.py (less its import of messages), to paste."""
+    props = _body(HERE / "props.py")
+    if len(_MESSAGES_IMPORT.findall(props)) != 1:
+        raise RuntimeError("check/props.py must import core/messages.py on one line")
+    return _body(MESSAGES) + "\n\n" + _MESSAGES_IMPORT.sub("", props)
 
 
 def render_pytest(case: dict, filename: str) -> str:
@@ -162,6 +174,7 @@ def self_check(path: str | Path, tokenizer_folder: str | None = None) -> list[tu
     old = os.environ.get("PARSER_TOKENIZER")
     if tokenizer_folder:
         os.environ["PARSER_TOKENIZER"] = tokenizer_folder
+    sys.modules[name] = module  # dataclasses look their module up while the file runs
     try:
         spec.loader.exec_module(module)
         tests = [("test_stream_joins_to_the_nonstreaming_answer", module.test_stream_joins_to_the_nonstreaming_answer, ())]

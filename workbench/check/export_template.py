@@ -30,7 +30,8 @@ os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
 
 CASE = {}  # @CASE@
 
-# -- the properties, copied from the workbench (workbench/check/props.py) --------
+# -- the message model and the properties, copied from the workbench -------------
+# (workbench/core/messages.py, then workbench/check/props.py)
 # @PROPS@
 
 
@@ -75,15 +76,6 @@ def new_parser():
                model_config=None), request
 
 
-def as_dict(msg):
-    if msg is None:
-        return None
-    return {"reasoning": msg.reasoning, "content": msg.content,
-            "tool_calls": [{"index": tc.index, "id": tc.id, "name": tc.function.name if tc.function else None,
-                            "arguments": tc.function.arguments if tc.function else None}
-                           for tc in msg.tool_calls or []]}
-
-
 def deltas_of(grouping):
     """[(token ids, text)] for a grouping: sizes over the tokens, or text held back."""
     ids, texts = CASE["token_ids"], CASE["token_texts"]
@@ -113,11 +105,11 @@ def stream(grouping):
     steps = []
     for n, (ids, text) in enumerate(deltas):
         if parser is None:
-            steps.append({"reasoning": None, "content": text, "tool_calls": []})
+            steps.append(MessageDelta(content=text).to_dict())
             continue
         msg = parser.parse_delta(text, list(ids), request, CASE["prompt_token_ids"],
                                  finished=n == len(deltas) - 1)
-        steps.append(as_dict(msg))
+        steps.append(as_json(MessageDelta.from_vllm(msg)))
     return steps, accumulate(steps)
 
 
@@ -125,20 +117,17 @@ def nonstream():
     parser, request = new_parser()
     text = "".join(CASE["token_texts"])
     if parser is None:
-        return {"reasoning": None, "content": text, "tool_calls": []}
+        return Final(content=text).to_dict()
     parser.set_prompt_token_ids(CASE["prompt_token_ids"])
     reasoning, content, calls = parser.parse(text, request, enable_auto_tools=CASE["parser"]["tool_parser"]
                                              is not None, model_output_token_ids=CASE["token_ids"])
-    return {"reasoning": reasoning if request.include_reasoning else None, "content": content,
-            "tool_calls": [{"name": c.name, "arguments": c.arguments} for c in calls or []]}
-
-
-PARSER_FIELDS = ("reasoning", "content", "tool_calls")
+    return Final(reasoning if request.include_reasoning else None, content,
+                 tuple(ToolCall(i, None, c.name, c.arguments) for i, c in enumerate(calls or []))).to_dict()
 
 
 def severe(final, reference):
     return {f: (raw_view(final, f), raw_view(reference, f))
-            for f, sev in differences(final, reference, PARSER_FIELDS).items() if sev == "error"}
+            for f, sev in differences(final, reference, MESSAGE_FIELDS).items() if sev == "error"}
 
 
 # -- the tests ---------------------------------------------------------------------

@@ -1,11 +1,10 @@
-"""The properties `workbench check` asserts, as pure functions over plain dicts.
+"""The properties `workbench check` asserts, as pure functions over a message's JSON.
 
-No imports beyond the standard library: ``workbench export`` copies this file
-verbatim into every exported pytest file, so the exported test asserts exactly
-what ``check`` found. A *delta* here is the client-side view of one chunk,
-``{"reasoning", "content", "tool_calls": [{"index", "id", "name", "arguments"}]}``
-(or None when nothing was sent); a *final* is what a client holds at the end,
-``{"reasoning", "content", "tool_calls": [{"name", "arguments"}], ...}``.
+No imports beyond the standard library and core/messages.py: ``workbench export``
+pastes both files into every exported pytest file, so the exported test asserts
+exactly what ``check`` found. A *step* is the client-side view of one chunk,
+``MessageDelta.to_dict()`` (or None when nothing was sent); a *final* is what a client
+holds at the end, a ``Final`` or its ``to_dict()``.
 """
 
 from __future__ import annotations
@@ -13,42 +12,17 @@ from __future__ import annotations
 import json
 import re
 
-FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")
+from workbench.core.messages import FIELDS, Accumulator, as_json
+
 _WS = re.compile(r"\s+")
 
 
 def accumulate(deltas) -> dict:
-    """Join chunks as an OpenAI streaming client does (tool calls keyed by index)."""
+    """The message fields (reasoning, content, tool_calls) a streaming client joins from ``deltas``."""
     acc = Accumulator()
     for d in deltas:
         acc.add(d)
-    return acc.final
-
-
-class Accumulator:
-    def __init__(self) -> None:
-        self.final = {"reasoning": None, "content": None, "tool_calls": []}
-        self._by_index = {}
-
-    def add(self, d) -> None:
-        if not d:
-            return
-        out = self.final
-        for key in ("reasoning", "content"):
-            if d.get(key) is not None:
-                out[key] = (out[key] or "") + d[key]
-        for tc in d.get("tool_calls") or []:
-            slot = self._by_index.get(tc["index"])
-            if slot is None:
-                slot = self._by_index[tc["index"]] = {"index": tc["index"], "id": None,
-                                                      "name": None, "arguments": ""}
-                out["tool_calls"].append(slot)
-            if tc.get("id") and not slot["id"]:
-                slot["id"] = tc["id"]
-            if tc.get("name"):
-                slot["name"] = (slot["name"] or "") + tc["name"]
-            if tc.get("arguments"):
-                slot["arguments"] += tc["arguments"]
+    return acc.message
 
 
 def norm_text(value) -> str:
@@ -72,11 +46,13 @@ def calls_norm(final: dict) -> list:
             for c in final.get("tool_calls") or []]
 
 
-def raw_view(final: dict, field: str):
+def raw_view(final, field: str):
+    final = as_json(final)
     return calls_raw(final) if field == "tool_calls" else final.get(field)
 
 
-def norm_view(final: dict, field: str):
+def norm_view(final, field: str):
+    final = as_json(final)
     if field == "tool_calls":
         return calls_norm(final)
     if field == "finish_reason":
@@ -84,8 +60,9 @@ def norm_view(final: dict, field: str):
     return norm_text(final.get(field))
 
 
-def differences(final: dict, reference: dict, fields=FIELDS) -> dict:
+def differences(final, reference, fields=FIELDS) -> dict:
     """field -> "error" (differs when normalised) or "cosmetic" (raw only) for differing fields."""
+    final, reference = as_json(final), as_json(reference)
     out = {}
     for field in fields:
         if field not in final or field not in reference:
@@ -127,17 +104,17 @@ def first_step(steps, reference: dict, field: str, raw: bool = False):
     the stream never contradicts the reference it fell short, and the answer is
     its last step.
     """
-    acc = Accumulator()
+    acc, reference = Accumulator(), as_json(reference)
     for n, d in enumerate(steps, 1):
         acc.add(d)
-        if d and not can_still_match(acc.final, reference, field, raw):
+        if d and not can_still_match(acc.message, reference, field, raw):
             return n
     return len(steps) or None
 
 
-def marker_leaks(final: dict, markers) -> list:
+def marker_leaks(final, markers) -> list:
     """[(field, marker)] for every parser marker found in reasoning or content."""
-    found = []
+    final, found = as_json(final), []
     for field in ("reasoning", "content"):
         text = final.get(field) or ""
         found += [(field, m) for m in markers if m and m in text]
@@ -184,7 +161,7 @@ def contract_problems(steps, markers) -> list:
         acc, step = Accumulator(), None
         for n, d in enumerate(steps, 1):
             acc.add(d)
-            if marker in (acc.final.get(field) or ""):
+            if marker in (acc.message.get(field) or ""):
                 step = n
                 break
         problems.append({"field": field, "step": step, "detail": f"marker {marker!r} leaked into {field}"})

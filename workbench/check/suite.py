@@ -12,16 +12,16 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from workbench.check import compare, contract, cost as cost_mod, groupings as G, parallel, props, shrink
-from workbench.check.findings import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Finding
 from workbench.core.deltas import Delta, deltas_from_ids
+from workbench.core.messages import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Difference, Final
 
 
 @dataclass
 class Report:
-    findings: list[Finding]
+    findings: list[Difference]
     checked: dict = field(default_factory=dict)
     cost: dict | None = None
 
@@ -49,12 +49,12 @@ class Options:
     jobs: int = 0  # processes for the groupings (0: one per core, up to 4)
 
 
-def stream(session, deltas: list[Delta]):
+def stream(session, deltas: list[Delta]) -> tuple[list, Final]:
     """Rows and accumulated stream of fresh parser instances fed ``deltas`` (no non-stream)."""
     run = session.stream()
     for d in deltas:
         run.feed(d)
-    return run.rows, run.result.to_dict()
+    return run.rows, run.result.final()
 
 
 def _signature(detail: str) -> str:
@@ -76,14 +76,14 @@ class Checker:
         one_token = all(len(d.token_ids) == 1 for d in self.deltas)
         label = "token" if one_token else (self.label or "source")
         src = self.session.replay(self.deltas)
-        self.nonstream = src.nonstream
+        self.nonstream = src.nonstream_final
         found = compare.errors(src.rows, label) + compare.stream_vs_nonstream(src, label)
-        found += contract.findings(src.rows, src.stream, src.nonstream, self.markers, label)
+        found += contract.findings(src.rows, src.stream_final, src.nonstream_final, self.markers, label)
         if one_token:
-            self.base_rows, self.base_stream = src.rows, src.stream
+            self.base_rows, self.base_stream = src.rows, src.stream_final
         else:
             self.base_rows, self.base_stream = stream(self.session, self.tokens.token_deltas)
-        self.base_final = compare.final_of(self.base_stream)
+        self.base_final = compare.final_of(self.base_stream).to_dict()
         self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
         found += self.chunking(None if one_token else (label, self.deltas), known)
@@ -114,7 +114,7 @@ class Checker:
             out.insert(0, G.Variant(label, deltas, sizes if plain else None))
         return out
 
-    def differs(self, deltas: list[Delta]) -> tuple[dict, list, dict]:
+    def differs(self, deltas: list[Delta]) -> tuple[dict, list, Final]:
         rows, st = stream(self.session, deltas)
         return props.differences(compare.final_of(st), self.base_final), rows, st
 
@@ -125,7 +125,7 @@ class Checker:
                 for p in props.contract_problems(compare.steps_of(rows), self.markers)}
         return diffs, any(r.error for r in rows), sorted(keys)
 
-    def chunking(self, source, known_contract: set) -> list[Finding]:
+    def chunking(self, source, known_contract: set) -> list[Difference]:
         t = time.perf_counter()
         variants = self.variants(source)
         probes = parallel.map_items(self.probe, variants, self.opt.jobs)
@@ -134,7 +134,7 @@ class Checker:
         base_contract = {(p["field"], _signature(p["detail"])) for p in
                          props.contract_problems(compare.steps_of(self.base_rows), self.markers)}
         failing: dict[str, list[tuple[G.Variant, str]]] = {}
-        extra: list[Finding] = []
+        extra: list[Difference] = []
         seen_contract, errored = base_contract | known_contract, False
         for v, (diffs, raised, keys) in zip(variants, probes):
             for fld, sev in diffs.items():
@@ -155,7 +155,7 @@ class Checker:
         self.timings["shrink_grouping"] = time.perf_counter() - t
         return [f for f in found if f is not None] + extra
 
-    def representative(self, fld: str, fails, total: int) -> Finding | None:
+    def representative(self, fld: str, fails, total: int) -> Difference | None:
         severe = [(v, s) for v, s in fails if s == SEVERE]
         pool = severe or fails
         shrinkable = [v for v, _ in pool if v.sizes is not None]
@@ -179,11 +179,10 @@ class Checker:
             return None
         f = found[0]
         f.extra.update(extra)
-        f.detail += f" ({len(fails)} of {total} groupings; reference: one-token deltas)"
-        return f
+        return replace(f, detail=f.detail + f" ({len(fails)} of {total} groupings; reference: one-token deltas)")
 
     # -- minimal text --------------------------------------------------------
-    def shrink_text(self, found: list[Finding]) -> None:
+    def shrink_text(self, found: list[Difference]) -> None:
         order = {"tool_calls": 0, "reasoning": 1, "content": 2}
         candidates = [f for f in found if f.severity == SEVERE and (
             (f.kind == STREAM_VS_NONSTREAM and f.chunking == "token")
@@ -213,7 +212,7 @@ class Checker:
             ts = token_stream(kept)
             if groups is None:
                 r = self.session.replay(ts.token_deltas)
-                return props.differences(compare.final_of(r.stream), r.nonstream).get(target.field) == SEVERE
+                return props.differences(compare.final_of(r.stream_final), r.nonstream_final).get(target.field) == SEVERE
             sizes, run = [], None
             for i in kept:
                 if groups[i] == run:

@@ -13,10 +13,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from itertools import zip_longest
 
 from workbench.core.deltas import Delta
+from workbench.core.messages import FIELDS, SEVERE, STEP, Difference
 from workbench.core.parsers import ParserSpec
 from workbench.core.rows import Row
 from workbench.core.session import Result, Session, Setup
@@ -24,7 +25,7 @@ from workbench.errors import WorkbenchError
 
 OUTPUT_FIELDS = ("text", "delta", "sse", "finish_reason", "error")
 MACHINE_FIELDS = ("states_before", "states", "events")
-FINAL_FIELDS = ("reasoning", "content", "tool_calls", "finish_reason", "error")
+FINAL_FIELDS = FIELDS + ("error",)
 _RANDOM_ID = re.compile(r"chatcmpl-tool-[0-9a-f]+")
 
 
@@ -40,25 +41,12 @@ def normalise(value):
 
 
 @dataclass
-class StepDiff:
-    step: int
-    a: dict | None  # the row's compared fields, None when that side has no such step
-    b: dict | None
-    output: list[str] = field(default_factory=list)  # output fields that differ
-    machine: bool = False  # states/events differ
-
-    @property
-    def same(self) -> bool:
-        return not self.output and not self.machine
-
-
-@dataclass
 class DiffResult:
     label_a: str
     label_b: str
     a: Result
     b: Result
-    steps: list[StepDiff]
+    steps: list[Difference]  # one per step (kind "step"): the rows' compared fields, a and b
     first_step: int | None
     first_machine_step: int | None
     machine_comparable: bool
@@ -75,7 +63,7 @@ class DiffResult:
                 "same": self.same, "first_step": self.first_step,
                 "first_machine_step": self.first_machine_step,
                 "machine_comparable": self.machine_comparable, "final": self.final,
-                "steps": [dataclasses.asdict(s) | {"same": s.same} for s in self.steps]}
+                "steps": [s.to_dict() for s in self.steps]}
 
 
 def _view(row: Row | None) -> dict | None:
@@ -96,7 +84,8 @@ def compare(a: Result, b: Result, label_a: str = "A", label_b: str = "B") -> Dif
         else:
             output = [f for f in OUTPUT_FIELDS if va[f] != vb[f]]
             machine = comparable and any(va[f] != vb[f] for f in MACHINE_FIELDS)
-        steps.append(StepDiff(n, va, vb, output, machine))
+        steps.append(Difference(STEP, None, n, va, vb, severity=SEVERE if output or machine else None,
+                                fields=tuple(output), machine=machine))
         if output and first is None:
             first = n
         if machine and first_machine is None:

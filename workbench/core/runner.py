@@ -10,10 +10,9 @@ from __future__ import annotations
 
 import time
 import traceback
-from dataclasses import dataclass, field
-
 from workbench.core import logs, machine, serving
 from workbench.core.deltas import Delta
+from workbench.core.messages import Accumulator, Final, MessageDelta, ToolCall
 from workbench.core.rows import Row
 
 
@@ -23,50 +22,6 @@ def make_parser(parser_cls, tokenizer, request, chat_template_kwargs: dict):
         return None
     return parser_cls(tokenizer, request.tools, chat_template_kwargs=chat_template_kwargs,
                       model_config=None)
-
-
-def delta_dict(msg) -> dict | None:
-    if msg is None:
-        return None
-    calls = []
-    for tc in msg.tool_calls or []:
-        fn = tc.function
-        calls.append({"index": tc.index, "id": tc.id, "type": tc.type,
-                      "name": fn.name if fn else None, "arguments": fn.arguments if fn else None})
-    return {"reasoning": msg.reasoning, "content": msg.content, "tool_calls": calls}
-
-
-@dataclass
-class StreamResult:
-    """What a streaming client ends up with after joining every chunk."""
-
-    reasoning: str | None = None
-    content: str | None = None
-    tool_calls: list[dict] = field(default_factory=list)
-    finish_reason: str | None = None
-
-    def add(self, delta: dict | None) -> None:
-        if not delta:
-            return
-        if delta["reasoning"] is not None:
-            self.reasoning = (self.reasoning or "") + delta["reasoning"]
-        if delta["content"] is not None:
-            self.content = (self.content or "") + delta["content"]
-        for tc in delta["tool_calls"]:
-            slot = next((c for c in self.tool_calls if c["index"] == tc["index"]), None)
-            if slot is None:
-                slot = {"index": tc["index"], "id": None, "name": None, "arguments": ""}
-                self.tool_calls.append(slot)
-            if tc["id"] and not slot["id"]:
-                slot["id"] = tc["id"]
-            if tc["name"]:
-                slot["name"] = (slot["name"] or "") + tc["name"]
-            if tc["arguments"]:
-                slot["arguments"] += tc["arguments"]
-
-    def to_dict(self) -> dict:
-        return {"reasoning": self.reasoning, "content": self.content,
-                "tool_calls": self.tool_calls, "finish_reason": self.finish_reason}
 
 
 class StreamRun:
@@ -79,7 +34,7 @@ class StreamRun:
         self.parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
         self.engines = machine.engines(self.parser)
         self.recorder = machine.EventRecorder(self.engines)
-        self.result = StreamResult()
+        self.result = Accumulator()  # what a streaming client joins from the sent chunks
         self.rows: list[Row] = []
         self.tools_streamed = False
         self.num_tokens = 0
@@ -109,7 +64,7 @@ class StreamRun:
         opening = None
         if not self.rows:  # the server's first iteration: the role chunk, content ""
             opening = serving.opening_chunk_json(self.request, self.prompt_ids)
-            self.result.add({"reasoning": None, "content": "", "tool_calls": []})
+            self.result.add(MessageDelta(content=""))
         if delta.finish_reason == "error":
             # The server raises GenerationError before parsing: an error chunk, then [DONE].
             self.result.finish_reason = "error"
@@ -152,7 +107,8 @@ class StreamRun:
         has_parser = self.parser is not None
         if error is None:
             sse, sent = serving.stream_delta(self.request, msg, delta.finish_reason, has_parser)
-            sent_dict = delta_dict(sent if sent is not None else msg)
+            sent_msg = MessageDelta.from_vllm(sent if sent is not None else msg)
+            sent_dict = sent_msg.to_dict() if sent_msg is not None else None
             if sse:
                 self.result.add(sent_dict)
         if finish:
@@ -176,9 +132,10 @@ class StreamRun:
 
 
 def nonstream(parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: dict,
-              text: str, token_ids, enable_auto_tools: bool, finish_reason: str = "stop") -> dict:
-    """The non-streaming response's message fields, or {"error": ...} if parse raised."""
+              text: str, token_ids, enable_auto_tools: bool, finish_reason: str = "stop") -> Final:
+    """The non-streaming response's message (``error`` set, fields empty, if parse raised)."""
     parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
+    error = None
     with logs.capture() as lines:
         try:
             if parser is None:
@@ -191,12 +148,11 @@ def nonstream(parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: 
             msg, finish = serving.full_message(request, parser_cls, enable_auto_tools,
                                                reasoning, content, calls, finish_reason)
         except Exception as e:
-            return {"reasoning": None, "content": None, "tool_calls": [], "finish_reason": None,
-                    "error": f"{type(e).__name__}: {e}", "logs": lines}
+            error = f"{type(e).__name__}: {e}"
     reasoning_tokens = parser.count_reasoning_tokens(list(token_ids)) if parser is not None else 0
-    return {
-        "reasoning": msg.reasoning, "content": msg.content,
-        "tool_calls": [{"id": tc.id, "name": tc.function.name, "arguments": tc.function.arguments}
-                       for tc in msg.tool_calls or []],
-        "finish_reason": finish, "reasoning_tokens": reasoning_tokens, "logs": lines,
-    }
+    if error is not None:
+        return Final(reasoning_tokens=reasoning_tokens, error=error, logs=tuple(lines))
+    return Final(msg.reasoning, msg.content,
+                 tuple(ToolCall(i, tc.id, tc.function.name, tc.function.arguments)
+                       for i, tc in enumerate(msg.tool_calls or [])),
+                 finish, reasoning_tokens=reasoning_tokens, logs=tuple(lines))

@@ -151,7 +151,7 @@ def full_message(request, parser_cls, enable_auto_tools: bool, reasoning, conten
     return choice.message, choice.finish_reason
 
 
-def incomplete_call_notes(finish_reason: str | None, stream: dict, text: str, tool_parser_cls) -> list[str]:
+def incomplete_call_notes(finish_reason: str | None, stream, text: str, tool_parser_cls) -> list[str]:
     """What a client should be told when max_tokens cut the output inside a tool call.
 
     The server just reports finish_reason "length"; this says which streamed call's
@@ -164,12 +164,12 @@ def incomplete_call_notes(finish_reason: str | None, stream: dict, text: str, to
     if finish_reason != "length":
         return []
     notes = []
-    for call in stream.get("tool_calls") or []:
+    for call in stream.tool_calls:  # a messages.Final
         try:
-            json.loads(call.get("arguments") or "")
+            json.loads(call.arguments or "")
         except ValueError:
-            notes.append(f"max_tokens cut tool call #{call['index']} ({call.get('name')}): "
-                         f"its arguments are incomplete: {call.get('arguments')!r}")
+            notes.append(f"max_tokens cut tool call #{call.index} ({call.name}): "
+                         f"its arguments are incomplete: {call.arguments!r}")
     start = getattr(tool_parser_cls, "tool_call_start_token", None)
     end = getattr(tool_parser_cls, "tool_call_end_token", None)
     if not notes and isinstance(start, str) and isinstance(end, str) and start and end:

@@ -10,9 +10,11 @@ the rows plus the streaming and non-streaming answers.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from workbench.core import parsers, request as req, trust
 from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, group_sizes, split
+from workbench.core.messages import Final
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.rows import Row
@@ -35,11 +37,20 @@ class Setup:
 @dataclass
 class Result:
     rows: list[Row]
-    stream: dict
-    nonstream: dict
+    stream_final: Final  # what a streaming client joins from the sent chunks
+    nonstream_final: Final  # the non-streaming response's message
     parser: dict
     text: str
     token_ids: list[int]
+
+    @cached_property
+    def stream(self) -> dict:
+        """``stream_final`` as the JSON `--json` prints."""
+        return self.stream_final.to_dict()
+
+    @cached_property
+    def nonstream(self) -> dict:
+        return self.nonstream_final.to_dict()
 
     @property
     def errors(self) -> list[Row]:
@@ -117,7 +128,7 @@ class Session:
         return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
                          self.setup.request.chat_template_kwargs)
 
-    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> dict:
+    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> Final:
         return nonstream(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
                          self.setup.request.chat_template_kwargs, text, token_ids,
                          self.enable_auto_tools, finish_reason)
@@ -130,8 +141,8 @@ class Session:
             run.feed(d)
         finish = deltas[-1].finish_reason or "stop"
         text = run.text
-        return Result(rows=run.rows, stream=run.result.to_dict(),
-                      nonstream=self.nonstream(text, run.token_ids, finish),
+        return Result(rows=run.rows, stream_final=run.result.final(),
+                      nonstream_final=self.nonstream(text, run.token_ids, finish),
                       parser=self.parser_info, text=text, token_ids=run.token_ids)
 
 

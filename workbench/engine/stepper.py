@@ -139,9 +139,8 @@ class EngineStepper:
 
     def _add(self, engine, request_id: str, session: Session, params, parser) -> None:
         """``LLMEngine.add_request`` plus what ``AsyncLLM.add_request`` also takes:
-        the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs``.
-        LLMEngine.add_request (0.32) has no such parameters, so its n == 1 path is
-        followed here with the two fields set on the EngineCoreRequest, as AsyncLLM does."""
+        the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs`` (set on the
+        EngineCoreRequest, as AsyncLLM does: see core/vllm_compat.py on versions)."""
         from vllm.inputs.engine import tokens_input
 
         llm = engine.llm
@@ -255,13 +254,13 @@ class EngineStepper:
         elif finish == "error":
             notes.append("the engine ended the request with an error (see the last row's engine logs)")
         tool_cls = s.parser_cls.tool_parser_cls if s.parser_cls is not None else None
-        stream = run.result.to_dict()
+        stream = run.result.final()
         notes += serving.incomplete_call_notes(finish, stream, text, tool_cls)
-        reasoning_tokens = nonstream.get("reasoning_tokens", 0)
+        reasoning_tokens = nonstream.reasoning_tokens or 0
         usage = {"prompt_tokens": len(s.prompt_ids), "completion_tokens": len(run.token_ids),
                  "total_tokens": len(s.prompt_ids) + len(run.token_ids),
                  "completion_tokens_details": {"reasoning_tokens": reasoning_tokens}}
-        return EngineResult(rows=run.rows, stream=stream, nonstream=nonstream,
+        return EngineResult(rows=run.rows, stream_final=stream, nonstream_final=nonstream,
                             parser=s.parser_info, text=text, token_ids=run.token_ids,
                             usage=usage, constraint=self.constraint, notes=notes,
                             engine_steps=self.engine_steps, finish_reason=self.finish_reason)

@@ -14,23 +14,11 @@ import difflib
 import html
 import json
 import re
-from dataclasses import dataclass
 
 from workbench.check import props
 from workbench.check.compare import final_of, steps_of
+from workbench.core.messages import FIELDS, FINAL, Difference
 from workbench.core.rows import Row
-
-FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")
-
-
-@dataclass
-class FieldDiff:
-    field: str
-    stream: str
-    nonstream: str
-    equal: bool
-    first_step: int | None = None  # the first step whose chunk made them differ
-    severity: str | None = None  # "error", or "cosmetic" (only whitespace / None vs "")
 
 
 def as_json(value) -> str:
@@ -42,10 +30,11 @@ def _calls_text(calls: list[dict]) -> str:
     return "\n".join(as_json({"name": c.get("name"), "arguments": c.get("arguments")}) for c in calls)
 
 
-def compare(rows: list[Row], stream: dict, nonstream: dict) -> list[FieldDiff]:
-    """One FieldDiff per message field, judged by the same properties as `workbench check`
-    (tool arguments compared as parsed JSON; whitespace-only differences are cosmetic)."""
-    final, reference = final_of(stream), final_of(nonstream)
+def compare(rows: list[Row], stream, nonstream) -> list[Difference]:
+    """One Difference per message field (kind "final": a and b as display text), judged by
+    the same properties as `workbench check` (tool arguments compared as parsed JSON;
+    whitespace-only differences are cosmetic, severity None: equal)."""
+    final, reference = final_of(stream).to_dict(), final_of(nonstream).to_dict()
     diffs = props.differences(final, reference)
     steps = steps_of(rows)
     out = []
@@ -59,11 +48,11 @@ def compare(rows: list[Row], stream: dict, nonstream: dict) -> list[FieldDiff]:
             s, n = _calls_text(final[f]), _calls_text(reference[f])
         else:
             s, n = as_json(final.get(f)), as_json(reference.get(f))
-        out.append(FieldDiff(f, s, n, severity is None, first, severity))
+        out.append(Difference(FINAL, f, first, s, n, severity))
     return out
 
 
-def first_divergent_step(diffs: list[FieldDiff]) -> int | None:
+def first_divergent_step(diffs: list[Difference]) -> int | None:
     steps = [d.first_step for d in diffs if d.first_step is not None]
     return min(steps) if steps else None
 

@@ -51,7 +51,7 @@ class ReplaySource:
     def final(self) -> tuple[dict, dict]:
         finish = (self.all[self.pos - 1].finish_reason if self.pos else None) or "stop"
         return (self.run.result.to_dict(),
-                self.session.nonstream(self.run.text, self.run.token_ids, finish))
+                self.session.nonstream(self.run.text, self.run.token_ids, finish).to_dict())
 
 
 class EngineSource:

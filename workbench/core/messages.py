@@ -1,0 +1,217 @@
+"""The message model: a delta the client receives, the message it ends up with, and
+how one thing the workbench compares differs from another.
+
+``MessageDelta`` is vLLM's ``DeltaMessage`` as a client sees it (reasoning, content,
+tool-call deltas); ``Final`` is a whole message, streamed (every sent delta joined by
+``Accumulator``) or not (``parse`` on the whole text). Stream and non-stream tool
+calls have one shape: ``{"index", "id", "name", "arguments"}``. ``to_dict()`` is the
+JSON the CLI prints, recordings and exported tests hold; ``None`` from vLLM stays
+None. ``Difference`` is every comparison result: a check finding, a final-message
+field, an A/B step.
+
+Standard library only: `workbench export` pastes this file into every exported
+pytest file, so the exported test joins and compares exactly as `check` does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")  # a final message's fields
+MESSAGE_FIELDS = FIELDS[:3]  # what the parser decides; finish_reason is the serving layer's
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:
+    index: int
+    id: str | None = None
+    type: str | None = None
+    name: str | None = None
+    arguments: str | None = None
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "id": self.id, "type": self.type, "name": self.name,
+                "arguments": self.arguments}
+
+
+@dataclass(frozen=True, slots=True)
+class MessageDelta:
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: tuple[ToolCallDelta, ...] = ()
+
+    @classmethod
+    def from_vllm(cls, msg) -> MessageDelta | None:
+        """vLLM's DeltaMessage (read by attribute, so this file needs no vLLM import)."""
+        if msg is None:
+            return None
+        calls = []
+        for tc in msg.tool_calls or ():
+            fn = tc.function
+            calls.append(ToolCallDelta(tc.index, tc.id, tc.type, fn.name if fn else None,
+                                       fn.arguments if fn else None))
+        return cls(msg.reasoning, msg.content, tuple(calls))
+
+    def to_dict(self) -> dict:
+        return {"reasoning": self.reasoning, "content": self.content,
+                "tool_calls": [tc.to_dict() for tc in self.tool_calls]}
+
+
+@dataclass(frozen=True, slots=True)
+class ToolCall:
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str | None
+
+    def to_dict(self) -> dict:
+        return {"index": self.index, "id": self.id, "name": self.name, "arguments": self.arguments}
+
+
+@dataclass(frozen=True)
+class Final:
+    """A whole message. The optional fields appear in ``to_dict()`` only when set: the
+    non-streaming answer carries reasoning_tokens and logs, and error when parse raised."""
+
+    reasoning: str | None = None
+    content: str | None = None
+    tool_calls: tuple[ToolCall, ...] = ()
+    finish_reason: str | None = None
+    reasoning_tokens: int | None = None
+    usage: dict | None = None
+    error: str | None = None
+    logs: tuple[str, ...] | None = None
+
+    @classmethod
+    def of(cls, value) -> Final:
+        """``value`` itself, or a Final from its JSON (``to_dict()``'s shape)."""
+        if isinstance(value, Final):
+            return value
+        calls = tuple(ToolCall(c.get("index", i), c.get("id"), c.get("name"), c.get("arguments"))
+                      for i, c in enumerate(value.get("tool_calls") or ()))
+        logs = value.get("logs")
+        return cls(value.get("reasoning"), value.get("content"), calls, value.get("finish_reason"),
+                   value.get("reasoning_tokens"), value.get("usage"), value.get("error"),
+                   None if logs is None else tuple(logs))
+
+    def to_dict(self) -> dict:
+        d = {"reasoning": self.reasoning, "content": self.content,
+             "tool_calls": [c.to_dict() for c in self.tool_calls], "finish_reason": self.finish_reason}
+        for key in ("reasoning_tokens", "usage", "error"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
+        if self.logs is not None:
+            d["logs"] = list(self.logs)
+        return d
+
+
+def as_json(value):
+    """A Final or MessageDelta as its JSON; JSON (or None) as it is."""
+    return value.to_dict() if isinstance(value, (Final, MessageDelta)) else value
+
+
+class Accumulator:
+    """Joins sent deltas as an OpenAI streaming client does (tool calls keyed by index).
+
+    ``message`` is the JSON joined so far (reasoning, content, tool_calls), updated in
+    place; ``final()`` the typed message."""
+
+    def __init__(self) -> None:
+        self.message = {"reasoning": None, "content": None, "tool_calls": []}
+        self.finish_reason: str | None = None
+        self._by_index: dict = {}
+
+    def add(self, delta) -> None:
+        """One sent delta: a MessageDelta, its JSON, or None (nothing sent)."""
+        if not delta:
+            return
+        d = as_json(delta)
+        out = self.message
+        for key in ("reasoning", "content"):
+            if d.get(key) is not None:
+                out[key] = (out[key] or "") + d[key]
+        for tc in d.get("tool_calls") or ():
+            slot = self._by_index.get(tc["index"])
+            if slot is None:
+                slot = self._by_index[tc["index"]] = {"index": tc["index"], "id": None,
+                                                      "name": None, "arguments": ""}
+                out["tool_calls"].append(slot)
+            if tc.get("id") and not slot["id"]:
+                slot["id"] = tc["id"]
+            if tc.get("name"):
+                slot["name"] = (slot["name"] or "") + tc["name"]
+            if tc.get("arguments"):
+                slot["arguments"] += tc["arguments"]
+
+    def final(self) -> Final:
+        m = self.message
+        return Final(m["reasoning"], m["content"],
+                     tuple(ToolCall(c["index"], c["id"], c["name"], c["arguments"]) for c in m["tool_calls"]),
+                     self.finish_reason)
+
+    def to_dict(self) -> dict:
+        return self.final().to_dict()
+
+
+# -- differences -------------------------------------------------------------------
+# kind: what was compared
+STREAM_VS_NONSTREAM = "stream_vs_nonstream"  # accumulated stream vs the non-streaming answer
+CHUNKING = "chunking"  # another grouping of the same tokens vs one-token deltas
+CONTRACT = "contract"  # a client-contract rule broken by the chunks themselves
+ERROR = "error"  # the parser raised
+FINAL = "final"  # one field of the streamed vs the non-streaming message, for display
+STEP = "step"  # one step of an A/B run: side a's row vs side b's
+
+# severity: "error" fails `check`; "cosmetic" (whitespace, None vs "") only with --strict
+SEVERE = "error"
+COSMETIC = "cosmetic"
+
+
+@dataclass(frozen=True)
+class Difference:
+    """``a`` (the stream, side A) against ``b`` (the reference: the non-streaming answer,
+    the one-token stream, side B). ``severity`` None: they agree."""
+
+    kind: str
+    field: str | None  # tool_calls, content, reasoning, finish_reason, parse...; None for a step
+    first_step: int | None  # 1-based step from which ``a`` can no longer match (a step: its number)
+    a: object
+    b: object
+    severity: str | None = SEVERE
+    detail: str = ""
+    chunking: str = ""  # the grouping it was seen with: token, whole, split:K, random:SEED#I, ...
+    normalised: dict | None = None  # {"stream", "nonstream"} when the normalised view differs
+    fields: tuple[str, ...] = ()  # a step: the output fields that differ
+    machine: bool = False  # a step: the state machines differ
+    extra: dict = field(default_factory=dict)  # e.g. minimal grouping / minimal text
+
+    stream = property(lambda self: self.a)
+    nonstream = property(lambda self: self.b)
+    step = property(lambda self: self.first_step)
+    output = property(lambda self: list(self.fields))
+
+    @property
+    def cosmetic(self) -> bool:
+        return self.severity == COSMETIC
+
+    @property
+    def equal(self) -> bool:
+        return self.severity is None
+
+    same = equal
+
+    def to_dict(self) -> dict:
+        if self.kind == STEP:
+            return {"step": self.first_step, "a": self.a, "b": self.b, "output": list(self.fields),
+                    "machine": self.machine, "same": self.same}
+        d = {"kind": self.kind, "field": self.field, "first_step": self.first_step,
+             "chunking": self.chunking, "stream": self.a, "nonstream": self.b,
+             "severity": self.severity, "detail": self.detail}
+        if self.normalised is not None:
+            d["normalised"] = self.normalised
+        d.update(self.extra)
+        return d
+
+    def headline(self) -> str:
+        step = f" from step {self.first_step}" if self.first_step else ""
+        return f"[{self.severity}] {self.kind} {self.field} ({self.chunking}{step}): {self.detail}"
