@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 from workbench.core.deltas import Delta
+from workbench.core.messages import Accumulator, Final
 from workbench.core.rows import Row
 from workbench.core.session import Result, Setup
 from workbench.lanes import lane as lanes, versions
@@ -83,19 +84,20 @@ class LaneSession:
     def stream(self) -> LaneStreamRun:
         return LaneStreamRun(self)
 
-    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> dict:
+    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> Final:
         try:
             out = self.lane.call("nonstream", sid=self.sid, text=text, token_ids=list(token_ids),
                                  finish_reason=finish_reason)
         except lanes.LaneDied as e:
-            return _dead_answer(str(e))
-        return out["nonstream"]
+            return Final.of(_dead_answer(str(e)))
+        return Final.of(out["nonstream"])
 
     def replay(self, deltas: list[Delta]) -> Result:
         run = self.stream()
         run.feed_many(deltas)
         stream, nonstream = run.final(deltas[-1].finish_reason or "stop" if deltas else "stop")
-        return Result(rows=run.rows, stream=stream, nonstream=nonstream, parser=self.parser_info,
+        return Result(rows=run.rows, stream_final=Final.of(stream), nonstream_final=Final.of(nonstream),
+                      parser=self.parser_info,
                       text=run.text, token_ids=run.token_ids)
 
 
@@ -140,10 +142,8 @@ class LaneStreamRun:
 
     @property
     def result(self):
-        """What a streaming client joined so far (core.runner.StreamResult), rebuilt from the rows."""
-        from workbench.core.runner import StreamResult
-
-        joined = StreamResult()
+        """What a streaming client joined so far (a messages.Accumulator), rebuilt from the rows."""
+        joined = Accumulator()
         for r in self.rows:
             if r.sse and not r.error:
                 joined.add(r.delta)

@@ -118,10 +118,10 @@ class Worker:
         self.streams.pop(sid, None)
         session = self._session(sid)
         return {"stream": run.result.to_dict(), "text": run.text, "token_ids": run.token_ids,
-                "nonstream": session.nonstream(run.text, run.token_ids, finish_reason)}
+                "nonstream": session.nonstream(run.text, run.token_ids, finish_reason).to_dict()}
 
     def op_nonstream(self, sid: str, text: str, token_ids: list, finish_reason: str = "stop") -> dict:
-        return {"nonstream": self._session(sid).nonstream(text, token_ids, finish_reason)}
+        return {"nonstream": self._session(sid).nonstream(text, token_ids, finish_reason).to_dict()}
 
     # -- whole commands ------------------------------------------------------------------
     def op_parsers(self) -> dict:
