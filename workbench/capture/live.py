@@ -107,4 +107,4 @@ class ServerSource:
     def final(self) -> tuple[dict, dict]:
         finish = (self.all[-1].finish_reason if self.all else None) or "stop"
         return (self.run.result.to_dict(),
-                self.session.nonstream(self.run.text, self.run.token_ids, finish))
+                self.session.nonstream(self.run.text, self.run.token_ids, finish).to_dict())
