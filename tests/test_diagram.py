@@ -72,6 +72,7 @@ def test_engine_based_and_legacy_parsers():
     [m] = wb.diagram.machines
     assert (m["role"], m["name"]) == ("reasoning", "qwen3")
     assert wb.diagram.lit["reasoning"]["state"] == wb.rows[0].states["reasoning"]
+    assert wb.diagram.message == "hermes (tool parser): hand-written, no state machine to draw."
     legacy = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, tool_parser="hermes", reasoning_parser=None)
     legacy.step()
     assert legacy.rows[0].states == {}

@@ -45,6 +45,17 @@ def machines_of(session) -> list[dict]:
     return [graph(eng.config, role) for role, eng in session.stream().engines.items()]
 
 
+def hand_written(spec, machines: list[dict]) -> str:
+    """A note naming the picked parsers that run no engine (hermes beside qwen3, say)."""
+    roles = {m["role"] for m in machines}
+    if "engine" in roles or not machines:
+        return ""
+    names = [f"{name} ({kind})" for kind, name, role in (("tool parser", spec.tool_parser, "tool"),
+                                                          ("reasoning parser", spec.reasoning_parser, "reasoning"))
+             if name and role not in roles]
+    return f"{' and '.join(names)}: hand-written, no state machine to draw." if names else ""
+
+
 def taken(machine: dict, before: str | None, after: str | None, row: Row) -> list[int]:
     """Edges the row's delta took: from ``before`` to ``after``; for a stay in one state,
     only a transition whose terminal is in the delta's text and whose events it emitted."""
@@ -91,7 +102,8 @@ class StateDiagram(anywidget.AnyWidget):
             self.machines = machines
             self.lit = {}
             self.message = (NOT_STARTED if session is None
-                            else "" if machines else NO_MACHINE.format(label=label))
+                            else hand_written(session.setup.parser, machines) if machines
+                            else NO_MACHINE.format(label=label))
 
     def light(self, row: Row | None) -> None:
         lit = lit_for(self.machines, row)
