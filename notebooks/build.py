@@ -149,6 +149,13 @@ there on changes (marked in the table), and the tool call disappears into the re
 wb.changed[:5], wb.model.final["stream"]["tool_calls"]"""),
     ("code", """wb.reload_config(MY_FORMAT)   # and back
 wb.model.final["stream"]["tool_calls"]"""),
+    ("md", """**Watch the machine.** The *state machine* tab draws the active format: its states, and
+each transition labelled with its terminal and the events it emits. The state after the
+selected row is lit (the one before it dashed, the transition taken in bold). Select the
+`<tool_call>` row, or click any row in the table. The *config editor* tab shows the text
+with line numbers and marks each problem on its line."""),
+    ("code", """wb.select(next(r.step for r in wb.rows if "<tool_call>" in r.text))
+wb.diagram"""),
     ("md", """**Compare with the built-in parser.** A/B runs two parser specs on the same stream,
 side by side, and names the first step whose client-visible output differs."""),
     ("code", """ab = wb.compare("hermes+qwen3", "editor")
