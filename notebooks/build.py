@@ -48,13 +48,17 @@ wb = workbench.show(source="engine", tools=TOOLS)   # the seed's script, on the 
 wb.describe()"""),
     ("md", """**The reasoning phase, one delta at a time.** Each Step is one engine step: its token,
 the text vLLM's detokenizer released, the phase before and after, and what `parse_delta`
-returned. Greyed rows send no SSE chunk at all (the `<think>` marker is eaten)."""),
+returned. Pale italic rows send no SSE chunk at all (the `<think>` marker is eaten); the
+legend above the table names every colour. Above it, the *token strip* has one cell per
+token, coloured by phase (pale: no chunk, a bar: the phase or state changed), and the bars
+are the parser's time per delta. Click a row, a token cell or a bar, or use j/k, and the
+detail beside the table shows that delta in full."""),
     ("code", """wb.step(5)
 wb.frame()[["step", "tokens", "phase_before", "phase", "reasoning", "content", "sse"]]"""),
     ("md", """**The end of thinking.** `</think>` moves the parser from the reasoning phase to the
 tool phase; the reasoning engine emits `REASONING_END` and no chunk is sent."""),
     ("code", """wb.step()
-end = wb.select(6)   # the row panel shows its token ids, events and (absent) SSE chunk
+end = wb.select(6)   # the detail shows its token ids, events and (absent) SSE chunk
 end.tokens, end.phase_before, end.phase, end.events, end.sse"""),
     ("md", """**The tool phase.** Hermes buffers the call until it knows the name, then streams the
 arguments piece by piece. The last delta carries `finish_reason`: the engine said `stop`,
@@ -186,7 +190,7 @@ wb.describe()["parser"]["tool"], len(wb.rows)"""),
 divergent step is the first delta after which the joined stream can no longer become the
 non-streaming answer."""),
     ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
-    ("code", """row = wb.goto_divergence()      # selects it in the table and the row panel
+    ("code", """row = wb.goto_divergence()      # selects it in the table and shows its detail
 row.step, row.tokens, row.delta, row.chunk"""),
     ("md", """**Check and shrink.** The checker confirms the finding and shrinks the text to the
 fewest tokens that still show it."""),

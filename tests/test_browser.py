@@ -195,6 +195,9 @@ def test_click_select_detail_fits_the_screen_and_theme_contrast(lab, page):
             assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORT["width"]
             assert box["y"] >= 0 and box["y"] + min(box["height"], 300) <= VIEWPORT["height"]
         assert side["x"] >= table["x"] + table["width"] - 1  # beside, not below
+        # the whole workbench fits under Lab's menu, tab bar, toolbar and status bar (~120 px)
+        whole = a.locator(".jp-OutputArea-output").first.bounding_box()
+        assert whole["height"] <= VIEWPORT["height"] - 120, whole
 
         for theme in ("JupyterLab Light", "JupyterLab Dark"):
             if theme != "JupyterLab Light":

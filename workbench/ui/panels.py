@@ -127,7 +127,7 @@ class RowDetail(W.VBox):
                                      layout=W.Layout(width="150px"), style={"description_width": "36px"})
         self.html = W.HTML("<i>no row selected: click a row, or j/k</i>")
         super().__init__([self.step, self.html], layout=W.Layout(
-            flex="0 1 400px", min_width="300px", max_height="460px", overflow="auto",
+            flex="0 1 380px", min_width="300px", max_height="460px", overflow="auto",
             padding="0 0 0 8px"))
         self.add_class("wb-row-detail")
 

@@ -21,7 +21,7 @@ from workbench.ui import styles
 
 STATIC = Path(__file__).parent / "static"
 BASE_COLUMNS = ["step", "tokens", "text", "phase", "reasoning", "content", "tool_calls", "sse", "finish"]
-RESET_CHUNK = 2000  # rows per message when a whole stream is (re)sent
+RESET_CHUNK = 2000  # rows per message when many are sent at once (a Run, a reset)
 
 
 class TokenText:
@@ -92,11 +92,10 @@ class DeltaTable(anywidget.AnyWidget):
         if not rows:
             return
         start = len(self.records)
-        new = [record(r, r.step in self.changed, self.decode) for r in rows]
         self.rows.extend(rows)
-        self.records.extend(new)
+        self.records.extend(record(r, r.step in self.changed, self.decode) for r in rows)
         self._columns_for(rows)
-        self.send({"kind": "rows", "start": start, "rows": new})
+        self._send_rows(start)
 
     def set_rows(self, rows: list[Row], changed: set[int] = frozenset()) -> None:
         """A whole new stream (reset, replay, reload): one reset message."""
@@ -111,10 +110,12 @@ class DeltaTable(anywidget.AnyWidget):
         self._send_all()
 
     def _send_all(self) -> None:
-        recs = self.records
-        self.send({"kind": "reset", "rows": recs[:RESET_CHUNK]})
-        for start in range(RESET_CHUNK, len(recs), RESET_CHUNK):
-            self.send({"kind": "rows", "start": start, "rows": recs[start:start + RESET_CHUNK]})
+        self.send({"kind": "reset", "rows": self.records[:RESET_CHUNK]})
+        self._send_rows(RESET_CHUNK)
+
+    def _send_rows(self, start: int) -> None:
+        for i in range(start, len(self.records), RESET_CHUNK):
+            self.send({"kind": "rows", "start": i, "rows": self.records[i:i + RESET_CHUNK]})
 
     def select(self, step: int | None) -> None:
         self.selected = step or 0

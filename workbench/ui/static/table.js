@@ -10,10 +10,10 @@ const OVERSCAN = 8;
 const STRIP_LINES = 4;
 const COST_H = 36;
 const WIDTHS = {
-  step: [46, "46px"], tokens: [110, "minmax(110px, 1.4fr)"], text: [80, "minmax(80px, 1fr)"],
-  phase: [132, "132px"], reasoning: [80, "minmax(80px, 1.3fr)"],
-  content: [80, "minmax(80px, 1.3fr)"], tool_calls: [110, "minmax(110px, 2fr)"],
-  sse: [52, "52px"], finish: [58, "minmax(58px, 84px)"], grammar: [110, "minmax(110px, 1.3fr)"],
+  step: [40, "40px"], tokens: [96, "minmax(96px, 1.4fr)"], text: [72, "minmax(72px, 1fr)"],
+  phase: [128, "128px"], reasoning: [72, "minmax(72px, 1.3fr)"],
+  content: [72, "minmax(72px, 1.3fr)"], tool_calls: [96, "minmax(96px, 2fr)"],
+  sse: [46, "46px"], finish: [64, "minmax(64px, 84px)"], grammar: [110, "minmax(110px, 1.3fr)"],
   error: [90, "minmax(90px, 1.2fr)"],
 };
 const WS = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
@@ -109,13 +109,14 @@ function render({ model, el }) {
     el.style.setProperty("--wb-cols", cs.map((c) => (WIDTHS[c] || [80, "80px"])[1]).join(" "));
     el.style.setProperty("--wb-minw", `${cs.reduce((a, c) => a + (WIDTHS[c] || [80])[0], 0)}px`);
     head.innerHTML = cs.map((c) => `<div class="wb-cell" role="columnheader">${c}</div>`).join("");
-    scroll.style.height = `${model.get("height")}px`;
     drawn = "";
   }
 
   function renderRows() {
     const n = rows.length;
     body.style.height = `${n * ROW_H}px`;
+    // as tall as the rows, up to `height` (then it scrolls); never under four rows
+    scroll.style.height = `${Math.min(model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4)}px`;
     const top = scroll.scrollTop;
     const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
     const last = Math.min(n, Math.ceil((top + scroll.clientHeight) / ROW_H) + OVERSCAN);
@@ -292,9 +293,11 @@ function render({ model, el }) {
       if ((r.us || 0) > maxUs) maxUs = r.us;
       if (r.changed) changedCount++;
     }
-    body.style.height = `${rows.length * ROW_H}px`;
-    if (atBottom) scroll.scrollTop = scroll.scrollHeight;
     renderRows();
+    if (atBottom && scroll.scrollTop + scroll.clientHeight < scroll.scrollHeight) {
+      scroll.scrollTop = scroll.scrollHeight;
+      renderRows();
+    }
     queuePics();
   }
 
