@@ -52,6 +52,8 @@ SCROLL_JS = """async (cell) => {
     await frame();
     times.push(performance.now() - t0);
   }
+  scroll.scrollTop = scroll.scrollHeight;  // back to the end: the table follows new rows again
+  await frame();
   return times;
 }"""
 
