@@ -298,3 +298,16 @@ def test_the_minimal_case_streams_in_a_widget_of_its_own():
     assert small is not wb and small.model.inputs.text == wb.minimal_text()
     assert (small.model.inputs.tool_parser, small.model.inputs.tools) == ("hermes", wb.model.inputs.tools)
     assert 0 < len(small.rows) < len(rows) and small.model.final["first_step"] is not None
+
+
+def test_every_source_is_closed_when_the_widget_drops_it():
+    """Reset (or a new stream) closes the old source: an engine request is aborted
+    (test_widget), a live server stream hangs up."""
+    from workbench.capture.live import ServerSource
+    from workbench.ui.model import Inputs, WorkbenchModel
+
+    model = WorkbenchModel(Inputs(text=SEED_TEXT))
+    source = ServerSource(model.ensure_session(), "http://127.0.0.1:9/v1", {"messages": []})
+    model._use(source)
+    model.reset()
+    assert model.source is None and source.server._http.is_closed

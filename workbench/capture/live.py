@@ -89,6 +89,10 @@ class ServerSource:
             self.server.close()
         return [self.run.feed(delta)]
 
+    def close(self) -> None:
+        """The widget dropped this source (Reset, Replay, another source): hang up."""
+        self.server.close()
+
     def _next(self) -> Delta | None:
         for raw in self._chunks:
             obj = json.loads(raw)
