@@ -17,12 +17,13 @@ import { setDiagnostics, lintGutter } from "@codemirror/lint";
 const SYNC_MS = 600; // idle time before the text goes to Python (which reloads the config)
 
 const highlight = HighlightStyle.define([
-  { tag: t.comment, color: "var(--jp-mirror-editor-comment-color, #408080)", fontStyle: "italic" },
+  // Lab's comment colour is the same teal in Light and Dark (4.2:1 on Dark): pulled toward the text colour
+  { tag: t.comment, fontStyle: "italic",
+    color: "color-mix(in srgb, var(--jp-mirror-editor-comment-color, #408080) 65%, var(--jp-content-font-color0))" },
   { tag: t.string, color: "var(--jp-mirror-editor-string-color, #ba2121)" },
   { tag: [t.number, t.bool, t.atom], color: "var(--jp-mirror-editor-number-color, #080)" },
   { tag: [t.propertyName, t.variableName], color: "var(--jp-mirror-editor-variable-color, #212121)" },
   { tag: [t.heading, t.keyword], color: "var(--jp-mirror-editor-keyword-color, #008000)", fontWeight: "bold" },
-  { tag: t.bracket, color: "var(--jp-mirror-editor-bracket-color, #997)" },
 ]);
 
 const theme = EditorView.theme({
@@ -35,16 +36,16 @@ const theme = EditorView.theme({
   ".cm-content": { caretColor: "var(--jp-editor-cursor-color, var(--jp-ui-font-color0))" },
   ".cm-cursor": { borderLeftColor: "var(--jp-editor-cursor-color, var(--jp-ui-font-color0))" },
   ".cm-gutters": {
-    backgroundColor: "var(--jp-layout-color2)", color: "var(--jp-ui-font-color2)",
+    backgroundColor: "var(--jp-layout-color2)", color: "var(--jp-ui-font-color1)",
     borderRight: "1px solid var(--jp-border-color2)",
   },
   ".cm-activeLine": { backgroundColor: "var(--jp-layout-color2)" },
-  ".cm-activeLineGutter": { backgroundColor: "var(--jp-layout-color3)" },
+  ".cm-activeLineGutter": { backgroundColor: "var(--jp-layout-color3)", color: "var(--jp-ui-font-color0)" },
   "&.cm-focused .cm-selectionBackground, .cm-selectionBackground, ::selection": {
     backgroundColor: "var(--jp-editor-selected-focused-background, #d9d9d9)",
   },
   // translucent, so the line's text stays readable in Light and Dark
-  ".wb-problem-line": { backgroundColor: "color-mix(in srgb, var(--jp-error-color1, #d32f2f) 22%, transparent)" },
+  ".wb-problem-line": { backgroundColor: "color-mix(in srgb, var(--jp-error-color1, #d32f2f) 15%, transparent)" },
   ".cm-tooltip": {
     backgroundColor: "var(--jp-layout-color1)", color: "var(--jp-ui-font-color1)",
     border: "1px solid var(--jp-border-color1)",
