@@ -9,6 +9,7 @@ and the caller goes on (the next use of that version starts a fresh lane).
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final
@@ -52,8 +53,8 @@ def error_row(step: int, delta: Delta, error: str) -> Row:
 
 
 def setup_dict(setup: Setup) -> dict:
-    return {"tokenizer": setup.tokenizer, "parser": setup.parser.to_dict(),
-            "request": setup.request.to_dict(), "chunking": setup.chunking, "plugins": list(setup.plugins)}
+    """Setup as JSON-able data (worker.setup_from_dict reverses it)."""
+    return dataclasses.asdict(setup)
 
 
 class LaneSession:

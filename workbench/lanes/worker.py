@@ -44,14 +44,9 @@ class Worker:
 
     # -- sessions and streams -------------------------------------------------------------
     def op_setup(self, sid: str, setup: dict, prompt_token_ids=None) -> dict:
-        from workbench.core.parsers import ParserSpec
-        from workbench.core.request import RequestSpec
-        from workbench.core.session import Session, Setup
+        from workbench.core.session import Session
 
-        s = Setup(tokenizer=setup["tokenizer"], parser=ParserSpec(**setup["parser"]),
-                  request=RequestSpec.from_dict(setup["request"]), chunking=setup.get("chunking", "token"),
-                  plugins=tuple(setup.get("plugins", ())))
-        session = Session(s, prompt_token_ids=prompt_token_ids)
+        session = Session(setup_from_dict(setup), prompt_token_ids=prompt_token_ids)
         self.sessions[sid] = session
         self.streams.pop(sid, None)
         return {"parser": session.parser_info, "prompt_token_ids": session.prompt_ids,
@@ -168,6 +163,21 @@ class _Outcomes:
             self.failed.append(report.nodeid)
         elif report.skipped:
             self.skipped.append(report.nodeid)
+
+
+def setup_from_dict(d: dict):
+    """lanes.session.setup_dict's output back into a core.session.Setup."""
+    from dataclasses import fields
+
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Setup
+
+    known = {f.name for f in fields(Setup)}
+    kw = {k: tuple(v) if isinstance(v, list) else v for k, v in d.items() if k in known}
+    kw["parser"] = ParserSpec(**d["parser"])
+    kw["request"] = RequestSpec.from_dict(d["request"])
+    return Setup(**kw)
 
 
 def row_fields() -> list[str]:
