@@ -258,3 +258,25 @@ def test_a_lane_that_dies_mid_stream_becomes_error_rows(lane):
     dying.close()
     assert lane.alive  # the shared lane and this process go on
     assert lane.call("ping") == {}
+
+
+def test_widget_version_picker_and_ab_across_versions(lane):
+    from workbench import Workbench
+
+    wb = Workbench(DEEPSEEK_PRETTY, tokenizer="deepseek_v3", tools=WEATHER_TOOLS, tool_parser="deepseek_v3",
+                   reasoning_parser=None, vllm=LANE)
+    assert wb.controls.vllm.value == LANE and None in [v for _, v in wb.controls.vllm.options]
+    wb.run()
+    assert not wb.banner.value, wb.banner.value
+    new_calls = wb.model.final["nonstream"]["tool_calls"]
+    assert json.loads(new_calls[0]["arguments"]) == {"city": "Paris"}
+    assert "step5" in [v for _, v in wb.controls.tool_parser.options]  # the picker lists 0.33's names
+    sent = [r for r in wb.model.rows if r.sse]
+    assert sent and all(json.loads(r.chunk)["object"] == "chat.completion.chunk" for r in sent)
+    wb.controls.vllm.value = None  # the installed vLLM, same stream
+    wb.replay()
+    assert wb.model.final["nonstream"]["tool_calls"] != new_calls
+    assert wb.model.changed  # the rows that differ between the two versions are marked
+    res = wb.compare("deepseek_v3@0.32.0", f"deepseek_v3@{LANE}")
+    assert res.first_step is not None and f"@{LANE}" in wb.ab.right.value
+    assert res.first_step in wb.model.changed

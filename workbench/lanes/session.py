@@ -69,9 +69,19 @@ class LaneSession:
         self.prompt_ids = info["prompt_token_ids"]
         self.enable_auto_tools = info["enable_auto_tools"]
         self._request_view = info["request_view"]
+        self._tokenizer = None
 
     def request_view(self) -> dict:
         return dict(self._request_view)
+
+    @property
+    def tokenizer(self):
+        """The same tokenizer files loaded here, for display (token strips); parsing uses the lane's."""
+        if self._tokenizer is None:
+            from workbench.core.tokenizers import load_tokenizer
+
+            self._tokenizer = load_tokenizer(self.setup.tokenizer)
+        return self._tokenizer
 
     def deltas_from_text(self, text: str, chunking: str | None = None, finish_reason: str = "stop") -> list[Delta]:
         out = self.lane.call("deltas_from_text", sid=self.sid, text=text, chunking=chunking,

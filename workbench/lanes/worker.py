@@ -124,6 +124,11 @@ class Worker:
 
         return {"parsers": parser_table()}
 
+    def op_names(self) -> dict:
+        from workbench.core.parsers import registered_names
+
+        return {"names": registered_names()}
+
     def op_cli(self, argv: list[str]) -> dict:
         from workbench.cli import main
 

@@ -62,7 +62,7 @@ def label(text: str, spec) -> str:
 
 class ABPanel(W.VBox):
     def __init__(self, spec_a: str = "", spec_b: str = "") -> None:
-        ph = "hermes+qwen3 · +qwen3 · parsers/qwen3.toml · editor"
+        ph = "hermes+qwen3 · +qwen3@0.33.0 · parsers/qwen3.toml · editor"
         self.spec_a = W.Text(value=spec_a, description="A", placeholder=ph)
         self.spec_b = W.Text(value=spec_b, description="B", placeholder=ph)
         self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary")
@@ -123,10 +123,14 @@ class ABActions:
             self.ab.spec_a.value = a
         if b is not None:
             self.ab.spec_b.value = b
-        specs, labels = [], []
+        from workbench.lanes.diff import split_version
+
+        specs, labels, versions = [], [], []
         for text in (self.ab.spec_a.value.strip(), self.ab.spec_b.value.strip()):
             if not text:
                 raise WorkbenchError("A/B: give two parser specs, e.g. hermes+qwen3 and parsers/qwen3.toml")
+            text, version = split_version(text)  # hermes+qwen3@0.33.0: that vLLM's lane
+            versions.append(version)
             if text == "editor":
                 spec = ParserSpec(config=self._editor_file())
             else:
@@ -138,9 +142,15 @@ class ABActions:
             self.load()
         deltas = self.model.stream_deltas()
         self._status(f"A/B: {labels[0]} vs {labels[1]} on {len(deltas)} deltas…")
-        res = diff.run(self.model.inputs.setup(), specs[0], specs[1], deltas=deltas,
-                       prompt_token_ids=self.model.session.prompt_ids)
-        res.label_a, res.label_b = labels
+        if any(versions):
+            from workbench.lanes import diff as lane_diff
+
+            res = lane_diff.run(self.model.inputs.setup(), (specs[0], versions[0]), (specs[1], versions[1]),
+                                deltas=deltas, prompt_token_ids=self.model.session.prompt_ids)
+        else:
+            res = diff.run(self.model.inputs.setup(), specs[0], specs[1], deltas=deltas,
+                           prompt_token_ids=self.model.session.prompt_ids)
+        res.label_a, res.label_b = [f"{lb}@{v}" if v else lb for lb, v in zip(labels, versions)]
         self.ab.show(res)
         self._status("A/B: " + ("A and B agree" if res.same else
                                 f"first differing step {res.first_step or res.first_machine_step}"))

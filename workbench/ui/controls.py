@@ -88,6 +88,10 @@ class Controls(W.VBox):
         self.reasoning_parser = W.Dropdown(options=_options([], inputs.reasoning_parser),
                                            description="reasoning")
         self.config = W.Dropdown(options=_options(config_files(), inputs.config), description="config")
+        from workbench.lanes.lane_ui import choices as vllm_choices
+
+        self.vllm = W.Dropdown(options=vllm_choices(), description="vLLM",
+                               tooltip="whose parsers run: the installed vLLM, or a lane's version")
         self.tool_choice = W.Combobox(options=list(TOOL_CHOICES), placeholder="default (auto with tools)",
                                       description="tool_choice", ensure_option=False)
         self.source = W.ToggleButtons(options=list(SOURCES), description="source",
@@ -115,7 +119,8 @@ class Controls(W.VBox):
         self.progress = W.FloatProgress(value=0, min=0, max=1, layout=W.Layout(width="200px",
                                                                                 visibility="hidden"))
         self.write(inputs)
-        pickers = W.HBox([W.VBox([self.tokenizer, self.tool_parser, self.reasoning_parser, self.config]),
+        pickers = W.HBox([W.VBox([self.tokenizer, self.tool_parser, self.reasoning_parser, self.config,
+                                  self.vllm]),
                           W.VBox([self.tool_choice, self.source, self.recording, self.chunking, self.model,
                                   self.server_url])])
         self.settings = W.Accordion([W.VBox([pickers, self.text, self.messages, self.tools,
@@ -137,7 +142,7 @@ class Controls(W.VBox):
         """The widgets whose values make up ``Inputs``."""
         return [self.tokenizer, self.tool_parser, self.reasoning_parser, self.config,
                 self.tool_choice, self.source, self.recording, self.chunking, self.model,
-                self.text, self.messages, self.tools, self.server_url, self.server_request]
+                self.text, self.messages, self.tools, self.server_url, self.server_request, self.vllm]
 
     @property
     def buttons(self) -> list[W.Button]:
@@ -172,6 +177,9 @@ class Controls(W.VBox):
             if i.tokenizer not in self.tokenizer.options:
                 self.tokenizer.options = list(self.tokenizer.options) + [i.tokenizer]
             self.tokenizer.value = i.tokenizer
+            if i.vllm not in [v for _, v in self.vllm.options]:
+                self.vllm.options = list(self.vllm.options) + [(i.vllm, i.vllm)]
+            self.vllm.value = i.vllm
             self.tool_choice.value = i.tool_choice or ""
             self.source.value = i.source
             self.chunking.value = i.chunking
@@ -203,7 +211,7 @@ class Controls(W.VBox):
                        tool_choice=self.tool_choice.value.strip() or None, source=self.source.value,
                        recording=self.recording.value or None, chunking=self.chunking.value.strip() or "token",
                        model=self.model.value.strip() or None, text=self.text.value,
-                       messages=messages, tools=tools)
+                       messages=messages, tools=tools, vllm=self.vllm.value)
 
     def set_status(self, message: str, fraction: float | None = None) -> None:
         import html

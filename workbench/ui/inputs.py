@@ -43,6 +43,7 @@ class Inputs:
     # The "server" source: a live vLLM server's stream, one chunk per Step.
     server_url: str = ""
     server_request: dict | None = None  # more request fields (model, vllm_xargs, ...)
+    vllm: str | None = None  # whose parsers run: None = the installed vLLM, else a lane's version
 
     def parser(self) -> ParserSpec:
         if self.config:

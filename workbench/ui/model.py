@@ -59,7 +59,7 @@ class WorkbenchModel:
     # -- building -------------------------------------------------------
     def _key(self, with_config: bool = True) -> str:
         i = self.inputs
-        return repr((i.setup(), i.prompt_token_ids, i.config_text if with_config else None))
+        return repr((i.setup(), i.prompt_token_ids, i.config_text if with_config else None, i.vllm))
 
     def config_base_dir(self):
         from pathlib import Path
@@ -72,9 +72,9 @@ class WorkbenchModel:
             if "vllm" not in sys.modules:
                 self.status("loading vLLM (about 10 s the first time)…", None)
             self.status(f"composing parser {self.label()} on tokenizer {setup.tokenizer}…", None)
-            from workbench.core.session import Session
+            from workbench.lanes import lane_ui
 
-            session = Session(setup, prompt_token_ids=self.inputs.prompt_token_ids)
+            session = lane_ui.session(self.inputs, setup, self.status)
             if self.inputs.config_text is not None:
                 from workbench.core import config_parser
 
@@ -130,6 +130,9 @@ class WorkbenchModel:
     def start(self):
         session = self.ensure_session()
         if self.inputs.source == "engine":
+            from workbench.lanes import lane_ui
+
+            lane_ui.check_engine(self.inputs)
             if self.engine_factory is None:
                 from workbench.ui import engine_adapter
 

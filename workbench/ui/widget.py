@@ -106,11 +106,12 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         """Load vLLM, fill the pickers with every registered parser name, build the session."""
         self._apply_inputs()
         self.model.ensure_session()
-        if not self._loaded:
-            from workbench.core.parsers import registered_names
+        listed = self.model.inputs.vllm or "installed"  # the version whose names the pickers list
+        if self._loaded != listed:
+            from workbench.lanes.lane_ui import names
 
-            self.controls.fill_names(registered_names())
-            self._loaded = True
+            self.controls.fill_names(names(self.model.inputs.vllm))
+            self._loaded = listed
         self._sync_diagram()
         self._status(self._summary())
         return self
