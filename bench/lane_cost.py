@@ -2,6 +2,8 @@
 
 Start: a lane (worker process over .cache/vllm/<version>/) is started several
 times; the first may read a cold disk, the later ones are "warm" (goal <= 10 s).
+Each start is paired with a fresh interpreter importing the installed vLLM the
+same way: the floor any vLLM process pays (most of it is torch and vLLM's config).
 Per delta: the same 3,000+-token hermes + qwen3 stream (bench/replay_overhead.py's)
 through the in-process runner and through the lane, interleaved rounds, two ways:
 ``replay`` (all deltas in one request, as replay/diff/check do) and ``step``
@@ -47,6 +49,16 @@ def lane_step(session, deltas) -> float:
     return time.perf_counter() - t0
 
 
+def installed_import_s() -> float:
+    """The floor: a fresh interpreter importing the *installed* vLLM's parser registries."""
+    import subprocess
+
+    t0 = time.perf_counter()
+    subprocess.run([sys.executable, "-c", "import workbench.core.env, vllm; from workbench.core.parsers "
+                    "import registered_names; registered_names()"], check=True)
+    return time.perf_counter() - t0
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--version", default="0.33.0")
@@ -62,11 +74,12 @@ def main() -> None:
     from workbench.lanes.session import LaneSession
 
     tree.ensure(args.version)
-    starts = []
-    for _ in range(args.starts):
+    starts, floors = [], []
+    for _ in range(args.starts):  # interleaved with the floor, so load hits both alike
         lane = lanes.Lane(args.version).start()
         starts.append(lane.start_s)
         lane.close()
+        floors.append(installed_import_s())
     setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=TOOLS))
     here = Session(setup)
     there = LaneSession(setup, args.version)
@@ -85,11 +98,14 @@ def main() -> None:
     warm = min(starts[1:] or starts)
     result = {"bench": "lane_cost", "version": args.version, "tokens": n_tokens, "deltas": len(deltas),
               "rounds": args.rounds, "start_s": [round(x, 2) for x in starts], "warm_start_s": round(warm, 2),
-              "start_goal_s": 10, "in_process_us_per_delta": per(h), "lane_replay_us_per_delta": per(r),
+              "start_goal_s": 10, "installed_import_s": [round(x, 2) for x in floors],
+              "start_vs_installed_import": round(statistics.median(starts) / statistics.median(floors), 3),
+              "in_process_us_per_delta": per(h), "lane_replay_us_per_delta": per(r),
               "lane_step_us_per_delta": per(s), "ratio": round(r / h, 3), "step_ratio": round(s / h, 3),
               "goal": 1.5, "load_avg": round(os.getloadavg()[0], 2)}
     if not args.json:
-        print(f"lane starts: {', '.join(f'{x:.2f} s' for x in starts)} (warm: {warm:.2f} s, goal <= 10 s)")
+        print(f"lane starts: {', '.join(f'{x:.2f} s' for x in starts)} (warm: {warm:.2f} s, goal <= 10 s); "
+              f"a fresh interpreter importing the installed vLLM: {', '.join(f'{x:.2f} s' for x in floors)}")
         print(f"{n_tokens} tokens, {len(deltas)} deltas, median of {args.rounds} interleaved rounds: "
               f"in-process {per(h)} us/delta, lane replay {per(r)} us/delta ({r / h:.2f}x), "
               f"lane one request per delta {per(s)} us/delta ({s / h:.2f}x)")

@@ -230,6 +230,10 @@ def test_replay_json_in_the_lane(lane, run_cli, tools_file):
     res = json.loads(out)
     assert code == 0 and res["stream"]["reasoning"] == "Weather is needed."
     assert res["nonstream"]["tool_calls"][0]["name"] == "get_weather"
+    code, out, _ = run_cli("doctor", "--text", DEEPSEEK_PRETTY, "--tokenizer", "deepseek_v3", "--tools",
+                           tools_file, "--tool-parser", "deepseek_v3", "--vllm", LANE, "--json")
+    report = json.loads(out)
+    assert code == 0 and report["ok"] and report["setup"]["tokenizer"] == "deepseek_v3"
 
 
 def test_a_lane_that_dies_mid_stream_becomes_error_rows(lane):

@@ -111,7 +111,8 @@ class Lane:
                 raise self._died(op) if self.proc is not None else LaneDied(
                     f"vLLM {self.version} lane is not started")
             try:
-                self.proc.stdin.write(json.dumps({"op": op, **args}, ensure_ascii=False) + "\n")
+                self.proc.stdin.write(json.dumps({"op": op, **args}, ensure_ascii=False,
+                                                 separators=(",", ":")) + "\n")
                 self.proc.stdin.flush()
             except (BrokenPipeError, OSError):
                 raise self._died(op) from None

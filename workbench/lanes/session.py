@@ -10,6 +10,7 @@ and the caller goes on (the next use of that version starts a fresh lane).
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final
@@ -41,8 +42,17 @@ class LaneRow(Row):
         return self._chunk
 
 
-def lane_row(values: list, lane, run: str | None) -> LaneRow:
-    row = LaneRow(*values)  # the lane sends Row's public fields in declaration order
+@functools.cache
+def _wire_fields() -> list[str]:
+    from workbench.lanes.worker import row_fields  # the same list the lane checked at start
+
+    return row_fields()
+
+
+def lane_row(names: list[str], values: list, delta: Delta, lane, run: str | None) -> LaneRow:
+    """A row from a feed answer (``names``: worker.row_fields) and the delta it was fed."""
+    row = LaneRow(token_ids=list(delta.token_ids), text=delta.text, engine_steps=delta.engine_steps,
+                  **dict(zip(names, values)))
     row._lane, row._run = lane, run
     return row
 
@@ -141,9 +151,12 @@ class LaneStreamRun:
         start = len(self.rows)
         if self.dead is None:
             lane = self.session.lane
+            names = _wire_fields()
             try:
                 for part in lane.answers("feed", sid=self.session.sid, deltas=[d.to_dict() for d in deltas]):
-                    self.rows += [lane_row(v, lane, self.run_id) for v in part["rows"]]
+                    at = len(self.rows) - start
+                    self.rows += [lane_row(names, v, deltas[at + i], lane, self.run_id)
+                                  for i, v in enumerate(part["rows"])]
             except lanes.LaneDied as e:
                 self.dead = str(e)
         if self.dead is not None:  # the deltas the lane did not answer

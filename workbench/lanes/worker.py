@@ -185,12 +185,17 @@ def setup_from_dict(d: dict):
     return Setup(**kw)
 
 
+# Row fields the client already has: it sent the delta they are copied from.
+FROM_DELTA = ("token_ids", "text", "engine_steps")
+
+
 def row_fields() -> list[str]:
+    """The Row fields a feed answer carries per row, in this order."""
     from dataclasses import fields
 
     from workbench.core.rows import Row
 
-    return [f.name for f in fields(Row) if not f.name.startswith("_")]
+    return [f.name for f in fields(Row) if not f.name.startswith("_") and f.name not in FROM_DELTA]
 
 
 _FIELDS: list[str] = []
@@ -245,7 +250,7 @@ def main() -> int:
             parts = [answer] if isinstance(answer, dict) else answer
             try:
                 for part in parts:
-                    pipe.write(json.dumps(part, ensure_ascii=False, default=str) + "\n")
+                    pipe.write(json.dumps(part, ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
             except Exception as e:  # an op that failed half-way through its answer lines
                 from workbench.errors import WorkbenchError
 
