@@ -39,6 +39,12 @@ def _text_for(tool: str, name: str) -> str:
     return TEXTS[name]
 
 
+def _skip_special(request) -> bool:
+    """What the detokenizer gets: vLLM 0.33's request field defaults to None, which
+    ``to_sampling_params`` resolves (to True); 0.32's field is a bool already."""
+    return request.to_sampling_params(max_tokens=1, default_sampling_params={}).skip_special_tokens
+
+
 def _direct_vllm(tok, tool, reasoning, text, sizes):
     """What vLLM does, written straight against its API (no workbench code)."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
@@ -53,7 +59,7 @@ def _direct_vllm(tok, tool, reasoning, text, sizes):
                                      tokenize=True)
     prompt = list(prompt["input_ids"] if hasattr(prompt, "keys") else prompt)
     ids = tok.encode(text, add_special_tokens=False) + [tok.eos_token_id]
-    stream = DecodeStream(ids=prompt, skip_special_tokens=request.skip_special_tokens)
+    stream = DecodeStream(ids=prompt, skip_special_tokens=_skip_special(request))
     pieces = [stream.step(tok._tokenizer, t) or "" for t in ids[:-1]] + [""]  # EOS not in text
     parser = cls(tok, request.tools, chat_template_kwargs={})
     deltas, messages_out, i = [], [], 0
@@ -269,7 +275,7 @@ def _direct_family(tok, tool, reasoning, text, sizes):
     request = cls(tok, request.tools, chat_template_kwargs={}).adjust_request(request=request)
     prompt = _family_prompt(tok, request)
     ids, stopped = _family_ids(tok, text)
-    pieces = _prefix_texts(tok, prompt, ids, request.skip_special_tokens, stopped)
+    pieces = _prefix_texts(tok, prompt, ids, _skip_special(request), stopped)
     parser = cls(tok, request.tools, chat_template_kwargs={})
     deltas, msgs, i = [], [], 0
     for n, size in enumerate(sizes):

@@ -28,10 +28,11 @@ def session(inputs, setup, status):
     return LaneSession(setup, versions.check(inputs.vllm), prompt_token_ids=inputs.prompt_token_ids)
 
 
-def check_engine(inputs) -> None:
-    if not versions.is_installed(inputs.vllm):
-        raise WorkbenchError(f"the engine runs the installed vLLM ({versions.installed()}) only; for vLLM "
-                             f"{inputs.vllm}, record the engine's stream, then replay the recording")
+def check_source(inputs) -> None:
+    """Live sources (engine, server) run on the installed vLLM only."""
+    if inputs.source in ("engine", "server") and not versions.is_installed(inputs.vllm):
+        raise WorkbenchError(f"the {inputs.source} source runs on the installed vLLM ({versions.installed()}); "
+                             f"for vLLM {inputs.vllm}, save its stream as a recording, then replay that")
 
 
 def names(version: str | None) -> dict[str, list[str]]:

@@ -102,6 +102,10 @@ class LaneSession:
         out = self.lane.call("regroup", sid=self.sid, deltas=[d.to_dict() for d in deltas], chunking=chunking)
         return [Delta.from_dict(d) for d in out["deltas"]]
 
+    def machines(self) -> list[dict]:
+        """The state-machine graphs of the parser's engines, read in the lane (ui/diagram.py)."""
+        return self.lane.call("machines", sid=self.sid)["machines"]
+
     def stream(self) -> LaneStreamRun:
         return LaneStreamRun(self)
 

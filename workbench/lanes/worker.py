@@ -124,6 +124,11 @@ class Worker:
 
         return {"parsers": parser_table()}
 
+    def op_machines(self, sid: str) -> dict:
+        from workbench.ui.diagram import machines_of
+
+        return {"machines": machines_of(self._session(sid))}
+
     def op_names(self) -> dict:
         from workbench.core.parsers import registered_names
 

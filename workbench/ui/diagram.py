@@ -42,6 +42,8 @@ def graph(config, role: str) -> dict:
 
 def machines_of(session) -> list[dict]:
     """The graphs of every engine inside the session's parser (none for legacy parsers)."""
+    if hasattr(session, "machines"):  # a lane's session: drawn from the engines in its worker
+        return session.machines()
     return [graph(eng.config, role) for role, eng in session.stream().engines.items()]
 
 

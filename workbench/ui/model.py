@@ -128,11 +128,11 @@ class WorkbenchModel:
         return session.deltas_from_text(i.text, i.chunking)
 
     def start(self):
+        from workbench.lanes import lane_ui
+
+        lane_ui.check_source(self.inputs)
         session = self.ensure_session()
         if self.inputs.source == "engine":
-            from workbench.lanes import lane_ui
-
-            lane_ui.check_engine(self.inputs)
             if self.engine_factory is None:
                 from workbench.ui import engine_adapter
 
