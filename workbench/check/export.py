@@ -58,7 +58,7 @@ def _groupings(n: int, report) -> list[dict]:
 
 
 def build_case(session, deltas, report=None) -> dict:
-    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+    from workbench.core.tokenizers import ensure_tokenizer, is_mistral, model_type, tokenizer_sha256
     from workbench.core.versions import vllm_version
 
     spec = session.setup.parser
@@ -70,7 +70,10 @@ def build_case(session, deltas, report=None) -> dict:
     findings = [f.headline() for f in report.findings] if report else []
     return {
         "vllm_version": vllm_version(),
-        "tokenizer": {"name": session.setup.tokenizer, "path": str(folder), "sha256": tokenizer_sha256(folder)},
+        "tokenizer": {"name": session.setup.tokenizer, "path": str(folder), "sha256": tokenizer_sha256(folder),
+                      # how vLLM's server would load it and which Parser it composes
+                      "mode": "mistral" if is_mistral(session.tokenizer) else "auto",
+                      "model_type": model_type(session.tokenizer)},
         "vocab": vocab(session.tokenizer),
         "parser": {"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser},
         "request": request_fields(session.setup.request),

@@ -41,7 +41,9 @@ def tokenizer():
     from vllm.tokenizers import get_tokenizer
 
     where = os.environ.get("PARSER_TOKENIZER") or CASE["tokenizer"]["path"]
-    tok = get_tokenizer(where)
+    if os.path.isfile(os.path.join(where, "o200k_base.tiktoken")):  # gpt-oss: Harmony, offline
+        os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", where)
+    tok = get_tokenizer(where, tokenizer_mode=CASE["tokenizer"].get("mode", "auto"))
     vocab = tok.get_vocab()
     wrong = {t: i for t, i in CASE["vocab"].items() if vocab.get(t) != i}
     if wrong:
@@ -59,7 +61,9 @@ def parser_and_request():
     tok = tokenizer()
     cls = ParserManager.get_parser(tool_parser_name=p["tool_parser"],
                                    reasoning_parser_name=p["reasoning_parser"],
-                                   enable_auto_tools=p["tool_parser"] is not None, tokenizer=tok)
+                                   enable_auto_tools=p["tool_parser"] is not None,
+                                   is_harmony=CASE["tokenizer"].get("model_type") == "gpt_oss",
+                                   tokenizer=tok)
     request = ChatCompletionRequest(**CASE["request"])
     if cls is not None and (cls.always_adjust_request or cls.reasoning_parser_cls is not None
                             or request.tool_choice != "none"):
