@@ -1,6 +1,6 @@
-"""Write notebooks/01-04 from the cells below (outputs stripped).
+"""Write notebooks/01-05 from the cells below and in cells_05_harmony.py (outputs stripped).
 
-    .venv/bin/python notebooks/build.py          # rewrite the four notebooks
+    .venv/bin/python notebooks/build.py          # rewrite the notebooks
     .venv/bin/python notebooks/build.py --check  # exit 1 if a notebook differs from this file
 
 Notebooks call only the public API (``import workbench``); the teaching text is here.
@@ -14,6 +14,8 @@ from pathlib import Path
 import nbformat
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from cells_05_harmony import HARMONY  # noqa: E402
 
 TOOLS = '''TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
@@ -238,7 +240,8 @@ req.describe()["request"]["structured_outputs"], req.model.final["stream"]["tool
 ]
 
 NOTEBOOKS = {"01_tour.ipynb": TOUR, "02_author_a_parser.ipynb": AUTHOR,
-             "03_reproduce_a_bug.ipynb": BUG, "04_gpu_real_model.ipynb": GPU}
+             "03_reproduce_a_bug.ipynb": BUG, "04_gpu_real_model.ipynb": GPU,
+             "05_harmony.ipynb": HARMONY}
 
 
 def build(cells) -> nbformat.NotebookNode:

@@ -249,7 +249,7 @@ class EngineStepper:
         if rejected:
             step, token = rejected[0]
             notes.append(f"the grammar did not allow token {token} "
-                         f"({s.tokenizer.convert_ids_to_tokens(token)!r}) at step {step}; "
+                         f"({s.tokenizer.convert_ids_to_tokens([token])[0]!r}) at step {step}; "
                          f"the engine ended the request (finish_reason {finish})")
         elif finish == "error":
             notes.append("the engine ended the request with an error (see the last row's engine logs)")
