@@ -36,7 +36,9 @@ def test_diagram_draws_the_configs_states_and_transitions():
 def test_lit_state_follows_the_last_then_the_selected_row():
     from workbench import Workbench
 
-    wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, config="parsers/teaching.toml")
+    wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, config="parsers/teaching.toml").load()
+    redrawn = []
+    wb.diagram.observe(lambda change: redrawn.append(change["name"]), names=["machines", "message"])
     seen = []
     while not wb.model.done:
         wb.step()
@@ -45,6 +47,7 @@ def test_lit_state_follows_the_last_then_the_selected_row():
         assert (lit["state"], lit["step"]) == (row.states["engine"], row.step)
         seen.append(lit["state"])
     assert {"REASONING", "CONTENT", "TOOL_ARGS"} <= set(seen)
+    assert redrawn == []  # a Step sends only the small `lit` dict, never the graph again
     m = wb.diagram.machines[0]
     moves = [r for r in wb.rows if r.states_before["engine"] != r.states["engine"]]
     assert moves
