@@ -161,13 +161,18 @@ def _drive(page, base: str, token: str) -> None:
         page.wait_for_timeout(100)
     line.scroll_into_view_if_needed()
     line.click(position={"x": 2, "y": 4})  # the start of the line
+    prompt = editor_cell.locator(".jp-InputArea-prompt").inner_text()
     page.keyboard.type("oops ")
+    page.keyboard.press("Control+Enter")  # sends the text now; Lab must not re-run the cell
     mark = editor.locator(f".cm-line.wb-problem-line[data-problem-line='{number}']")
     mark.wait_for(timeout=60_000)
     assert editor.locator(".wb-problem-line").count() == 1
     assert "TOML syntax" in (mark.get_attribute("title") or "")
     assert editor_cell.locator(".cm-gutter-lint .cm-lint-marker-error").count() == 1
     assert "last good config stays active" in editor_cell.inner_text()
+    page.wait_for_selector(IDLE, timeout=60_000)
+    assert editor_cell.locator(".jp-InputArea-prompt").inner_text() == prompt
+    assert editor.locator(".cm-line", has_text="oops").count() == 1
     _shots(page, diagram_cell, editor_cell, "light")
     set_theme(page, "JupyterLab Dark")
     _shots(page, diagram_cell, editor_cell, "dark")
