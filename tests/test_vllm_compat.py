@@ -101,3 +101,14 @@ def test_a_missing_internal_fails_loudly_with_its_name_and_the_version(qwen3_tok
         compat.wrap_grammar_bitmask(OldManager(), lambda *a: None)
     with pytest.raises(compat.CompatError, match="StructuredOutputManager._get_reasoner"):
         compat.reasoner_per_request(OldManager(), {})
+
+
+def test_every_internal_also_exists_in_the_lane_version():
+    """The same checks run in the 0.33.0 lane's interpreter (workbench/lanes/), so the seam
+    is checked against every vLLM version the workbench runs."""
+    from workbench.lanes import lane as lanes
+
+    out = lanes.get("0.33.0").call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/test_vllm_compat.py",
+                                                   "-k", "not lane_version"])
+    assert out["rc"] == 0, out["failed"]
+    assert len(out["passed"]) >= len(HAS) and not out["failed"]

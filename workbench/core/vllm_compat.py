@@ -13,8 +13,8 @@ Versions (the workbench calls only what 0.32 and 0.33 share):
   None in 0.33, so ``TOOL_STRICT_LEVEL`` is always passed explicitly;
 - ``LLMEngine.add_request`` (0.32) takes no ``reasoning_ended`` /
   ``reasoning_parser_kwargs``, so the engine stepper sets those two fields on the
-  ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (engine/stepper.py ``_add``);
-- 0.33 adds ``set_prompt_token_ids`` on parsers, engines and adapters.
+  ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (engine/stepper.py ``_add``).
+Other versions run in lanes (workbench/lanes/); tests/test_vllm_compat.py runs there too.
 """
 
 from __future__ import annotations
