@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from workbench.core.messages import FIELDS, Accumulator, as_json
+from workbench.core.messages import FIELDS, TEXT_FIELDS, Accumulator, as_json
 
 _WS = re.compile(r"\s+")
 
@@ -81,7 +81,7 @@ def _squash(value) -> str:
 def can_still_match(acc: dict, reference: dict, field: str, raw: bool = False) -> bool:
     """Whether a stream accumulated so far can still end as ``reference[field]``."""
     view = (lambda s: s or "") if raw else _squash
-    if field in ("reasoning", "content"):
+    if field in TEXT_FIELDS:
         return view(reference.get(field)).startswith(view(acc.get(field)))
     if field == "tool_calls":
         ref = reference.get("tool_calls") or []
@@ -115,7 +115,7 @@ def first_step(steps, reference: dict, field: str, raw: bool = False):
 def marker_leaks(final, markers) -> list:
     """[(field, marker)] for every parser marker found in reasoning or content."""
     final, found = as_json(final), []
-    for field in ("reasoning", "content"):
+    for field in TEXT_FIELDS:
         text = final.get(field) or ""
         found += [(field, m) for m in markers if m and m in text]
     return found

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")  # a final message's fields
 MESSAGE_FIELDS = FIELDS[:3]  # what the parser decides; finish_reason is the serving layer's
+TEXT_FIELDS = FIELDS[:2]  # joined by concatenation
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +128,7 @@ class Accumulator:
             return
         d = as_json(delta)
         out = self.message
-        for key in ("reasoning", "content"):
+        for key in TEXT_FIELDS:
             if d.get(key) is not None:
                 out[key] = (out[key] or "") + d[key]
         for tc in d.get("tool_calls") or ():
