@@ -28,7 +28,8 @@ from workbench.core.session import Session, Setup
 from workbench.errors import WorkbenchError
 
 FAMILIES = sorted(p.stem for p in PARSERS_DIR.glob("*.toml") if p.stem != "teaching")
-# MistralParser raises without [TOOL_CALLS] in the vocab; none of the built-in tokenizers has it.
+# MistralParser raises without [TOOL_CALLS] in the vocab: it runs on the Mistral tokenizers
+# (test_mistral_config_equals_vllm_class_on_mistral_tokenizers), not on qwen3.
 NEEDS_OWN_TOKENIZER = {"mistral"}
 SCENARIOS = ["think-then-tool", "parallel-tools", "content-only", "whitespace-before-tool",
              "empty-tool-block"]
@@ -340,3 +341,47 @@ def test_plugin_example(run_cli, tools_file):
             ("get_weather", '{"city": "Paris"}')], mode
         assert result[mode]["content"] == "Let me check. Done."
         assert result[mode]["finish_reason"] == "tool_calls"
+
+
+# -- mistral: on the real (pre-v11) Mistral tokenizers, as vLLM builds MistralParser there ----
+
+MISTRAL_ARRAY = lambda calls: "[TOOL_CALLS]" + json.dumps(  # noqa: E731
+    [{"name": n, "arguments": a} for n, a in calls])
+MISTRAL_SCENARIOS = {
+    "think-then-tool": "[THINK]Need the weather.[/THINK]" + MISTRAL_ARRAY(CALLS[:1]),  # [THINK]: text here
+    "parallel-tools": MISTRAL_ARRAY(CALLS),
+    "content-only": "The weather in Paris is sunny.",
+    "whitespace-before-tool": "\n\n" + MISTRAL_ARRAY(CALLS[:1]),
+    "empty-tool-block": "[TOOL_CALLS][]",
+}
+
+
+@pytest.mark.parametrize("tokenizer", ["mistral_tekken", "mistral_v7"])
+def test_mistral_config_equals_vllm_class_on_mistral_tokenizers(tokenizer, run_cli, tmp_path, monkeypatch):
+    from vllm.parser.mistral import MistralToolCall
+
+    # Mistral's tool-call ids are 9 random characters (diff.normalise knows only vLLM's own).
+    monkeypatch.setattr(MistralToolCall, "generate_random_id", staticmethod(lambda: "call00001"))
+    path = tmp_path / "mistral.toml"
+    code, _, err = run_cli("export-config", "mistral", "--tokenizer", tokenizer, "-o", path)
+    assert code == 0, err
+    # MistralParser picks reasoning_encoding from the vocabulary: no [THINK] and no grammar
+    # support below v11 give "none", not parsers/mistral.toml's "special_token" table.
+    assert "THINK_START" not in path.read_text() and "THINK_START" in (PARSERS_DIR / "mistral.toml").read_text()
+    cfg_session = Session(Setup(tokenizer, ParserSpec(config=str(path)), RequestSpec(tools=TOOLS)))
+    vllm_session = copy.copy(cfg_session)
+    vllm_session.use_parser_class(config_export.families()["mistral"])
+    cfg = cfg_session.parser_cls._workbench_config
+    assert cfg_session.parser_cls(cfg_session.tokenizer).parser_engine_config is cfg
+    for scenario, text in MISTRAL_SCENARIOS.items():
+        deltas = cfg_session.deltas_from_text(text)
+        ours, theirs = cfg_session.replay(deltas), vllm_session.replay(deltas)
+        assert _rows(ours) == _rows(theirs), f"{tokenizer} {scenario}"
+        assert diff.normalise(ours.stream) == diff.normalise(theirs.stream), f"{tokenizer} {scenario}"
+        assert diff.normalise(ours.nonstream) == diff.normalise(theirs.nonstream), f"{tokenizer} {scenario}"
+        assert not ours.errors
+    # The checked-in special_token table on the same tokenizer is not what vLLM runs there.
+    shipped = Session(Setup(tokenizer, ParserSpec(config=str(PARSERS_DIR / "mistral.toml")),
+                            RequestSpec(tools=TOOLS)))
+    deltas = shipped.deltas_from_text(MISTRAL_SCENARIOS["think-then-tool"])
+    assert diff.normalise(shipped.replay(deltas).stream) != diff.normalise(vllm_session.replay(deltas).stream)
