@@ -187,6 +187,10 @@ def test_click_select_detail_fits_the_screen_and_theme_contrast(lab, page):
         page.wait_for_function("(el) => el.innerText.includes('Ġis')", arg=detail.element_handle())
         a.locator("canvas.wb-strip").click(position={"x": 3, "y": 5})  # the first token's cell
         a.locator(".wb-row[data-step='1'][aria-selected='true']").wait_for()
+        page.keyboard.press("ArrowDown")  # the keys go on from a picked cell
+        a.locator(".wb-row[data-step='2'][aria-selected='true']").wait_for()
+        a.locator("canvas.wb-cost").click(position={"x": 1, "y": 30})  # the first delta's bar
+        a.locator(".wb-row[data-step='1'][aria-selected='true']").wait_for()
 
         # one 1280×900 screen holds the table and its detail, side by side
         a.locator(".wb-dt").scroll_into_view_if_needed()
@@ -199,6 +203,9 @@ def test_click_select_detail_fits_the_screen_and_theme_contrast(lab, page):
         whole = a.locator(".jp-OutputArea-output").first.bounding_box()
         assert whole["height"] <= VIEWPORT["height"] - 120, whole
 
+        c.locator(".wb-row[data-step='4']").click()  # the screenshots show a detail too
+        page.wait_for_function("(el) => el.innerText.includes('SSE chunk')",
+                               arg=c.locator(".wb-row-detail").element_handle())
         for theme in ("JupyterLab Light", "JupyterLab Dark"):
             if theme != "JupyterLab Light":
                 set_theme(page, theme)

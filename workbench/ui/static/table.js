@@ -11,7 +11,7 @@ const STRIP_LINES = 4;
 const COST_H = 36;
 const WIDTHS = {
   step: [40, "40px"], tokens: [96, "minmax(96px, 1.4fr)"], text: [72, "minmax(72px, 1fr)"],
-  phase: [128, "128px"], reasoning: [72, "minmax(72px, 1.3fr)"],
+  phase: [140, "140px"], reasoning: [72, "minmax(72px, 1.3fr)"],
   content: [72, "minmax(72px, 1.3fr)"], tool_calls: [96, "minmax(96px, 2fr)"],
   sse: [46, "46px"], finish: [64, "minmax(64px, 84px)"], grammar: [110, "minmax(110px, 1.3fr)"],
   error: [90, "minmax(90px, 1.2fr)"],
@@ -62,6 +62,7 @@ function rowHTML(r, i, cols, selected) {
     return `<div class="wb-cell wb-c-${c}" role="gridcell" title="${esc(title)}">${cellHTML(r, c)}</div>`;
   });
   return `<div class="${cls.join(" ")}" role="row" data-step="${r.step}" aria-selected="${selected}" ` +
+    `aria-rowindex="${i + 2}" ` +
     `style="top:${i * ROW_H}px">${cells.join("")}</div>`;
 }
 
@@ -89,7 +90,7 @@ function render({ model, el }) {
     <span class="wb-pic-label wb-cost-label">parser µs</span><canvas class="wb-cost"></canvas></div>
     <div class="wb-caption" aria-live="polite">no rows yet</div>
     <div class="wb-scroll" tabindex="0" role="grid" data-lm-suppress-shortcuts="true">
-    <div class="wb-head" role="row"></div><div class="wb-body"></div></div>`;
+    <div class="wb-head" role="row" aria-rowindex="1"></div><div class="wb-body"></div></div>`;
   const scroll = el.querySelector(".wb-scroll");
   const head = el.querySelector(".wb-head");
   const body = el.querySelector(".wb-body");
@@ -128,6 +129,7 @@ function render({ model, el }) {
     let html = "";
     for (let i = first; i < last; i++) html += rowHTML(rows[i], i, cs, rows[i].step === sel);
     body.innerHTML = html;
+    scroll.setAttribute("aria-rowcount", String(n + 1));
     caption.textContent = n === 0 ? "no rows yet" : `${n} rows · ${tokRow.length} tokens` +
       (changedCount ? ` · ${changedCount} changed by the last replay` : "") + (sel ? ` · step ${sel} selected` : "");
   }
@@ -345,8 +347,13 @@ function render({ model, el }) {
     e.stopPropagation();
     select(next);
   });
-  strip.addEventListener("click", (e) => { const i = stripIndex(e); if (i >= 0) select(rows[i].step); });
-  cost.addEventListener("click", (e) => { const i = costIndex(e); if (i >= 0) select(rows[i].step); });
+  const pick = (i) => {
+    if (i < 0) return;
+    select(rows[i].step);
+    scroll.focus({ preventScroll: true }); // so j/k go on from there
+  };
+  strip.addEventListener("click", (e) => pick(stripIndex(e)));
+  cost.addEventListener("click", (e) => pick(costIndex(e)));
   strip.addEventListener("mousemove", (e) => {
     const i = stripIndex(e);
     strip.title = i >= 0 ? `step ${rows[i].step}: ${plain((rows[i].tokens || []).join(" | "))} (${phaseOf(rows[i])})` : "";
