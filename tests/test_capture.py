@@ -210,3 +210,38 @@ def test_server_source_steps_one_chunk_per_step(fake, chunks):
     m = WorkbenchModel(Inputs(source="server", server_url=fake, tools=WEATHER_TOOLS))
     m.run()
     assert m.rows[-1].finish_reason == "error" and "stream cut" in m.rows[-1].extra["capture_error"]
+
+
+def _edit_capture(rec, tmp_path, header=None, chunk_at=None, chunk=None):
+    lines = [json.loads(line) for line in rec.read_text().splitlines()]
+    if header:
+        header(lines[0])
+    if chunk_at is not None:
+        lines[chunk_at]["extra"]["chunk"] = chunk(lines[chunk_at]["extra"]["chunk"])
+    out = tmp_path / "edited.jsonl"
+    out.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    return out
+
+
+def test_doctor_names_version_skew_and_template_differences(run_cli, tmp_path, fake):
+    code, out, err, rec = capture(run_cli, tmp_path, fake, "ok", "--json")
+    assert code == 0 and json.loads(out)["chunks"] > 20  # --json: stdout is one JSON object
+
+    def older(h):
+        h["origin"]["server_vllm_version"] = "0.30.0"
+
+    skewed = _edit_capture(rec, tmp_path, older, 2, lambda c: c.replace("Weather", "Wether"))
+    code, out, err = run_cli("doctor", skewed, "--json")
+    found = [d for d in json.loads(out)["diagnoses"] if d["code"] == "server_differs"]
+    assert code == 1 and found and "version skew: the server runs vLLM 0.30.0" in found[0]["message"]
+    assert found[0]["evidence"]["first_difference"] == 2
+
+    def other_prompt(h):  # the server rendered the system prompt differently
+        ids = h["prompt_token_ids"]
+        h["prompt_token_ids"] = ids[:3] + [2610] + ids[3:]
+    rec2 = tmp_path / "rec2.jsonl"
+    rec2.write_text(_edit_capture(rec, tmp_path, other_prompt, 2,
+                                  lambda c: c.replace("Weather", "Wether")).read_text())
+    code, out, err = run_cli("replay", rec2, "--json")
+    server = json.loads(out)["server"]
+    assert server["cause"].startswith("chat-template difference")

@@ -113,11 +113,11 @@ def _session(opts: Options, body: dict, prompt_ids: list[int]):
 
 
 def header_for(session, body: dict, origin: dict, opts: Options) -> dict:
-    from workbench.core import recording as rec
+    from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     return rec.make_header(opts.tokenizer, tokenizer_sha256(ensure_tokenizer(opts.tokenizer)), body,
-                           session.prompt_ids, origin, opts.parser.to_dict())
+                           session.prompt_ids, origin, trust.provenance(opts.parser, opts.plugins))
 
 
 def _write(chunks, body: dict, origin: dict, opts: Options, out: Path) -> Captured:
@@ -139,7 +139,7 @@ def _write(chunks, body: dict, origin: dict, opts: Options, out: Path) -> Captur
     done = Captured(out, notes=notes, header=header)
     progress = Progress(opts.progress)
     held: Delta | None = None  # the finishing delta waits for the usage chunk
-    with rec.RecordingWriter(out, header) as w:
+    with rec.RecordingWriter(out, header, overwrite=False) as w:
         try:
             for raw in it:
                 obj = _json(raw)

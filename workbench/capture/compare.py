@@ -22,18 +22,21 @@ def is_capture(header: dict) -> bool:
     return (header.get("origin") or {}).get("kind") == "capture"
 
 
-def deltas(session, recording) -> list[Delta]:
-    """The server's chunking, with the text this vLLM's detokenizer releases for it."""
+def deltas(session, recording) -> tuple[list[Delta], list[str]]:
+    """(the server's chunking with the text this vLLM's detokenizer releases for it, the
+    tokenizer check's notes); a tokenizer that is not the server's raises."""
     from workbench.capture import tokcheck
     from workbench.core import request as req
 
     origin = recording.header.get("origin") or {}
+    notes = list(origin.get("notes") or [])
     if origin.get("token_ids") == "server":
-        tokcheck.check(session.tokenizer, session.setup.tokenizer, session.prompt_ids,
-                       recording.token_ids, req.render_prompt(session.tokenizer, session.setup.request))
+        notes = tokcheck.check(
+            session.tokenizer, session.setup.tokenizer, session.prompt_ids, recording.token_ids,
+            req.render_prompt(session.tokenizer, session.setup.request))
     body = [d for d in recording.deltas if "capture_error" not in d.extra]
     if not body:
-        return list(recording.deltas)
+        return list(recording.deltas), notes
     ids = [t for d in body for t in d.token_ids]
     eos = getattr(session.tokenizer, "eos_token_id", None)
     finish = body[-1].finish_reason
@@ -42,7 +45,7 @@ def deltas(session, recording) -> list[Delta]:
                            stop_terminated=finish == "stop" and bool(ids) and ids[-1] == eos)
     out = [Delta(m.token_ids, m.text, d.finish_reason, d.engine_steps, d.extra)
            for m, d in zip(made, body)]
-    return out + [d for d in recording.deltas if "capture_error" in d.extra]
+    return out + [d for d in recording.deltas if "capture_error" in d.extra], notes
 
 
 def normal(chunk: str | None):
@@ -92,12 +95,15 @@ def server_chunks(recording, index: int) -> list[str]:
     return out
 
 
-def compare(result, recording, here: str = "?") -> Comparison:
-    """``here``: the local parser pair, e.g. "hermes+qwen3" (named in the cause)."""
+def compare(result, recording, here: str = "?", notes: list[str] | None = None) -> Comparison:
+    """``here``: the local parser pair, e.g. "hermes+qwen3" (named in the cause); ``notes``:
+    the tokenizer check's notes for this replay (from ``deltas``)."""
     if len(result.rows) != len(recording.deltas):
         raise WorkbenchError("a capture compares with the server only in its own chunking "
                              "(drop --chunking; `workbench check` fuzzes it)")
-    origin = recording.header.get("origin") or {}
+    origin = dict(recording.header.get("origin") or {})
+    if notes is not None:
+        origin["notes"] = notes
     steps = []
     for i, r in enumerate(result.rows):
         d = recording.deltas[i]
@@ -155,8 +161,10 @@ def diagnosis(setup, recording):
     from workbench.core.session import Session
 
     session = Session(setup, prompt_token_ids=recording.prompt_token_ids or None)
-    result = session.replay(deltas(session, recording))
-    cmp = compare(result, recording, f"{setup.parser.tool_parser}+{setup.parser.reasoning_parser}")
+    made, notes = deltas(session, recording)
+    result = session.replay(made)
+    cmp = compare(result, recording, f"{setup.parser.tool_parser}+{setup.parser.reasoning_parser}",
+                  notes)
     if cmp.first_difference is None:
         return None
     return Diagnosis("server_differs", PROBLEM,

@@ -43,7 +43,7 @@ class Served:
 
 
 def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
-          tokenizer: str = "qwen3", timeout: float = 240.0, extra: list[str] = ()) -> Served:
+          tokenizer: str = "qwen3", timeout: float = 600.0, extra: list[str] = ()) -> Served:
     from workbench.engine.build import SCRIPT_PROCESSOR
     from workbench.engine.tiny_model import ensure_tiny_model
 

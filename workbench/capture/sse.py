@@ -98,7 +98,7 @@ def from_sse(opts, log_path: str | Path):
                            finish_reason=finish, stop_terminated=finish == "stop" and eos is not None)
     usage = next((c["_raw"] for c in chunks if not c.get("choices") and c.get("usage")), None)
     done = Captured(out, notes=[MARK], header=header)
-    with rec.RecordingWriter(out, header) as w:
+    with rec.RecordingWriter(out, header, overwrite=False) as w:
         for n, (m, c) in enumerate(zip(made, parts)):
             extra = {"chunk": c["_raw"]}
             if usage and n == len(parts) - 1:

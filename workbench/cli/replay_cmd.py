@@ -36,11 +36,12 @@ def run(args) -> int:
         rec.save(args.save, header, deltas, overwrite=args.force)
     server = None
     if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
-        deltas = capture_compare.deltas(session, source)
+        deltas, notes = capture_compare.deltas(session, source)
     result = session.replay(deltas)
     if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
         ps = session.setup.parser
-        server = capture_compare.compare(result, source, f"{ps.tool_parser}+{ps.reasoning_parser}")
+        server = capture_compare.compare(result, source, f"{ps.tool_parser}+{ps.reasoning_parser}",
+                                        notes)
     if args.json:
         out = result.to_dict()
         out["request"] = session.request_view()
