@@ -59,17 +59,34 @@ CI_CASES = {"content-then-call", "required", "parallel-false", "max-tokens-cut"}
 SLOW = pytest.mark.slow(reason="real vllm serve: the full matrix costs 3-8 minutes")
 
 
-@pytest.fixture(scope="module")
-def server(request, tmp_path_factory):
-    """One real server per tool parser (with the qwen3 reasoning parser), stopped after its cases
-    (module scope: pytest runs each server's cases together)."""
-    from workbench.capture import serve
+class Servers:
+    """One real server per tool parser (with the qwen3 reasoning parser), started when its
+    first case runs and stopped when the next pair's case comes (CASES are grouped by pair)."""
 
-    log = tmp_path_factory.mktemp("serve") / f"{request.param}.log"
-    served = serve.start(request.param, "qwen3", log)
-    print(f"\nvllm serve ({request.param}+qwen3) up in {served.start_s:.1f} s")
-    yield request.param, served
-    served.stop()
+    def __init__(self, folder) -> None:
+        self.folder, self.current = folder, None
+
+    def get(self, pair: str):
+        from workbench.capture import serve
+
+        if self.current is None or self.current[0] != pair:
+            self.stop()
+            served = serve.start(pair, "qwen3", self.folder / f"{pair}.log")
+            print(f"\nvllm serve ({pair}+qwen3) up in {served.start_s:.1f} s")
+            self.current = (pair, served)
+        return self.current[1]
+
+    def stop(self) -> None:
+        if self.current is not None:
+            self.current[1].stop()
+            self.current = None
+
+
+@pytest.fixture(scope="module")
+def servers(tmp_path_factory):
+    s = Servers(tmp_path_factory.mktemp("serve"))
+    yield s
+    s.stop()
 
 
 def spec_for(fields: dict) -> RequestSpec:
@@ -154,16 +171,15 @@ def ours_final(result) -> dict:
             "finish_reason": s["finish_reason"]}
 
 
-@pytest.mark.parametrize("server, case", [
-    pytest.param(c[1], c, id=c[0], marks=() if c[0] in CI_CASES else SLOW) for c in CASES],
-    indirect=["server"])
-def test_rows_predict_the_servers_stream(server, case, engine_stepper, tmp_path, run_cli, capsys):
+@pytest.mark.parametrize("case", [
+    pytest.param(c, id=c[0], marks=() if c[0] in CI_CASES else SLOW) for c in CASES])
+def test_rows_predict_the_servers_stream(servers, case, engine_stepper, tmp_path, run_cli, capsys):
     import httpx
 
     from workbench.capture import compare
 
-    pair, served = server
     name, tool_parser, text, fields = case
+    served = servers.get(tool_parser)
     spec = spec_for(fields)
     session = Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), spec))
     engine_stepper.start(session, text)

@@ -33,13 +33,20 @@ class Served:
     start_s: float
 
     def stop(self) -> None:
+        """The API server and its EngineCore child: the whole process group it leads."""
+        import signal
+
         if self.proc.poll() is None:
-            self.proc.terminate()
+            os.killpg(self.proc.pid, signal.SIGTERM)
             try:
                 self.proc.wait(timeout=30)
             except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+                pass
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)  # whatever of the group is left
+        except ProcessLookupError:
+            pass
+        self.proc.wait()
 
 
 def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
@@ -63,7 +70,7 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
     t0 = time.perf_counter()
     out = log.open("w")
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
-                            stdin=subprocess.DEVNULL)
+                            stdin=subprocess.DEVNULL, start_new_session=True)
     served = Served(f"http://127.0.0.1:{port}/v1", model, proc, log, 0.0)
     try:
         _wait(served, timeout)
