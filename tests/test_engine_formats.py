@@ -38,3 +38,16 @@ def test_mistral_engine_enforces_the_pre_v11_json_array(run_cli, tmp_path, tools
     # vLLM constrains a pre-v11 "required" call to a bare JSON array: [TOOL_CALLS] is not allowed.
     code, out, _ = _record(run_cli, tmp_path, "mistral_tekken", parsers, tools_file, MISTRAL_TEXTS["call"])
     assert "the grammar did not allow token 9 ('[TOOL_CALLS]') at step 1" in out
+
+
+def test_widget_engine_source_steps_gpt_oss_with_required():
+    from tests.conftest import WEATHER_TOOLS
+    from workbench import Workbench
+
+    wb = Workbench(HARMONY_TEXTS["seed"], source="engine", tokenizer="gpt_oss", tool_parser="openai",
+                   reasoning_parser="openai_gptoss", tools=WEATHER_TOOLS, tool_choice="required")
+    wb.run()
+    rows = wb.rows
+    assert rows[-1].finish_reason == "tool_calls" and "error" not in wb.banner.value.lower()
+    assert all(r.extra.get("grammar", {}).get("emitted_allowed") for r in rows)
+    assert "commentary to=functions.get_weather" in {r.phase for r in rows}

@@ -56,3 +56,15 @@ def test_widget_shows_harmony_channels_and_mistral_calls():
                    tool_parser="mistral", reasoning_parser=None)
     wb.run()
     assert wb.rows[0].tokens == ["[TOOL_CALLS]"] and wb.rows[-1].finish_reason == "tool_calls"
+
+
+def test_mistral_recording_on_the_wrong_tokenizer_version(run_cli, tools_file, tmp_path):
+    rec = tmp_path / "tekken.jsonl"
+    code, _, _ = run_cli("replay", *MISTRAL, "--tools", tools_file, "--text", MISTRAL_TEXTS["call"],
+                         "--save", rec)
+    assert code == 0
+    code, _, err = run_cli("replay", rec, "--tokenizer", "mistral_v7")
+    assert code == 2 and "not the recording's" in err and len(err.strip().splitlines()) == 1
+    code, _, err = run_cli("replay", rec, "--tokenizer", "mistral_v7", "--force")
+    # Tekken ids do not exist in the 32,768-token v7 vocabulary: one line, no traceback
+    assert code == 2 and "outside tokenizer 'mistral_v7'" in err and "Traceback" not in err
