@@ -122,6 +122,8 @@ def test_capture_writes_the_servers_chunks_without_secrets(run_cli, tmp_path, fa
     code, out, err = run_cli("replay", rec, "--json")
     server = json.loads(out)["server"]
     assert code == 0 and server["first_difference"] is None
+    code, out, err = run_cli("check", rec, "--fuzz", "5", "--json")  # the server's ids, regrouped
+    assert code == 0 and json.loads(out)["consistent"], out
     # without the server's tool parser the replay differs, and says why
     code, out, err = run_cli("replay", rec, "--reasoning-parser", "qwen3", "--json")
     server = json.loads(out)["server"]
