@@ -260,3 +260,47 @@ def test_tools_for_the_good_path_still_work(run_cli, tmp_path):
     assert code == 0 and json.loads(out)["text"] == "x", err
     code, out, err = run_cli("replay", recording(tmp_path, lambda ls: None), "--json")
     assert code == 0 and err == "", err
+
+
+BAD_VALUES = [None, -1, 0, 1.5, 10 ** 12, True, "", "x" * 300, [], [None], [-1], {}, {"a": [1]}, "banana"]
+
+
+def _mutate(rng, lines: list[dict]) -> str:
+    """One random field of the header or a delta, set to a random odd value."""
+    line = rng.choice([0] + list(range(1, len(lines))))
+    obj = lines[line]
+    if line == 0 and rng.random() < 0.6:
+        key = rng.choice(["tokenizer", "request", "parser"])
+        obj = obj[key] if isinstance(obj.get(key), dict) else obj
+    key = rng.choice(sorted(obj))
+    obj[key] = rng.choice(BAD_VALUES)
+    return f"line {line + 1} {key}"
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_fuzzed_recordings_replay_or_give_one_line(run_cli, tmp_path, seed):
+    """Random single-field mutations of a good recording: exit 0, or 2 with one line."""
+    import random
+
+    rng = random.Random(seed)
+    lines = seed_lines()
+    what = _mutate(rng, lines)
+    path = write(tmp_path, "fuzz.jsonl", "".join(json.dumps(line) + "\n" for line in lines))
+    code, out, err = run_cli("replay", path, "--json")
+    assert "Traceback" not in out + err, (what, err)
+    if code == 0:
+        json.loads(out)
+    else:
+        assert code == 2 and out == "" and err.count("\n") == 1, (what, code, err)
+
+
+@pytest.mark.parametrize("argv", [
+    ["tokenizers"], ["parsers"], ["replay", "--text", "hi"], ["doctor", "--text", "hi"],
+    ["check", "--text", "hi", "--fuzz", "2", "--no-cost", "--shrink-budget", "0"],
+    ["diff", "--text", "hi", "--a", "hermes+qwen3", "--b", "+qwen3"],
+])
+def test_json_stdout_is_exactly_one_object(run_cli, argv):
+    code, out, err = run_cli(*argv, "--json")
+    assert code in (0, 1), err
+    value, end = json.JSONDecoder().raw_decode(out)  # one JSON value and nothing else
+    assert value and not out[end:].strip()
