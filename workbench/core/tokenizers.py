@@ -198,10 +198,15 @@ def _load_folder(folder: Path):
         # Harmony (vLLM's HarmonyParser) loads o200k_base from here, offline; it
         # checks the file's sha256 itself. A base the user set is kept.
         os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", str(folder))
+    from workbench.core import logs
+
+    # vLLM probes the folder's config.json and logs each failed try at ERROR, even
+    # when the tokenizer then loads; the outcome below is what the user needs.
     try:
-        if any((folder / f).is_file() for f in MAIN_FILES[1:]):
-            return get_tokenizer(str(folder), tokenizer_mode="mistral")
-        return get_tokenizer(str(folder))
+        with logs.capture():
+            if any((folder / f).is_file() for f in MAIN_FILES[1:]):
+                return get_tokenizer(str(folder), tokenizer_mode="mistral")
+            return get_tokenizer(str(folder))
     except Exception as e:  # a user's folder that transformers cannot read (bad JSON, missing keys)
         raise WorkbenchError(f"tokenizer {folder} cannot be loaded: {type(e).__name__}: "
                              f"{str(e).splitlines()[0] if str(e) else ''}") from None
