@@ -9,6 +9,8 @@ the rows plus the streaming and non-streaming answers.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -137,13 +139,27 @@ class Session:
         if not deltas:
             raise WorkbenchError("no deltas to replay")
         run = self.stream()
-        for d in deltas:
-            run.feed(d)
+        with _gc_paused():
+            for d in deltas:
+                run.feed(d)
         finish = deltas[-1].finish_reason or "stop"
         text = run.text
         return Result(rows=run.rows, stream_final=run.result.final(),
                       nonstream_final=self.nonstream(text, run.token_ids, finish),
                       parser=self.parser_info, text=text, token_ids=run.token_ids)
+
+
+@contextmanager
+def _gc_paused():
+    """Rows keep dozens of objects per delta alive, and every cyclic-GC pass rescans them:
+    paused, a 40,000-delta replay ran 1.5-1.8x faster (bench/recording_scale.py)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 def _jsonable(value):
