@@ -247,3 +247,15 @@ def test_doctor_names_version_skew_and_template_differences(run_cli, tmp_path, f
     code, out, err = run_cli("replay", rec2, "--json")
     server = json.loads(out)["server"]
     assert server["cause"].startswith("chat-template difference")
+
+
+def test_an_existing_output_is_refused_before_the_server_is_asked(run_cli, tmp_path, fake):
+    out = tmp_path / "ok.jsonl"
+    out.write_text("mine\n")
+    asked = len(Handler.seen)
+    code, _, err, rec = capture(run_cli, tmp_path, fake, "ok")
+    assert code == 2 and err.count("\n") == 1 and "exists" in err and "--force" in err
+    assert rec.read_text() == "mine\n" and len(Handler.seen) == asked
+    code, _, err, rec = capture(run_cli, tmp_path, fake, "ok", "--force")
+    assert code == 0, err
+    assert rec.read_text() != "mine\n"

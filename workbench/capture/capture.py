@@ -36,6 +36,7 @@ class Options:
     nonstream: bool = False
     progress: bool = True
     plugins: tuple[str, ...] = ()
+    force: bool = False  # overwrite an existing output file
 
 
 @dataclass
@@ -83,8 +84,8 @@ def stream_body(request: dict, model: str) -> dict:
 
 def capture(opts: Options) -> Captured:
     out = Path(opts.output)
-    if out.exists():
-        raise WorkbenchError(f"{out} exists: remove it or choose another -o")
+    if out.exists() and not opts.force:
+        raise WorkbenchError(f"{out} exists: give another name, or --force to overwrite it")
     key = client.api_key(opts.api_key_env)
     with client.Server(opts.url, key, opts.timeout) as server:
         models = server.models()
@@ -139,7 +140,7 @@ def _write(chunks, body: dict, origin: dict, opts: Options, out: Path) -> Captur
     done = Captured(out, notes=notes, header=header)
     progress = Progress(opts.progress)
     held: Delta | None = None  # the finishing delta waits for the usage chunk
-    with rec.RecordingWriter(out, header, overwrite=False) as w:
+    with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
         try:
             for raw in it:
                 obj = _json(raw)

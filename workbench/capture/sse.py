@@ -71,8 +71,8 @@ def from_sse(opts, log_path: str | Path):
     from workbench.core.deltas import Delta, deltas_from_ids, eos_id
 
     out = Path(opts.output)
-    if out.exists():
-        raise WorkbenchError(f"{out} exists: remove it or choose another -o")
+    if out.exists() and not opts.force:
+        raise WorkbenchError(f"{out} exists: give another name, or --force to overwrite it")
     chunks = read_chunks(log_path)
     opening = next((c for c in chunks if c.get("choices")), {})
     body = stream_body(opts.request, opts.request.get("model") or opening.get("model") or "unknown")
@@ -98,7 +98,7 @@ def from_sse(opts, log_path: str | Path):
                            finish_reason=finish, stop_terminated=finish == "stop" and eos is not None)
     usage = next((c["_raw"] for c in chunks if not c.get("choices") and c.get("usage")), None)
     done = Captured(out, notes=[MARK], header=header)
-    with rec.RecordingWriter(out, header, overwrite=False) as w:
+    with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
         for n, (m, c) in enumerate(zip(made, parts)):
             extra = {"chunk": c["_raw"]}
             if usage and n == len(parts) - 1:

@@ -25,6 +25,7 @@ def add_parser(sub) -> None:
     p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per read (default 60)")
     p.add_argument("--nonstream", action="store_true",
                    help="also fetch the non-streaming answer (or set \"workbench_nonstream\": true)")
+    p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
     p.add_argument("--json", action="store_true", help="one JSON object: path, chunks, tokens, notes")
     p.set_defaults(run=run)
 
@@ -43,7 +44,7 @@ def run(args) -> int:
                            tokenizer=args.tokenizer, parser=common.parser_spec(args),
                            api_key_env=args.api_key_env, timeout=args.timeout,
                            nonstream=args.nonstream, progress=not args.json,
-                           plugins=tuple(args.plugin))
+                           plugins=tuple(args.plugin), force=args.force)
     done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
     if args.json:
         print(json.dumps({"path": str(done.path), "chunks": done.chunks, "tokens": done.tokens,
