@@ -9,13 +9,12 @@ so they are exactly the ids vLLM's HarmonyParser feeds its StreamableParser.
 
 from __future__ import annotations
 
-import json
 import os
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from workbench.core.qwen_convert import parse_ranks, vocab_and_merges
+from workbench.core.qwen_convert import bpe_tokenizer_json, parse_ranks, vocab_and_merges
 
 RANKS_FILE = "o200k_base.tiktoken"
 # tiktoken_ext/openai_public.py: o200k_base's pat_str (Harmony's is the same string).
@@ -80,26 +79,7 @@ def harmony_tokenizer_json(ranks_data: bytes, specials: dict[str, int]) -> bytes
     if min(specials.values()) != N_RANKS:
         raise ValueError(f"harmony: special tokens start at {min(specials.values())}, not {N_RANKS}")
     vocab, merges = vocab_and_merges(ranks)
-    byte_level = {"type": "ByteLevel", "add_prefix_space": False,
-                  "trim_offsets": False, "use_regex": False}
-    doc = {
-        "version": "1.0",
-        "truncation": None,
-        "padding": None,
-        "added_tokens": added_tokens(specials),
-        "normalizer": None,
-        "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": O200K_PATTERN},
-             "behavior": "Isolated", "invert": False},
-            byte_level,
-        ]},
-        "post_processor": byte_level,
-        "decoder": byte_level,
-        # ignore_merges: a pre-token that is itself in the vocab is one token,
-        # as tiktoken (and so Harmony) encodes it, whatever the merges say.
-        "model": {"type": "BPE", "dropout": None, "unk_token": None,
-                  "continuing_subword_prefix": "", "end_of_word_suffix": "",
-                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": True,
-                  "vocab": vocab, "merges": merges},
-    }
-    return json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8")
+    # ignore_merges: a pre-token that is itself in the vocab is one token,
+    # as tiktoken (and so Harmony) encodes it, whatever the merges say.
+    return bpe_tokenizer_json(vocab, merges, added_tokens(specials), O200K_PATTERN,
+                              normalizer=None, ignore_merges=True)

@@ -130,16 +130,23 @@ def qwen3_tokenizer_json(tiktoken_ranks: bytes) -> bytes:
     if len(ranks) != FIRST_ADDED_ID:
         raise ValueError(f"tiktoken ranks: expected {FIRST_ADDED_ID} tokens, got {len(ranks)}")
     vocab, merges = vocab_and_merges(ranks)
+    return bpe_tokenizer_json(vocab, merges, added_tokens(), QWEN2_PATTERN,
+                              normalizer={"type": "NFC"}, ignore_merges=False)
+
+
+def bpe_tokenizer_json(vocab: dict[str, int], merges: list[list[str]], added: list[dict],
+                       pattern: str, *, normalizer: dict | None, ignore_merges: bool) -> bytes:
+    """A byte-level BPE ``tokenizer.json`` (the layout transformers writes for tiktoken ranks)."""
     byte_level = {"type": "ByteLevel", "add_prefix_space": False,
                   "trim_offsets": False, "use_regex": False}
     doc = {
         "version": "1.0",
         "truncation": None,
         "padding": None,
-        "added_tokens": added_tokens(),
-        "normalizer": {"type": "NFC"},
+        "added_tokens": added,
+        "normalizer": normalizer,
         "pre_tokenizer": {"type": "Sequence", "pretokenizers": [
-            {"type": "Split", "pattern": {"Regex": QWEN2_PATTERN},
+            {"type": "Split", "pattern": {"Regex": pattern},
              "behavior": "Isolated", "invert": False},
             byte_level,
         ]},
@@ -147,7 +154,7 @@ def qwen3_tokenizer_json(tiktoken_ranks: bytes) -> bytes:
         "decoder": byte_level,
         "model": {"type": "BPE", "dropout": None, "unk_token": None,
                   "continuing_subword_prefix": "", "end_of_word_suffix": "",
-                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": False,
+                  "fuse_unk": False, "byte_fallback": False, "ignore_merges": ignore_merges,
                   "vocab": vocab, "merges": merges},
     }
     return json.dumps(doc, ensure_ascii=False, indent=1).encode("utf-8")
