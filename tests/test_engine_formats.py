@@ -16,7 +16,7 @@ pytestmark = pytest.mark.slow(reason="starts one LLMEngine per tokenizer (13-60 
 
 
 def _record(run_cli, tmp_path, tokenizer, parsers, tools_file, text):
-    out = tmp_path / f"{tokenizer}.jsonl"
+    out = tmp_path / f"{tokenizer}-{len(list(tmp_path.glob('*.jsonl')))}.jsonl"  # record -o never overwrites
     code, stdout, err = run_cli("record", "--tokenizer", tokenizer, *parsers, "--tools", tools_file,
                                 "--tool-choice", "required", "--text", text, "-o", out)
     return code, stdout + err, recording.load(out) if out.exists() else None
