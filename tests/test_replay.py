@@ -61,11 +61,16 @@ def _direct_vllm(tok, tool, reasoning, text, sizes):
     ids = tok.encode(text, add_special_tokens=False) + [tok.eos_token_id]
     stream = DecodeStream(ids=prompt, skip_special_tokens=_skip_special(request))
     pieces = [stream.step(tok._tokenizer, t) or "" for t in ids[:-1]] + [""]  # EOS not in text
+    return _stream_then_parse(cls, tok, request, prompt, ids, pieces, sizes)
+
+
+def _stream_then_parse(cls, tok, request, prompt, ids, pieces, sizes):
+    """The serving loop by hand: one parser fed ``sizes`` groups of (ids, text), then
+    a fresh one parsing the whole text. Returns (deltas, DeltaMessages, parse result)."""
     parser = cls(tok, request.tools, chat_template_kwargs={})
     deltas, messages_out, i = [], [], 0
     for n, size in enumerate(sizes):
-        group = ids[i:i + size]
-        dtext = "".join(pieces[i:i + size])
+        group, dtext = ids[i:i + size], "".join(pieces[i:i + size])
         i += size
         deltas.append((group, dtext))
         messages_out.append(parser.parse_delta(dtext, group, request, prompt_token_ids=prompt,
@@ -276,18 +281,7 @@ def _direct_family(tok, tool, reasoning, text, sizes):
     prompt = _family_prompt(tok, request)
     ids, stopped = _family_ids(tok, text)
     pieces = _prefix_texts(tok, prompt, ids, _skip_special(request), stopped)
-    parser = cls(tok, request.tools, chat_template_kwargs={})
-    deltas, msgs, i = [], [], 0
-    for n, size in enumerate(sizes):
-        group, dtext = ids[i:i + size], "".join(pieces[i:i + size])
-        i += size
-        deltas.append((group, dtext))
-        msgs.append(parser.parse_delta(dtext, group, request, prompt_token_ids=prompt,
-                                       finished=n == len(sizes) - 1))
-    full = cls(tok, request.tools, chat_template_kwargs={})
-    full.set_prompt_token_ids(prompt)
-    return prompt, deltas, msgs, full.parse("".join(pieces), request, enable_auto_tools=True,
-                                            model_output_token_ids=ids)
+    return (prompt, *_stream_then_parse(cls, tok, request, prompt, ids, pieces, sizes))
 
 
 @pytest.fixture(scope="module")
