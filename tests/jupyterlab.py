@@ -11,6 +11,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -22,6 +23,31 @@ CHROMIUM = "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--disable-component-update", "--disable-sync", "--no-first-run"]
 IDLE = ".jp-Notebook-ExecutionIndicator[data-status='idle']"
+VIEWPORT = {"width": 1280, "height": 900}
+
+
+def require_chromium() -> None:
+    """Skip, saying why, where Debian's chromium is not installed."""
+    import pytest
+
+    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
+        pytest.skip("Debian chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+
+
+@contextlib.contextmanager
+def chromium_page(viewport: dict = VIEWPORT):
+    """A headless Debian chromium page and the list its uncaught page errors go to."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+        try:
+            page = browser.new_page(viewport=viewport)
+            errors: list[str] = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            yield page, errors
+        finally:
+            browser.close()
 
 
 def _free_port() -> int:

@@ -17,13 +17,12 @@ from pathlib import Path
 
 import pytest
 
-from tests.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, run_all, set_theme, \
-    write_notebook
+from tests.jupyterlab import IDLE, VIEWPORT, chromium_page, lab_server, open_notebook, require_chromium, \
+    run_all, set_theme, write_notebook
 
 ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = ROOT / "artifacts"
 TOUR = ROOT / "notebooks" / "01_tour.ipynb"
-VIEWPORT = {"width": 1280, "height": 900}
 
 pytestmark = pytest.mark.browser
 
@@ -74,8 +73,7 @@ CONTRAST_JS = """(root) => {
 
 @pytest.fixture
 def lab(tmp_path):
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+    require_chromium()
     root = tmp_path / "root"
     root.mkdir()
     shutil.copy(TOUR, root / TOUR.name)
@@ -87,19 +85,10 @@ def lab(tmp_path):
 
 @pytest.fixture
 def page(lab):
-    from playwright.sync_api import sync_playwright
-
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            page = browser.new_page(viewport=VIEWPORT)
-            errors: list[str] = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            yield page
-            assert errors == [], errors  # the table's module raised in the browser
-        finally:
-            browser.close()
+    with chromium_page(VIEWPORT) as (page, errors):
+        yield page
+        assert errors == [], errors  # the table's module raised in the browser
 
 
 @contextlib.contextmanager

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, set_theme, write_notebook
+from tests.jupyterlab import IDLE, chromium_page, lab_server, open_notebook, require_chromium, set_theme, \
+    write_notebook
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
@@ -80,8 +80,7 @@ CONTRAST_JS = """(roots) => {
 
 @pytest.fixture
 def lab(tmp_path):
-    if not Path(CHROMIUM).exists() or shutil.which("chromium") is None:
-        pytest.skip("Debian chromium is not installed (apt-get install -y chromium; .ci/run does it)")
+    require_chromium()
     root = tmp_path / "root"
     root.mkdir()
     write_notebook(root / NOTEBOOK, [SETUP, DIAGRAM, EDITOR, QWEN3])
@@ -90,25 +89,16 @@ def lab(tmp_path):
 
 
 def test_editor_marks_problem_lines_and_diagram_lights_the_state(lab):
-    from playwright.sync_api import sync_playwright
-
     base, token = lab
     ARTIFACTS.mkdir(exist_ok=True)
-    with sync_playwright() as p:
-        browser = p.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
+    with chromium_page() as (page, errors):
         try:
-            page = browser.new_page(viewport={"width": 1280, "height": 900})
-            errors = []
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            try:
-                _drive(page, base, token)
-            except Exception:
-                page.screenshot(path=str(ARTIFACTS / "editor_diagram_failure.png"), full_page=True)
-                print("page errors:", errors)
-                raise
-            assert errors == []
-        finally:
-            browser.close()
+            _drive(page, base, token)
+        except Exception:
+            page.screenshot(path=str(ARTIFACTS / "editor_diagram_failure.png"), full_page=True)
+            print("page errors:", errors)
+            raise
+        assert errors == []
 
 
 def _run_all(page, base: str, token: str) -> None:
