@@ -8,7 +8,7 @@ VLLM_VERSION=$(tr -d '[:space:]' < setup/vllm-version)   # the one place the ver
 PY=${PYTHON:-python3}
 STAMP=.venv/.setup-stamp
 want=$(cat setup/vllm-version setup/requirements-*.txt setup/setup.sh pyproject.toml \
-        workbench/core/tokenizers.lock.toml 2>/dev/null | sha256sum | cut -c1-16)
+        workbench/core/tokenizers/tokenizers.lock.toml 2>/dev/null | sha256sum | cut -c1-16)
 
 if [[ -f $STAMP && "$(cat "$STAMP")" == "$want" ]]; then
   echo "setup: up to date (.venv, vLLM $VLLM_VERSION)"

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import WEATHER_TOOLS
-from workbench.core.config_io import PARSERS_DIR
+from workbench.core.config.io import PARSERS_DIR
 
 SEED = PARSERS_DIR / "recordings" / "hermes" / "seed_weather.jsonl"
 JSON_COMMANDS = ("replay", "check", "doctor", "diff")

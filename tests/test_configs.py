@@ -19,8 +19,9 @@ import json
 import pytest
 
 from tests.conftest import WEATHER_TOOLS
-from workbench.core import config_export, config_io, diff
-from workbench.core.config_io import PARSERS_DIR
+from workbench.core import diff
+from workbench.core.config import export as config_export, io as config_io
+from workbench.core.config.io import PARSERS_DIR
 from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
@@ -185,7 +186,7 @@ def test_config_parser_equals_vllm_class(name, family_sessions, qwen3_tokenizer)
 
 
 def test_config_class_validated_against_tokenizer(qwen3_tokenizer):
-    from workbench.core.config_parser import parser_class_from_config
+    from workbench.core.config.parser import parser_class_from_config
 
     with pytest.raises(WorkbenchError, match=r"cannot be used with this tokenizer: RuntimeError: Mistral"):
         parser_class_from_config(PARSERS_DIR / "mistral.toml", qwen3_tokenizer)

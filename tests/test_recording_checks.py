@@ -11,7 +11,7 @@ from pathlib import Path
 
 from tests.conftest import SEED_TEXT
 from workbench.core import recording as rec
-from workbench.core.config_io import PARSERS_DIR
+from workbench.core.config.io import PARSERS_DIR
 
 SEED = PARSERS_DIR / "recordings" / "hermes" / "seed_weather.jsonl"
 ROOT = Path(__file__).resolve().parents[1]

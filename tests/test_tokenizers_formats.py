@@ -8,8 +8,8 @@ import random
 import pytest
 
 from tests.test_tokenizers import SAMPLES
-from workbench.core import tokenizers as reg
-from workbench.core.harmony_convert import harmony_encoding
+from workbench.core.tokenizers import registry as reg
+from workbench.core.tokenizers.harmony import harmony_encoding
 
 HARMONY_MARKERS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
                    "<|constrain|>": 200003, "<|channel|>": 200005, "<|start|>": 200006,

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core.config_io import PARSERS_DIR
+from workbench.core.config.io import PARSERS_DIR
 from workbench.errors import WorkbenchError
 
 DATA = Path(__file__).parent / "data"

@@ -24,7 +24,7 @@ def add_parser(sub) -> None:
 
 
 def run(args) -> int:
-    from workbench.core import config_export
+    from workbench.core.config import export as config_export
 
     if args.list:
         for name, cls in config_export.families().items():

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from workbench.core import config_io, config_parser
-from workbench.core.config_io import ConfigProblem
+from workbench.core.config import io as config_io, parser as config_parser
+from workbench.core.config.io import ConfigProblem
 from workbench.core.deltas import Delta
 from workbench.core.session import Result, Session, Setup
 from workbench.errors import WorkbenchError

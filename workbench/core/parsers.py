@@ -90,7 +90,7 @@ def compose(spec: ParserSpec, tokenizer, policy=None):
     """The Parser *class* vLLM would use, or None when no parser is configured.
     ``policy``: the modules a config's callables may live in (``core.trust``)."""
     if spec.config:
-        from workbench.core.config_parser import parser_class_from_config
+        from workbench.core.config.parser import parser_class_from_config
         from workbench.core.trust import DEFAULT
 
         return parser_class_from_config(spec.config, tokenizer, policy or DEFAULT)

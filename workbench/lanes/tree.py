@@ -16,7 +16,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-from workbench.core.wheel_fetch import fetch_wheel
+from workbench.core.tokenizers.wheels import fetch_wheel
 from workbench.lanes.versions import LaneVersion, check, locked
 from workbench.errors import WorkbenchError
 

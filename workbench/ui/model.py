@@ -76,7 +76,7 @@ class WorkbenchModel:
 
             session = lane_ui.session(self.inputs, setup, self.status)
             if self.inputs.config_text is not None:
-                from workbench.core import config_parser
+                from workbench.core.config import parser as config_parser
 
                 session.use_parser_class(config_parser.parser_class_from_text(
                     self.inputs.config_text, session.tokenizer, base_dir=self.config_base_dir(),

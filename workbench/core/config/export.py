@@ -18,9 +18,10 @@ import inspect
 from functools import cache
 from pathlib import Path
 
-from workbench.core import config_io, vllm_compat as compat
-from workbench.core.config_build import TABLE_KEYS
-from workbench.core.config_render import header, render
+from workbench.core import vllm_compat as compat
+from workbench.core.config import io as config_io
+from workbench.core.config.build import TABLE_KEYS
+from workbench.core.config.render import header, render
 from workbench.errors import WorkbenchError, close_matches
 
 # Families whose class cannot be built from an arbitrary tokenizer: the factory and

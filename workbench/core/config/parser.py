@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from workbench.core import config_io
+from workbench.core.config import io as config_io
 from workbench.core.trust import DEFAULT, CallablePolicy
 from workbench.errors import WorkbenchError
 

@@ -28,12 +28,12 @@ import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.core.config_build import EXTRA_KEYS, TABLE_KEYS, Builder, resolve_ref  # noqa: F401
-from workbench.core.config_lines import line_of, locate
+from workbench.core.config.build import EXTRA_KEYS, TABLE_KEYS, Builder, resolve_ref  # noqa: F401
+from workbench.core.config.lines import line_of, locate
 from workbench.core.trust import DEFAULT, CallablePolicy
 from workbench.errors import WorkbenchError
 
-PARSERS_DIR = Path(__file__).resolve().parents[2] / "parsers"
+PARSERS_DIR = Path(__file__).resolve().parents[3] / "parsers"
 
 
 @dataclass(frozen=True)

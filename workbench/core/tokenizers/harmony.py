@@ -14,7 +14,7 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-from workbench.core.qwen_convert import bpe_tokenizer_json, parse_ranks, vocab_and_merges
+from workbench.core.tokenizers.qwen import bpe_tokenizer_json, parse_ranks, vocab_and_merges
 
 RANKS_FILE = "o200k_base.tiktoken"
 # tiktoken_ext/openai_public.py: o200k_base's pat_str (Harmony's is the same string).

@@ -1,0 +1,9 @@
+"""Parser formats as data: ``parsers/*.toml`` <-> vLLM's ``ParserEngineConfig``.
+
+    io.py       load a TOML file (extends, problems as values with field path and line)
+    build.py    the checked TOML dict -> ParserEngineConfig; callables through core.trust
+    lines.py    field path -> line in the file, for problems and the editor
+    render.py   a ParserEngineConfig -> readable TOML text (one transition per line)
+    export.py   every vLLM engine family -> its TOML (``workbench export-config``)
+    parser.py   a config -> a composed vLLM Parser class
+"""
