@@ -9,7 +9,7 @@ from pathlib import Path
 
 from workbench.core import limits, request as req
 from workbench.core.deltas import parse_chunking
-from workbench.core.parsers import ParserSpec
+from workbench.core.parsers import ParserSpec, replay_parser
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
 
@@ -76,13 +76,11 @@ def _json_object(text: str) -> dict:
 def parser_spec(args, header: dict | None = None, notes: list | None = None) -> ParserSpec:
     """The parser flags; for a recording without them, its parser unless that is code
     (a config or plugin), which the user must pass again (``core.trust``)."""
-    from workbench.core import trust
-
     given = args.tool_parser or args.reasoning_parser or getattr(args, "config", None)
     spec = ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
     if header is None:
         return spec
-    recorded, found = trust.replay_parser(header.get("parser"), spec if given else None, args.plugin)
+    recorded, found = replay_parser(header.get("parser"), spec if given else None, args.plugin)
     if notes is not None:
         notes.extend(found)
     return recorded or spec

@@ -12,6 +12,7 @@ import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from workbench.core.trust import file_sha256
 from workbench.core.vllm_compat import TOOL_STRICT_LEVEL
 from workbench.errors import WorkbenchError, close_matches
 
@@ -39,6 +40,45 @@ class ParserSpec:
             return cls(config=text.removeprefix("config:"))
         tool, _, reasoning = text.partition("+")
         return cls(tool_parser=tool or None, reasoning_parser=reasoning or None)
+
+
+def replay_parser(recorded: dict | None, given: ParserSpec | None,
+                  plugins: tuple[str, ...] | list[str] = ()) -> tuple[ParserSpec | None, list[str]]:
+    """(the ParserSpec to replay a recording with, notes).
+
+    ``given``: the ParserSpec the user named on this run, or None. The recording's own
+    parser is used only when it names no config and no plugin: those are code, and a
+    recording never loads code. ``plugins``: the plugin files given on this run."""
+    recorded = recorded or {}
+    notes: list[str] = []
+    given_files = {Path(p).name: p for p in plugins}
+    for entry in recorded.get("plugins") or []:
+        if entry["file"] not in given_files:
+            if given is None:
+                raise WorkbenchError(
+                    f"made with plugin {entry['file']}: a recording never loads code; "
+                    f"pass your copy again (--plugin {entry['file']}) to replay it")
+            continue
+        sha = file_sha256(given_files[entry["file"]])
+        if entry.get("sha256") and sha != entry["sha256"]:
+            notes.append(f"plugin {entry['file']} differs from the one the recording was made with "
+                         f"(sha256 {sha[:12]}, recorded {entry['sha256'][:12]})")
+    config = recorded.get("config")
+    if given is None:
+        if config:
+            raise WorkbenchError(
+                f"made with config {config}: a recording never loads code; "
+                f"pass your copy again (--config {Path(config).name}, or the widget's config picker)")
+        if not recorded:
+            return None, notes
+        return ParserSpec(recorded.get("tool_parser"), recorded.get("reasoning_parser")), notes
+    recorded_sha = recorded.get("config_sha256")
+    if given.config and recorded_sha:
+        sha = file_sha256(given.config)
+        if sha != recorded_sha:
+            notes.append(f"config {given.config} differs from the one the recording was made with "
+                         f"(sha256 {(sha or '?')[:12]}, recorded {recorded_sha[:12]})")
+    return given, notes
 
 
 def registered_names() -> dict[str, list[str]]:

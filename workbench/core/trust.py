@@ -17,8 +17,6 @@ import inspect
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.errors import WorkbenchError
-
 
 class UntrustedCallable(ValueError):
     """A config names code outside the modules this run trusts."""
@@ -87,43 +85,3 @@ def provenance(spec, plugins=(), config_text: str | None = None) -> dict:
     if plugins:
         out["plugins"] = [{"file": Path(p).name, "sha256": file_sha256(p)} for p in plugins]
     return out
-
-
-def replay_parser(recorded: dict | None, given, plugins=()) -> tuple[object | None, list[str]]:
-    """(the ParserSpec to replay a recording with, notes).
-
-    ``given``: the ParserSpec the user named on this run, or None. The recording's own
-    parser is used only when it names no config and no plugin: those are code, and a
-    recording never loads code. ``plugins``: the plugin files given on this run."""
-    from workbench.core.parsers import ParserSpec
-
-    recorded = recorded or {}
-    notes = []
-    given_files = {Path(p).name: p for p in plugins}
-    for entry in recorded.get("plugins") or []:
-        if entry["file"] not in given_files:
-            if given is None:
-                raise WorkbenchError(
-                    f"made with plugin {entry['file']}: a recording never loads code; "
-                    f"pass your copy again (--plugin {entry['file']}) to replay it")
-            continue
-        sha = file_sha256(given_files[entry["file"]])
-        if entry.get("sha256") and sha != entry["sha256"]:
-            notes.append(f"plugin {entry['file']} differs from the one the recording was made with "
-                         f"(sha256 {sha[:12]}, recorded {entry['sha256'][:12]})")
-    config = recorded.get("config")
-    if given is None:
-        if config:
-            raise WorkbenchError(
-                f"made with config {config}: a recording never loads code; "
-                f"pass your copy again (--config {Path(config).name}, or the widget's config picker)")
-        if not recorded:
-            return None, notes
-        return ParserSpec(recorded.get("tool_parser"), recorded.get("reasoning_parser")), notes
-    recorded_sha = recorded.get("config_sha256")
-    if given.config and recorded_sha:
-        sha = file_sha256(given.config)
-        if sha != recorded_sha:
-            notes.append(f"config {given.config} differs from the one the recording was made with "
-                         f"(sha256 {(sha or '?')[:12]}, recorded {recorded_sha[:12]})")
-    return given, notes

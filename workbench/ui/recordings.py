@@ -16,13 +16,14 @@ def inputs_from(inputs: Inputs, path: str) -> Inputs:
 
     A recording made with a config or plugin never loads it (``core.trust``): the
     config picked in the widget is kept, and without one loading says what to pick."""
-    from workbench.core import recording as rec, trust
+    from workbench.core import recording as rec
+    from workbench.core.parsers import replay_parser
 
     r = rec.load(resolve(path))
     req = RequestSpec.from_dict(r.request)
     made_with_config = bool((r.header.get("parser") or {}).get("config"))
     given = inputs.parser() if inputs.config and made_with_config else None
-    spec, _ = trust.replay_parser(r.header.get("parser"), given)
+    spec, _ = replay_parser(r.header.get("parser"), given)
     tc = req.tool_choice
     parser = ({"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser,
                "config": inputs.config if spec.config else None} if spec else {})
@@ -35,7 +36,8 @@ def inputs_from(inputs: Inputs, path: str) -> Inputs:
 
 def save(model, path: str) -> int:
     """The model's stream so far (a recording in progress included) as JSONL."""
-    from workbench.core import recording as rec, trust
+    from workbench.core import recording as rec
+    from workbench.core.parsers import replay_parser
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     deltas = model.recorded()
