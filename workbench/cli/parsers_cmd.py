@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 
+from workbench.core.parsers import parser_table
 from workbench.lanes.cli import add_option as add_vllm_option
 
 
@@ -12,31 +13,6 @@ def add_parser(sub) -> None:
     p.add_argument("--json", action="store_true")
     add_vllm_option(p)
     p.set_defaults(run=run)
-
-
-def parser_table() -> list[dict]:
-    from vllm.parser.engine.adapters import ParserEngineReasoningAdapter, ParserEngineToolAdapter
-    from vllm.reasoning import ReasoningParserManager
-    from vllm.tool_parsers import ToolParserManager
-
-    out = []
-    for kind, manager, getter, engine_base in (
-        ("tool", ToolParserManager, ToolParserManager.get_tool_parser, ParserEngineToolAdapter),
-        ("reasoning", ReasoningParserManager, ReasoningParserManager.get_reasoning_parser,
-         ParserEngineReasoningAdapter),
-    ):
-        for name in manager.list_registered():
-            entry = {"kind": kind, "name": name}
-            try:
-                cls = getter(name)
-                entry["class"] = f"{cls.__module__}.{cls.__qualname__}"
-                entry["engine_based"] = issubclass(cls, engine_base)
-            except Exception as e:  # a registered module that fails to import
-                entry["class"] = None
-                entry["engine_based"] = None
-                entry["error"] = f"{type(e).__name__}: {e}"
-            out.append(entry)
-    return out
 
 
 def run(args) -> int:

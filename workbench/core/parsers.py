@@ -89,6 +89,32 @@ def registered_names() -> dict[str, list[str]]:
             "reasoning": ReasoningParserManager.list_registered()}
 
 
+def parser_table() -> list[dict]:
+    """Each registered name with its class and whether it is engine-based (``workbench
+    parsers``); a registered module that fails to import is listed with its error."""
+    from vllm.parser.engine.adapters import ParserEngineReasoningAdapter, ParserEngineToolAdapter
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    classes = {"tool": (ToolParserManager.get_tool_parser, ParserEngineToolAdapter),
+               "reasoning": (ReasoningParserManager.get_reasoning_parser, ParserEngineReasoningAdapter)}
+    out = []
+    for kind, names in registered_names().items():
+        getter, engine_base = classes[kind]
+        for name in names:
+            entry: dict = {"kind": kind, "name": name}
+            try:
+                cls = getter(name)
+                entry["class"] = f"{cls.__module__}.{cls.__qualname__}"
+                entry["engine_based"] = issubclass(cls, engine_base)
+            except Exception as e:  # a registered module that fails to import
+                entry["class"] = None
+                entry["engine_based"] = None
+                entry["error"] = f"{type(e).__name__}: {e}"
+            out.append(entry)
+    return out
+
+
 def check_names(spec: ParserSpec) -> None:
     """Unknown names fail with the close matches, before vLLM's TypeError."""
     names = registered_names()

@@ -75,7 +75,7 @@ def run_captured(version: str, argv: list[str]) -> dict:
 
 def parser_entries(version: str) -> list[dict]:
     if versions.is_installed(version):
-        from workbench.cli.parsers_cmd import parser_table
+        from workbench.core.parsers import parser_table
 
         return parser_table()
     from workbench.lanes import lane

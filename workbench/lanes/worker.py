@@ -120,7 +120,7 @@ class Worker:
 
     # -- whole commands ------------------------------------------------------------------
     def op_parsers(self) -> dict:
-        from workbench.cli.parsers_cmd import parser_table
+        from workbench.core.parsers import parser_table
 
         return {"parsers": parser_table()}
 

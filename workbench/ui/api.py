@@ -28,7 +28,7 @@ def parsers():
     and whether it is engine-based (``workbench parsers`` as a DataFrame)."""
     import pandas as pd
 
-    from workbench.cli.parsers_cmd import parser_table
+    from workbench.core.parsers import parser_table
 
     frame = pd.DataFrame(parser_table())
     frame["style"] = frame["engine_based"].map({True: "engine", False: "legacy"}).fillna("error")
