@@ -292,8 +292,8 @@ def test_widget_version_picker_and_ab_across_versions(lane):
 
 def test_widget_on_a_lane_draws_its_engine_and_refuses_live_sources(lane):
     from workbench import Workbench
+    from workbench.core.machine import machines_of
     from workbench.core.parsers import ParserSpec
-    from workbench.ui.diagram import machines_of
 
     wb = Workbench(SEED_TEXT.replace("<tool_call>{", "<tool_call>\n{"), tools=WEATHER_TOOLS,
                    tool_parser="qwen3_coder", reasoning_parser="qwen3", vllm=LANE)

@@ -87,3 +87,26 @@ class EventRecorder:
             return []
         out, self.events = self.events, []
         return out
+
+
+def graph(config, role: str) -> dict:
+    """One ParserEngineConfig as {role, name, initial, nodes, edges}: every state a
+    transition names (and the initial state), every transition as an edge."""
+    edges = []
+    for (state, terminal), tr in config.transitions.items():
+        edges.append({"from": state.name, "on": terminal, "to": tr.next_state.name,
+                      "events": [e.name for e in tr.events], "literal": config.terminal_literal(terminal),
+                      "token_id": terminal in config.token_id_terminals,
+                      "skip_in_token_id_mode": tr.skip_in_token_id_mode})
+    names = [config.initial_state.name] + [s for e in edges for s in (e["from"], e["to"])]
+    content = {state.name: event.name for state, event in config.content_events.items()}
+    nodes = [{"id": n, "content_event": content.get(n)} for n in dict.fromkeys(names)]
+    return {"role": role, "name": config.name, "initial": config.initial_state.name,
+            "nodes": nodes, "edges": edges}
+
+
+def machines_of(session) -> list[dict]:
+    """The graphs of every engine inside the session's parser (none for legacy parsers)."""
+    if hasattr(session, "machines"):  # a lane's session: drawn from the engines in its worker
+        return session.machines()
+    return [graph(eng.config, role) for role, eng in session.stream().engines.items()]

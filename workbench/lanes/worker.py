@@ -125,7 +125,7 @@ class Worker:
         return {"parsers": parser_table()}
 
     def op_machines(self, sid: str) -> dict:
-        from workbench.ui.diagram import machines_of
+        from workbench.core.machine import machines_of
 
         return {"machines": machines_of(self._session(sid))}
 
