@@ -185,6 +185,29 @@ def _(t):
 case("tokenizer, a folder without one")(lambda t: ["replay", "--text", "x", "--tokenizer", t])
 
 
+# -- the reading door (issue 16): devices, nesting, huge integers, NaN ---------------
+case("text file, /dev/zero", also=("check",))(lambda t: [*TEXT, "/dev/zero"])
+case("text file, /dev/urandom")(lambda t: [*TEXT, "/dev/urandom"])
+case("recording, /dev/zero")(lambda t: ["replay", "/dev/zero"])
+case("tools, /dev/urandom")(lambda t: [*REQ, "--tools", "/dev/urandom"])
+case("tools, nested 100,000 deep")(lambda t: [*REQ, "--tools", tools(t, "[" * 100_000)])
+case("tools, a 4,301-digit integer")(lambda t: [*REQ, "--tools", tools(t, "[" + "7" * 4301 + "]")])
+case("tools, NaN")(lambda t: [*REQ, "--tools", tools(t, '[{"type": "function", "x": NaN}]')])
+case("messages, a lone surrogate")(lambda t: [*REQ, "--messages", write(
+    t, "m.json", '[{"role": "user", "content": "\\ud800"}]')])
+case("chat-template-kwargs, nested 100,000 deep")(lambda t: [*REQ, "--chat-template-kwargs",
+                                                            '{"a": ' + "[" * 100_000 + "}"])
+case("chat-template-kwargs, Infinity")(lambda t: [*REQ, "--chat-template-kwargs", '{"a": Infinity}'])
+case("header, a 5,000-digit prompt id")(lambda t: ["replay", write(
+    t, "h.jsonl", SEED.read_text().replace('"prompt_token_ids": [', '"prompt_token_ids": [' + "9" * 5000 + ", ", 1))])
+case("header, nested 100,000 deep")(lambda t: ["replay", write(
+    t, "d.jsonl", SEED.read_text().replace('"origin": {', '"origin": {"x": ' + "[" * 100_000 + "]" * 100_000 + ", ", 1))])
+case("config, nested 100,000 deep")(lambda t: [*CFG, config(t, TEACHING + "x = " + "[" * 100_000 + "\n")])
+case("config, nan")(lambda t: [*CFG, config(t, TEACHING + "x = nan\n")])
+case("config, /dev/zero")(lambda t: [*CFG, "/dev/zero"])
+case("text, non-UTF-8 bytes in --text")(lambda t: ["replay", "--text", b"caf\xe9".decode("utf-8", "surrogateescape")])
+
+
 # -- configs ----------------------------------------------------------------------
 def config(t, text: str | bytes, name: str = "c.toml") -> Path:
     return write(t, name, text)

@@ -32,6 +32,23 @@ def test_a_cut_last_line_replays_its_prefix_with_a_note(run_cli, tmp_path):
     assert code == 2 and "line 7: invalid JSON" in err
 
 
+def test_a_last_line_cut_inside_a_character_replays_its_prefix(run_cli, tmp_path):
+    lines = SEED.read_text().splitlines(keepends=True)
+    delta = json.loads(lines[6])
+    delta["text"] = "é☕"  # the crash comes in the middle of the three bytes of ☕
+    raw = json.dumps(delta, ensure_ascii=False).encode()
+    cut = tmp_path / "cut.jsonl"
+    cut.write_bytes("".join(lines[:6]).encode() + raw[:raw.index("☕".encode()) + 1])
+    code, out, err = run_cli("replay", cut, "--json")
+    assert code == 0, err
+    assert "note: cut at line 7, the stream did not finish" in err and len(json.loads(out)["rows"]) == 5
+    # The same bytes in a middle line are not a cut: refused, naming the line.
+    bad = tmp_path / "bad.jsonl"
+    bad.write_bytes(cut.read_bytes() + b"\n" + "".join(lines[7:]).encode())
+    code, _, err = run_cli("replay", bad)
+    assert code == 2 and "line 7: not UTF-8 text" in err and err.count("\n") == 1
+
+
 def test_a_killed_record_is_marked_as_cut_short(run_cli, tmp_path):
     lines = SEED.read_text().splitlines(keepends=True)
     assert json.loads(lines[-1])["finish_reason"] == "stop"

@@ -38,6 +38,7 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as e:  # a usage error (one line, above) or --help
         return e.code if isinstance(e.code, int) else 2
     try:
+        check_text_args(args)
         from workbench.lanes.cli import dispatch
 
         elsewhere = dispatch(args, sys.argv[1:] if argv is None else list(argv))
@@ -48,6 +49,17 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"workbench {args.command}: interrupted", file=sys.stderr)
         return 130
+
+
+def check_text_args(args) -> None:
+    """Every string option is UTF-8: argv's other bytes arrive as lone surrogates, which
+    no output (stdout, a recording, --json) can carry."""
+    from workbench.core.door import check_arg
+
+    for key, value in vars(args).items():
+        for v in value if isinstance(value, list) else [value]:
+            if isinstance(v, str):
+                check_arg(v, f"--{key.replace('_', '-')}" if key != "recording" else "the recording's path")
 
 
 if __name__ == "__main__":

@@ -7,7 +7,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.core import limits, request as req
+from workbench.core import door, request as req
 from workbench.core.deltas import parse_chunking
 from workbench.core.parsers import ParserSpec, replay_parser
 from workbench.core.request import RequestSpec
@@ -65,9 +65,9 @@ def _json_object(text: str) -> dict:
     import argparse
 
     try:
-        value = json.loads(text)
-    except json.JSONDecodeError as e:
-        raise argparse.ArgumentTypeError(f"invalid JSON at column {e.colno}: {e.msg}") from None
+        value = door.parse_json(door.check_arg(text, "JSON"), "JSON")
+    except WorkbenchError as e:
+        raise argparse.ArgumentTypeError(str(e).removeprefix("JSON: ")) from None
     if not isinstance(value, dict):
         raise argparse.ArgumentTypeError("must be a JSON object")
     return value
@@ -113,7 +113,7 @@ def source_text(args) -> str | None:
     if args.text is not None and args.text_file:
         raise WorkbenchError("give --text or --text-file, not both")
     if args.text_file:
-        return limits.read_text_file(args.text_file, "text file")
+        return door.read_text(args.text_file, "text file")
     return args.text
 
 

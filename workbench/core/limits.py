@@ -14,6 +14,13 @@ MAX_DELTAS = 100_000  # deltas (or tokens of a text) per stream
 MAX_TEXT_BYTES = 1 << 20  # --text / --text-file, before tokenizing
 MAX_RECORDING_BYTES = 64 << 20  # a recording file
 MAX_PROMPT_IDS = 1 << 20  # prompt token ids in a header
+MAX_CONFIG_BYTES = 1 << 20  # a parser config (.toml) file
+MAX_LINE_BYTES = 16 << 20  # one line of a recording or SSE log (a header with 1M prompt ids is ~7 MB)
+# JSON and TOML, checked by core/door.py before parsing: deeper nesting overflows the
+# recursion of the parsers and of everything that walks the value after them (pydantic,
+# jinja, json.dumps); Python refuses to turn an integer of over 4,300 digits into text.
+MAX_JSON_DEPTH = 64
+MAX_INT_DIGITS = 100
 
 
 def mb(n: int) -> str:
@@ -30,24 +37,3 @@ def check_text(text: str, what: str = "the text") -> None:
     n = len(text.encode("utf-8", "surrogatepass"))
     if n > MAX_TEXT_BYTES:
         raise WorkbenchError(f"{what}: {mb(n)}, over the {mb(MAX_TEXT_BYTES)} a text may be")
-
-
-def read_text_file(path, what: str) -> str:
-    """A UTF-8 text file within MAX_TEXT_BYTES; WorkbenchError naming the file otherwise."""
-    from pathlib import Path
-
-    p = Path(path)
-    try:
-        size = p.stat().st_size
-        if p.is_dir():
-            raise WorkbenchError(f"{what} {p}: is a directory")
-        if size > MAX_TEXT_BYTES:
-            raise WorkbenchError(f"{what} {p}: {mb(size)}, over the {mb(MAX_TEXT_BYTES)} a text may be")
-        data = p.read_bytes()
-    except OSError as e:
-        raise WorkbenchError(f"{what} {p}: {e.strerror}") from None
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as e:
-        raise WorkbenchError(f"{what} {p}: not UTF-8 text (byte {e.start}: {data[e.start:e.start + 1]!r})"
-                             ) from None

@@ -98,53 +98,38 @@ def save(path: str | Path, header: dict, deltas, overwrite: bool = True) -> None
 
 
 def load(path: str | Path) -> Recording:
-    """Read and check a recording, streaming; a cut last line loads as a prefix with a note."""
+    """Read and check a recording, streaming through the reading door (``core/door.py``);
+    a cut last line loads as a prefix with a note."""
+    from workbench.core import door
+
     p = Path(path)
-    try:
-        if p.is_dir():
-            raise WorkbenchError(f"recording {p}: is a directory")
-        size = p.stat().st_size
-        if size > limits.MAX_RECORDING_BYTES:
-            raise WorkbenchError(f"recording {p}: {limits.mb(size)}, over the "
-                                 f"{limits.mb(limits.MAX_RECORDING_BYTES)} a recording may be")
-        f = p.open("rb")
-    except OSError as e:
-        raise WorkbenchError(f"recording {p}: {e.strerror}") from None
     header, deltas, notes = None, [], []
     finished_at = None
-    with f:
-        for n, raw in enumerate(f, 1):
-            where = f"recording {p} line {n}"
-            try:
-                line = raw.decode("utf-8")
-            except UnicodeDecodeError as e:
-                raise WorkbenchError(f"{where}: not UTF-8 text (byte {e.start})") from None
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except (json.JSONDecodeError, RecursionError) as e:
-                if not line.endswith("\n") and header is not None and deltas:
-                    # A crash mid-write: every earlier line was written and flushed whole.
-                    notes.append(f"cut at line {n}, the stream did not finish")
-                    break
-                msg = f"{e.msg} at column {e.colno}" if isinstance(e, json.JSONDecodeError) else "nested too deep"
-                raise WorkbenchError(f"{where}: invalid JSON ({msg})") from None
-            if not isinstance(obj, dict):
-                raise WorkbenchError(f"{where}: expected a JSON object")
-            if header is None:
-                header = _check_header(obj, where)
-                continue
-            delta = _check_delta(obj, where)
-            if finished_at is not None and delta.finish_reason != "error":
-                # Only an error row (a capture cut after the finish) may follow the finish.
-                raise WorkbenchError(f"{where}: a delta after the finish_reason at line {finished_at}")
-            if delta.finish_reason is not None:
-                finished_at = n
-            deltas.append(delta)
-            limits.check_deltas(len(deltas), f"recording {p}")
+    seen = 0
+    for line in door.json_lines(door.lines(p, "recording"), f"recording {p}"):
+        seen = line.number
+        where = f"recording {p} line {line.number}"
+        if line.cut is not None:
+            if header is not None and deltas:
+                # A crash mid-write: every earlier line was written and flushed whole.
+                notes.append(f"cut at line {line.number}, the stream did not finish")
+                break
+            raise WorkbenchError(f"{where}: invalid JSON ({line.cut})")
+        obj = line.value
+        if not isinstance(obj, dict):
+            raise WorkbenchError(f"{where}: expected a JSON object")
+        if header is None:
+            header = _check_header(obj, where)
+            continue
+        delta = _check_delta(obj, where)
+        if finished_at is not None:
+            raise WorkbenchError(f"{where}: a delta after the finish_reason at line {finished_at}")
+        if delta.finish_reason is not None:
+            finished_at = line.number
+        deltas.append(delta)
+        limits.check_deltas(len(deltas), f"recording {p}")
     if header is None:
-        raise WorkbenchError(f"recording {p}: empty file" if not size else f"recording {p}: no header line")
+        raise WorkbenchError(f"recording {p}: empty file" if not seen else f"recording {p}: no header line")
     if not deltas:
         raise WorkbenchError(f"recording {p}: no deltas after the header")
     if finished_at is None and not notes:

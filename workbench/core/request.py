@@ -83,15 +83,10 @@ def tool_choice_arg(value: str | None) -> str | dict | None:
 
 
 def load_json_file(path: str | Path, what: str) -> Any:
-    """Read a JSON file; errors name the file and the position."""
-    from workbench.core import limits
+    """A JSON file through the reading door; errors name the file and the position."""
+    from workbench.core import door
 
-    p = Path(path)
-    text = limits.read_text_file(p, f"{what} file")
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise WorkbenchError(f"{what} file {p}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    return door.read_json(path, f"{what} file")
 
 
 def build_request(spec: RequestSpec):

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import dataclasses
 import re
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workbench.core import door, limits
 from workbench.core.config.build import EXTRA_KEYS, TABLE_KEYS, Builder, resolve_ref  # noqa: F401
 from workbench.core.config.lines import line_of, locate
 from workbench.core.trust import DEFAULT, CallablePolicy
@@ -73,25 +73,17 @@ class _File:
     lines: dict[str, int]
 
 
-MAX_CONFIG_BYTES = 1 << 20
-
-
 def read_text(p: Path) -> str:
-    """A config file's text; OSError or ValueError with a one-line reason."""
-    if p.stat().st_size > MAX_CONFIG_BYTES:
-        raise ValueError(f"larger than the {MAX_CONFIG_BYTES >> 20} MB a config may be")
-    try:
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError as e:
-        raise ValueError(f"not UTF-8 text (byte {e.start})") from None
+    """A config file's text through the reading door; InputError with a one-line reason."""
+    return door.read_text(p, "config", limits.MAX_CONFIG_BYTES)
 
 
 def load_file(path: str | Path, policy: CallablePolicy = DEFAULT) -> LoadedConfig:
     p = Path(path)
     try:
         text = read_text(p)
-    except (OSError, ValueError) as e:
-        why = f"cannot read: {e.strerror}" if isinstance(e, OSError) else str(e)
+    except door.InputError as e:
+        why = str(e).removeprefix(f"config {p}: ")
         return LoadedConfig(None, None, [ConfigProblem("", None, why, str(path))], str(path))
     return load_text(text, base_dir=p.parent, source=str(path), _path=p.resolve(), policy=policy)
 
@@ -134,13 +126,9 @@ def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_Fil
     files, current = [], first
     while True:
         try:
-            current.data = tomllib.loads(text)
-        except tomllib.TOMLDecodeError as e:
-            m = re.search(r"\(at line (\d+), column (\d+)\)", str(e))
-            msg = re.sub(r"\s*\(at line \d+, column \d+\)", "", str(e))
-            problems.append(ConfigProblem("", int(m.group(1)) if m else None,
-                                          f"TOML syntax: {msg}" + (f" (column {m.group(2)})" if m else ""),
-                                          current.label))
+            current.data = door.parse_toml(text, current.label)
+        except door.InputError as e:
+            problems.append(ConfigProblem("", e.line, e.reason, current.label))
             return files
         current.lines = locate(text)
         files.append(current)
@@ -165,8 +153,8 @@ def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_Fil
             return bad(f"extends cycle: {' -> '.join(names)}")
         try:
             text = read_text(target)
-        except (OSError, ValueError) as e:
-            return bad(f"{target}: {e.strerror if isinstance(e, OSError) else e}")
+        except door.InputError as e:
+            return bad(str(e).removeprefix("config "))
         current = _File(str(target), target, {}, {})
 
 

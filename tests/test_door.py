@@ -1,0 +1,220 @@
+"""The reading door (core/door.py): every cap holds before anything is parsed.
+
+Each refusal is checked for its one-line message and for being cheap: a cap is a
+cap only if the input past it is never read or parsed."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import random
+import time
+
+import pytest
+
+from workbench.core import door, limits
+from workbench.core.door import InputError
+
+
+def write(tmp_path, name: str, data: bytes | str):
+    p = tmp_path / name
+    p.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
+    return p
+
+
+# -- files ----------------------------------------------------------------------
+@pytest.mark.parametrize("device", ["/dev/zero", "/dev/urandom", "/dev/null"])
+def test_a_device_is_refused_without_reading_it(device):
+    if not os.path.exists(device):
+        pytest.skip(f"{device} is not on this system")
+    for read in (door.read_text, door.read_json):
+        with pytest.raises(InputError, match="character device, not a regular file"):
+            read(device, "text file")
+    with pytest.raises(InputError, match="not a regular file"):
+        list(door.lines(device, "recording"))
+
+
+def test_a_symlink_to_a_device_is_refused(tmp_path):
+    link = tmp_path / "rec.jsonl"
+    link.symlink_to("/dev/zero")
+    with pytest.raises(InputError, match=f"recording {link}: is a character device"):
+        list(door.lines(link, "recording"))
+
+
+def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    t0 = time.perf_counter()
+    with pytest.raises(InputError, match="is a FIFO"):
+        door.read_text(fifo, "tools file")
+    assert time.perf_counter() - t0 < 1
+
+
+def test_a_directory_and_a_missing_file_are_one_line(tmp_path):
+    with pytest.raises(InputError, match="is a directory"):
+        door.read_text(tmp_path, "text file")
+    with pytest.raises(InputError, match="No such file or directory"):
+        door.read_json(tmp_path / "nope.json", "tools file")
+
+
+def test_a_file_over_its_cap_is_refused_before_it_is_read(tmp_path):
+    p = tmp_path / "big.txt"
+    with p.open("wb") as f:
+        f.truncate(10 << 30)  # sparse: reading it would take minutes
+    t0 = time.perf_counter()
+    with pytest.raises(InputError, match=r"10240\.0 MB, over the 1\.0 MB"):
+        door.read_text(p, "text file")
+    with pytest.raises(InputError, match=r"over the 64\.0 MB"):
+        list(door.lines(p, "recording"))
+    assert time.perf_counter() - t0 < 1
+
+
+def test_text_must_be_utf8_and_names_the_byte(tmp_path):
+    p = write(tmp_path, "l.txt", "ok\ncafé".encode("latin-1"))
+    with pytest.raises(InputError, match=r"not UTF-8 text \(byte 7, line 2"):
+        door.read_text(p, "text file")
+    assert door.read_text(write(tmp_path, "u.txt", "café ☕"), "text file") == "café ☕"
+
+
+# -- lines and streams ----------------------------------------------------------
+def test_stream_lines_split_like_bytes_split_whatever_the_chunking():
+    rng = random.Random(7)
+    data = b"".join(rng.choice([b"a", b"\xc3\xa9", b"\n", b"\r\n", b"{}"]) for _ in range(3000))
+    want = data.split(b"\n")
+    for _ in range(50):
+        cuts = sorted(rng.sample(range(1, len(data)), rng.randint(0, 40)))
+        chunks = [data[a:b] for a, b in zip([0, *cuts], [*cuts, len(data)])]
+        got = list(door.stream_lines(chunks, "s", max_bytes=1 << 20, max_line=1 << 20))
+        assert [g.text.encode() for g in got] == (want if want[-1] else want[:-1])
+        assert [g.number for g in got] == list(range(1, len(got) + 1))
+        assert all(g.ended for g in got[:-1]) and got[-1].ended == (not want[-1])
+
+
+def test_strip_cr_drops_one_carriage_return_per_line():
+    got = list(door.stream_lines([b"data: 1\r\n\r\ndata: 2\r\r\n"], "s", max_bytes=99, max_line=99, strip_cr=True))
+    assert [g.text for g in got] == ["data: 1", "", "data: 2\r"]
+
+
+def test_an_endless_stream_stops_at_its_byte_cap():
+    pulled = itertools.count(1)
+    chunks = (b"x\n" * 32768 for _ in pulled)  # never ends
+    with pytest.raises(InputError, match=r"^capture: more than the 1\.0 MB it may be$"):
+        for _ in door.stream_lines(chunks, "capture", max_bytes=1 << 20, max_line=1 << 10):
+            pass
+    assert next(pulled) <= 18  # 64 KB chunks: it stopped right after the cap
+
+
+def test_an_endless_line_stops_at_the_line_cap_without_being_held():
+    chunks = itertools.repeat(b"x" * 65536)  # one line that never ends
+    with pytest.raises(InputError, match=r"SSE line 1: longer than the 1\.0 MB a line may be"):
+        next(door.stream_lines(chunks, "SSE", max_bytes=1 << 40, max_line=1 << 20))
+
+
+def test_a_middle_line_that_is_not_utf8_is_refused():
+    with pytest.raises(InputError, match=r"s line 2: not UTF-8 text \(byte 3 of the line"):
+        list(door.stream_lines([b"ok\nab\xff\nok\n"], "s", max_bytes=99, max_line=99))
+
+
+@pytest.mark.parametrize("cut", [1, 2, 3])
+def test_a_last_line_cut_inside_a_character_is_a_prefix(cut):
+    whole = "{\"text\": \"☕\"}".encode()  # ☕ is three bytes
+    at = whole.index("☕".encode()) + cut
+    got = list(door.stream_lines([b"{}\n" + whole[:at]], "s", max_bytes=99, max_line=99))
+    if cut == 3:  # the character is whole: the line is only unterminated
+        assert got[-1].cut is None and got[-1].text == '{"text": "☕'
+    else:
+        assert got[-1].cut == "cut inside a UTF-8 character" and got[-1].text == '{"text": "'
+    assert list(door.json_lines(got))[-1].cut  # and its JSON is cut either way
+
+
+def test_json_lines_skip_blank_lines_and_refuse_a_bad_middle_line():
+    src = list(door.stream_lines([b'{"a": 1}\n\n  \n[2]\n{"cut'], "s", max_bytes=99, max_line=99))
+    got = list(door.json_lines(src, "rec"))
+    assert [(g.number, g.value, g.cut is not None) for g in got] == [(1, {"a": 1}, False), (4, [2], False),
+                                                                      (5, None, True)]
+    src = list(door.stream_lines([b'{"a": 1}\n{bad\n{"a": 2}\n'], "s", max_bytes=99, max_line=99))
+    with pytest.raises(InputError, match="rec line 2: invalid JSON at line 1 column 2"):
+        list(door.json_lines(src, "rec"))
+
+
+# -- JSON -----------------------------------------------------------------------
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000, "nested more than 64 deep"),
+    ('{"a": ' * 100_000, "nested more than 64 deep"),
+    ("[" * 65 + "]" * 65, "nested more than 64 deep"),
+    ("1" * 4301, "an integer of 4,301 digits"),
+    ("[" + "9" * 101 + "]", "an integer of 101 digits"),
+    ('{"a": -' + "9" * 500 + "}", "an integer of 500 digits"),
+    ("NaN", "NaN is not a JSON number"),
+    ('{"t": Infinity}', "Infinity is not a JSON number"),
+    ("[-Infinity]", "-Infinity is not a JSON number"),
+    ("[1e999]", "overflows to infinity"),
+    ('["\\ud800"]', "lone surrogate"),
+    ('{"\\udfff": 1}', "lone surrogate"),
+    ("[1, 2", "invalid JSON at line 1 column 6"),
+])
+def test_json_caps_are_refused_in_one_line(text, message):
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as e:
+        door.parse_json(text, "tools file t.json")
+    assert message in str(e.value) and str(e.value).startswith("tools file t.json: ")
+    assert "\n" not in str(e.value) and time.perf_counter() - t0 < 1
+
+
+@pytest.mark.parametrize("text", [
+    "[" * 64 + "]" * 64,
+    '["' + "[" * 10_000 + '"]',  # brackets inside a string do not nest
+    "9" * 100, '"' + "9" * 5000 + '"', "1." + "0" * 5000, "1" * 300 + ".5", "1e-" + "0" * 300 + "5",
+    '["\\ud83d\\ude00"]',  # a surrogate pair is one character: 😀
+    '{"nan": "NaN", "x": 1.5e300}',
+])
+def test_json_within_the_caps_parses_as_json_does(text):
+    assert door.parse_json(text, "x") == json.loads(text)
+
+
+def test_read_json_goes_through_the_same_checks(tmp_path):
+    with pytest.raises(InputError, match=r"^tools file .*t\.json: nested more than 64 deep \(line 1\)$"):
+        door.read_json(write(tmp_path, "t.json", "[" * 100_000), "tools file")
+
+
+# -- TOML -----------------------------------------------------------------------
+@pytest.mark.parametrize("text, message", [
+    ("a = " + "[" * 100_000, "nested more than 64 deep"),
+    ("a = " + "{ b = " * 1000, "nested more than 64 deep"),
+    ("a." * 5000 + "b = 1", "nested more than 64 deep"),  # dotted keys nest without brackets
+    ("a = " + "9" * 5000, "integer"),
+    ("a = 0x" + "f" * 5000, "integer of more than 100 digits"),
+    ("a = nan", "not a number a config may hold"),
+    ("a = -inf", "not a number a config may hold"),
+    ("a = 1e999", "overflows to infinity"),
+    ('a = "x\nb = 1', "TOML syntax"),
+])
+def test_toml_caps_are_refused_in_one_line(text, message):
+    t0 = time.perf_counter()
+    with pytest.raises(InputError) as e:
+        door.parse_toml(text, "config c.toml")
+    assert message in str(e.value) and "\n" not in str(e.value) and time.perf_counter() - t0 < 2
+
+
+def test_a_toml_syntax_error_keeps_its_line_and_column():
+    with pytest.raises(InputError) as e:
+        door.parse_toml('name = "x"\n\nbad = \n', "config c.toml")
+    assert (e.value.line, e.value.column) == (3, 7) and e.value.reason.startswith("TOML syntax: ")
+
+
+def test_toml_strings_and_comments_do_not_count_as_nesting():
+    text = 'a = "' + "[" * 200 + '"  # ' + "{" * 200 + "\nb = '''\n" + "[" * 200 + "\n'''\n"
+    assert door.parse_toml(text, "c")["a"] == "[" * 200
+
+
+# -- argv ------------------------------------------------------------------------
+def test_command_line_bytes_that_are_not_utf8_are_one_line():
+    text = b"caf\xe9".decode("utf-8", "surrogateescape")  # how Python hands argv's bytes over
+    with pytest.raises(InputError, match=r"--text: not UTF-8 text \(character 4 is the byte b'\\xe9'\)"):
+        door.check_arg(text, "--text")
+    assert door.check_arg("café", "--text") == "café"
+
+
+def test_limits_are_the_stated_ones():
+    assert (limits.MAX_JSON_DEPTH, limits.MAX_INT_DIGITS) == (64, 100)

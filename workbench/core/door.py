@@ -1,0 +1,371 @@
+"""The one door every input comes through.
+
+Every file or stream the workbench reads on a user's behalf (recording, capture,
+text, tools, messages, request, config, SSE log, HTTP body, doctor's deltas, a
+rebuilt report, any new JSON input) is opened here and nowhere else
+(tests/test_door.py checks that with ``ast``). Before anything is parsed the door
+refuses, in one line naming the input:
+
+- anything but a regular file (a directory, a FIFO, ``/dev/zero``); a stream (an
+  HTTP body) comes in as an iterable of byte chunks with its own byte cap;
+- more bytes than the input's cap, a line longer than its line cap (a stream is
+  refused at the cap, never buffered whole);
+- text that is not UTF-8, with the prefix rule: a last line without its newline
+  that is cut inside a character (or, for JSON lines, inside its JSON) comes back
+  as ``Line.cut`` and the reader decides whether that prefix is fine (a
+  recording: yes, a crash mid-write);
+- JSON or TOML nested deeper than ``MAX_JSON_DEPTH``, integers of more than
+  ``MAX_INT_DIGITS`` digits, ``NaN`` / ``Infinity`` (and floats that overflow to
+  them), lone surrogates (``"\\ud800"``, which no UTF-8 output can carry).
+
+API (every refusal is ``InputError``, a ``WorkbenchError`` whose message starts
+with the input's name; the caps default to ``core/limits.py``)::
+
+    read_bytes(path, what, max_bytes=MAX_TEXT_BYTES) -> bytes
+    read_text(path, what, max_bytes=MAX_TEXT_BYTES) -> str       # the whole file, UTF-8
+    read_json(path, what, max_bytes=MAX_TEXT_BYTES) -> object    # one JSON value
+    read_toml(path, what, max_bytes=MAX_CONFIG_BYTES) -> (text, dict)
+    parse_json(text, where) -> object        # a JSON text from argv, a body or a line
+    parse_toml(text, where) -> dict          # InputError.line / .column on a syntax error
+    lines(path, what, max_bytes=, max_line=) -> Iterator[Line]             # a file, line by line
+    stream_lines(chunks, where, max_bytes=, max_line=) -> Iterator[Line]   # HTTP body / SSE stream
+    json_lines(lines) -> Iterator[Line]      # non-blank lines with .value (or .cut on the last)
+    check_arg(text, where) -> str            # a command-line string: UTF-8 (argv's bytes)
+
+``what`` names the kind of input ("tools file"); messages read
+``"{what} {path}: ..."``. ``where`` is the whole prefix for inputs without a path.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+import stat
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from workbench.core import limits
+from workbench.errors import WorkbenchError
+
+BLOCK = 1 << 20  # bytes read from a file at a time
+
+
+class InputError(WorkbenchError):
+    """An input the door refuses; ``line``/``column`` when a position is known."""
+
+    def __init__(self, message: str, *, line: int | None = None, column: int | None = None,
+                 reason: str | None = None) -> None:
+        super().__init__(message)
+        self.line, self.column, self.reason = line, column, reason or message
+
+
+@dataclass(frozen=True, slots=True)
+class Line:
+    number: int  # 1-based
+    text: str  # decoded, without its newline
+    ended: bool = True  # False: the input's last line had no newline
+    cut: str | None = None  # why the unterminated last line is cut (a prefix of what was written)
+    value: Any = None  # json_lines: the parsed JSON
+
+
+# -- files ---------------------------------------------------------------------
+_KINDS = ((stat.S_ISDIR, "is a directory"), (stat.S_ISFIFO, "is a FIFO (a pipe), not a regular file"),
+          (stat.S_ISCHR, "is a character device, not a regular file"),
+          (stat.S_ISBLK, "is a block device, not a regular file"),
+          (stat.S_ISSOCK, "is a socket, not a regular file"))
+
+
+def _open(path, what: str, max_bytes: int):
+    """A regular file opened for reading, its size within ``max_bytes``."""
+    p = Path(path)
+    try:
+        # O_NONBLOCK: opening a FIFO must not wait for a writer before fstat refuses it.
+        fd = os.open(p, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as e:
+        raise InputError(f"{what} {p}: {e.strerror}") from None
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode):
+            raise InputError(f"{what} {p}: " + next((why for test, why in _KINDS if test(st.st_mode)),
+                                                    "not a regular file"))
+        if st.st_size > max_bytes:
+            raise InputError(f"{what} {p}: {limits.mb(st.st_size)}, over the {limits.mb(max_bytes)} "
+                             f"it may be")
+        os.set_blocking(fd, True)
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _too_big(where: str, max_bytes: int) -> InputError:
+    return InputError(f"{where}: more than the {limits.mb(max_bytes)} it may be")
+
+
+def read_bytes(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> bytes:
+    with _open(path, what, max_bytes) as f:
+        try:
+            data = f.read(max_bytes + 1)  # the size can grow after fstat (or lie: /proc)
+        except OSError as e:
+            raise InputError(f"{what} {path}: {e.strerror}") from None
+    if len(data) > max_bytes:
+        raise _too_big(f"{what} {path}", max_bytes)
+    return data
+
+
+def read_text(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> str:
+    return decode(read_bytes(path, what, max_bytes), f"{what} {path}")
+
+
+def read_json(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES):
+    return parse_json(read_text(path, what, max_bytes), f"{what} {path}")
+
+
+def read_toml(path, what: str, max_bytes: int = limits.MAX_CONFIG_BYTES) -> tuple[str, dict]:
+    text = read_text(path, what, max_bytes)
+    return text, parse_toml(text, f"{what} {path}")
+
+
+def decode(data: bytes, where: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as e:
+        line = data.count(b"\n", 0, e.start) + 1
+        raise InputError(f"{where}: not UTF-8 text (byte {e.start + 1}, line {line}: "
+                         f"{data[e.start:e.start + 1]!r})", line=line) from None
+
+
+def check_arg(text: str, where: str) -> str:
+    """A command-line string; argv's non-UTF-8 bytes arrive as lone surrogates."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as e:
+        raise InputError(f"{where}: not UTF-8 text (character {e.start + 1} is the byte "
+                         f"{text[e.start].encode('utf-8', 'surrogateescape')!r})") from None
+    return text
+
+
+# -- lines ---------------------------------------------------------------------
+def lines(path, what: str, *, max_bytes: int = limits.MAX_RECORDING_BYTES,
+          max_line: int = limits.MAX_LINE_BYTES, strip_cr: bool = False) -> Iterator[Line]:
+    """A regular file's lines, read a block at a time (never the whole file at once)."""
+    f = _open(path, what, max_bytes)
+
+    def blocks():
+        with f:
+            while block := f.read(BLOCK):
+                yield block
+
+    try:
+        yield from stream_lines(blocks(), f"{what} {path}", max_bytes=max_bytes, max_line=max_line,
+                                strip_cr=strip_cr)
+    except OSError as e:
+        raise InputError(f"{what} {path}: {e.strerror}") from None
+
+
+def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_line: int,
+                 strip_cr: bool = False) -> Iterator[Line]:
+    """Lines of a byte stream (an HTTP body, an SSE stream, a file's blocks), split on
+    ``\\n``; refused as soon as the stream passes ``max_bytes`` or a line passes
+    ``max_line`` bytes, so neither is ever held in memory whole. ``strip_cr``: drop
+    one ``\\r`` before each newline (SSE, HTTP)."""
+    pending: list[bytes] = []
+    held = total = number = 0
+    for chunk in chunks:
+        total += len(chunk)
+        if total > max_bytes:
+            raise _too_big(where, max_bytes)
+        start = 0
+        while (end := chunk.find(b"\n", start)) >= 0:
+            piece = chunk[start:end]
+            if pending:
+                piece = b"".join(pending) + piece
+                pending, held = [], 0
+            number += 1
+            if len(piece) > max_line:
+                raise _long_line(where, number, max_line)
+            if strip_cr and piece.endswith(b"\r"):
+                piece = piece[:-1]
+            yield _line(where, number, piece, True)
+            start = end + 1
+        if start < len(chunk):
+            held += len(chunk) - start
+            if held > max_line:
+                raise _long_line(where, number + 1, max_line)
+            pending.append(chunk[start:])
+    if pending:
+        yield _line(where, number + 1, b"".join(pending), False)
+
+
+def _long_line(where: str, number: int, max_line: int) -> InputError:
+    return InputError(f"{where} line {number}: longer than the {limits.mb(max_line)} a line may be",
+                      line=number)
+
+
+def _line(where: str, number: int, raw: bytes, ended: bool) -> Line:
+    try:
+        return Line(number, raw.decode("utf-8"), ended)
+    except UnicodeDecodeError as e:
+        if not ended and e.end == len(raw) and "end of data" in e.reason:
+            # The last line stops inside a multi-byte character: the bytes before it
+            # are a prefix of what was written (a crash mid-write).
+            return Line(number, raw[:e.start].decode("utf-8"), False, "cut inside a UTF-8 character")
+        raise InputError(f"{where} line {number}: not UTF-8 text (byte {e.start + 1} of the line: "
+                         f"{raw[e.start:e.start + 1]!r})", line=number, column=e.start + 1) from None
+
+
+def json_lines(source: Iterable[Line], where: str | None = None) -> Iterator[Line]:
+    """The non-blank lines of ``source`` with their JSON as ``.value``. The input's last
+    line, when it has no newline and does not parse, comes back with ``.cut`` set
+    (the reader decides whether a prefix is fine); any other bad line is refused."""
+    for line in source:
+        if line.cut is None and not line.text.strip():
+            continue
+        prefix = f"{where} line {line.number}" if where else f"line {line.number}"
+        if line.cut is not None:
+            yield line
+            continue
+        try:
+            value = parse_json(line.text, prefix)
+        except InputError as e:
+            if line.ended:
+                raise
+            yield Line(line.number, line.text, False, e.reason)
+            continue
+        yield Line(line.number, line.text, line.ended, None, value)
+
+
+# -- JSON ----------------------------------------------------------------------
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.S)
+_BRACKETS = re.compile(r"[\[\]{}]")
+_LONG_DIGITS = re.compile(r"\d{%d,}" % (limits.MAX_INT_DIGITS + 1))
+
+
+def _constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:24]}{'…' * (len(text) > 24)} overflows to infinity")
+    return value
+
+
+_DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_finite)
+
+
+def parse_json(text: str, where: str):
+    """One JSON value, with every cap checked before the parser sees it."""
+    if text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:
+        _check_depth(_JSON_STRING.sub('""', text), where)
+    if _LONG_DIGITS.search(text):
+        _check_digits(_JSON_STRING.sub('""', text), where)
+    try:
+        value = _DECODER.decode(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{where}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
+                         line=e.lineno, column=e.colno, reason=f"{e.msg} at column {e.colno}") from None
+    except (ValueError, RecursionError) as e:
+        raise InputError(f"{where}: {e if isinstance(e, ValueError) else 'nested too deep'}",
+                         reason=str(e)) from None
+    if "\\u" in text and ("\\ud" in text or "\\uD" in text):
+        _check_strings(value, where)
+    return value
+
+
+def _check_depth(stripped: str, where: str, line_of=None) -> None:
+    depth = 0
+    for m in _BRACKETS.finditer(stripped):
+        if m.group() in "[{":
+            depth += 1
+            if depth > limits.MAX_JSON_DEPTH:
+                line = stripped.count("\n", 0, m.start()) + 1
+                raise InputError(f"{where}: nested more than {limits.MAX_JSON_DEPTH} deep (line {line})",
+                                 line=line, reason=f"nested more than {limits.MAX_JSON_DEPTH} deep")
+        else:
+            depth -= 1
+
+
+def _check_digits(stripped: str, where: str) -> None:
+    for m in _LONG_DIGITS.finditer(stripped):
+        before = stripped[m.start() - 1] if m.start() else ""
+        after = stripped[m.end()] if m.end() < len(stripped) else ""
+        if (before and before in ".eE+") or after in (".", "e", "E") or (before == "-" and m.start() > 1
+                                                          and stripped[m.start() - 2] in "eE"):
+            continue  # a float's digits: float() takes any number of them
+        n = m.end() - m.start()
+        raise InputError(f"{where}: an integer of {n:,} digits (the most is {limits.MAX_INT_DIGITS})",
+                         reason=f"an integer of {n:,} digits")
+
+
+def _check_strings(value, where: str) -> None:
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError(f"{where}: a string holds a lone surrogate ({v[:20]!r}…), "
+                                 f"which is not Unicode text", reason="a lone surrogate") from None
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+
+
+# -- TOML ----------------------------------------------------------------------
+_TOML_SKIP = re.compile(r'"""(?:[^\\]|\\.)*?"""|\'\'\'.*?\'\'\'|"(?:[^"\\\n]|\\.)*"|\'[^\'\n]*\'|#[^\n]*',
+                        re.S)
+_TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)|\s*\(at end of document\)")
+
+
+def parse_toml(text: str, where: str) -> dict:
+    """A TOML document, nesting capped before parsing (and dotted keys after it)."""
+    if text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:
+        _check_depth(_TOML_SKIP.sub('""', text), where)
+    if _LONG_DIGITS.search(text):
+        _check_digits(_TOML_SKIP.sub('""', text), where)
+    try:
+        data = tomllib.loads(text, parse_float=_toml_float)
+    except tomllib.TOMLDecodeError as e:
+        m = _TOML_AT.search(str(e))
+        line, col = (int(m.group(1)), int(m.group(2))) if m and m.group(1) else (None, None)
+        reason = f"TOML syntax: {_TOML_AT.sub('', str(e))}" + (f" (column {col})" if col else "")
+        raise InputError(f"{where}{f' line {line}' if line else ''}: {reason}", line=line, column=col,
+                         reason=reason) from None
+    except (ValueError, RecursionError) as e:
+        reason = str(e) if isinstance(e, ValueError) else "nested too deep"
+        raise InputError(f"{where}: {reason}", reason=reason) from None
+    _check_toml_values(data, where)
+    return data
+
+
+def _toml_float(text: str) -> float:
+    if text.lstrip("+-") in ("nan", "inf"):
+        raise ValueError(f"{text} is not a number a config may hold")
+    return _finite(text.replace("_", ""))
+
+
+def _check_toml_values(data: dict, where: str) -> None:
+    big = 10 ** limits.MAX_INT_DIGITS
+    stack = [(data, 1)]
+    while stack:
+        v, depth = stack.pop()
+        if depth > limits.MAX_JSON_DEPTH:
+            raise InputError(f"{where}: nested more than {limits.MAX_JSON_DEPTH} deep",
+                             reason=f"nested more than {limits.MAX_JSON_DEPTH} deep")
+        if isinstance(v, dict):
+            stack.extend((x, depth + 1) for x in v.values())
+        elif isinstance(v, list):
+            stack.extend((x, depth + 1) for x in v)
+        elif isinstance(v, int) and not isinstance(v, bool) and not -big < v < big:
+            raise InputError(f"{where}: an integer of more than {limits.MAX_INT_DIGITS} digits",
+                             reason=f"an integer of more than {limits.MAX_INT_DIGITS} digits")
