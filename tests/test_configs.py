@@ -211,9 +211,10 @@ BAD = {
     "unknown content state": ('TOOL_ARGS = "ARG_VALUE_CHUNK"', 'TOOL_ARG = "ARG_VALUE_CHUNK"',
                               "content_events.TOOL_ARG", "unknown state 'TOOL_ARG'"),
     "unresolvable callable": ("granite:_granite_arg_converter", "granite:_granit_arg_converter",
-                              "arg_converter", "unresolvable callable: 'vllm.parser.granite' has no attribute"),
+                              "arg_converter", "refused callable 'vllm.parser.granite:_granit_arg_converter' "
+                              "(did you mean: vllm.parser.granite:_granite_arg_converter"),
     "missing module": ("vllm.parser.granite:", "vllm.parser.no_such_module:", "arg_converter",
-                       "cannot import module 'vllm.parser.no_such_module'"),
+                       "refused callable 'vllm.parser.no_such_module:_granite_arg_converter'"),
     "unknown key": ('initial_state = "CONTENT"', 'inital_state = "CONTENT"', "inital_state",
                     "unknown key (did you mean: initial_state?)"),
     "TOML syntax": ('THINK_END = "</think>"', 'THINK_END = "</think>', "", "TOML syntax"),

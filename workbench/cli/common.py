@@ -39,8 +39,9 @@ def add_code_options(p) -> None:
     """The code this run may execute (README, "Trust"): named here, never by a recording."""
     p.add_argument("--plugin", action="append", default=[], metavar="FILE",
                    help="import a parser module, as vLLM's --tool-parser-plugin")
-    p.add_argument("--allow-callable", action="append", default=[], metavar="MODULE",
-                   help="let a config's callables use MODULE (default: only vllm and this run's plugins)")
+    p.add_argument("--allow-callable", action="append", default=[], metavar="MODULE:ATTR", type=_allow_callable,
+                   help="let a config call MODULE:ATTR (default: only the callables vLLM's own parser configs "
+                        "use and this run's plugins)")
 
 
 def add_request_options(p) -> None:
@@ -58,6 +59,17 @@ def _chunking(text: str) -> str:
     except WorkbenchError as e:
         import argparse
 
+        raise argparse.ArgumentTypeError(str(e)) from None
+
+
+def _allow_callable(text: str) -> str:
+    import argparse
+
+    from workbench.core import trust
+
+    try:
+        return trust.allow_callable_arg(text)
+    except ValueError as e:
         raise argparse.ArgumentTypeError(str(e)) from None
 
 

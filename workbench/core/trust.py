@@ -6,54 +6,122 @@ them on this run (``--config``, ``--plugin``, the widget's picker or editor). A
 data file (recording, capture) names its parser, config and plugins but never
 loads them: replaying one needs the user to pass them again.
 
-A config's callables resolve only inside ``vllm`` and the modules of plugins
-loaded on this run, unless ``--allow-callable MODULE`` trusts one more module.
+A config's callables are named ``"module:attr"`` and resolve only when the exact
+name is in ``VLLM_CALLABLES`` (what vLLM's own parser configs and our shipped
+``parsers/*.toml`` use), is an attribute defined in a plugin named on this run,
+or is given with ``--allow-callable module:attr``. A module prefix is never
+enough: vLLM holds modules that run ``exec``, ``pickle`` or ``subprocess`` on their
+arguments (``vllm.compilation.codegen:compile_execution_fn``), so "anything in
+vllm" would run anything.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
+# Every callable (and every object a partial's argument refers to) that vLLM's
+# engine-based families build their ParserEngineConfig with, in vLLM 0.32 and the
+# 0.33 lane, plus the family classes a config may name as parser_class. Tests
+# prove it covers every family and shipped config (tests/test_trust.py).
+VLLM_CALLABLES = frozenset({
+    "vllm.parser.deepseek_v32:DeepSeekV32Parser",
+    "vllm.parser.deepseek_v4:DeepSeekV4Parser",
+    "vllm.parser.deepseek_v4:_dsml_arg_converter",
+    "vllm.parser.deepseek_v41:DeepSeekV41Parser",
+    "vllm.parser.deepseek_v41:_PARAM_RE",
+    "vllm.parser.deepseek_v41:_PARTIAL_PARAM_RE",
+    "vllm.parser.gemma4:Gemma4Parser",
+    "vllm.parser.gemma4:_gemma4_arg_converter",
+    "vllm.parser.gemma4:_gemma4_arg_value_extender",  # 0.33
+    "vllm.parser.glm47_moe:Glm47MoeParser",
+    "vllm.parser.glm47_moe:_glm47_arg_converter",
+    "vllm.parser.glm47_moe:_glm47_arg_value_extender",  # 0.33
+    "vllm.parser.granite:GraniteParser",
+    "vllm.parser.granite:_granite_arg_converter",
+    "vllm.parser.granite_thinking:GraniteThinkingParser",
+    "vllm.parser.inkling:InklingParser",
+    "vllm.parser.inkling:_inkling_arg_converter",
+    "vllm.parser.kimi_k2:KimiK2Parser",
+    "vllm.parser.ling3:Ling3Parser",
+    "vllm.parser.mimo:MiMoParser",
+    "vllm.parser.mimo:_mimo_arg_converter",
+    "vllm.parser.minicpmv:MiniCPMVParser",
+    "vllm.parser.minimax_m2:MinimaxM2Parser",
+    "vllm.parser.minimax_m2:_minimax_m2_arg_converter",
+    "vllm.parser.minimax_m2:_minimax_m2_arg_value_extender",  # 0.33
+    "vllm.parser.minimax_m3:MinimaxM3Parser",
+    "vllm.parser.minimax_m3:_minimax_m3_arg_converter",
+    "vllm.parser.mistral:MistralParser",
+    "vllm.parser.nemotron_v3:NemotronV3Parser",
+    "vllm.parser.plamo3:Plamo3Parser",
+    "vllm.parser.qwen3:Qwen3Parser",
+    "vllm.parser.qwen3:_qwen3_arg_converter",
+    "vllm.parser.qwen3:_qwen3_arg_value_extender",  # 0.33
+    "vllm.parser.qwen3:_param_value_extender",  # 0.33
+    "vllm.parser.seed_oss:SeedOssParser",
+    "vllm.parser.step3p5:Step3p5Parser",
+})
+
+_NAME = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")
+
 
 class UntrustedCallable(ValueError):
-    """A config names code outside the modules this run trusts."""
+    """A config names code this run does not trust."""
 
 
 @dataclass(frozen=True)
 class CallablePolicy:
-    modules: tuple[str, ...] = ("vllm",)  # a module and its sub-modules
-
-    def allows(self, module: str | None) -> bool:
-        return bool(module) and any(module == m or module.startswith(m + ".") for m in self.modules)
+    names: frozenset[str] = VLLM_CALLABLES  # exact "module:attr" names
+    plugins: tuple[str, ...] = ()  # module names of the plugins named on this run
 
     def check_module(self, ref: str, module: str) -> None:
         """Before the import: importing a module runs its code."""
-        if not self.allows(module):
-            raise self.refusal(ref, module)
+        if ref not in self.names and module not in self.plugins:
+            raise self.refusal(ref)
 
     def check_object(self, ref: str, obj) -> None:
-        """After each attribute hop: a module or callable must live in a trusted module,
-        so ``vllm.envs:os.system`` does not reach ``os`` through vLLM."""
-        if inspect.ismodule(obj) or callable(obj):
-            home = _home(obj)
-            if not self.allows(home):
-                raise self.refusal(ref, home or "?")
+        """After each attribute hop of a plugin's name: a module or callable must be the
+        plugin's own, so ``plugin:os.system`` does not reach ``os`` through the plugin."""
+        if ref in self.names or not (inspect.ismodule(obj) or callable(obj)):
+            return
+        if _home(obj) not in self.plugins:
+            raise self.refusal(ref)
 
-    def refusal(self, ref: str, module: str) -> UntrustedCallable:
-        top = module.split(".")[0]
+    def refusal(self, ref: str) -> UntrustedCallable:
+        from workbench.errors import close_matches
+
         return UntrustedCallable(
-            f"refused callable {ref!r}: {module} is not vllm or a plugin named on this run "
-            f"(a config runs only vLLM's code; pass --allow-callable {top} to trust it)")
+            f"refused callable {ref!r}{close_matches(ref, self.names)}: not one of the callables vLLM's "
+            f"own parser configs use, nor defined in a plugin named on this run (pass --allow-callable "
+            f"{ref} to trust this one)")
 
 
 DEFAULT = CallablePolicy()
 
 
+def allow_callable_arg(text: str) -> str:
+    """``--allow-callable module:attr``; the old MODULE form is refused in one line."""
+    if ":" not in text:
+        raise ValueError(f"{text!r} is a module: name one callable as module:attr "
+                         f"(a module is never trusted whole)")
+    if not _NAME.match(text):
+        raise ValueError(f"{text!r}: expected module:attr")
+    return text
+
+
 def policy(plugin_modules=(), allow_callables=()) -> CallablePolicy:
-    return CallablePolicy(("vllm", *plugin_modules, *allow_callables))
+    from workbench.errors import WorkbenchError
+
+    for name in allow_callables:
+        try:
+            allow_callable_arg(name)
+        except ValueError as e:
+            raise WorkbenchError(f"--allow-callable {e}") from None
+    return CallablePolicy(VLLM_CALLABLES | frozenset(allow_callables), tuple(plugin_modules))
 
 
 def _home(obj) -> str | None:
@@ -69,9 +137,11 @@ def _home(obj) -> str | None:
 
 
 def file_sha256(path: str | Path) -> str | None:
+    from workbench.core import door, limits
+
     try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
+        return hashlib.sha256(door.read_bytes(path, "file", limits.MAX_CODE_BYTES)).hexdigest()
+    except door.InputError:
         return None
 
 
