@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     try:
         check_text_args(args)
-        from workbench.lanes.cli import dispatch
+        from workbench.cli.vllm_option import dispatch
 
         elsewhere = dispatch(args, sys.argv[1:] if argv is None else list(argv))
         return args.run(args) if elsewhere is None else elsewhere

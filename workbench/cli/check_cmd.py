@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 
 from workbench.cli import common
-from workbench.lanes.cli import add_option as add_vllm_option
+from workbench.cli.vllm_option import add_option as add_vllm_option
 
 
 def add_check_options(p, many_versions: bool = False) -> None:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from workbench.cli.vllm_option import add_option as add_vllm_option
 from workbench.core.parsers import parser_table
-from workbench.lanes.cli import add_option as add_vllm_option
 
 
 def add_parser(sub) -> None:

@@ -6,7 +6,7 @@ import json
 import sys
 
 from workbench.cli import common, render
-from workbench.lanes.cli import add_option as add_vllm_option
+from workbench.cli.vllm_option import add_option as add_vllm_option
 
 
 def add_parser(sub) -> None:

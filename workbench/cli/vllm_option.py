@@ -48,7 +48,7 @@ def dispatch(args, argv: list[str]) -> int | None:
     if len(wanted) > 1:
         if args.command != "check":
             raise WorkbenchError(f"--vllm takes one version for {args.command} (several only for check)")
-        from workbench.lanes.check_matrix import run as check_matrix
+        from workbench.cli.check_matrix import run as check_matrix
 
         return check_matrix(args, strip_vllm(argv), wanted)
     if versions.is_installed(wanted[0]):

@@ -60,7 +60,7 @@ def table(reports: dict[str, dict], order: list[str]) -> list[dict]:
 
 
 def run(args, argv: list[str], order: list[str]) -> int:
-    from workbench.lanes.cli import run_captured
+    from workbench.cli.vllm_option import run_captured
 
     base = argv if "--json" in argv else argv + ["--json"]
     reports, codes = {}, {}
