@@ -33,9 +33,11 @@ DEEPSEEK_AFTER = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>functi
 
 @pytest.fixture(scope="session")
 def lane():
+    from workbench.cli.in_lane import PROGRAM
     from workbench.lanes import lane as lanes
 
-    return lanes.get(LANE)
+    # The CLI's lane program serves every worker op as well: one lane process for the run.
+    return lanes.get(LANE, program=PROGRAM)
 
 
 # -- lock, fetch, extraction (no lane) --------------------------------------------------

@@ -68,9 +68,10 @@ def run_captured(version: str, argv: list[str]) -> dict:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = main(argv)
         return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
+    from workbench.cli.in_lane import PROGRAM
     from workbench.lanes import lane
 
-    return lane.get(version).call("cli", argv=argv)
+    return lane.get(version, program=PROGRAM).call("cli", argv=argv)
 
 
 def parser_entries(version: str) -> list[dict]:

@@ -22,6 +22,7 @@ from workbench.errors import WorkbenchError
 from workbench.lanes import tree, versions
 
 START_TIMEOUT_S = 120.0
+WORKER = "workbench.lanes.worker"  # the program a lane runs unless its caller names another
 
 
 class LaneDied(WorkbenchError):
@@ -33,8 +34,9 @@ class LaneFailed(RuntimeError):
 
 
 class Lane:
-    def __init__(self, version: str) -> None:
+    def __init__(self, version: str, program: str = WORKER) -> None:
         self.version = version
+        self.program = program  # a module run with -m: lanes.worker, or a Worker subclass's
         self.proc: subprocess.Popen | None = None
         self.info: dict = {}
         self.start_s = 0.0
@@ -55,7 +57,7 @@ class Lane:
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "workbench.lanes.worker"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", self.program], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._log, env=env, text=True, encoding="utf-8",
             cwd=os.getcwd())
         hello = self._read(timeout=START_TIMEOUT_S, what="start")
@@ -143,21 +145,28 @@ class Lane:
             self._log = None
 
 
-_LANES: dict[str, Lane] = {}
+_LANES: dict[tuple[str, str], Lane] = {}
 
 
-def get(version: str, progress=None) -> Lane:
-    """This process's lane for ``version`` (a locked, not installed version), started once."""
+def get(version: str, progress=None, program: str | None = None) -> Lane:
+    """This process's lane for ``version`` (a locked, not installed version), started once.
+    ``program``: the module it must run; None takes any live lane of that version (every
+    program serves the worker's ops) or starts ``WORKER``."""
     version = versions.check(version)
     if versions.is_installed(version):
         raise WorkbenchError(f"vLLM {version} is installed: it runs in-process, not in a lane")
-    lane = _LANES.get(version)
+    if program is None:
+        live = [ln for (v, _), ln in _LANES.items() if v == version and ln.alive]
+        if live:
+            return live[0]
+        program = WORKER
+    lane = _LANES.get((version, program))
     if lane is None or not lane.alive:
         if lane is not None:
             lane.close()
         say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
         say(f"starting the vLLM {version} lane (a worker process, about 10 s)…")
-        lane = _LANES[version] = Lane(version).start(progress)
+        lane = _LANES[version, program] = Lane(version, program).start(progress)
     return lane
 
 

@@ -8,14 +8,13 @@ answers: ``{"ok": true, **result}`` or ``{"ok": false, "error": "...",
 "kind": "WorkbenchError"|"exception", "traceback": "..."}``.
 
 Ops: setup (a Session), deltas_from_text, regroup, start/feed/finish (one stream,
-rows per feed), replay (a whole Result), parsers, cli (a whole `workbench`
-command), pytest (tests run against this lane's vLLM).
+rows per feed), replay (a whole Result), parsers, pytest (tests run against this
+lane's vLLM). The worker runs the core only; whole `workbench` commands run in
+``workbench.cli.in_lane``, this worker plus a ``cli`` op.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import itertools
 import json
 import os
@@ -134,17 +133,6 @@ class Worker:
 
         return {"names": registered_names()}
 
-    def op_cli(self, argv: list[str]) -> dict:
-        from workbench.cli import main
-
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                rc = main(argv)
-            except SystemExit as e:  # argparse
-                rc = e.code if isinstance(e.code, int) else 2
-        return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
-
     def op_pytest(self, args: list[str]) -> dict:
         import pytest
 
@@ -236,7 +224,7 @@ def _answer(worker: Worker, line: str) -> dict:
                 "traceback": traceback.format_exc()}
 
 
-def main() -> int:
+def main(worker_cls: type[Worker] = Worker) -> int:
     t0 = time.perf_counter()
     pipe = _protocol_pipe()
     import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
@@ -248,7 +236,7 @@ def main() -> int:
     pipe.write(json.dumps({"ok": True, "ready": True, "vllm": vllm_version(), "file": vllm.__file__,
                            "tool": len(names["tool"]), "reasoning": len(names["reasoning"]),
                            "row_fields": row_fields(), "start_s": time.perf_counter() - t0}) + "\n")
-    worker = Worker()
+    worker = worker_cls()
     for line in sys.stdin:
         if line.strip():
             answer = _answer(worker, line)
