@@ -33,11 +33,11 @@ DEEPSEEK_AFTER = ("<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>functi
 
 @pytest.fixture(scope="session")
 def lane():
-    from workbench.cli.in_lane import PROGRAM
+    from workbench.cli.vllm_option import IN_LANE
     from workbench.lanes import lane as lanes
 
     # The CLI's lane program serves every worker op as well: one lane process for the run.
-    return lanes.get(LANE, program=PROGRAM)
+    return lanes.get(LANE, program=IN_LANE)
 
 
 # -- lock, fetch, extraction (no lane) --------------------------------------------------

@@ -39,8 +39,6 @@ def main(argv: list[str] | None = None) -> int:
         return e.code if isinstance(e.code, int) else 2
     try:
         check_text_args(args)
-        from workbench.cli.vllm_option import dispatch
-
         elsewhere = dispatch(args, sys.argv[1:] if argv is None else list(argv))
         return args.run(args) if elsewhere is None else elsewhere
     except WorkbenchError as e:
@@ -60,6 +58,31 @@ def check_text_args(args) -> None:
         for v in value if isinstance(value, list) else [value]:
             if isinstance(v, str):
                 check_arg(v, f"--{key.replace('_', '-')}" if key != "recording" else "the recording's path")
+
+
+def dispatch(args, argv: list[str]) -> int | None:
+    """The exit code when --vllm sends the command elsewhere; None to run it here."""
+    given = getattr(args, "vllm", None)
+    if not given:
+        return None
+    from workbench.cli import vllm_option
+    from workbench.lanes import versions
+
+    wanted = versions.parse_list(given)
+    if args.command == "parsers":
+        return vllm_option.parsers(args, wanted)
+    if len(wanted) > 1:
+        if args.command != "check":
+            raise WorkbenchError(f"--vllm takes one version for {args.command} (several only for check)")
+        from workbench.cli.check_matrix import run as check_matrix
+
+        return check_matrix(args, vllm_option.strip_vllm(argv), wanted, main)
+    if versions.is_installed(wanted[0]):
+        return None
+    done = vllm_option.run_captured(wanted[0], vllm_option.strip_vllm(argv), main)
+    sys.stdout.write(done["stdout"])
+    sys.stderr.write(done["stderr"])
+    return done["rc"]
 
 
 if __name__ == "__main__":

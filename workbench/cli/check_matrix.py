@@ -59,13 +59,14 @@ def table(reports: dict[str, dict], order: list[str]) -> list[dict]:
     return rows
 
 
-def run(args, argv: list[str], order: list[str]) -> int:
+def run(args, argv: list[str], order: list[str], main) -> int:
+    """``main``: the CLI's entry point, which runs the installed version's check here."""
     from workbench.cli.vllm_option import run_captured
 
     base = argv if "--json" in argv else argv + ["--json"]
     reports, codes = {}, {}
     for v in order:
-        done = run_captured(v, base)
+        done = run_captured(v, base, main)
         if done["rc"] == 2:  # bad input: the version's own one-line message
             last = (done["stderr"].strip().splitlines() or ["(no message)"])[-1]
             raise WorkbenchError(f"vLLM {v}: {last.removeprefix('workbench check: error: ')}")

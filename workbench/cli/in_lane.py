@@ -1,7 +1,7 @@
 """Whole `workbench` commands over another vLLM: the lane worker plus one op, ``cli``.
 
-``--vllm VERSION`` (vllm_option.py) starts this module as its lane's program, so
-the lane worker itself (workbench/lanes/worker.py) runs the core and never the CLI.
+``--vllm VERSION`` starts this module as its lane's program (``vllm_option.IN_LANE``),
+so the lane worker itself (workbench/lanes/worker.py) runs the core and never the CLI.
 """
 
 from __future__ import annotations
@@ -11,8 +11,6 @@ import io
 import sys
 
 from workbench.lanes.worker import Worker, main as serve
-
-PROGRAM = "workbench.cli.in_lane"  # what `python -m` runs (this module's own name)
 
 
 class CommandWorker(Worker):

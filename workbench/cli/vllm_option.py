@@ -2,7 +2,8 @@
 
 The installed version runs the command in this process as always. Any other
 listed version runs the *same* command line (minus ``--vllm``) inside its lane,
-so every figure and file comes from the same code over that version's vLLM.
+so every figure and file comes from the same code over that version's vLLM
+(``workbench.cli.main`` decides where a command runs; this module has the pieces).
 ``parsers`` marks names that exist in only one version, and ``check`` with
 several versions prints a table of findings x versions.
 """
@@ -16,6 +17,8 @@ import sys
 
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
+
+IN_LANE = "workbench.cli.in_lane"  # the lane program that runs whole commands (`python -m` name)
 
 
 def add_option(p, many: bool = False) -> None:
@@ -37,41 +40,17 @@ def strip_vllm(argv: list[str]) -> list[str]:
     return out
 
 
-def dispatch(args, argv: list[str]) -> int | None:
-    """The exit code when --vllm sends the command elsewhere; None to run it here."""
-    given = getattr(args, "vllm", None)
-    if not given:
-        return None
-    wanted = versions.parse_list(given)
-    if args.command == "parsers":
-        return parsers(args, wanted)
-    if len(wanted) > 1:
-        if args.command != "check":
-            raise WorkbenchError(f"--vllm takes one version for {args.command} (several only for check)")
-        from workbench.cli.check_matrix import run as check_matrix
-
-        return check_matrix(args, strip_vllm(argv), wanted)
-    if versions.is_installed(wanted[0]):
-        return None
-    done = run_captured(wanted[0], strip_vllm(argv))
-    sys.stdout.write(done["stdout"])
-    sys.stderr.write(done["stderr"])
-    return done["rc"]
-
-
-def run_captured(version: str, argv: list[str]) -> dict:
-    """{"rc", "stdout", "stderr"} of `workbench ARGV` over ``version``'s vLLM."""
+def run_captured(version: str, argv: list[str], main) -> dict:
+    """{"rc", "stdout", "stderr"} of `workbench ARGV` over ``version``'s vLLM; ``main``:
+    the CLI's entry point, which runs it here for the installed version."""
     if versions.is_installed(version):
-        from workbench.cli import main
-
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
             rc = main(argv)
         return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
-    from workbench.cli.in_lane import PROGRAM
     from workbench.lanes import lane
 
-    return lane.get(version, program=PROGRAM).call("cli", argv=argv)
+    return lane.get(version, program=IN_LANE).call("cli", argv=argv)
 
 
 def parser_entries(version: str) -> list[dict]:
