@@ -1,5 +1,6 @@
-"""workbench.core (and the widget-free ui logic) never import ipywidgets/IPython;
-`import workbench` loads neither ipywidgets nor vLLM."""
+"""workbench.core (and the widget-free ui logic) never import ipywidgets/IPython/anywidget;
+workbench.lanes never loads the widget or the CLI; `import workbench` loads neither
+ipywidgets nor vLLM. (Lazy imports inside functions: tests/test_import_graph.py.)"""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ CHECK = """
 import importlib, sys
 for name in {modules!r}:
     importlib.import_module(name)
-bad = sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython', 'ipykernel'){extra})
+bad = sorted(m for m in sys.modules if m.split('.')[0] in ('ipywidgets', 'IPython', 'ipykernel', 'anywidget'){extra})
 print(','.join(bad))
 """
 
@@ -25,9 +26,13 @@ def _fresh(modules: list[str], extra: str = "") -> str:
     return out.stdout.strip()
 
 
-def core_modules() -> list[str]:
-    return [m.name for m in pkgutil.walk_packages(workbench.core.__path__, "workbench.core.")
+def package_modules(package) -> list[str]:
+    return [m.name for m in pkgutil.walk_packages(package.__path__, package.__name__ + ".")
             if not m.name.rsplit(".", 1)[-1].startswith("_")]
+
+
+def core_modules() -> list[str]:
+    return package_modules(workbench.core)
 
 
 def test_core_never_imports_widgets():
@@ -39,6 +44,14 @@ def test_ui_logic_and_other_layers_are_widget_free():
     assert _fresh(["workbench.ui", "workbench.ui.model", "workbench.ui.inputs", "workbench.ui.styles",
                    "workbench.ui.final", "workbench.ui.sources", "workbench.ui.recordings",
                    "workbench.check", "workbench.engine"]) == ""
+
+
+def test_lanes_never_load_the_widget_or_the_cli():
+    import workbench.lanes
+
+    found = _fresh(package_modules(workbench.lanes),
+                   extra=" or m.startswith(('workbench.ui', 'workbench.cli'))")
+    assert found == ""
 
 
 def test_import_workbench_is_cheap():
