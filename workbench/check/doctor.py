@@ -158,8 +158,8 @@ def rank_reasoning_parsers(setup, tool, prompt_ids, deltas, report: DoctorReport
 
 def _valid_json(text) -> bool:
     try:
-        json.loads(text or "")
-    except ValueError:
+        json.loads(text or "")  # the model's own text, as a client would test it
+    except (ValueError, RecursionError):
         return False
     return True
 

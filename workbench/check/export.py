@@ -143,7 +143,7 @@ def vllm_sample(case: dict, nonstream: dict, sample_id: str, description: str = 
     for c in nonstream.get("tool_calls") or []:
         try:
             args = json.loads(c["arguments"]) if c["arguments"] else {}
-        except ValueError:
+        except (ValueError, RecursionError):
             args = c["arguments"]
         calls.append({"name": c["name"], "arguments": args})
     p = case["parser"]

@@ -33,7 +33,7 @@ def norm_text(value) -> str:
 def parsed_args(arguments):
     try:
         return json.loads(arguments) if arguments else {}
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, RecursionError):
         return {"<invalid JSON>": _WS.sub(" ", str(arguments)).strip()}
 
 
@@ -153,7 +153,7 @@ def contract_problems(steps, markers) -> list:
         args = call["arguments"]
         try:
             json.loads(args)
-        except ValueError:
+        except (ValueError, RecursionError):
             problems.append({"field": "tool_calls", "step": last_args_step.get(call["index"], len(steps)),
                              "detail": f"call {call['index']}: arguments do not join to valid JSON: "
                                        f"{args!r}"})

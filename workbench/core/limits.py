@@ -16,6 +16,7 @@ MAX_RECORDING_BYTES = 64 << 20  # a recording file
 MAX_PROMPT_IDS = 1 << 20  # prompt token ids in a header
 MAX_CONFIG_BYTES = 1 << 20  # a parser config (.toml) file
 MAX_CODE_BYTES = 16 << 20  # a plugin file (hashed for a recording's header)
+MAX_FOLDER_JSON_BYTES = 16 << 20  # a tokenizer's or model's own config.json, generation_config.json
 MAX_LINE_BYTES = 16 << 20  # one line of a recording or SSE log (a header with 1M prompt ids is ~7 MB)
 # JSON and TOML, checked by core/door.py before parsing: deeper nesting overflows the
 # recursion of the parsers and of everything that walks the value after them (pydantic,

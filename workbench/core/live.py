@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from workbench.core import door, limits
 from workbench.core.config import io as config_io, parser as config_parser
 from workbench.core.config.io import ConfigProblem
 from workbench.core.deltas import Delta
@@ -35,7 +36,8 @@ class LiveConfig:
         self.deltas = list(deltas)
         config = session_setup.parser.config
         self.base_dir = Path(base_dir) if base_dir else (Path(config).parent if config else config_io.PARSERS_DIR)
-        self.config_text: str | None = Path(config).read_text(encoding="utf-8") if config else None
+        self.config_text: str | None = (door.read_text(config, "config", limits.MAX_CONFIG_BYTES)
+                                        if config else None)
         self.problems: list[ConfigProblem] = []
         self.result: Result = self.session.replay(self.deltas)
 

@@ -7,7 +7,6 @@ turns it into the ``ChatCompletionRequest`` vLLM's server would validate, and
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any

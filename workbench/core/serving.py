@@ -166,8 +166,8 @@ def incomplete_call_notes(finish_reason: str | None, stream, text: str, tool_par
     notes = []
     for call in stream.tool_calls:  # a messages.Final
         try:
-            json.loads(call.arguments or "")
-        except ValueError:
+            json.loads(call.arguments or "")  # the model's own text, as a client would test it
+        except (ValueError, RecursionError):
             notes.append(f"max_tokens cut tool call #{call.index} ({call.name}): "
                          f"its arguments are incomplete: {call.arguments!r}")
     start = getattr(tool_parser_cls, "tool_call_start_token", None)

@@ -95,10 +95,11 @@ def check_vocab(folder: Path | None, tokenizer, model: str) -> None:
     """A tokenizer with ids the model has no row for cannot drive it (padded vocabs are fine)."""
     if folder is None:
         return
-    try:
-        cfg = json.loads((folder / "config.json").read_text())
-    except (OSError, ValueError) as e:
-        raise WorkbenchError(f"model {model}: unreadable config.json ({e})") from None
+    from workbench.core import door, limits
+
+    cfg = door.read_json(folder / "config.json", "model config", limits.MAX_FOLDER_JSON_BYTES)
+    if not isinstance(cfg, dict):
+        raise WorkbenchError(f"model {model}: config.json is not a JSON object")
     vocab = cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size")
     if vocab is not None and len(tokenizer) > vocab:
         raise WorkbenchError(f"model {model} has a vocabulary of {vocab} tokens but the tokenizer "

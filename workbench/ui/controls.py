@@ -67,10 +67,9 @@ def _json(text: str, what: str):
     text = text.strip()
     if not text:
         return None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as e:
-        raise WorkbenchError(f"{what}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}") from None
+    from workbench.core import door
+
+    return door.parse_json(text, what)
 
 
 class Controls(W.VBox):

@@ -16,6 +16,7 @@ import anywidget
 import ipywidgets as W
 import traitlets as T
 
+from workbench.core import door, limits
 from workbench.ui.panels import Banner
 
 STATIC = Path(__file__).parent / "static"
@@ -65,7 +66,7 @@ class ConfigEditor(W.VBox):
         p = Path(path) if Path(path).is_absolute() else REPO / path
         with self.hold_sync():
             self.auto.value, auto = False, self.auto.value
-            self.text.value = p.read_text(encoding="utf-8")
+            self.text.value = door.read_text(p, "config", limits.MAX_CONFIG_BYTES)
             self.text.problems = []
             self.auto.value = auto
             self.active.value = f"<i>showing {html.escape(str(path))}</i>"

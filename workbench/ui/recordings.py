@@ -36,8 +36,7 @@ def inputs_from(inputs: Inputs, path: str) -> Inputs:
 
 def save(model, path: str) -> int:
     """The model's stream so far (a recording in progress included) as JSONL."""
-    from workbench.core import recording as rec
-    from workbench.core.parsers import replay_parser
+    from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     deltas = model.recorded()

@@ -217,8 +217,13 @@ def is_mistral(tokenizer) -> bool:
 
 
 def _folder_json(tokenizer, file: str) -> dict:
+    from workbench.core import door, limits
+
     path = Path(str(getattr(tokenizer, "name_or_path", "") or "")) / file
-    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    if not path.exists():
+        return {}
+    value = door.read_json(path, "tokenizer file", limits.MAX_FOLDER_JSON_BYTES)
+    return value if isinstance(value, dict) else {}
 
 
 def model_type(tokenizer) -> str | None:
