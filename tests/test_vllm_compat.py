@@ -65,6 +65,8 @@ HAS = {
     "StructuredOutputManager.grammar_bitmask": lambda tok: callable(getattr(_som_class(), "grammar_bitmask", None)),
     "StructuredOutputManager.reasoner_cls": lambda tok: _set_in_init(_som_class(), "reasoner_cls"),
     "StructuredOutputManager._get_reasoner": lambda tok: callable(getattr(_som_class(), "_get_reasoner", None)),
+    "AnthropicServingMessages._detect_merge_inline_system": lambda tok: callable(
+        getattr(compat.anthropic_serving(), "_detect_merge_inline_system", None)),
 }
 
 

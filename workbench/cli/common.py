@@ -8,6 +8,7 @@ from pathlib import Path
 
 from workbench.core import door, request as req
 from workbench.core.deltas import parse_chunking
+from workbench.core.faces import APIS
 from workbench.core.parsers import ParserSpec, replay_parser
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
@@ -44,6 +45,11 @@ def add_code_options(p) -> None:
 
 
 def add_request_options(p) -> None:
+    p.add_argument("--api", choices=APIS, help="the API whose client reads the stream: chat (default), "
+                                               "responses (/v1/responses) or messages (/v1/messages)")
+    p.add_argument("--request", metavar="REQ.json",
+                   help="the request in that API's own shape (a Chat Completions, Responses or Anthropic "
+                        "body); rendered as the server renders it")
     p.add_argument("--tools", metavar="F.json", help="tools (OpenAI format) as a JSON file")
     p.add_argument("--messages", metavar="F.json", help="chat messages as a JSON file")
     p.add_argument("--tool-choice", metavar="auto|required|none|NAME")
@@ -97,8 +103,44 @@ def parser_spec(args, header: dict | None = None, notes: list | None = None) -> 
     return recorded or spec
 
 
+_REQUEST_FLAGS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "no_parallel_tool_calls",
+                  "max_tokens")
+
+
+def request_body(args) -> dict | None:
+    """--request REQ.json: the body as given (a JSON object)."""
+    if not getattr(args, "request", None):
+        return None
+    body = req.load_json_file(args.request, "request")
+    if not isinstance(body, dict):
+        raise WorkbenchError(f"request file {args.request}: expected a JSON object (the request body)")
+    return body
+
+
+def api_request(args, header: dict | None = None) -> tuple[str, dict | None]:
+    """(api, its body or None) from --api / --request, or what a recording was made with."""
+    recorded = (header or {}).get("api") or "chat"
+    api = getattr(args, "api", None) or recorded
+    body = request_body(args)
+    if body is not None and api != "chat":
+        given = [f"--{f.replace('_', '-')}" for f in _REQUEST_FLAGS if getattr(args, f, None)]
+        if given:
+            raise WorkbenchError(f"--request holds the whole {api} request: give {', '.join(given)} in it, "
+                                 f"not as flags")
+        return api, body
+    if body is None and api == recorded and api != "chat":
+        return api, (header or {}).get("api_request")
+    return api, None
+
+
 def request_spec(args, base: dict | None = None) -> RequestSpec:
-    spec = RequestSpec.from_dict(base) if base else RequestSpec()
+    from workbench.core.faces import bodies
+
+    body = request_body(args)
+    if body is not None and (getattr(args, "api", None) or "chat") == "chat":
+        spec = bodies.spec_of("chat", body)
+    else:
+        spec = RequestSpec.from_dict(base) if base else RequestSpec()
     if args.messages:
         spec.messages = req.load_json_file(args.messages, "messages")
         if not isinstance(spec.messages, list):
@@ -155,7 +197,9 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
         from workbench.core.tokenizers import load_tokenizer
 
         r = rec.load(recording)
-        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request), **code)
+        api, body = api_request(args, r.header)
+        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request),
+                      api=api, api_request=body, **code)
         notes = list(r.notes)
         notes += rec.check_tokenizer(r, setup.tokenizer, load_tokenizer(setup.tokenizer), args.force)
         if with_parser:
@@ -165,8 +209,9 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
         return Source(setup, r, None)
     if text is None:
         raise WorkbenchError(f"nothing to {what}: give REC.jsonl, --text or --text-file")
+    api, body = api_request(args)
     setup = Setup(tokenizer=args.tokenizer or "qwen3", request=request_spec(args),
-                  chunking=args.chunking or "token", **code)
+                  chunking=args.chunking or "token", api=api, api_request=body, **code)
     if with_parser:
         setup.parser = parser_spec(args)
     return Source(setup, None, text)
@@ -187,6 +232,13 @@ def write_output(path, text: str) -> None:
 
 def note(args, line: str) -> None:
     print(f"workbench {args.command}: note: {line}", file=sys.stderr)
+
+
+def api_header(setup) -> dict:
+    """A recording header's API fields (absent for chat, so chat recordings stay as they were)."""
+    if setup.api == "chat":
+        return {}
+    return {"api": setup.api, "api_request": setup.api_request}
 
 
 def parser_header(setup) -> dict:

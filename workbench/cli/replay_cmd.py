@@ -32,7 +32,7 @@ def run(args) -> int:
         header = rec.make_header(session.setup.tokenizer,
                                  tokenizer_sha256(ensure_tokenizer(session.setup.tokenizer)),
                                  session.setup.request.to_dict(), session.prompt_ids, origin,
-                                 common.parser_header(session.setup))
+                                 common.parser_header(session.setup)) | common.api_header(session.setup)
         rec.save(args.save, header, deltas, overwrite=args.force)
     server = None
     if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
@@ -42,9 +42,13 @@ def run(args) -> int:
         ps = session.setup.parser
         server = capture_compare.compare(result, source, f"{ps.tool_parser}+{ps.reasoning_parser}",
                                         notes)
+    from workbench.core import faces
+
+    face = faces.run(session, result)
     if args.json:
         out = result.to_dict()
         out["request"] = session.request_view()
+        out.update(api_json(session, face, out["rows"]))
         if server is not None:
             out["server"] = server.to_dict()
         print(json.dumps(out, ensure_ascii=False, default=str))
@@ -58,7 +62,12 @@ def run(args) -> int:
         con.print(f"parser: {info['kind']} {info['class']} "
                   f"(reasoning={info['reasoning']}, tool={info['tool']})")
         con.print(render.rows_table(result.rows))
-        con.print(render.final_table(result.stream, result.nonstream))
+        if face is None:
+            con.print(render.final_table(result.stream, result.nonstream))
+        else:
+            from workbench.cli import render_faces
+
+            render_faces.show(con, face, result.rows)
     if server is not None and server.first_difference is not None:
         print(f"workbench replay: the server's chunks differ from this vLLM's from step "
               f"{server.first_difference}: {server.cause}", file=sys.stderr)
@@ -68,3 +77,13 @@ def run(args) -> int:
               f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
         return 1
     return 0
+
+
+def api_json(session, face, rows: list[dict]) -> dict:
+    """``--json``'s API fields: "api"; for responses / messages the stream's "events", the
+    non-streaming "response", the SDK's "client" object, and per row its "api_events"."""
+    if face is None:
+        return {"api": "chat"}
+    for i, row in enumerate(rows):
+        row["api_events"] = face.row_events(i)
+    return face.to_dict()

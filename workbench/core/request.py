@@ -177,4 +177,4 @@ def render_harmony_prompt(spec: RequestSpec) -> list[int]:
 
 def sampling_params(request, max_tokens: int):
     """The server's ``SamplingParams`` for this (adjusted) request."""
-    return request.to_sampling_params(max_tokens=max_tokens, default_sampling_params={})
+    return request.to_sampling_params(max_tokens, {})  # positional: Responses names it default_max_tokens

@@ -31,7 +31,8 @@ def hide_stream_metadata(request, has_parser: bool) -> bool:
 
 def chunk_token_ids(request, has_parser: bool, ids) -> list[int] | None:
     """The ids a chunk carries: only with ``return_token_ids`` (and reasoning shown)."""
-    if request.return_token_ids and not hide_stream_metadata(request, has_parser):
+    # getattr: a Responses request (the faces replay it through the same runner) has neither field
+    if getattr(request, "return_token_ids", False) and not hide_stream_metadata(request, has_parser):
         return list(ids)
     return None
 
@@ -82,7 +83,7 @@ def opening_chunk_json(request, prompt_ids) -> str:
                                                 logprobs=None, finish_reason=None)
     chunk = ChatCompletionStreamResponse(
         id="chatcmpl-workbench", object="chat.completion.chunk", created=0, choices=[choice],
-        model="workbench", prompt_token_ids=list(prompt_ids) if request.return_token_ids else None,
+        model="workbench", prompt_token_ids=list(prompt_ids) if getattr(request, "return_token_ids", False) else None,
         prompt_text=None)
     return chunk.model_dump_json(exclude_unset=True)
 
@@ -97,7 +98,8 @@ def error_chunk_json() -> str:
 
 def include_usage(request) -> bool:
     """``stream_options.include_usage`` (the server's --enable-force-include-usage is not modelled)."""
-    return bool(request.stream_options and request.stream_options.include_usage)
+    options = getattr(request, "stream_options", None)
+    return bool(options and options.include_usage)
 
 
 def usage_chunk_json(prompt_tokens: int, completion_tokens: int, reasoning_tokens: int | None) -> str:

@@ -14,7 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from workbench.core import parsers, request as req, trust
+from workbench.core import faces, parsers, request as req, trust
+from workbench.core.faces import bodies
 from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, group_sizes, split
 from workbench.core.messages import Final
 from workbench.core.parsers import ParserSpec
@@ -34,6 +35,11 @@ class Setup:
     chunking: str = "token"
     plugins: tuple[str, ...] = ()
     allow_callables: tuple[str, ...] = ()  # modules a config's callables may use beyond vLLM's
+    # Which API's client reads the stream (workbench.core.faces) and, for responses /
+    # messages, the request in that API's own shape: ``request`` is then what vLLM's
+    # converters render from it (set by the Session; --messages/--tools become a body).
+    api: str = "chat"
+    api_request: dict | None = None
 
 
 @dataclass
@@ -68,12 +74,17 @@ class Session:
         from workbench.core.tokenizers import load_tokenizer
 
         self.setup = setup
+        self.api = faces.check_api(setup.api)
         plugin_modules = [parsers.load_plugin(plugin) for plugin in setup.plugins]
         self.policy = trust.policy(plugin_modules, setup.allow_callables)
         self.tokenizer = load_tokenizer(setup.tokenizer)
         self.parser_cls = parsers.compose(setup.parser, self.tokenizer, self.policy)
         self.parser_info = parsers.describe(self.parser_cls)
         self.enable_auto_tools = setup.parser.tool_parser is not None or bool(setup.parser.config)
+        if self.api != "chat":
+            if setup.api_request is None:
+                setup.api_request = bodies.body_of(self.api, setup.request)
+            setup.request = bodies.spec_of(self.api, setup.api_request, self.tokenizer)
         self.request = self._adjusted_request()
         self.prompt_ids = (list(prompt_token_ids) if prompt_token_ids is not None
                            else req.render_prompt(self.tokenizer, setup.request))
@@ -81,7 +92,10 @@ class Session:
 
     def _adjusted_request(self):
         """The request after ``adjust_request`` on a throwaway parser, as vLLM's renderer does."""
-        request = req.build_request(self.setup.request)
+        if self.api == "chat":
+            request = req.build_request(self.setup.request)
+        else:
+            request = bodies.parser_request(self.api, self.setup.api_request, self.tokenizer)
         cls = self.parser_cls
         if cls is None:
             return request

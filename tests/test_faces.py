@@ -1,0 +1,156 @@
+"""The API faces (workbench/core/faces/): one stream as a Responses and an Anthropic client
+reads it. Checked here against direct calls of vLLM's own converters and the SDKs; the
+real servers' streams are compared in tests/test_serve_parity.py."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from workbench.core import faces
+from workbench.core.faces import bodies, finals, mask
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.core.session import Session, Setup
+
+
+def session_for(api: str, body: dict | None = None, tool_parser: str = "hermes", **spec) -> Session:
+    return Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), RequestSpec(tools=WEATHER_TOOLS, **spec),
+                         api=api, api_request=body))
+
+
+@pytest.fixture(scope="module")
+def seed():
+    """api -> (session, result, face) for the seed text."""
+    out = {}
+    for api in ("responses", "messages"):
+        s = session_for(api)
+        r = s.replay(s.deltas_from_text(SEED_TEXT))
+        out[api] = (s, r, faces.run(s, r))
+    return out
+
+
+def test_each_row_owns_a_slice_of_the_events_in_order(seed):
+    for api, (s, r, face) in seed.items():
+        assert len(face.spans) == len(r.rows)
+        assert [e for i in range(len(r.rows)) for e in face.row_events(i)] == face.events
+        first, last = face.events[0]["type"], face.events[-1]["type"]
+        assert (first, last) == {"responses": ("response.created", "response.completed"),
+                                 "messages": ("message_start", "message_stop")}[api]
+        assert face.row_events(0)[0] is face.events[0] and face.row_events(len(r.rows) - 1)[-1] is face.events[-1]
+
+
+def test_message_events_are_vllms_converter_over_the_chat_chunks(seed):
+    """The in-process stepping gives exactly what vLLM's async generator yields on an event
+    loop over the same chat stream."""
+    from workbench.core import vllm_compat as compat
+    from workbench.core.faces.messages import chat_chunks
+
+    s, r, face = seed["messages"]
+
+    async def collect():
+        async def source():
+            for _, item in compat.anthropic_stream_items(chat_chunks(s, r)):
+                yield item
+        return [e async for e in compat.anthropic_serving().message_stream_converter(None, source())]
+
+    direct = [json.loads(e.split("data: ", 1)[1]) for e in asyncio.run(collect())]
+    assert mask.masked(face.events) == mask.masked(direct)  # the thinking signature is random
+    # the "\n\n" delta (step 7) opens a text block holding only whitespace
+    row = next(i for i, row in enumerate(r.rows) if row.text == "\n\n")
+    kinds = [(e["type"], (e.get("delta") or e.get("content_block") or {}).get("type")) for e in face.row_events(row)]
+    assert kinds == [("content_block_delta", "signature_delta"), ("content_block_stop", None),
+                     ("content_block_start", "text"), ("content_block_delta", "text_delta")]
+
+
+def test_responses_items_carry_what_the_parser_returned(seed):
+    s, r, face = seed["responses"]
+    parser_cls = s.parser_cls
+    parser = parser_cls(s.tokenizer, s.request.tools, chat_template_kwargs={}, model_config=None)
+    parser.set_prompt_token_ids(s.prompt_ids)
+    reasoning, content, calls = parser.parse(r.text, s.request, enable_auto_tools=True,
+                                             model_output_token_ids=r.token_ids)
+
+    def joined(kind):
+        return "".join(e["delta"] for e in face.events if e["type"] == kind)
+
+    assert joined("response.reasoning_text.delta") == reasoning == "Weather is needed."
+    assert joined("response.output_text.delta") == "\n\n"  # streamed, though parse gives no content
+    assert content is None or not content.strip()
+    done = [e for e in face.events if e["type"] == "response.function_call_arguments.done"]
+    assert [(d["name"], json.loads(d["arguments"])) for d in done] == [
+        (c.name, json.loads(c.arguments)) for c in calls]
+    assert [e["sequence_number"] for e in face.events] == list(range(len(face.events)))
+    # the non-streaming body has no message item: the "\n\n" reaches only streaming clients
+    assert [b["kind"] for b in finals.blocks("responses", face.response)] == ["reasoning", "tool"]
+
+
+def test_the_sdks_end_with_the_streams_objects(seed):
+    s, r, face = seed["responses"]
+    completed = face.events[-1]["response"]
+    client = face.client["object"]
+    assert [b for b in finals.blocks("responses", client)] == finals.blocks("responses", completed)
+    assert mask.masked(client["output"])[0]["id"] == "<id#1>"
+    s, r, face = seed["messages"]
+    message = face.client["object"]
+    assert [b["kind"] for b in finals.blocks("messages", message)] == ["reasoning", "text", "tool"]
+    assert finals.whitespace_blocks("messages", message) == [1]
+    assert message["stop_reason"] == "tool_use" and message["usage"]["input_tokens"] == len(s.prompt_ids)
+    assert [b["kind"] for b in finals.blocks("messages", face.response)] == ["reasoning", "tool"]
+
+
+def test_flags_and_api_bodies_render_the_same_prompt():
+    """--messages/--tools become each API's body; vLLM's converters render it as the body
+    written by hand (Responses: construct_input_messages; Anthropic: to_chat_completion_request)."""
+    chat = session_for("chat")
+    tool = WEATHER_TOOLS[0]["function"]
+    hand = {"responses": {"input": "What is the weather in Paris?", "tools": [{"type": "function", **tool}]},
+            "messages": {"max_tokens": 64, "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+                         "tools": [{"name": tool["name"], "description": tool["description"],
+                                    "input_schema": tool["parameters"]}]}}
+    for api, body in hand.items():
+        converted = session_for(api)
+        assert converted.setup.api_request == bodies.body_of(api, chat.setup.request)
+        assert converted.prompt_ids == session_for(api, body).prompt_ids == chat.prompt_ids
+
+
+def test_anthropic_system_and_history_go_through_vllms_converter():
+    body = {"max_tokens": 64, "system": [{"type": "text", "text": "Be brief."}],
+            "messages": [{"role": "user", "content": [{"type": "text", "text": "Weather?"}]},
+                         {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "get_weather",
+                                                            "input": {"city": "Paris"}}]},
+                         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1",
+                                                       "content": "sunny"}]}]}
+    s = session_for("messages", body)
+    roles = [m["role"] for m in s.setup.request.messages]
+    assert roles == ["system", "user", "assistant", "tool"]
+    assert s.setup.request.messages[0]["content"] == "Be brief."
+    assert s.tokenizer.decode(s.prompt_ids).count("sunny") == 1
+
+
+def test_cli_json_has_the_events_the_body_and_the_client(run_cli, tools_file):
+    code, out, err = run_cli("replay", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser",
+                             "qwen3", "--tools", tools_file, "--api", "messages", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["api"] == "messages" and d["events"][0]["type"] == "message_start"
+    assert [e for row in d["rows"] for e in row["api_events"]] == d["events"]
+    assert d["response"]["stop_reason"] == "tool_use" and d["client"]["object"]["stop_reason"] == "tool_use"
+    code, out, _ = run_cli("replay", "--text", SEED_TEXT, "--tools", tools_file, "--json")
+    assert json.loads(out)["api"] == "chat" and "events" not in json.loads(out)
+
+
+def test_bad_api_requests_are_one_line(run_cli, tmp_path, tools_file):
+    req = tmp_path / "req.json"
+    req.write_text("[1, 2]")
+    code, _, err = run_cli("replay", "--text", "hi", "--api", "responses", "--request", req)
+    assert code == 2 and err.count("\n") == 1 and "expected a JSON object" in err
+    req.write_text(json.dumps({"input": "hi"}))
+    code, _, err = run_cli("replay", "--text", "hi", "--api", "responses", "--request", req, "--tools", tools_file)
+    assert code == 2 and err.count("\n") == 1 and "--tools" in err
+    req.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))  # Anthropic needs max_tokens
+    code, _, err = run_cli("replay", "--text", "hi", "--api", "messages", "--request", req)
+    assert code == 2 and err.count("\n") == 1 and "max_tokens" in err

@@ -1,0 +1,73 @@
+"""Terminal rendering of an API face: its events per step, and what the client ends with
+beside the non-streaming body."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from rich.table import Table
+
+from workbench.core.faces import finals
+
+
+def event_summary(e: dict) -> str:
+    """One short line of an event's payload: its delta, or the item / block it opens."""
+    for key in ("delta", "text", "arguments"):
+        v = e.get(key)
+        if isinstance(v, str):
+            return repr(v)
+        if isinstance(v, dict):  # an Anthropic delta / message_delta
+            inner = {k: x for k, x in v.items() if k != "type" and x is not None}
+            return f"{v.get('type') or ''} {', '.join(f'{k}={x!r}' for k, x in inner.items())}".strip()
+    item = e.get("item") or e.get("content_block") or e.get("part")
+    if isinstance(item, dict):
+        name = item.get("name")
+        return f"{item.get('type')}{f' {name}' if name else ''}"
+    if e.get("type", "").startswith(("response.created", "response.in_progress", "response.completed")):
+        r = e.get("response") or {}
+        return f"status={r.get('status')}"
+    return ""
+
+
+def events_table(face, rows) -> Table:
+    t = Table(title=f"{face.api} events", header_style="bold")
+    for col in ("step", "#", "event", "payload"):
+        t.add_column(col, overflow="fold")
+    for i, row in enumerate(rows):
+        for n, e in enumerate(face.row_events(i)):
+            kind = e.get("type", "?")
+            style = "red" if kind in ("error",) else None
+            t.add_row(str(row.step) if n == 0 else "", str(face.spans[i][0] + n), kind,
+                      escape(event_summary(e)), style=style)
+    return t
+
+
+def _blocks(api: str, obj) -> str:
+    if obj is None:
+        return ""
+    if "error" in obj and "output" not in obj and obj.get("type") != "message":
+        return f"error: {obj['error']}"
+    lines = []
+    for b in finals.blocks(api, obj):
+        mark = "  [yellow](only whitespace)[/]" if b["kind"] == "text" and not b["text"].strip() else ""
+        name = f" {b['name']}" if b.get("name") else ""
+        lines.append(f"{b['kind']}{name}: {escape(repr(b['text']))}{mark}")
+    lines.append(f"{'status' if api == 'responses' else 'stop_reason'}: {finals.finish(api, obj)}")
+    return "\n".join(lines)
+
+
+def final_table(face) -> Table:
+    client = face.client or {}
+    t = Table(title="what the client ends with", header_style="bold")
+    sdk = "openai ResponseStream" if face.api == "responses" else "anthropic MessageStream"
+    t.add_column(f"stream ({sdk})", overflow="fold")
+    t.add_column("non-streaming body", overflow="fold")
+    stream = _blocks(face.api, client.get("object")) if "object" in client else f"[red]{escape(str(client.get('error')))}[/]"
+    t.add_row(stream, _blocks(face.api, face.response))
+    return t
+
+
+def show(con, face, rows) -> None:
+    con.print(events_table(face, rows))
+    con.print(final_table(face))
+    for note in face.notes:
+        con.print(f"[yellow]note:[/] {escape(note)}")

@@ -1,0 +1,84 @@
+"""The API faces of one stream: what a Chat Completions, a Responses and an Anthropic
+Messages client receives for the same deltas.
+
+vLLM serves all three from the same composed ``Parser``; each API then turns the
+parser's ``DeltaMessage``s into its own SSE events and its own non-streaming body.
+The faces are a layer over a replay's rows (``faces.run(session, result)``), never
+inside the runner: a row keeps what the parser returned and the chat chunk it sent,
+a ``Face`` adds that API's events, per row and in order.
+
+- ``bodies``: a request in each API's own shape <-> the chat-shaped ``RequestSpec``,
+  through vLLM's own converters;
+- ``responses`` (the simple path) and ``harmony`` (gpt-oss) for ``/v1/responses``;
+- ``messages`` for ``/v1/messages``;
+- ``clients``: the official SDKs' accumulators over the predicted SSE;
+- ``mask``: the values a server makes up (ids, timestamps), masked for comparisons.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from workbench.errors import WorkbenchError
+
+APIS = ("chat", "responses", "messages")
+ENDPOINTS = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
+
+
+def check_api(api: str) -> str:
+    if api not in APIS:
+        raise WorkbenchError(f"unknown API {api!r}: give one of {', '.join(APIS)}")
+    return api
+
+
+@dataclass
+class Face:
+    """One API's view of a replayed stream.
+
+    ``events`` are the JSON objects the server sends in ``data:``, in order, from the
+    first (``response.created`` / ``message_start``) to the last; ``spans[i]`` is the
+    (start, end) slice of ``events`` that row ``i`` produced (the opening events go
+    with the first row, the closing ones with the last, as the chat face's opening and
+    usage chunks do). ``response`` is the non-streaming body of the API, ``client``
+    the object the official SDK ends with after reading ``events``. Ids and
+    timestamps are kept as made; ``mask.masked`` hides them for comparisons."""
+
+    api: str
+    events: list[dict]
+    spans: list[tuple[int, int]]
+    response: dict | None
+    client: dict | None = None
+    sse: list[str] = field(default_factory=list)  # each event as the server writes it
+    notes: list[str] = field(default_factory=list)
+
+    def row_events(self, index: int) -> list[dict]:
+        start, end = self.spans[index]
+        return self.events[start:end]
+
+    def to_dict(self) -> dict:
+        return {"api": self.api, "events": self.events, "response": self.response,
+                "client": self.client, "notes": self.notes}
+
+
+def run(session, result, client: bool = True, nonstream: bool = True) -> Face | None:
+    """``session``'s API face of ``result`` (a replay of that session: its rows, text and
+    token ids); None for chat. ``nonstream``: also the non-streaming body; ``client``:
+    also the SDK's final object."""
+    api = getattr(session, "api", "chat")
+    if api == "chat":
+        return None
+    if api == "responses":
+        from workbench.core import vllm_compat as compat
+
+        if compat.is_harmony_class(session.parser_cls):
+            from workbench.core.faces import harmony as module
+        else:
+            from workbench.core.faces import responses as module
+    else:
+        from workbench.core.faces import messages as module
+    face = module.face(session, result, nonstream=nonstream)
+    if client:
+        from workbench.core.faces import clients
+
+        face.client = clients.final(api, face, session)
+    return face
