@@ -1,7 +1,8 @@
 """The rebuilt vLLM bug reports of tests/data/reports/ (one JSON file per case).
 
-A case is data (README there): it never runs code. This module reads the cases,
-turns one into a `workbench` command line, and measures its symptom: the case's
+A case is data (README there): it never runs code. This module reads the cases
+(through workbench.core.door), turns one into a `workbench` command line, and
+measures its symptom: the case's
 ``symptom_check`` (a list of comparisons over the stream and non-stream answers)
 evaluated on what the workbench replays over a given vLLM. ``reproduces_on`` in
 each file is what this measured; re-measure with
@@ -36,13 +37,12 @@ def paths() -> list[Path]:
 
 
 def load(path: Path) -> dict:
-    """One case file: bounded, UTF-8 JSON, an object (the schema is checked by ``problems``)."""
-    size = path.stat().st_size
-    if size > MAX_CASE_BYTES:
-        raise ValueError(f"{path.name}: {size} bytes, over {MAX_CASE_BYTES}")
-    case = json.loads(path.read_bytes().decode("utf-8"))
+    """One case file through the project's reading door: bounded, UTF-8, JSON, an object."""
+    from workbench.core import door
+
+    case = door.read_json(path, "report case", max_bytes=MAX_CASE_BYTES)
     if not isinstance(case, dict):
-        raise ValueError(f"{path.name}: not a JSON object")
+        raise door.InputError(f"report case {path}: not a JSON object")
     return case
 
 

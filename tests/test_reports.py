@@ -61,8 +61,14 @@ def test_schema_check_finds_what_is_wrong(tmp_path):
     assert any("expected_cause" in p for p in reports.problems(wrong, "other-stem") + reports.problems(wrong, case["id"]))
     too_big = tmp_path / "big.json"
     too_big.write_text(" " * (reports.MAX_CASE_BYTES + 1) + "{}")
-    with pytest.raises(ValueError, match="bytes"):
+    from workbench.core.door import InputError
+
+    with pytest.raises(InputError, match="report case"):
         reports.load(too_big)
+    not_object = tmp_path / "list.json"
+    not_object.write_text("[]")
+    with pytest.raises(InputError, match="not a JSON object"):
+        reports.load(not_object)
 
 
 @pytest.mark.parametrize("case", CASES, ids=IDS)
