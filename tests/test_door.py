@@ -260,7 +260,12 @@ NOT_USER_INPUT = {
     ("lanes/lane.py", "Lane._read", "json.loads"): "the answer line of our own lane worker",
     ("lanes/worker.py", "_plain", "json.loads"): "a round trip of our own value",
     ("lanes/worker.py", "_answer", "json.loads"): "a request line from our own lane client",
-    ("lanes/check_matrix.py", "run", "json.loads"): "the --json stdout of our own command in a lane",
+    ("cli/check_matrix.py", "run", "json.loads"): "the --json stdout of our own command in a lane",
+    ("core/faces/messages.py", "opening_chunk", "json.loads"): "the chat face's own chunk JSON",
+    ("core/faces/messages.py", "face", "json.loads"): "an event vLLM's converter just serialised",
+    ("core/faces/responses.py", "Numbered.add", "json.loads"): "an event vLLM's model just serialised",
+    ("core/faces/responses.py", "_events", ".open"): "SimpleStreamingEventProcessor.open, not a file",
+    ("core/vllm_compat.py", "anthropic_stream_items", "json.loads"): "the chat face's own error chunk",
     ("capture/serve.py", "_wait", ".read_text"): "the log of the test server we started",
     ("ui/panels.py", "row_detail_html", "json.loads"): "re-indents a row's own SSE chunk JSON",
 }

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 
+from workbench.core import door
 from workbench.core.request import RequestSpec, build_request
 from workbench.errors import WorkbenchError
 
@@ -231,7 +232,8 @@ def _anthropic_body(spec: RequestSpec) -> dict:
                 fn = tc.get("function") or {}
                 args = fn.get("arguments")
                 blocks.append({"type": "tool_use", "id": tc.get("id") or "", "name": fn.get("name"),
-                               "input": json.loads(args) if isinstance(args, str) and args else args or {}})
+                               "input": door.parse_json(args, "tool call arguments")
+                               if isinstance(args, str) and args else args or {}})
             messages.append({"role": "assistant", "content": blocks})
         else:
             messages.append({"role": role, "content": content if content is not None else ""})

@@ -15,7 +15,8 @@ from __future__ import annotations
 import json
 
 from workbench.core import vllm_compat as compat
-from workbench.core.faces import Face, replayed
+from workbench.core.faces import replayed
+from workbench.core.faces.face import Face
 
 
 def model_name(session) -> str:

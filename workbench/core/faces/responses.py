@@ -18,7 +18,8 @@ import json
 import time
 
 from workbench.core import vllm_compat as compat
-from workbench.core.faces import Face, replayed
+from workbench.core.faces import replayed
+from workbench.core.faces.face import Face
 
 # The modelled server's --max-model-len (the tiny model's, capture/serve.py's): the
 # server's default max_output_tokens is what is left of it after the prompt.
