@@ -46,6 +46,20 @@ def _streaming_engine_class():
     return StreamingParserEngine
 
 
+def _engine_class(name):
+    from vllm.v1.engine import EngineCoreRequest
+    from vllm.v1.engine.input_processor import InputProcessor
+    from vllm.v1.engine.llm_engine import LLMEngine
+    from vllm.v1.engine.output_processor import OutputProcessor
+
+    return {"LLMEngine": LLMEngine, "InputProcessor": InputProcessor, "OutputProcessor": OutputProcessor,
+            "EngineCoreRequest": EngineCoreRequest}[name]
+
+
+def _request_field(attr):
+    return attr in _engine_class("EngineCoreRequest").__struct_fields__
+
+
 # "Class.attribute" -> whether the installed vLLM has it, read on a real object where it is an
 # instance attribute. A new entry in vllm_compat without a line here fails the test.
 HAS = {
@@ -67,14 +81,24 @@ HAS = {
     "StructuredOutputManager._get_reasoner": lambda tok: callable(getattr(_som_class(), "_get_reasoner", None)),
     "AnthropicServingMessages._detect_merge_inline_system": lambda tok: callable(
         getattr(compat.anthropic_serving(), "_detect_merge_inline_system", None)),
+    "LLMEngine.input_processor": lambda tok: _set_in_init(_engine_class("LLMEngine"), "input_processor"),
+    "LLMEngine.output_processor": lambda tok: _set_in_init(_engine_class("LLMEngine"), "output_processor"),
+    "LLMEngine.engine_core": lambda tok: _set_in_init(_engine_class("LLMEngine"), "engine_core"),
+    "InputProcessor.process_inputs": lambda tok: callable(getattr(_engine_class("InputProcessor"), "process_inputs", None)),
+    "InputProcessor.assign_request_id": lambda tok: callable(getattr(_engine_class("InputProcessor"),
+                                                                     "assign_request_id", None)),
+    "OutputProcessor.add_request": lambda tok: callable(getattr(_engine_class("OutputProcessor"), "add_request", None)),
+    "OutputProcessor.request_states": lambda tok: _set_in_init(_engine_class("OutputProcessor"), "request_states"),
+    "EngineCoreRequest.reasoning_ended": lambda tok: _request_field("reasoning_ended"),
+    "EngineCoreRequest.reasoning_parser_kwargs": lambda tok: _request_field("reasoning_parser_kwargs"),
 }
+SEAM = {**compat.PRIVATE, **compat.WRAPPED, **compat.SET, **compat.ENGINE}
 
 
-@pytest.mark.parametrize("name", sorted({**compat.PRIVATE, **compat.WRAPPED, **compat.SET}))
+@pytest.mark.parametrize("name", sorted(SEAM))
 def test_installed_vllm_has_every_internal_the_workbench_reads(name, qwen3_tokenizer):
     assert HAS[name](qwen3_tokenizer), (
-        f"vLLM {vllm_version()} has no {name}: workbench/core/vllm_compat.py reads it for "
-        f"{({**compat.PRIVATE, **compat.WRAPPED, **compat.SET})[name]}")
+        f"vLLM {vllm_version()} has no {name}: workbench/core/vllm_compat.py reads it for {SEAM[name]}")
 
 
 def test_the_seam_reads_real_parsers(qwen3_tokenizer):

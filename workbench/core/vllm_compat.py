@@ -12,8 +12,8 @@ Versions (the workbench calls only what 0.32 and 0.33 share):
 - ``ParserManager.get_parser(tool_strict_level=)`` defaults to "auto" in 0.32 and to
   None in 0.33, so ``TOOL_STRICT_LEVEL`` is always passed explicitly;
 - ``LLMEngine.add_request`` (0.32) takes no ``reasoning_ended`` /
-  ``reasoning_parser_kwargs``, so the engine stepper sets those two fields on the
-  ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (engine/stepper.py ``_add``).
+  ``reasoning_parser_kwargs``, so ``prepare_request`` sets those two fields on the
+  ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (for engine/stepper.py).
 Other versions run in lanes (workbench/lanes/); tests/test_vllm_compat.py runs there too.
 """
 
@@ -59,6 +59,24 @@ WRAPPED = {
 SET = {
     "StructuredOutputManager.reasoner_cls": "the reasoning parser class that gates the grammar",
 }
+# The in-process LLMEngine's parts the engine stepper drives (engine/stepper.py, router.py) to
+# add one request as AsyncLLM.add_request does and to see which requests the engine still holds.
+ENGINE = {
+    "LLMEngine.input_processor": "building a request's EngineCoreRequest (vllm/v1/engine/llm_engine.py)",
+    "LLMEngine.output_processor": "registering a request's outputs and the requests still held "
+                                  "(vllm/v1/engine/llm_engine.py)",
+    "LLMEngine.engine_core": "handing a request to the engine core, shutting it down "
+                             "(vllm/v1/engine/llm_engine.py)",
+    "InputProcessor.process_inputs": "a request's EngineCoreRequest (vllm/v1/engine/input_processor.py)",
+    "InputProcessor.assign_request_id": "its internal request id (vllm/v1/engine/input_processor.py)",
+    "OutputProcessor.add_request": "registering the request's outputs (vllm/v1/engine/output_processor.py)",
+    "OutputProcessor.request_states": "the requests the engine still holds (vllm/v1/engine/output_processor.py)",
+    "EngineCoreRequest.reasoning_ended": "the chat server's reasoning_ended, set as AsyncLLM.add_request "
+                                         "does (vllm/v1/engine/__init__.py)",
+    "EngineCoreRequest.reasoning_parser_kwargs": "the request's chat_template_kwargs for its reasoning "
+                                                 "parser, as AsyncLLM.add_request sets them "
+                                                 "(vllm/v1/engine/__init__.py)",
+}
 
 
 class CompatError(WorkbenchError):
@@ -66,7 +84,8 @@ class CompatError(WorkbenchError):
 
 
 def _gone(owner: str, attr: str) -> CompatError:
-    why = PRIVATE.get(f"{owner}.{attr}") or WRAPPED.get(f"{owner}.{attr}") or SET.get(f"{owner}.{attr}", "")
+    key = f"{owner}.{attr}"
+    why = PRIVATE.get(key) or WRAPPED.get(key) or SET.get(key) or ENGINE.get(key, "")
     return CompatError(f"vLLM {vllm_version()} has no {owner}.{attr} (the workbench reads it for "
                        f"{why.split(' (')[0]}; see workbench/core/vllm_compat.py)")
 
@@ -275,3 +294,35 @@ def anthropic_stream_items(chunks: list[tuple[int, str]]) -> list[tuple[int, obj
 
     return [(i, ErrorResponse.model_validate(json.loads(c)) if c.startswith('{"error"')
              else ChatCompletionStreamResponse.model_validate_json(c)) for i, c in chunks]
+
+
+# -- the in-process LLMEngine ------------------------------------------------------------
+def prepare_request(llm, request_id: str, prompt_ids: list[int], params, reasoning_ended: bool | None,
+                    reasoning_parser_kwargs: dict | None):
+    """The EngineCoreRequest ``LLMEngine.add_request`` builds for ``prompt_ids``, with the
+    two fields only ``AsyncLLM.add_request`` takes (0.32's LLMEngine has neither), and its
+    internal request id assigned. ValueError (VLLMValidationError) when vLLM refuses it."""
+    from vllm.inputs.engine import tokens_input
+
+    processor = read(llm, "LLMEngine", "input_processor")
+    req = processor.process_inputs(request_id, tokens_input(list(prompt_ids)), params,
+                                   supported_tasks=llm.get_supported_tasks())
+    req.reasoning_ended = reasoning_ended
+    req.reasoning_parser_kwargs = reasoning_parser_kwargs
+    processor.assign_request_id(req)
+    return req
+
+
+def submit_request(llm, req) -> None:
+    """The rest of ``LLMEngine.add_request``: outputs registered, then the engine core."""
+    read(llm, "LLMEngine", "output_processor").add_request(req, None, None, 0)
+    read(llm, "LLMEngine", "engine_core").add_request(req)
+
+
+def held_requests(llm):
+    """The internal ids of the requests the engine still holds (a live mapping)."""
+    return read(llm, "LLMEngine", "output_processor").request_states
+
+
+def shutdown_engine_core(llm) -> None:
+    read(llm, "LLMEngine", "engine_core").shutdown()

@@ -207,8 +207,10 @@ def release() -> None:
 def _shutdown(llm) -> None:
     if llm is None:
         return
+    from workbench.core import vllm_compat as compat
+
     try:
-        llm.engine_core.shutdown()
+        compat.shutdown_engine_core(llm)
     except Exception:  # already half torn down; freeing it is all that is left
         pass
 

@@ -13,7 +13,7 @@ import weakref
 from collections import deque
 from dataclasses import dataclass, field
 
-from workbench.core import logs
+from workbench.core import logs, vllm_compat as compat
 
 _SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
 
@@ -57,7 +57,7 @@ class OutputRouter:
             self._abort(box)
 
     def _abort(self, box: Mailbox) -> None:
-        if box.internal_id in self.llm.output_processor.request_states:
+        if box.internal_id in compat.held_requests(self.llm):
             self.llm.abort_request([box.internal_id], internal=True)
 
     def next(self, request_id: str) -> Arrival | None:
@@ -97,7 +97,7 @@ class OutputRouter:
             box.queue.append(Arrival(out, box.steps, box.logs))
             box.steps, box.logs = 0, []
             box.finished = box.finished or out.finished
-        states = self.llm.output_processor.request_states
+        states = compat.held_requests(self.llm)
         for box in running:
             if not box.finished and box.internal_id not in states:
                 box.lost = True

@@ -19,7 +19,7 @@ import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from workbench.core import serving
+from workbench.core import serving, vllm_compat as compat
 from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.core.runner import make_parser
@@ -141,29 +141,22 @@ class EngineStepper:
         """``LLMEngine.add_request`` plus what ``AsyncLLM.add_request`` also takes:
         the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs`` (set on the
         EngineCoreRequest, as AsyncLLM does: see core/vllm_compat.py on versions)."""
-        from vllm.inputs.engine import tokens_input
-
         llm = engine.llm
         reasoning_kwargs = None
         if parser is not None and getattr(parser, "reasoning_parser", None) is not None:
             reasoning_kwargs = {"chat_template_kwargs": dict(session.setup.request.chat_template_kwargs)}
         ended = session.request.resolve_reasoning_ended(parser, list(session.prompt_ids))
         try:
-            req = llm.input_processor.process_inputs(
-                request_id, tokens_input(list(session.prompt_ids)), params,
-                supported_tasks=llm.get_supported_tasks())
+            req = compat.prepare_request(llm, request_id, list(session.prompt_ids), params, ended,
+                                         reasoning_kwargs)
         except ValueError as e:  # VLLMValidationError included
             raise WorkbenchError(f"the engine refused the request: {str(e).splitlines()[0]}") from None
-        req.reasoning_ended = ended
-        req.reasoning_parser_kwargs = reasoning_kwargs
-        llm.input_processor.assign_request_id(req)
         # The engine core gates the grammar with --reasoning-parser's class; this
         # request gets the class its own reasoning parser names (None: no gate).
         engine.probe.watch(req.request_id, session.parser_cls.reasoning_parser_cls
                            if session.parser_cls is not None else None)
         router_of(engine).open(request_id, req.request_id, self)
-        llm.output_processor.add_request(req, None, None, 0)
-        llm.engine_core.add_request(req)
+        compat.submit_request(llm, req)
         self._internal_id = req.request_id
         self.reasoning_ended = ended
 
