@@ -120,15 +120,13 @@ def render_pytest(case: dict, filename: str) -> str:
     return out
 
 
-def write_pytest(path: str | Path, case: dict) -> Path:
+def write_pytest(path: str | Path, case: dict, force: bool = False) -> Path:
+    from workbench.core import outputs
+
     p = Path(path)
     if not _NAME.match(p.stem):
         raise WorkbenchError(f"{p.name}: the test file name must be a Python identifier (test_NAME.py)")
-    try:
-        p.write_text(render_pytest(case, p.name), encoding="utf-8")
-    except OSError as e:
-        raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
-    return p
+    return outputs.write_text(p, render_pytest(case, p.name), force)
 
 
 def vllm_sample(case: dict, nonstream: dict, sample_id: str, description: str = "") -> dict:
@@ -159,13 +157,10 @@ def vllm_sample(case: dict, nonstream: dict, sample_id: str, description: str = 
             "prompt_token_ids": case["prompt_token_ids"]}
 
 
-def write_sample(path: str | Path, sample: dict) -> Path:
-    p = Path(path)
-    try:
-        p.write_text(json.dumps(sample, ensure_ascii=False) + "\n", encoding="utf-8")
-    except OSError as e:
-        raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
-    return p
+def write_sample(path: str | Path, sample: dict, force: bool = False) -> Path:
+    from workbench.core import outputs
+
+    return outputs.write_text(path, outputs.strict_json(sample) + "\n", force)
 
 
 def self_check(path: str | Path, tokenizer_folder: str | None = None) -> list[tuple[str, str]]:

@@ -37,16 +37,25 @@ def main(argv: list[str] | None = None) -> int:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # a usage error (one line, above) or --help
         return e.code if isinstance(e.code, int) else 2
+    from workbench.cli import stdout
+
+    real, sys.stdout = sys.stdout, stdout.Guarded(sys.stdout)
     try:
         check_text_args(args)
         elsewhere = dispatch(args, sys.argv[1:] if argv is None else list(argv))
-        return args.run(args) if elsewhere is None else elsewhere
+        code = args.run(args) if elsewhere is None else elsewhere
+        sys.stdout.flush()
+        return code
+    except stdout.StdoutFailed as e:
+        return stdout.ended(e, args.command, real)
     except WorkbenchError as e:
         print(f"workbench {args.command}: error: {e}", file=sys.stderr)
         return e.exit_code
     except KeyboardInterrupt:
         print(f"workbench {args.command}: interrupted", file=sys.stderr)
         return 130
+    finally:
+        sys.stdout = real
 
 
 def check_text_args(args) -> None:

@@ -47,10 +47,10 @@ def run(args) -> int:
                            plugins=tuple(args.plugin), force=args.force)
     done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
     if args.json:
-        print(json.dumps({"path": str(done.path), "chunks": done.chunks, "tokens": done.tokens,
+        common.print_json({"path": str(done.path), "chunks": done.chunks, "tokens": done.tokens,
                           "notes": done.notes, "error": done.error,
                           "origin": {k: v for k, v in done.header.get("origin", {}).items()
-                                     if k not in ("opening_chunk", "nonstream")}}, ensure_ascii=False))
+                                     if k not in ("opening_chunk", "nonstream")}})
     else:
         for note in done.notes:
             print(f"note: {note}", file=sys.stderr)

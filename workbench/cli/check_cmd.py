@@ -5,7 +5,6 @@ Exit 1 when any finding is not cosmetic (with --strict: any finding), else 0.
 
 from __future__ import annotations
 
-import json
 
 from workbench.cli import common
 from workbench.cli.vllm_option import add_option as add_vllm_option
@@ -60,7 +59,7 @@ def run(args) -> int:
         shrink_budget_s=max(args.shrink_budget, 0.1), text_budget_s=args.shrink_budget,
         cost=not args.no_cost, jobs=args.jobs))
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, default=str))
+        common.print_json(report.to_dict())
         return report.exit_code(args.strict)
     spec = session.setup.parser
     print(f"check: {spec.label()} on {session.setup.tokenizer}: {report.checked['tokens']} tokens, "

@@ -9,6 +9,8 @@ appears only later is "new in" it.
 
 from __future__ import annotations
 
+from workbench.cli import common
+
 import json
 import sys
 
@@ -77,8 +79,7 @@ def run(args, argv: list[str], order: list[str], main) -> int:
         codes[v] = done["rc"]
     rows = table(reports, order)
     if args.json:
-        print(json.dumps({"versions": order, "findings": rows, "reports": reports},
-                         ensure_ascii=False, default=str))
+        common.print_json({"versions": order, "findings": rows, "reports": reports})
         return max(codes.values())
     from rich.table import Table
 

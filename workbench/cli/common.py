@@ -24,7 +24,7 @@ def add_source_options(p, recording: bool = True) -> None:
     if recording:
         p.add_argument("--force", action="store_true",
                        help="replay a recording whose tokenizer name or sha256 differs (a note, not an "
-                            "error); overwrite an existing --save file")
+                            "error); overwrite an existing output file (-o, --save)")
 
 
 def add_parser_options(p, config: bool = True) -> None:
@@ -218,16 +218,23 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
 
 
 def refuse_existing(path, force: bool) -> None:
-    """`record -o` and `--save` never overwrite a file unless --force."""
-    if path and not force and Path(path).exists():
-        raise WorkbenchError(f"{path} exists: give another name, or --force to overwrite it")
+    """Every `-o`, `--save` and `--all DIR` never overwrites a file unless --force."""
+    from workbench.core import outputs
+
+    outputs.refuse_existing(path, force)
 
 
-def write_output(path, text: str) -> None:
-    try:
-        Path(path).write_text(text, encoding="utf-8")
-    except OSError as e:
-        raise WorkbenchError(f"cannot write {path}: {e.strerror}") from None
+def write_output(path, text: str, force: bool = False) -> None:
+    from workbench.core import outputs
+
+    outputs.write_text(path, text, force)
+
+
+def print_json(value, indent: int | None = None) -> None:
+    """`--json`: one strict JSON object on stdout (no NaN, no Infinity)."""
+    from workbench.core import outputs
+
+    print(outputs.strict_json(value, indent))
 
 
 def note(args, line: str) -> None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 
@@ -52,7 +51,7 @@ def run(args) -> int:
     else:
         result = diff.run(src.setup, args.a[0], args.b[0], text=src.text)
     if args.json:
-        print(json.dumps(result.to_dict(), ensure_ascii=False, default=str))
+        common.print_json(result.to_dict())
     else:
         _print(result, args.changed)
     errors = result.a.errors + result.b.errors

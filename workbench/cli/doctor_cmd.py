@@ -5,7 +5,8 @@ Exit 1 when a problem is diagnosed, 0 when only notes (or nothing) remain.
 
 from __future__ import annotations
 
-import json
+from workbench.cli import common
+
 
 from workbench.cli import check_cmd, common
 
@@ -34,7 +35,7 @@ def run(args) -> int:
     else:
         report = diagnose(setup, text=src.text, finish_reason=args.finish_reason or "stop")
     if args.json:
-        print(json.dumps(report.to_dict(), ensure_ascii=False, default=str))
+        common.print_json(report.to_dict())
         return 0 if report.ok else 1
     s = report.setup
     print(f"doctor: {setup.parser.label()} on {s['tokenizer']}, {s['tools']} tool(s), "

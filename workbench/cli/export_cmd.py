@@ -24,18 +24,21 @@ def run(args) -> int:
 
     from workbench.check import Options, check, export
 
+    from workbench.cli import common
+
+    common.refuse_existing(args.output, args.force)
     session, deltas = check_cmd.load(args)
     if args.format == "vllm-sample":
         case = export.build_case(session, deltas)
         result = session.replay(deltas)
         sample = export.vllm_sample(case, result.nonstream, Path(args.output).stem,
                                     description=f"stream: {result.stream}")
-        path = export.write_sample(args.output, sample)
+        path = export.write_sample(args.output, sample, args.force)
         print(f"wrote {path}: {len(sample['tokens'])} tokens, expected = the non-streaming answer")
         return 0
     report = check(session, deltas, Options(fuzz=args.fuzz, seed=args.seed, text_budget_s=0, cost=False))
     case = export.build_case(session, deltas, report)
-    path = export.write_pytest(args.output, case)
+    path = export.write_pytest(args.output, case, args.force)
     failures = export.self_check(path)
     total = 1 + 2 * len(case["groupings"]) + 1
     print(f"wrote {path}: {total} tests over {len(case['token_ids'])} tokens "

@@ -16,6 +16,7 @@ def add_parser(sub) -> None:
     p.add_argument("--all", metavar="DIR", help="write every family to DIR/<family>.toml")
     p.add_argument("--list", action="store_true", help="list the families and exit")
     p.add_argument("--flat", action="store_true", help="write every field, never `extends`")
+    p.add_argument("--force", action="store_true", help="overwrite an existing -o file or --all DIR's files")
     p.add_argument("--tokenizer", metavar="NAME|PATH", default="qwen3",
                    help="tokenizer the family classes are built with (default qwen3)")
     p.add_argument("--chat-template-kwargs", metavar="JSON", type=common._json_object,
@@ -36,17 +37,19 @@ def run(args) -> int:
         raise WorkbenchError("give a family NAME or --all DIR")
     from workbench.core.tokenizers import load_tokenizer
 
+    common.refuse_existing(args.output, args.force)
+
     tokenizer = load_tokenizer(args.tokenizer)
     if args.all:
         if args.output or args.flat:
             raise WorkbenchError("--all writes one file per family; -o and --flat do not apply")
-        for path in config_export.export_all(args.all, tokenizer, args.chat_template_kwargs):
+        for path in config_export.export_all(args.all, tokenizer, args.chat_template_kwargs, args.force):
             print(path)
         return 0
     text = config_export.export(args.name, tokenizer, flat=args.flat,
                                 chat_template_kwargs=args.chat_template_kwargs)
     if args.output:
-        common.write_output(args.output, text)
+        common.write_output(args.output, text, args.force)
         print(args.output)
     else:
         sys.stdout.write(text)

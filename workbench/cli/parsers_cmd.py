@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+from workbench.cli import common
+
 
 from workbench.cli.vllm_option import add_option as add_vllm_option
 from workbench.core.parsers import parser_table
@@ -18,7 +19,7 @@ def add_parser(sub) -> None:
 def run(args) -> int:
     entries = parser_table()
     if args.json:
-        print(json.dumps(entries))
+        common.print_json(entries)
         return 0
     from rich.table import Table
 

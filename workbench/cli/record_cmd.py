@@ -82,7 +82,7 @@ def run(args) -> int:
         out = result.to_dict()
         out.update(request=session.request_view(), usage=result.usage, notes=result.notes,
                    constraint=result.constraint, origin=stepper.origin())
-        print(json.dumps(out, ensure_ascii=False, default=str))
+        common.print_json(out)
     elif not args.quiet:
         show(result, stepper)
     print(f"workbench record: {len(result.rows)} deltas in {result.engine_steps} engine steps, "

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from workbench.cli import common, render
@@ -51,7 +50,7 @@ def run(args) -> int:
         out.update(api_json(session, face, out["rows"]))
         if server is not None:
             out["server"] = server.to_dict()
-        print(json.dumps(out, ensure_ascii=False, default=str))
+        common.print_json(out)
     elif server is not None:
         from workbench.cli.capture_cmd import comparison_table
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from workbench.cli import common
+
 import argparse
-import json
 
 from workbench.core.tokenizers import list_tokenizers
 
@@ -23,7 +24,7 @@ def add_parser(sub) -> None:
 def run(args: argparse.Namespace) -> int:
     rows = [info.to_dict() for info in list_tokenizers()]
     if args.json:
-        print(json.dumps(rows, indent=2, ensure_ascii=False))
+        common.print_json(rows, indent=2)
         return 0
 
     from rich.console import Console

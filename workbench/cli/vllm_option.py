@@ -10,9 +10,10 @@ several versions prints a table of findings x versions.
 
 from __future__ import annotations
 
+from workbench.cli import common
+
 import contextlib
 import io
-import json
 import sys
 
 from workbench.errors import WorkbenchError
@@ -83,7 +84,7 @@ def parsers(args, wanted: list[str]) -> int:
         raise WorkbenchError("parsers --vllm takes one version")
     entries = marked_entries(wanted[0])
     if args.json:
-        print(json.dumps(entries))
+        common.print_json(entries)
         return 0
     from rich.table import Table
 

@@ -64,14 +64,10 @@ class RecordingWriter:
     """``with RecordingWriter(path, header) as w: w.append(delta)``."""
 
     def __init__(self, path: str | Path, header: dict, overwrite: bool = True) -> None:
+        from workbench.core import outputs
+
         self.path = Path(path)
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = self.path.open("w" if overwrite else "x", encoding="utf-8")
-        except FileExistsError:
-            raise WorkbenchError(f"{self.path} exists: give another name, or --force to overwrite it") from None
-        except OSError as e:
-            raise WorkbenchError(f"cannot write recording {self.path}: {e.strerror}") from None
+        self._f = outputs.create(self.path, overwrite, mkdir=True)
         self._write({"type": "header", **header})
 
     def _write(self, obj: dict) -> None:

@@ -225,15 +225,20 @@ def export(name: str, tokenizer, *, flat: bool = False, chat_template_kwargs: di
     return render(data, header(name, cls, note, None))
 
 
-def export_all(folder: str | Path, tokenizer, chat_template_kwargs: dict | None = None) -> list[Path]:
+def export_all(folder: str | Path, tokenizer, chat_template_kwargs: dict | None = None,
+               force: bool = False) -> list[Path]:
+    """Every family to ``folder/<family>.toml``; an existing file is refused (before any is
+    written) unless ``force``."""
+    from workbench.core import outputs
+
     out = Path(folder)
-    written = []
+    if out.exists() and not out.is_dir():
+        raise WorkbenchError(f"cannot write {out}: Not a directory")
+    paths = {name: out / f"{name}.toml" for name in families()}
+    outputs.refuse_existing(paths.values(), force)
+    texts = {name: export(name, tokenizer, chat_template_kwargs=chat_template_kwargs) for name in paths}
     try:
         out.mkdir(parents=True, exist_ok=True)
-        for name in families():
-            path = out / f"{name}.toml"
-            path.write_text(export(name, tokenizer, chat_template_kwargs=chat_template_kwargs), encoding="utf-8")
-            written.append(path)
     except OSError as e:
-        raise WorkbenchError(f"cannot write {e.filename or out}: {e.strerror}") from None
-    return written
+        raise WorkbenchError(f"cannot write {out}: {e.strerror}") from None
+    return [outputs.write_text(paths[name], texts[name], force) for name in paths]

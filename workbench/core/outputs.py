@@ -1,0 +1,68 @@
+"""Every file the workbench writes for the user (``-o``, ``--save``, ``--all DIR``,
+a recording) is created here: an existing file is refused unless ``force``, and a
+failure is one line. ``strict_json`` is the one spelling of ``--json`` output:
+strict JSON, so ``NaN`` and ``Infinity`` never reach stdout (they become ``null``).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+from workbench.errors import WorkbenchError
+
+
+def exists_error(path) -> WorkbenchError:
+    return WorkbenchError(f"{path} exists: give another name, or --force to overwrite it")
+
+
+def refuse_existing(paths, force: bool) -> None:
+    """Before anything is written: every path is new, or ``force``."""
+    if force:
+        return
+    for p in [paths] if paths is None or isinstance(paths, (str, Path)) else paths:
+        if p and Path(p).exists():
+            raise exists_error(p)
+
+
+def create(path, force: bool = False, *, mkdir: bool = False):
+    """A text file opened for writing (UTF-8); ``x`` mode unless ``force``, so a file that
+    appears between a check and the write is still never overwritten."""
+    p = Path(path)
+    try:
+        if mkdir:
+            p.parent.mkdir(parents=True, exist_ok=True)
+        return p.open("w" if force else "x", encoding="utf-8")
+    except FileExistsError:
+        raise exists_error(p) from None
+    except OSError as e:
+        raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
+
+
+def write_text(path, text: str, force: bool = False) -> Path:
+    p = Path(path)
+    with create(p, force) as f:
+        try:
+            f.write(text)
+        except OSError as e:
+            raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
+    return p
+
+
+def strict_json(value, indent: int | None = None) -> str:
+    """``value`` as strict JSON text; non-finite floats become null."""
+    try:
+        return json.dumps(value, ensure_ascii=False, default=str, allow_nan=False, indent=indent)
+    except ValueError:
+        return json.dumps(_finite(value), ensure_ascii=False, default=str, allow_nan=False, indent=indent)
+
+
+def _finite(value):
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: _finite(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_finite(v) for v in value]
+    return value
