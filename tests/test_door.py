@@ -234,7 +234,8 @@ NOT_USER_INPUT = {
     ("core/door.py", "_open", "os.open"): "the door itself",
     ("core/door.py", "_open", "os.fdopen"): "the door itself",
     ("core/door.py", "parse_toml", "tomllib.loads"): "the door itself",
-    ("core/recording.py", "RecordingWriter.__init__", ".open"): "writes a recording (mode w or x)",
+    ("core/outputs.py", "create", ".open"): "creates an output file (mode w or x)",
+    ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
     ("check/doctor.py", "_valid_json", "json.loads"): "the same test of the model's text",
