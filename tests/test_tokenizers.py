@@ -250,7 +250,7 @@ def test_deepseek_v3_shipped_template_renders_tool_markers(deepseek_v3):
 
 def test_lock_pins_what_is_on_disk(capsys):
     infos = reg.list_tokenizers()
-    assert [i.name for i in infos] == ["qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss",
+    assert [i.name for i in infos] == ["qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss", "kimi_k2",
                                        "mistral_tekken", "mistral_v7"]
     for info in infos:
         assert reg.tokenizer_sha256(reg.ensure_tokenizer(info.name)) == info.sha256
@@ -258,7 +258,7 @@ def test_lock_pins_what_is_on_disk(capsys):
         assert row["fetched"] is True and row["path"] == str(info.path) and row["kind"] == "real"
     reg.fetch_all()
     lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == 6 and all("verified" in line for line in lines), lines
+    assert len(lines) == 7 and all("verified" in line for line in lines), lines
 
 
 def test_changed_file_is_reported(tmp_path, monkeypatch):
@@ -322,7 +322,25 @@ def test_cli_json_lists_objects(capsys):
     args = parser.parse_args(["tokenizers", "--json"])
     assert args.run(args) == 0
     rows = json.loads(capsys.readouterr().out)
-    assert {r["name"] for r in rows} == {"qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss",
+    assert {r["name"] for r in rows} == {"qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss", "kimi_k2",
                                          "mistral_tekken", "mistral_v7"}
     assert all({"name", "path", "source", "sha256", "kind", "format", "fetched"} <= r.keys()
                for r in rows)
+
+
+def test_a_folder_copied_from_a_model_repository_works_as_tokenizer_path(run_cli, tools_file, tmp_path):
+    """The way in for families without a built-in tokenizer (README): the model's own files in a folder."""
+    from tests.conftest import SEED_TEXT
+
+    folder = tmp_path / "Qwen3-8B"
+    folder.mkdir()
+    for file in ("tokenizer.json", "tokenizer_config.json", "config.json"):
+        shutil.copy(reg.ensure_tokenizer("qwen3") / file, folder / file)
+    code, out, err = run_cli("replay", "--tokenizer", folder, "--tool-parser", "hermes", "--reasoning-parser",
+                             "qwen3", "--tools", tools_file, "--text", SEED_TEXT, "--json")
+    assert code == 0, err
+    result = json.loads(out)
+    assert result["stream"]["reasoning"] == result["nonstream"]["reasoning"] == "Weather is needed."
+    assert [(c["name"], c["arguments"]) for c in result["nonstream"]["tool_calls"]] == [
+        ("get_weather", '{"city": "Paris"}')]
+    assert reg.tokenizer_sha256(folder) == reg.list_tokenizers()[0].sha256

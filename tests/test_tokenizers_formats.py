@@ -86,7 +86,7 @@ def test_mistral_tokenizers_load_as_vllm_does(name, version, tekken, tool_calls_
 def test_listed_with_format_source_and_sha256(run_cli):
     code, out, _ = run_cli("tokenizers", "--json")
     rows = {r["name"]: r for r in json.loads(out)}
-    assert code == 0 and list(rows)[3:] == ["gpt_oss", "mistral_tekken", "mistral_v7"]
+    assert code == 0 and list(rows)[3:] == ["gpt_oss", "kimi_k2", "mistral_tekken", "mistral_v7"]
     gpt = rows["gpt_oss"]
     assert (gpt["kind"], gpt["format"], gpt["source"]) == ("real", "o200k_harmony", "tml-renderers==0.2.1")
     folder = reg.ensure_tokenizer("gpt_oss")

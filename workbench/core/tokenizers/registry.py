@@ -46,6 +46,9 @@ DESCRIPTIONS = {
     "gpt_oss": "gpt-oss o200k_harmony: o200k_base ranks + Harmony's 1,091 special tokens, checked "
                "id for id against openai_harmony; vLLM composes HarmonyParser "
                "(parsers: openai, openai_gptoss reasoning)",
+    "kimi_k2": "Kimi K2's own tiktoken.model (163,584 ranks, as embedded in tml-renderers) as byte-level "
+               "BPE, K2 Thinking's special tokens, minimal workbench chat template "
+               "(parsers: kimi_k2, kimi_k2 reasoning)",
     "mistral_tekken": "Mistral Nemo Tekken (tekken_240718), loaded by vLLM's MistralTokenizer; "
                       "pre-v11: [TOOL_CALLS][{...}], no [ARGS], no [THINK] (parsers: mistral)",
     "mistral_v7": "Mistral SentencePiece v7 (instruct 241114), loaded by vLLM's MistralTokenizer; "
@@ -53,7 +56,7 @@ DESCRIPTIONS = {
 }
 FORMATS = {
     "qwen3": "byte-level BPE", "deepseek_v3": "byte-level BPE", "deepseek_v4": "byte-level BPE",
-    "gpt_oss": "o200k_harmony", "mistral_tekken": "tekken v3", "mistral_v7": "sentencepiece v7",
+    "gpt_oss": "o200k_harmony", "kimi_k2": "byte-level BPE", "mistral_tekken": "tekken v3", "mistral_v7": "sentencepiece v7",
 }
 
 
