@@ -129,7 +129,7 @@ def test_the_widget_keeps_a_recordings_config_unloaded(tmp_path, run_cli, tools_
                    "--text", "hi", "--save", rec)[0] == 0
     with pytest.raises(WorkbenchError, match="never loads code"):
         recordings.inputs_from(Inputs(), str(rec))
-    picked = recordings.inputs_from(Inputs(config=str(PARSERS_DIR / "teaching.toml")), str(rec))
+    picked, _ = recordings.inputs_from(Inputs(config=str(PARSERS_DIR / "teaching.toml")), str(rec))
     assert picked.config == str(PARSERS_DIR / "teaching.toml")  # the user's pick, not the recording's
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from workbench.core import door, request as req
 from workbench.core.deltas import parse_chunking
 from workbench.core.faces import APIS
-from workbench.core.parsers import ParserSpec, replay_parser
+from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
 
@@ -90,17 +90,15 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def parser_spec(args, header: dict | None = None, notes: list | None = None) -> ParserSpec:
-    """The parser flags; for a recording without them, its parser unless that is code
-    (a config or plugin), which the user must pass again (``core.trust``)."""
-    given = args.tool_parser or args.reasoning_parser or getattr(args, "config", None)
-    spec = ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
-    if header is None:
-        return spec
-    recorded, found = replay_parser(header.get("parser"), spec if given else None, args.plugin)
-    if notes is not None:
-        notes.extend(found)
-    return recorded or spec
+def parser_spec(args) -> ParserSpec:
+    """The parser flags (none given: no parser)."""
+    return ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
+
+
+def given_parser(args) -> ParserSpec | None:
+    """The parser flags, or None when none is given (a recording's own parser then)."""
+    spec = parser_spec(args)
+    return spec if spec.tool_parser or spec.reasoning_parser or spec.config else None
 
 
 _REQUEST_FLAGS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "no_parallel_tool_calls",
@@ -185,7 +183,6 @@ class Source:
 
 def resolve_source(args, what: str, with_parser: bool = True) -> Source:
     """The recording or text the command runs on; a recording brings its request."""
-    from workbench.core import recording as rec
     from workbench.core.session import Setup
 
     text = source_text(args)
@@ -194,17 +191,18 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
         raise WorkbenchError("give a recording or --text/--text-file, not both")
     code = {"plugins": tuple(args.plugin), "allow_callables": tuple(args.allow_callable)}
     if recording:
-        from workbench.core.tokenizers import load_tokenizer
+        from workbench.core.open_recording import Given, open_recording
 
-        r = rec.load(recording)
+        opened = open_recording(recording, Given(
+            tokenizer=args.tokenizer, parser=given_parser(args), plugins=tuple(args.plugin),
+            force=args.force, choose_parser=with_parser))
+        r = opened.recording
         api, body = api_request(args, r.header)
-        setup = Setup(tokenizer=args.tokenizer or r.tokenizer, request=request_spec(args, r.request),
+        setup = Setup(tokenizer=opened.tokenizer, request=request_spec(args, r.request),
                       api=api, api_request=body, **code)
-        notes = list(r.notes)
-        notes += rec.check_tokenizer(r, setup.tokenizer, load_tokenizer(setup.tokenizer), args.force)
         if with_parser:
-            setup.parser = parser_spec(args, r.header, notes)
-        for line in notes:
+            setup.parser = opened.parser or parser_spec(args)
+        for line in opened.notes:
             note(args, line)
         return Source(setup, r, None)
     if text is None:

@@ -55,6 +55,7 @@ class WorkbenchModel:
         self.live = None  # core.live.LiveConfig of the editor
         self._live_key = None
         self._text_key = None
+        self.opened = None  # core.open_recording.Opened: the recording loaded, parsed once
 
     # -- building -------------------------------------------------------
     def _key(self, with_config: bool = True) -> str:
@@ -107,19 +108,21 @@ class WorkbenchModel:
         self.replay(deltas)
         return []
 
-    def load_recording(self, path: str) -> None:
-        """Take tokenizer, parser, request and prompt from a recording's header."""
-        self.inputs = recordings.inputs_from(self.inputs, path)
+    def load_recording(self, path: str) -> list[str]:
+        """Take tokenizer, parser, request and prompt from a recording's header; its notes
+        (a cut stream, another tokenizer build, a changed config) for the widget to show."""
+        self.inputs, self.opened = recordings.inputs_from(self.inputs, path)
         self.reset()
+        return self.opened.notes
 
     def _deltas(self, session) -> list[Delta]:
         i = self.inputs
         if i.source == "recording":
             if not i.recording:
                 raise WorkbenchError("no recording chosen")
-            from workbench.core import recording as rec
-
-            deltas = rec.load(resolve(i.recording)).deltas
+            if self.opened is None or self.opened.path != str(resolve(i.recording)):  # not load_recording's
+                self.opened = recordings.open_deltas(i)
+            deltas = self.opened.recording.deltas
             return session.regroup(deltas, i.chunking) if i.chunking != "token" else deltas
         if not i.text:
             raise WorkbenchError("the script text is empty: type what the model writes")

@@ -3,35 +3,47 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
 from workbench.ui.inputs import Inputs, resolve
 
+if TYPE_CHECKING:
+    from workbench.core.open_recording import Opened
 
-def inputs_from(inputs: Inputs, path: str) -> Inputs:
-    """``inputs`` with the tokenizer, parser, request and prompt a recording was made with,
+
+def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
+    """(``inputs`` with the tokenizer, parser, request and prompt a recording was made with,
     its text in the script box (the last script would be stale), and ``path`` kept as
-    given (the picker lists it once).
+    given (the picker lists it once); the opened recording, notes included).
 
     A recording made with a config or plugin never loads it (``core.trust``): the
-    config picked in the widget is kept, and without one loading says what to pick."""
-    from workbench.core import recording as rec
-    from workbench.core.parsers import replay_parser
+    config picked in the widget is kept, and without one loading says what to pick.
+    The tokenizer is the header's; one that differs from the recorded build is a note."""
+    from workbench.core.open_recording import Given, open_recording
 
-    r = rec.load(resolve(path))
+    opened = open_recording(resolve(path), Given(config=inputs.parser().config if inputs.config else None,
+                                                 force=True))
+    r, spec = opened.recording, opened.parser
     req = RequestSpec.from_dict(r.request)
-    made_with_config = bool((r.header.get("parser") or {}).get("config"))
-    given = inputs.parser() if inputs.config and made_with_config else None
-    spec, _ = replay_parser(r.header.get("parser"), given)
     tc = req.tool_choice
     parser = ({"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser,
                "config": inputs.config if spec.config else None} if spec else {})
-    return replace(inputs, source="recording", recording=str(path), tokenizer=r.tokenizer,
+    return replace(inputs, source="recording", recording=str(path), tokenizer=opened.tokenizer,
                    text="".join(d.text for d in r.deltas),
                    messages=req.messages, tools=req.tools,
                    tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
-                   prompt_token_ids=r.prompt_token_ids or None, config_text=None, **parser)
+                   prompt_token_ids=r.prompt_token_ids or None, config_text=None, **parser), opened
+
+
+def open_deltas(inputs: Inputs) -> Opened:
+    """The recording ``inputs`` name, parsed and checked against their tokenizer (the
+    parser is the one the inputs already hold)."""
+    from workbench.core.open_recording import Given, open_recording
+
+    return open_recording(resolve(inputs.recording), Given(tokenizer=inputs.tokenizer, force=True,
+                                                           choose_parser=False))
 
 
 def save(model, path: str) -> int:

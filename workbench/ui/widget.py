@@ -181,11 +181,13 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         self.stop(quiet=True)
         self.banner.clear()
         self._started_with = None
-        self.model.load_recording(path)
+        notes = self.model.load_recording(path)
         self.controls.write(self.model.inputs)
         self._sync()
         self._status(f"recording {path}: {self.model.inputs.tokenizer}, "
                      f"{self.model.label()}; Step or Run to replay it")
+        if notes:  # a cut stream, another tokenizer build, a changed config: as the CLI prints them
+            self.banner.show("warning", "; ".join(notes))
 
     def save_recording(self, path: str) -> int:
         """The stream so far (a recording in progress included) as a JSONL recording."""
