@@ -1,4 +1,5 @@
-"""Serve parity: the workbench's rows predict a real `vllm serve`'s SSE stream, chunk by chunk.
+"""Serve parity: the workbench's rows predict a real `vllm serve`'s SSE stream, chunk by chunk,
+and its API faces predict the same server's /v1/responses and /v1/messages events.
 
 One server per parser pair (tiny model, scripted tokens), started once and stopped at
 the end. For each case the in-process engine runs the same request and script; its rows'
@@ -222,3 +223,56 @@ def test_rows_predict_the_servers_stream(servers, case, engine_stepper, tmp_path
         replayed = json.loads(out)["server"]
         assert replayed["first_difference"] is None, replayed["cause"]
         assert replayed["steps"] and all(step["same"] for step in replayed["steps"])
+
+
+# -- the other API faces: /v1/responses and /v1/messages from the same server --------------
+# One line per case: (id, pair, text, request fields as for CASES). Each runs on both APIs.
+API_CASES = [
+    ("seed", "hermes", SEED_TEXT, {}),
+]
+PACE_MS = 20  # the server's engine waits this long per step: no two outputs merge into one event
+
+
+def api_body(api: str, spec: RequestSpec, model: str, script: list[int]) -> dict:
+    from workbench.core.faces import bodies
+    from workbench.engine.scripted import PACE_KEY, SCRIPT_KEY
+
+    return {**bodies.body_of(api, spec), "model": model,
+            "vllm_xargs": {SCRIPT_KEY: script, PACE_KEY: PACE_MS}}
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in API_CASES])
+def test_api_events_predict_the_servers_stream(servers, case, api, engine_stepper):
+    """The workbench's events equal the server's in order, type and payload (made-up ids and
+    timestamps masked); the SDK ends with the same object; the non-streaming bodies agree."""
+    from tests import sdk_streams
+    from workbench.core import faces
+    from workbench.core.faces import clients
+    from workbench.core.faces.mask import masked
+
+    name, tool_parser, text, fields = case
+    served = servers.get(tool_parser)
+    spec = spec_for({**fields, "return_token_ids": False})
+    spec.stream_options = None
+    chat = Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), spec))
+    engine_stepper.start(chat, text)
+    engine_stepper.run()
+    body = api_body(api, spec, served.model, list(engine_stepper.script))
+    session = Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), RequestSpec(), api=api,
+                            api_request=body))
+    face = faces.run(session, session.replay(list(engine_stepper.deltas)))
+
+    read = sdk_streams.responses if api == "responses" else sdk_streams.messages
+    for attempt in range(3):
+        raw, sdk_object = read(served.url, body)
+        theirs = sdk_streams.events_of(raw)
+        if masked(face.events) == masked(theirs):
+            break
+    print(f"\n{name} on {api}: {len(theirs)} events, equal after {attempt + 1} request(s)")
+    assert masked(face.events) == masked(theirs)
+    if api == "responses":  # responses.create(stream=True) hands back events; ResponseStream accumulates
+        assert sdk_object is not None and sdk_object["status"] == face.events[-1]["response"]["status"]
+        sdk_object = clients.of_sse(api, raw, body.get("tools"))["object"]
+    assert masked(face.client["object"]) == masked(sdk_object)
+    assert masked(face.response) == masked(sdk_streams.nonstream(served.url, api, body))

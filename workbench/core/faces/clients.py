@@ -14,43 +14,40 @@ BASE_URL = "http://workbench.invalid"  # never contacted: the transport answers
 
 def final(api: str, face, session) -> dict:
     """``{"object": ...}`` the SDK ended with, or ``{"error": "..."}`` when it raised."""
+    tools = (session.setup.api_request or {}).get("tools") or []
+    return of_sse(api, "".join(face.sse).encode(), [t for t in tools if isinstance(t, dict)])
+
+
+def of_sse(api: str, sse: bytes, tools: list | None = None) -> dict:
+    """The same for any SSE bytes (a real server's too); ``tools``: the request's, which
+    the openai SDK takes as input_tools (it parses strict functions' arguments)."""
     try:
-        obj = _openai(face, session) if api == "responses" else _anthropic(face)
+        obj = _openai(sse, tools or []) if api == "responses" else _anthropic(sse)
     except Exception as e:  # the SDK refused the stream: that is what the client sees
         return {"error": f"{type(e).__name__}: {e}"}
     return {"object": obj}
 
 
-def _body(face) -> bytes:
-    return "".join(face.sse).encode()
-
-
-def _openai(face, session) -> dict:
+def _openai(sse: bytes, tools: list) -> dict:
     import httpx
     import openai
 
     def answer(request):
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=_body(face))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse)
 
     with httpx.Client(transport=httpx.MockTransport(answer)) as http:
         client = openai.OpenAI(api_key="workbench", base_url=BASE_URL + "/v1", http_client=http, max_retries=0)
-        with client.responses.stream(model="workbench", input="", tools=_openai_tools(session)) as stream:
+        with client.responses.stream(model="workbench", input="", tools=tools) as stream:
             response = stream.get_final_response()
     return response.model_dump(mode="json")
 
 
-def _openai_tools(session) -> list:
-    """The request's tools as the SDK's input_tools (it parses strict function arguments)."""
-    tools = (session.setup.api_request or {}).get("tools") or []
-    return [t for t in tools if isinstance(t, dict)]
-
-
-def _anthropic(face) -> dict:
+def _anthropic(sse: bytes) -> dict:
     import anthropic
     import httpx2
 
     def answer(request):
-        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=_body(face))
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse)
 
     with httpx2.Client(transport=httpx2.MockTransport(answer)) as http:
         client = anthropic.Anthropic(api_key="workbench", base_url=BASE_URL, http_client=http, max_retries=0)
