@@ -267,6 +267,8 @@ NOT_USER_INPUT = {
     ("core/faces/responses.py", "Numbered.add", "json.loads"): "an event vLLM's model just serialised",
     ("core/faces/responses.py", "_events", ".open"): "SimpleStreamingEventProcessor.open, not a file",
     ("core/vllm_compat.py", "anthropic_stream_items", "json.loads"): "the chat face's own error chunk",
+    ("check/api_faces.py", "messages_rules", "json.loads"): "a tool call's arguments the workbench's face streamed",
+    ("check/api_faces.py", "_is_json", "json.loads"): "a tool call's arguments the workbench's face streamed",
     ("capture/serve.py", "_wait", ".read_text"): "the log of the test server we started",
     ("ui/panels.py", "row_detail_html", "json.loads"): "re-indents a row's own SSE chunk JSON",
 }

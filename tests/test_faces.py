@@ -154,3 +154,39 @@ def test_bad_api_requests_are_one_line(run_cli, tmp_path, tools_file):
     req.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))  # Anthropic needs max_tokens
     code, _, err = run_cli("replay", "--text", "hi", "--api", "messages", "--request", req)
     assert code == 2 and err.count("\n") == 1 and "max_tokens" in err
+
+
+def test_check_holds_each_api_to_its_client_contract(seed):
+    from workbench.check import Options, check
+
+    for api in ("responses", "messages"):
+        s, r, _ = seed[api]
+        report = check(s, s.deltas_from_text(SEED_TEXT), Options(fuzz=3, jobs=1, cost=False, text_budget_s=0))
+        found = {(f.kind, f.field, f.severity) for f in report.findings}
+        assert found == {("contract", "content", "cosmetic"), ("stream_vs_nonstream", "content", "cosmetic")}, found
+        assert report.consistent and report.checked["groupings"] > 3
+        ws = next(f for f in report.findings if f.kind == "contract")
+        assert ws.first_step == 7 and "only whitespace" in ws.detail and ws.detail.startswith(api)
+
+
+def _broken(face, drop_type: str):
+    from dataclasses import replace
+
+    events = [e for e in face.events if e["type"] != drop_type]
+    return replace(face, events=events, spans=[(0, len(events))] + [(len(events), len(events))] * (len(face.spans) - 1))
+
+
+def test_the_contract_rules_catch_broken_streams(seed):
+    from workbench.check import api_faces
+
+    s, r, face = seed["messages"]
+    assert api_faces.contract(face, r.rows, "token") == []
+    kinds = {f.detail for f in api_faces.contract(_broken(face, "content_block_stop"), r.rows, "token")}
+    assert any("starts out of order" in d for d in kinds) and any("are open" in d for d in kinds)
+    assert any("aborted" in f.detail for f in api_faces.contract(_broken(face, "message_stop"), r.rows, "token"))
+    s, r, face = seed["responses"]
+    assert api_faces.contract(face, r.rows, "token") == []
+    details = [f.detail for f in api_faces.contract(_broken(face, "response.function_call_arguments.delta"),
+                                                    r.rows, "token")]
+    assert any("argument deltas join to ''" in d for d in details)
+    assert any("aborted" in f.detail for f in api_faces.contract(_broken(face, "response.completed"), r.rows, "t"))

@@ -14,7 +14,7 @@ import re
 import time
 from dataclasses import dataclass, field, replace
 
-from workbench.check import compare, contract, cost as cost_mod, groupings as G, parallel, props, shrink
+from workbench.check import api_faces, compare, contract, cost as cost_mod, groupings as G, parallel, props, shrink
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.core.messages import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Difference, Final
 
@@ -50,11 +50,27 @@ class Options:
 
 
 def stream(session, deltas: list[Delta]) -> tuple[list, Final]:
-    """Rows and accumulated stream of fresh parser instances fed ``deltas`` (no non-stream)."""
+    """Rows and accumulated stream of fresh parser instances fed ``deltas`` (no non-stream);
+    with ``--api responses|messages`` the stream is what that API's SDK ends with."""
+    rows, final, _ = stream_face(session, deltas)
+    return rows, final
+
+
+def stream_face(session, deltas: list[Delta]) -> tuple[list, Final, object]:
+    """``stream`` plus the API face (None for chat)."""
     run = session.stream()
     for d in deltas:
         run.feed(d)
-    return run.rows, run.result.final()
+    if session.api == "chat":
+        return run.rows, run.result.final(), None
+    final, face = api_faces.stream(session, run)
+    return run.rows, final, face
+
+
+def api_contract_keys(face, rows) -> set:
+    if face is None:
+        return set()
+    return {(f.field, _signature(f.detail)) for f in api_faces.contract(face, rows, "") if f.severity == SEVERE}
 
 
 def _signature(detail: str) -> str:
@@ -77,12 +93,22 @@ class Checker:
         label = "token" if one_token else (self.label or "source")
         src = self.session.replay(self.deltas)
         self.nonstream = src.nonstream_final
-        found = compare.errors(src.rows, label) + compare.stream_vs_nonstream(src, label)
+        found = compare.errors(src.rows, label)
+        if self.session.api == "chat":
+            found += compare.stream_vs_nonstream(src, label)
+            src_stream = src.stream_final
+        else:  # that API's contract and its stream vs its non-streaming body
+            from workbench.core import faces
+
+            face = faces.run(self.session, src)
+            found += api_faces.findings(self.session, src, face, label)
+            src_stream = api_faces.stream(self.session, src)[0]
         found += contract.findings(src.rows, src.stream_final, src.nonstream_final, self.markers, label)
         if one_token:
-            self.base_rows, self.base_stream = src.rows, src.stream_final
+            self.base_rows, self.base_stream = src.rows, src_stream
+            self.base_face = face if self.session.api != "chat" else None
         else:
-            self.base_rows, self.base_stream = stream(self.session, self.tokens.token_deltas)
+            self.base_rows, self.base_stream, self.base_face = stream_face(self.session, self.tokens.token_deltas)
         self.base_final = compare.final_of(self.base_stream).to_dict()
         self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
@@ -115,7 +141,7 @@ class Checker:
         return out
 
     def differs(self, deltas: list[Delta]) -> tuple[dict, list, Final]:
-        rows, st = stream(self.session, deltas)
+        rows, st, self._face = stream_face(self.session, deltas)
         return props.differences(compare.final_of(st), self.base_final), rows, st
 
     def probe(self, v: G.Variant) -> tuple[dict, bool, list]:
@@ -123,6 +149,7 @@ class Checker:
         diffs, rows, _ = self.differs(v.deltas)
         keys = {(p["field"], _signature(p["detail"]))
                 for p in props.contract_problems(compare.steps_of(rows), self.markers)}
+        keys |= api_contract_keys(self._face, rows)
         return diffs, any(r.error for r in rows), sorted(keys)
 
     def chunking(self, source, known_contract: set) -> list[Difference]:
@@ -133,6 +160,7 @@ class Checker:
         self.checked_groupings = len(variants)
         base_contract = {(p["field"], _signature(p["detail"])) for p in
                          props.contract_problems(compare.steps_of(self.base_rows), self.markers)}
+        base_contract |= api_contract_keys(self.base_face, self.base_rows)
         failing: dict[str, list[tuple[G.Variant, str]]] = {}
         extra: list[Difference] = []
         seen_contract, errored = base_contract | known_contract, False
@@ -145,7 +173,8 @@ class Checker:
                 if raised and not errored:
                     errored = True
                     extra += compare.errors(rows, v.label)
-                for f in contract.findings(rows, st, None, self.markers, v.label):
+                api = api_faces.contract(self._face, rows, v.label) if self._face is not None else []
+                for f in contract.findings(rows, st, None, self.markers, v.label) + api:
                     key = (f.field, _signature(f.detail))
                     if key in new_keys and key not in seen_contract:
                         seen_contract.add(key)
@@ -181,6 +210,18 @@ class Checker:
         f.extra.update(extra)
         return replace(f, detail=f.detail + f" ({len(fails)} of {total} groupings; reference: one-token deltas)")
 
+    def finals(self, result) -> tuple[Final, Final]:
+        """(stream, non-stream) of a replay: chat messages, or that API's SDK object and body."""
+        if self.session.api == "chat":
+            return result.stream_final, result.nonstream_final
+        from workbench.core import faces
+        from workbench.core.faces import finals
+
+        face = faces.run(self.session, result)
+        client = (face.client or {}).get("object")
+        got = finals.final_of(face.api, client) if client is not None else Final(error="SDK refused")
+        return got, finals.final_of(face.api, face.response)
+
     # -- minimal text --------------------------------------------------------
     def shrink_text(self, found: list[Difference]) -> None:
         order = {"tool_calls": 0, "reasoning": 1, "content": 2}
@@ -212,7 +253,8 @@ class Checker:
             ts = token_stream(kept)
             if groups is None:
                 r = self.session.replay(ts.token_deltas)
-                return props.differences(compare.final_of(r.stream_final), r.nonstream_final).get(target.field) == SEVERE
+                got, reference = self.finals(r)
+                return props.differences(compare.final_of(got), reference).get(target.field) == SEVERE
             sizes, run = [], None
             for i in kept:
                 if groups[i] == run:

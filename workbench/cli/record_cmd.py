@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import sys
+from dataclasses import replace
 
 from workbench.cli import common, render
 
@@ -66,25 +67,41 @@ def run(args) -> int:
         from workbench.engine import build
 
         tokenizer = str(build.resolve_model(engine_spec(args), tokenizer)[1])
+    api, body = common.api_request(args)
     setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
                   request=common.request_spec(args), plugins=tuple(args.plugin),
-                  allow_callables=tuple(args.allow_callable))
-    session = Session(setup)
+                  allow_callables=tuple(args.allow_callable), api=api, api_request=body)
+    face_session = Session(setup) if api != "chat" else None
+    # The engine runs the chat request the API's converters rendered (the same prompt and
+    # tokens); the recording keeps the API and its body, and the face reads its deltas.
+    session = Session(replace(setup, api="chat", api_request=None)) if face_session else Session(setup)
     stepper = EngineStepper(engine_spec(args))
     stepper.start(session, text, temperature=args.temperature, top_p=args.top_p, seed=args.seed)
     header = rec.make_header(tokenizer, tokenizer_sha256(ensure_tokenizer(tokenizer)),
                              setup.request.to_dict(), session.prompt_ids, stepper.origin(),
-                             common.parser_header(setup))
+                             common.parser_header(setup)) | common.api_header(setup)
     with rec.RecordingWriter(args.output, header, overwrite=args.force) as writer:
         stepper.on_delta = writer.append
         result = stepper.run()
+    face = None
+    if face_session is not None:
+        from workbench.core import faces
+
+        face = faces.run(face_session, face_session.replay(stepper.deltas))
     if args.json:
+        from workbench.cli.replay_cmd import api_json
+
         out = result.to_dict()
         out.update(request=session.request_view(), usage=result.usage, notes=result.notes,
                    constraint=result.constraint, origin=stepper.origin())
+        out.update(api_json(face_session, face, out["rows"]))
         common.print_json(out)
     elif not args.quiet:
         show(result, stepper)
+        if face is not None:
+            from workbench.cli import render_faces
+
+            render_faces.show(render.console(), face, result.rows)
     print(f"workbench record: {len(result.rows)} deltas in {result.engine_steps} engine steps, "
           f"finish_reason={result.stream.get('finish_reason')} -> {args.output}", file=sys.stderr)
     for note in result.notes:
