@@ -169,7 +169,8 @@ def compose(spec: ParserSpec, tokenizer, policy=None):
         cls = ParserManager.get_parser(
             tool_parser_name=spec.tool_parser,
             reasoning_parser_name=spec.reasoning_parser,
-            # The server's --enable-auto-tool-choice: on whenever a tool parser is named.
+            # The server's --enable-auto-tool-choice, which vLLM accepts only with
+            # --tool-call-parser: on whenever a tool parser is named (auto_tools reads it back).
             enable_auto_tools=spec.tool_parser is not None,
             tool_strict_level=spec.tool_strict_level,
             # As the server decides: hf_config.model_type == "gpt_oss" composes HarmonyParser.
@@ -187,6 +188,21 @@ def compose(spec: ParserSpec, tokenizer, policy=None):
                                               "tool_parser_cls": cls.tool_parser_cls,
                                               "tool_strict_level": cls.tool_strict_level})
     return cls
+
+
+def auto_tools(parser_cls) -> bool:
+    """The one ``enable_auto_tools`` rule, read from the composed class: the server's
+    --enable-auto-tool-choice, which vLLM refuses without --tool-call-parser
+    (``validate_parsed_serve_args``). On when the class parses tool calls: a tool parser
+    was named (``get_parser`` gives the class a ``tool_parser_cls`` only then), or a
+    config has a transition that starts a call; off for a reasoning-only config, which
+    vLLM would serve with --reasoning-parser alone."""
+    if parser_cls is None or parser_cls.tool_parser_cls is None:
+        return False
+    from workbench.core.config.parser import calls_tools, config_of
+
+    config = config_of(parser_cls)
+    return config is None or calls_tools(config)
 
 
 def describe(parser_cls) -> dict:

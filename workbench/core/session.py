@@ -80,7 +80,7 @@ class Session:
         self.tokenizer = load_tokenizer(setup.tokenizer)
         self.parser_cls = parsers.compose(setup.parser, self.tokenizer, self.policy)
         self.parser_info = parsers.describe(self.parser_cls)
-        self.enable_auto_tools = setup.parser.tool_parser is not None or bool(setup.parser.config)
+        self.enable_auto_tools = parsers.auto_tools(self.parser_cls)
         if self.api != "chat":
             if setup.api_request is None:
                 setup.api_request = bodies.body_of(self.api, setup.request)
@@ -112,7 +112,7 @@ class Session:
         """Swap the composed Parser class (a reloaded config); tokenizer and prompt stay."""
         self.parser_cls = parser_cls
         self.parser_info = parsers.describe(parser_cls)
-        self.enable_auto_tools = parser_cls is not None and parser_cls.tool_parser_cls is not None
+        self.enable_auto_tools = parsers.auto_tools(parser_cls)
         self.request = self._adjusted_request()
         self.params = req.sampling_params(self.request, self.setup.request.max_tokens or DEFAULT_MAX_TOKENS)
 

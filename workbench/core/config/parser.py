@@ -67,6 +67,22 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer):
     return cls
 
 
+def config_of(cls):
+    """The ParserEngineConfig a class built here runs; None for any other class."""
+    return getattr(cls, "_workbench_config", None)
+
+
+def calls_tools(config) -> bool:
+    """Whether the config can make a tool call: a transition emits a tool event, or leads
+    into a state whose text is a tool's name or arguments (else it is reasoning-only)."""
+    from vllm.parser.engine.events import EventType
+
+    tool = {EventType.TOOL_CALL_START, EventType.TOOL_NAME, EventType.ARG_VALUE_CHUNK, EventType.TOOL_CALL_END}
+    into = {tr.next_state for tr in config.transitions.values()} | {config.initial_state}
+    return (any(tool & set(tr.events) for tr in config.transitions.values())
+            or any(config.content_events.get(state) in tool for state in into))
+
+
 def validate(cls, tokenizer, source: str) -> None:
     """vLLM's start-up check: the class must instantiate with this tokenizer."""
     from vllm.parser.parser_manager import ParserManager
