@@ -220,6 +220,7 @@ def test_deepseek_v4_template_matches_vllm_encoder(deepseek_v4):
          {"role": "assistant", "content": "ok", "reasoning": "x", "tool_calls": [CALL]},
          {"role": "tool", "content": "R"}, {"role": "user", "content": "thanks"}],
     ]
+    compared = 0
     for messages in conversations:
         for tools in (None, TOOLS):
             for thinking in (True, False):
@@ -233,6 +234,8 @@ def test_deepseek_v4_template_matches_vllm_encoder(deepseek_v4):
                     copy.deepcopy(messages), tools=tools, tokenize=False,
                     add_generation_prompt=True, enable_thinking=thinking)
                 assert got == want, (messages, tools, thinking)
+                compared += 1
+    assert compared == len(conversations) * 2 * 2 == 16
 
 
 def test_deepseek_v3_shipped_template_renders_tool_markers(deepseek_v3):
