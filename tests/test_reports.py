@@ -116,6 +116,13 @@ def test_every_command_exits_cleanly(case, run_cli, tmp_path):
 
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=IDS)
+def test_every_command_exits_cleanly_in_the_033_lane(case, run_cli, tmp_path):
+    for argv in list(_commands(case, tmp_path))[:3]:  # replay, check, doctor
+        _clean_exit(argv, *run_cli(*argv, "--vllm", "0.33.0"))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("case", CASES, ids=IDS)
 def test_exported_pytest_file_and_full_check(case, run_cli, tmp_path):
     argv = reports.argv(case, "export", tmp_path / "export") + ["-o", str(tmp_path / "test_case.py")]
     _clean_exit(argv, *run_cli(*argv))
