@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export VLLM_NO_USAGE_STATS ?= 1
 export DO_NOT_TRACK ?= 1
 
-.PHONY: setup demo test test-slow lab bench clean
+.PHONY: setup demo test test-slow lab bench js-check clean
 
 setup:
 	@bash setup/setup.sh
@@ -26,6 +26,14 @@ lab: setup
 
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
+
+# The committed JS bundles (workbench/ui/static/editor.js, diagram.js, THIRD_PARTY_NOTICES) must be
+# what js/ builds: npm ci from the registry, build into a scratch folder, compare byte for byte.
+js-check:
+	@out=$$(mktemp -d) && trap 'rm -rf "$$out"' EXIT && cd js && npm ci --no-audit --no-fund --loglevel=error && \
+	  OUT_DIR=$$out npm run --silent build && for f in "$$out"/*; do \
+	    cmp -s "$$f" "../workbench/ui/static/$${f##*/}" || { echo "js-check: workbench/ui/static/$${f##*/} is not what js/ builds (cd js && npm ci && npm run build, then commit it)"; exit 1; }; \
+	  done && echo "js-check: the bundles rebuild byte-identical from js/"
 
 clean:
 	rm -rf .venv .cache
