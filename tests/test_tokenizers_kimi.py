@@ -82,6 +82,7 @@ def test_text_round_trips_and_markers_are_single_ids(kimi_k2):
         assert kimi_k2.decode(kimi_k2.encode(text, add_special_tokens=False)) == text
     for marker, token_id in MARKERS.items():
         assert kimi_k2.encode(marker, add_special_tokens=False) == [token_id], marker
+    assert kimi_k2.convert_ids_to_tokens([163589, 163837]) == ["<|reserved_token_5|>", "<|reserved_token_253|>"]
     assert kimi_k2.eos_token == "[EOS]" and reg.stop_token_ids(kimi_k2) == {163585, 163586}
 
 

@@ -58,13 +58,14 @@ def embedded_ranks(library: bytes) -> bytes:
 
 
 def special_tokens(library: bytes) -> dict[int, str]:
-    """Id -> name for the 256 special ids; unnamed ones are reserved, as tokenization_kimi.py names them."""
+    """Id -> name for the 256 special ids; an unnamed one is <|reserved_token_K|>, K counted
+    from the first special id (the spelling tml-renderers gives Kimi's reserved ids)."""
     at = library.find(SPECIALS_AT)
     if at < 0:
         raise ValueError(f"{TML_LIBRARY}: no embedded Kimi special-token table")
     table, _ = json.JSONDecoder().raw_decode(library[at:at + 65536].decode("utf-8", "replace"))
     named = {int(i): name for i, name in table["variants"][VARIANT].items()}
-    return {i: named.get(i, f"<|reserved_token_{i}|>") for i in range(N_RANKS, N_RANKS + N_SPECIAL)}
+    return {i: named.get(i, f"<|reserved_token_{i - N_RANKS}|>") for i in range(N_RANKS, N_RANKS + N_SPECIAL)}
 
 
 def added_tokens(specials: dict[int, str]) -> list[dict]:
