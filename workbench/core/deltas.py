@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
+from typing import Any
 
 from workbench.core import limits
 from workbench.errors import WorkbenchError
@@ -34,7 +35,8 @@ class Delta:
         return self.finish_reason is not None
 
     def to_dict(self) -> dict:
-        d = {"token_ids": list(self.token_ids), "text": self.text, "finish_reason": self.finish_reason}
+        d: dict[str, Any] = {"token_ids": list(self.token_ids), "text": self.text,
+                             "finish_reason": self.finish_reason}
         if self.engine_steps != 1:
             d["engine_steps"] = self.engine_steps
         if self.extra:

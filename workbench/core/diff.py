@@ -114,6 +114,7 @@ def run(setup: Setup, spec_a: ParserSpec, spec_b: ParserSpec, *, text: str | Non
         if text is not None:
             ds = session.deltas_from_text(text, chunking)
         else:
+            assert deltas is not None  # exactly one of text and deltas, checked above
             ds = session.regroup(deltas, chunking) if chunking else deltas
         results.append(session.replay(ds))
     return compare(results[0], results[1], spec_a.label(), spec_b.label())

@@ -9,13 +9,14 @@ tool when a tool parser exists, else content). Engine-based parsers also run
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from workbench.core import vllm_compat as compat
 
 _TOOL_STATES = {"MESSAGE_HEADER", "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"}
 
 
-def engines(parser) -> dict[str, object]:
+def engines(parser) -> dict[str, Any]:
     """role -> StreamingParserEngine for every declarative engine inside ``parser``."""
     if parser is None:
         return {}

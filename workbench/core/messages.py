@@ -16,6 +16,7 @@ pytest file, so the exported test joins and compares exactly as `check` does.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 FIELDS = ("reasoning", "content", "tool_calls", "finish_reason")  # a final message's fields
 MESSAGE_FIELDS = FIELDS[:3]  # what the parser decides; finish_reason is the serving layer's
@@ -96,8 +97,9 @@ class Final:
                    None if logs is None else tuple(logs))
 
     def to_dict(self) -> dict:
-        d = {"reasoning": self.reasoning, "content": self.content,
-             "tool_calls": [c.to_dict() for c in self.tool_calls], "finish_reason": self.finish_reason}
+        d: dict[str, Any] = {"reasoning": self.reasoning, "content": self.content,
+                             "tool_calls": [c.to_dict() for c in self.tool_calls],
+                             "finish_reason": self.finish_reason}
         for key in ("reasoning_tokens", "usage", "error"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
@@ -118,7 +120,7 @@ class Accumulator:
     place; ``final()`` the typed message."""
 
     def __init__(self) -> None:
-        self.message = {"reasoning": None, "content": None, "tool_calls": []}
+        self.message: dict[str, Any] = {"reasoning": None, "content": None, "tool_calls": []}
         self.finish_reason: str | None = None
         self._by_index: dict = {}
 
@@ -184,7 +186,8 @@ class Difference:
     normalised: dict | None = None  # {"stream", "nonstream"} when the normalised view differs
     fields: tuple[str, ...] = ()  # a step: the output fields that differ
     machine: bool = False  # a step: the state machines differ
-    extra: dict = field(default_factory=dict)  # e.g. minimal grouping / minimal text
+    # mypy reads the ``field`` attribute above here, not dataclasses.field
+    extra: dict = field(default_factory=dict)  # type: ignore[operator,misc]  # e.g. minimal grouping / text
 
     stream = property(lambda self: self.a)
     nonstream = property(lambda self: self.b)

@@ -62,7 +62,7 @@ def replay_parser(recorded: dict | None, given: ParserSpec | None,
         sha = file_sha256(given_files[entry["file"]])
         if entry.get("sha256") and sha != entry["sha256"]:
             notes.append(f"plugin {entry['file']} differs from the one the recording was made with "
-                         f"(sha256 {sha[:12]}, recorded {entry['sha256'][:12]})")
+                         f"(sha256 {(sha or '?')[:12]}, recorded {entry['sha256'][:12]})")
     config = recorded.get("config")
     if given is None:
         if config:

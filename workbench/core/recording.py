@@ -99,7 +99,9 @@ def load(path: str | Path) -> Recording:
     from workbench.core import door
 
     p = Path(path)
-    header, deltas, notes = None, [], []
+    header: dict | None = None
+    deltas: list[Delta] = []
+    notes: list[str] = []
     finished_at = None
     seen = 0
     for line in door.json_lines(door.lines(p, "recording"), f"recording {p}"):

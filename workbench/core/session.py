@@ -95,7 +95,7 @@ class Session:
         if self.api == "chat":
             request = req.build_request(self.setup.request)
         else:
-            request = bodies.parser_request(self.api, self.setup.api_request, self.tokenizer)
+            request = bodies.parser_request(self.api, self.setup.api_request or {}, self.tokenizer)
         cls = self.parser_cls
         if cls is None:
             return request

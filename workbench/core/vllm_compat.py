@@ -153,7 +153,7 @@ def is_harmony_class(parser_cls) -> bool:
 
 def is_harmony(parser) -> bool:
     """Whether ``parser`` is vLLM's HarmonyParser (gpt-oss), without importing openai_harmony."""
-    return parser is not None and _harmony_class(type(parser))
+    return parser is not None and _harmony_class(type(parser))  # type: ignore[arg-type]  # a class is hashable
 
 
 def harmony_streamable(parser):
@@ -286,7 +286,8 @@ def anthropic_stream_items(chunks: list[tuple[int, str]]) -> list[tuple[int, obj
     objects (an ``ErrorResponse`` for an error chunk) and ends with the generator."""
     if _converter_reads_strings():
         last = chunks[-1][0] if chunks else 0
-        return [(i, f"data: {c}\n\n") for i, c in chunks] + [(last, "data: [DONE]\n\n")]
+        lines: list[tuple[int, object]] = [(i, f"data: {c}\n\n") for i, c in chunks]
+        return lines + [(last, "data: [DONE]\n\n")]
     import json
 
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionStreamResponse

@@ -184,7 +184,7 @@ def ref_name(obj, hints: list) -> str:
 
 def overrides(child: dict, base: dict) -> dict | None:
     """The keys that turn ``base`` into ``child`` under extends, or None if not expressible."""
-    out = {}
+    out: dict = {}
     if any(k not in child for k in base):
         return None
     for key, value in child.items():
@@ -201,9 +201,9 @@ def overrides(child: dict, base: dict) -> dict | None:
             before = {(t["from"], t["on"]): t for t in old}
             if not set(before) <= {(t["from"], t["on"]) for t in value}:
                 return None
-            changed = [t for t in value if before.get((t["from"], t["on"])) != t]
-            if changed:
-                out[key] = changed
+            moved = [t for t in value if before.get((t["from"], t["on"])) != t]
+            if moved:
+                out[key] = moved
         elif value != old:
             out[key] = value
     return out

@@ -123,7 +123,8 @@ def raise_for(loaded: LoadedConfig) -> None:
 
 def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_File]:
     """The file and every file it extends, child first."""
-    files, current = [], first
+    files: list[_File] = []
+    current = first
     while True:
         try:
             current.data = door.parse_toml(text, current.label)
@@ -149,7 +150,7 @@ def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_Fil
             return bad(f"no config {ext!r} (looked for {', '.join(str(c) for c in candidates)})")
         seen = [f.path for f in files]
         if target in seen:
-            names = [f.path.name for f in files[seen.index(target):]] + [target.name]
+            names = [f.path.name if f.path else "(text)" for f in files[seen.index(target):]] + [target.name]
             return bad(f"extends cycle: {' -> '.join(names)}")
         try:
             text = read_text(target)
@@ -181,7 +182,7 @@ def _merge(chain: list[_File], problems: list) -> tuple[dict, dict]:
 
 
 def _merge_transitions(data: dict, origin: dict, f: _File, entries: list, problems: list) -> None:
-    merged = data.get("transitions") if isinstance(data.get("transitions"), list) else []
+    merged: list = data["transitions"] if isinstance(data.get("transitions"), list) else []
     if "transitions" not in data:
         origin["transitions"] = (f, "transitions")
     index = {_tkey(e): i for i, e in enumerate(merged) if _tkey(e)}

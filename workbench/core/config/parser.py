@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from workbench.core.config import io as config_io
 from workbench.core.trust import DEFAULT, CallablePolicy
@@ -45,13 +46,14 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer):
     from vllm.parser.engine.adapters import make_adapters
     from vllm.parser.engine.parser_engine import ParserEngine
 
-    config, family = loaded.config, loaded.parser_class or ParserEngine
+    config: Any = loaded.config
+    family = loaded.parser_class or ParserEngine
     injector = _injector_class()
     bases = (injector,) if family is ParserEngine else (family, injector)
 
     def __init__(self, tokenizer, tools=None, **kwargs):
         kwargs.pop("parser_engine_config", None)
-        bases[0].__init__(self, tokenizer, tools, **kwargs)
+        bases[0].__init__(self, tokenizer, tools, **kwargs)  # type: ignore[misc]  # the first base's own
         if self.parser_engine_config is not config:
             # The family called ParserEngine.__init__ directly (ling3), past the injector.
             ParserEngine.__init__(self, tokenizer, tools, parser_engine_config=config, **kwargs)

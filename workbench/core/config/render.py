@@ -46,7 +46,7 @@ SKETCHES = {
 def header(name: str, cls: type, note: str | None, base: str | None) -> list[str]:
     from workbench.core.versions import vllm_version
 
-    source = f"vllm/parser/{inspect.getmodule(cls).__name__.rsplit('.', 1)[-1]}.py"
+    source = f"vllm/parser/{cls.__module__.rsplit('.', 1)[-1]}.py"
     lines = [f"{name}: vLLM's {cls.__name__} ({source}, vLLM {vllm_version()}) as data.",
              f"Written by `workbench export-config {name}`; run it with `--config parsers/{name}.toml`."]
     if base:
@@ -73,7 +73,8 @@ def wire_format(name: str, cls: type) -> list[str]:
 
 def _literal_blocks(doc: str) -> list[str]:
     """The indented blocks after '::' lines of a reST docstring."""
-    out, lines = [], doc.splitlines()
+    out: list[str] = []
+    lines = doc.splitlines()
     for i, line in enumerate(lines):
         if not line.rstrip().endswith("::"):
             continue

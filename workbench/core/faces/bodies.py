@@ -215,7 +215,8 @@ def _responses_body(spec: RequestSpec) -> dict:
 
 
 def _anthropic_body(spec: RequestSpec) -> dict:
-    system, messages = [], []
+    system: list[str] = []
+    messages: list[dict] = []
     for m in spec.messages:
         role, content = m.get("role"), m.get("content")
         if role in ("system", "developer"):
@@ -228,10 +229,10 @@ def _anthropic_body(spec: RequestSpec) -> dict:
                 messages.append({"role": "user", "content": [block]})
         elif role == "assistant" and m.get("tool_calls"):
             blocks = [{"type": "text", "text": content}] if content else []
-            for tc in m["tool_calls"]:
-                fn = tc.get("function") or {}
+            for call in m["tool_calls"]:
+                fn = call.get("function") or {}
                 args = fn.get("arguments")
-                blocks.append({"type": "tool_use", "id": tc.get("id") or "", "name": fn.get("name"),
+                blocks.append({"type": "tool_use", "id": call.get("id") or "", "name": fn.get("name"),
                                "input": door.parse_json(args, "tool call arguments")
                                if isinstance(args, str) and args else args or {}})
             messages.append({"role": "assistant", "content": blocks})

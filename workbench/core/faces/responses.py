@@ -176,7 +176,9 @@ def nonstream_body(session, result, finish: str | None) -> dict:
 
 
 def face(session, result, nonstream: bool = True) -> Face:
-    out, spans, notes = Numbered(), [], []
+    out = Numbered()
+    spans: list = []
+    notes: list[str] = []
     finish = _events(session, result, out, spans, notes)
     body = nonstream_body(session, result, finish) if nonstream else None
     return Face("responses", out.events, spans, body, sse=out.sse, notes=notes)

@@ -35,6 +35,7 @@ def encodings_base(folder: Path | None = None, ranks: bytes | None = None):
     """TIKTOKEN_ENCODINGS_BASE set to ``folder`` (or a temp folder holding ``ranks``)."""
     with tempfile.TemporaryDirectory() as tmp:
         if folder is None:
+            assert ranks is not None, "encodings_base needs a folder or the ranks"
             folder = Path(tmp)
             (folder / RANKS_FILE).write_bytes(ranks)
         old = os.environ.get("TIKTOKEN_ENCODINGS_BASE")
