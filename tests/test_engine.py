@@ -71,6 +71,22 @@ def test_seed_example_streams_the_same_rows_as_replay(engine_stepper):
     assert result.notes == []
 
 
+def test_vllm_logs_after_the_engine_start_reach_stderr_not_a_closed_file(engine_stepper, capfd):
+    """The start's chatter goes to a log file that is closed after it; vLLM's handlers
+    made meanwhile must not keep writing there ("--- Logging error ---", a traceback)."""
+    import logging
+    import sys
+
+    engine_stepper.start(session(), SEED_TEXT)
+    engine_stepper.run()
+    handlers = [h for lg in [logging.getLogger()] + list(logging.Logger.manager.loggerDict.values())
+                if isinstance(lg, logging.Logger) for h in lg.handlers if isinstance(h, logging.StreamHandler)]
+    assert handlers and not any(getattr(h.stream, "closed", False) for h in handlers)
+    logging.getLogger("vllm.tool_parsers.hermes_tool_parser").error("after the start")
+    sys.stderr.flush()
+    assert "Logging error" not in capfd.readouterr().err
+
+
 @pytest.mark.parametrize("choice, finish", [("required", "tool_calls"), ("get_weather", "stop")])
 def test_tool_choice_constraint_and_grammar_rows(engine_stepper, choice, finish):
     s = session(choice)

@@ -55,6 +55,11 @@ def quiet():
             sys.stderr.flush()
             for h, stream in held:
                 h.setStream(stream)
+            # vLLM re-runs its logging dictConfig while the engine starts, making new
+            # handlers on the sys.stderr of that moment: this log file, closed below.
+            for h in _stream_handlers():
+                if h.stream is log:
+                    h.setStream(sys.stderr)
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
             os.close(saved[0])
