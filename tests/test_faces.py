@@ -170,10 +170,8 @@ def test_check_holds_each_api_to_its_client_contract(seed):
 
 
 def _broken(face, drop_type: str):
-    from dataclasses import replace
-
     events = [e for e in face.events if e["type"] != drop_type]
-    return replace(face, events=events, spans=[(0, len(events))] + [(len(events), len(events))] * (len(face.spans) - 1))
+    return face.with_events(events, [(0, len(events))] + [(len(events), len(events))] * (len(face.spans) - 1))
 
 
 def test_the_contract_rules_catch_broken_streams(seed):

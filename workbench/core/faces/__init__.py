@@ -50,5 +50,5 @@ def run(session, result, client: bool = True, nonstream: bool = True) -> Face | 
     if client:
         from workbench.core.faces import clients
 
-        face.client = clients.final(api, face, session)
+        face.client_source = lambda: clients.final(api, face, session)
     return face

@@ -2,28 +2,47 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import json
+from collections.abc import Callable
 
 
-@dataclass
 class Face:
     """One API's view of a replayed stream.
 
-    ``events`` are the JSON objects the server sends in ``data:``, in order, from the
-    first (``response.created`` / ``message_start``) to the last; ``spans[i]`` is the
-    (start, end) slice of ``events`` that row ``i`` produced (the opening events go
-    with the first row, the closing ones with the last, as the chat face's opening and
-    usage chunks do). ``response`` is the non-streaming body of the API, ``client``
-    the object the official SDK ends with after reading ``events``. Ids and
+    ``sse`` holds each event exactly as the server writes it (``event: T`` /
+    ``data: JSON``); ``events`` are those ``data:`` objects, in order, from the first
+    (``response.created`` / ``message_start``) to the last, parsed when first read.
+    ``spans[i]`` is the (start, end) slice of ``events`` that row ``i`` produced (the
+    opening events go with the first row, the closing ones with the last, as the chat
+    face's opening and usage chunks do). ``response`` is the API's non-streaming body;
+    ``client`` the object the official SDK ends with after reading ``sse`` (run when
+    first read: the SDKs' accumulators cost more than the face itself). Ids and
     timestamps are kept as made; ``mask.masked`` hides them for comparisons."""
 
-    api: str
-    events: list[dict]
-    spans: list[tuple[int, int]]
-    response: dict | None
-    client: dict | None = None
-    sse: list[str] = field(default_factory=list)  # each event as the server writes it
-    notes: list[str] = field(default_factory=list)
+    def __init__(self, api: str, sse: list[str], spans: list[tuple[int, int]], response: dict | None,
+                 notes: list[str] | None = None, events: list[dict] | None = None,
+                 client: dict | None = None) -> None:
+        self.api, self.sse, self.spans, self.response = api, sse, spans, response
+        self.notes = list(notes or ())
+        self._events = events
+        self._client = client
+        self.client_source: Callable[[], dict] | None = None
+
+    @property
+    def events(self) -> list[dict]:
+        if self._events is None:
+            self._events = [json.loads(s.split("data: ", 1)[1]) for s in self.sse]
+        return self._events
+
+    @property
+    def client(self) -> dict | None:
+        if self._client is None and self.client_source is not None:
+            self._client = self.client_source()
+        return self._client
+
+    def with_events(self, events: list[dict], spans: list[tuple[int, int]]) -> Face:
+        """Another face over other events (a test's broken stream); no client, no SSE."""
+        return Face(self.api, [], spans, self.response, self.notes, events=events)
 
     def row_events(self, index: int) -> list[dict]:
         start, end = self.spans[index]

@@ -74,12 +74,10 @@ def face(session, result, nonstream: bool = True) -> Face:
             yield item
 
     converter = compat.anthropic_serving().message_stream_converter(None, source())
-    events, sse = [], []
+    sse: list[str] = []
     owners: list[int] = []
     for text in _drive(converter):
         sse.append(text)
-        data = text.split("data: ", 1)[1].rstrip("\n")
-        events.append(json.loads(data))
         owners.append(current[0])
     n = len(result.rows)
     spans, start = [], 0
@@ -89,7 +87,7 @@ def face(session, result, nonstream: bool = True) -> Face:
             end += 1
         spans.append((start, end))
         start = end
-    return Face("messages", events, spans, nonstream_body(session, result) if nonstream else None, sse=sse)
+    return Face("messages", sse, spans, nonstream_body(session, result) if nonstream else None)
 
 
 def nonstream_body(session, result) -> dict:

@@ -29,17 +29,15 @@ ERROR = {"message": "Internal server error", "type": "InternalServerError", "par
 
 class Numbered:
     """``_increment_sequence_number_and_return``: each event gets the next number, and is
-    serialised as the router writes it (``model_dump_json(indent=None, by_alias=True)``)."""
+    written as the router writes it (``event: T``, ``model_dump_json(indent=None, by_alias=True)``)."""
 
     def __init__(self) -> None:
-        self.events: list[dict] = []
         self.sse: list[str] = []
 
     def add(self, event) -> None:
         if hasattr(event, "sequence_number"):
-            event.sequence_number = len(self.events)
+            event.sequence_number = len(self.sse)
         data = event.model_dump_json(indent=None, by_alias=True)
-        self.events.append(json.loads(data))
         self.sse.append(f"event: {getattr(event, 'type', 'unknown')}\ndata: {data}\n\n")
 
     def extend(self, events) -> None:
@@ -122,17 +120,17 @@ def _events(session, result, out: Numbered, spans: list, notes: list) -> str | N
     finish = None
     rows = result.rows
     for i, row in enumerate(rows):
-        start = 0 if i == 0 else len(out.events)
+        start = 0 if i == 0 else len(out.sse)
         finish = replayed.raw_finish(row) or finish
         if finish == "error":
             out.add(error_event())
-            spans.append((start, len(out.events)))
+            spans.append((start, len(out.sse)))
             return finish
         if row.error:  # parse_delta raised inside the server's generator: the stream ends here
             notes.append(f"step {row.step}: parse_delta raised ({row.error}); the server's SSE stream "
                          f"aborts without response.completed")
-            spans.append((start, len(out.events)))
-            spans += [(len(out.events), len(out.events))] * (len(rows) - i - 1)
+            spans.append((start, len(out.sse)))
+            spans += [(len(out.sse), len(out.sse))] * (len(rows) - i - 1)
             return finish
         dm = replayed.sent(row)
         for part in split_delta(dm) if dm is not None else ():
@@ -146,7 +144,7 @@ def _events(session, result, out: Numbered, spans: list, notes: list) -> str | N
         if i == len(rows) - 1:
             out.extend(compat.responses_close(processor, finish))
             out.add(completed(session, result, processor.output_items, finish, created))
-        spans.append((start, len(out.events)))
+        spans.append((start, len(out.sse)))
     return finish
 
 
@@ -181,7 +179,7 @@ def face(session, result, nonstream: bool = True) -> Face:
     notes: list[str] = []
     finish = _events(session, result, out, spans, notes)
     body = nonstream_body(session, result, finish) if nonstream else None
-    return Face("responses", out.events, spans, body, sse=out.sse, notes=notes)
+    return Face("responses", out.sse, spans, body, notes)
 
 
 def _plain_message(text: str):
