@@ -188,3 +188,29 @@ def test_the_contract_rules_catch_broken_streams(seed):
                                                     r.rows, "token")]
     assert any("argument deltas join to ''" in d for d in details)
     assert any("aborted" in f.detail for f in api_faces.contract(_broken(face, "response.completed"), r.rows, "t"))
+
+
+HARMONY_CALL = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
+                '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>'
+                '{"city": "Paris"}<|call|>')
+
+
+def test_gpt_oss_on_responses_goes_through_vllms_harmony_path():
+    from vllm.entrypoints.openai.responses.context import HarmonyContext  # noqa: F401  (the path it drives)
+
+    s = Session(Setup("gpt_oss", ParserSpec("openai", "openai_gptoss"), RequestSpec(tools=WEATHER_TOOLS),
+                      api="responses"))
+    r = s.replay(s.deltas_from_text(HARMONY_CALL))
+    face = faces.run(s, r)
+    assert face.channels is not None and len(face.channels) == len(r.rows)
+    seen = {c for row in face.channels for c in row}
+    assert seen == {"analysis", "commentary to=functions.get_weather"}
+    joined = {k: "".join(e["delta"] for e in face.events if e["type"] == k)
+              for k in ("response.reasoning_text.delta", "response.function_call_arguments.delta")}
+    # the chat face's HarmonyParser.parse over the same text agrees with the Harmony events
+    assert joined == {"response.reasoning_text.delta": r.nonstream["reasoning"],
+                      "response.function_call_arguments.delta": r.nonstream["tool_calls"][0]["arguments"]}
+    assert [b["kind"] for b in finals.blocks("responses", face.client["object"])] == ["reasoning", "tool"]
+    assert [b["kind"] for b in finals.blocks("responses", face.response)] == ["reasoning", "tool"]
+    # the rendered prompt is Harmony's own (no chat template): the user's words are in it once
+    assert s.tokenizer.decode(s.prompt_ids).count("What is the weather in Paris?") == 1

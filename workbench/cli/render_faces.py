@@ -30,13 +30,15 @@ def event_summary(e: dict) -> str:
 
 def events_table(face, rows) -> Table:
     t = Table(title=f"{face.api} events", header_style="bold")
-    for col in ("step", "#", "event", "payload"):
+    harmony = face.channels is not None
+    for col in ("step",) + (("channel",) if harmony else ()) + ("#", "event", "payload"):
         t.add_column(col, overflow="fold")
     for i, row in enumerate(rows):
         for n, e in enumerate(face.row_events(i)):
             kind = e.get("type", "?")
             style = "red" if kind in ("error",) else None
-            t.add_row(str(row.step) if n == 0 else "", str(face.spans[i][0] + n), kind,
+            channel = (", ".join(face.channels[i]) if n == 0 else "",) if harmony else ()
+            t.add_row(str(row.step) if n == 0 else "", *map(escape, channel), str(face.spans[i][0] + n), kind,
                       escape(event_summary(e)), style=style)
     return t
 

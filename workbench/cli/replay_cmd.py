@@ -80,9 +80,12 @@ def run(args) -> int:
 
 def api_json(session, face, rows: list[dict]) -> dict:
     """``--json``'s API fields: "api"; for responses / messages the stream's "events", the
-    non-streaming "response", the SDK's "client" object, and per row its "api_events"."""
+    non-streaming "response", the SDK's "client" object, and per row its "api_events"
+    (and "api_channels" on the Harmony path)."""
     if face is None:
         return {"api": "chat"}
     for i, row in enumerate(rows):
         row["api_events"] = face.row_events(i)
+        if face.channels is not None:  # gpt-oss: the Harmony channel(s) of the row's segments
+            row["api_channels"] = face.channels[i]
     return face.to_dict()

@@ -87,7 +87,7 @@ class Session:
             setup.request = bodies.spec_of(self.api, setup.api_request, self.tokenizer)
         self.request = self._adjusted_request()
         self.prompt_ids = (list(prompt_token_ids) if prompt_token_ids is not None
-                           else req.render_prompt(self.tokenizer, setup.request))
+                           else self._render_prompt())
         self.params = req.sampling_params(self.request, setup.request.max_tokens or DEFAULT_MAX_TOKENS)
 
     def _adjusted_request(self):
@@ -107,6 +107,17 @@ class Session:
             except Exception as e:
                 raise WorkbenchError(f"adjust_request failed: {type(e).__name__}: {e}") from None
         return request
+
+    def _render_prompt(self) -> list[int]:
+        """The prompt ids as the server renders them for this API (gpt-oss on Responses:
+        Harmony messages, no chat template)."""
+        from workbench.core import vllm_compat as compat
+
+        if self.api == "responses" and compat.is_harmony_class(self.parser_cls):
+            from workbench.core.faces import harmony
+
+            return harmony.prompt_ids(self.request)
+        return req.render_prompt(self.tokenizer, self.setup.request)
 
     def use_parser_class(self, parser_cls) -> None:
         """Swap the composed Parser class (a reloaded config); tokenizer and prompt stay."""

@@ -27,6 +27,8 @@ class Face:
         self._events = events
         self._client = client
         self.client_source: Callable[[], dict] | None = None
+        # gpt-oss on Responses: per row, the Harmony channels (and recipients) it was on
+        self.channels: list[list[str]] | None = None
 
     @property
     def events(self) -> list[dict]:
