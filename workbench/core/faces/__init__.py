@@ -37,15 +37,13 @@ def run(session, result, client: bool = True, nonstream: bool = True) -> Face | 
     api = getattr(session, "api", "chat")
     if api == "chat":
         return None
-    if api == "responses":
-        from workbench.core import vllm_compat as compat
+    from workbench.core import vllm_compat as compat
+    from workbench.core.faces import harmony, messages, responses
 
-        if compat.is_harmony_class(session.parser_cls):
-            from workbench.core.faces import harmony as module  # type: ignore[attr-defined]  # not on main yet (faces)
-        else:
-            from workbench.core.faces import responses as module
+    if api == "responses":
+        module = harmony if compat.is_harmony_class(session.parser_cls) else responses
     else:
-        from workbench.core.faces import messages as module
+        module = messages
     face = module.face(session, result, nonstream=nonstream)
     if client:
         from workbench.core.faces import clients

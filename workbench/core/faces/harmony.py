@@ -210,7 +210,10 @@ def nonstream_body(session, result, finish: str | None) -> dict:
 
 
 def face(session, result, nonstream: bool = True) -> Face:
-    out, spans, channels, notes = responses.Numbered(), [], [], []
+    out = responses.Numbered()
+    spans: list = []
+    channels: list = []
+    notes: list[str] = []
     finish = _events(session, result, out, spans, channels, notes)
     body = nonstream_body(session, result, finish) if nonstream else None
     face = Face("responses", out.sse, spans, body, notes)
