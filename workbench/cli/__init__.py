@@ -32,7 +32,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     import workbench.core.env  # noqa: F401
+    from workbench.core import secrets
 
+    with secrets.scrubbed_stdio():  # the output boundary: no secret leaves on stdout or stderr
+        return _main(argv)
+
+
+def _main(argv: list[str] | None) -> int:
     try:
         args = build_parser().parse_args(argv)
     except SystemExit as e:  # a usage error (one line, above) or --help

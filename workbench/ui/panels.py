@@ -8,6 +8,7 @@ import traceback
 
 import ipywidgets as W
 
+from workbench.core import secrets
 from workbench.core.rows import Row, format_tool_calls
 from workbench.errors import WorkbenchError
 from workbench.ui.final import inline_diff_html
@@ -34,7 +35,8 @@ class Banner(W.HTML):
         body = html.escape(message)
         if details:
             body += (f"<details><summary>traceback</summary>{_pre(details)}</details>")
-        self.value = f"<div class='wb-banner wb-{kind}' style='{_KIND_CSS[kind]};padding:4px 8px'>{body}</div>"
+        html_ = f"<div class='wb-banner wb-{kind}' style='{_KIND_CSS[kind]};padding:4px 8px'>{body}</div>"
+        self.value = secrets.scrub(html_)  # the widget's output boundary, as the CLI's streams
         self.kind = kind
 
     def show_exception(self, exc: BaseException, context: str = "") -> None:
@@ -116,7 +118,7 @@ def row_detail_html(row: Row, decode=None) -> str:
         pairs.append(("error", f"<span style='color:var(--jp-error-color1,#b71c1c)'>{html.escape(row.error)}</span>"
                       + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
                          if row.extra.get("traceback") else "")))
-    return _kv_table(pairs)
+    return secrets.scrub(_kv_table(pairs))
 
 
 class RowDetail(W.VBox):

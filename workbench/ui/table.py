@@ -16,6 +16,7 @@ from pathlib import Path
 import anywidget
 import traitlets
 
+from workbench.core import secrets
 from workbench.core.rows import Row, format_tool_calls
 from workbench.ui import styles
 
@@ -108,6 +109,9 @@ class DeltaTable(anywidget.AnyWidget):
             if self.selected > len(rows):
                 self.selected = 0
         self._send_all()
+
+    def send(self, content, buffers=None) -> None:
+        super().send(secrets.scrub_obj(content), buffers)  # the widget's output boundary
 
     def _send_all(self) -> None:
         self.send({"kind": "reset", "rows": self.records[:RESET_CHUNK]})

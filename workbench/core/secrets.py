@@ -1,0 +1,172 @@
+"""The secrets this process holds (an API key, a URL's password), kept out of every output.
+
+``register(value)`` is called where a secret is read (capture's client); ``scrub(text)``
+and ``scrub_obj(obj)`` where output leaves the process: the CLI's stdout and stderr
+(``scrubbed_stdio``, tracebacks included), the recording writer and the widget's banner.
+Each secret is removed in every spelling this process or a server may give it: as is,
+JSON- and repr-escaped, percent-encoded and decoded. A JSON text whose escapes spell a
+secret (``"\\u0073k-..."``: a server echoing it on purpose) is re-encoded without it.
+"""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import sys
+from contextlib import contextmanager
+from urllib.parse import quote, quote_plus, unquote
+
+PLACEHOLDER = "[secret]"
+_FORMS: list[str] = []  # every spelling of every secret, longest first
+
+
+def register(value: str | None) -> None:
+    if not value:
+        return
+    forms = {value, unquote(value), quote(value, safe=""), quote_plus(value, safe=""),
+             repr(value)[1:-1], json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1],
+             html.escape(value)}
+    _FORMS[:] = sorted(set(_FORMS) | {f for f in forms if f}, key=len, reverse=True)
+    _install_excepthook()
+
+
+def active() -> bool:
+    return bool(_FORMS)
+
+
+def forget() -> None:
+    """Tests: drop every registered secret."""
+    _FORMS.clear()
+
+
+def _present(text: str) -> bool:
+    return any(f in text for f in _FORMS)
+
+
+def spelled_in(text: str) -> bool:
+    """Whether ``text`` holds a registered secret (model output that spells one is refused)."""
+    return bool(_FORMS) and _present(text)
+
+
+def longest() -> int:
+    return len(_FORMS[0]) if _FORMS else 0
+
+
+def scrub(text: str) -> str:
+    """``text`` without any registered secret."""
+    if not _FORMS or not isinstance(text, str) or not _present(text):
+        return text
+    for placeholder in (PLACEHOLDER, ""):  # "" when a secret overlaps the placeholder itself
+        for _ in range(4):
+            for f in _FORMS:
+                text = text.replace(f, placeholder)
+            if not _present(text):
+                return text
+    while _present(text):  # each pass deletes, so this ends
+        for f in _FORMS:
+            text = text.replace(f, "")
+    return text
+
+
+def scrub_obj(obj):
+    """A copy of JSON-like ``obj`` without any registered secret, in values or keys."""
+    if not _FORMS:
+        return obj
+    if isinstance(obj, str):
+        return _scrub_json_text(obj)
+    if isinstance(obj, dict):
+        return {scrub(k) if isinstance(k, str) else k: scrub_obj(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [scrub_obj(v) for v in obj]
+    if isinstance(obj, (int, float)) and not isinstance(obj, bool) and _present(repr(obj)):
+        return PLACEHOLDER
+    return obj
+
+
+def _scrub_json_text(text: str) -> str:
+    """A string that is JSON with escapes may spell a secret only once decoded."""
+    if "\\" in text and text[:1] in "{[\"":
+        try:
+            value = json.loads(text)
+        except (ValueError, RecursionError):
+            return scrub(text)
+        clean = scrub_obj(value)
+        if clean != value:
+            return scrub(json.dumps(clean, ensure_ascii=False, separators=(",", ":")))
+    return scrub(text)
+
+
+class ScrubbedStream(io.TextIOBase):
+    """A text stream that writes through ``scrub``, a line at a time (a secret split over
+    two writes of one line is still found); ``flush`` writes what is held."""
+
+    def __init__(self, stream) -> None:
+        self.stream = stream
+        self._held = ""
+
+    def write(self, s: str) -> int:
+        if not _FORMS and not self._held:
+            return self.stream.write(s)
+        text = self._held + s
+        cut = max(text.rfind("\n"), text.rfind("\r")) + 1
+        self._held = text[cut:]
+        if cut:
+            self.stream.write(scrub(text[:cut]))
+        return len(s)
+
+    def flush(self) -> None:
+        if self._held:
+            self.stream.write(scrub(self._held))
+            self._held = ""
+        self.stream.flush()
+
+    def isatty(self) -> bool:
+        return self.stream.isatty()
+
+    def fileno(self) -> int:
+        return self.stream.fileno()
+
+    @property
+    def encoding(self):
+        return getattr(self.stream, "encoding", "utf-8")
+
+    def __getattr__(self, name):
+        return getattr(self.stream, name)
+
+
+@contextmanager
+def scrubbed_stdio():
+    """sys.stdout and sys.stderr through ``scrub`` for the duration (the CLI's boundary)."""
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = ScrubbedStream(out), ScrubbedStream(err)
+    try:
+        yield
+    finally:
+        for s in (sys.stdout, sys.stderr):
+            try:
+                s.flush()
+            except (OSError, ValueError):  # a closed pipe: nothing more can be written anyway
+                pass
+        sys.stdout, sys.stderr = out, err
+
+
+_HOOKED = False
+
+
+def _install_excepthook() -> None:
+    """A traceback (a bug) is printed after the CLI's streams are restored: scrub it too."""
+    global _HOOKED
+    if _HOOKED:
+        return
+    _HOOKED = True
+    previous = sys.excepthook
+
+    def hook(kind, value, tb):
+        import traceback
+
+        if not _FORMS:
+            return previous(kind, value, tb)
+        sys.stderr.write(scrub("".join(traceback.format_exception(kind, value, tb))))
+
+    sys.excepthook = hook
