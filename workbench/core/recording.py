@@ -60,22 +60,73 @@ def make_header(tokenizer_name: str, tokenizer_sha256: str, request: dict, promp
             "prompt_token_ids": list(prompt_ids), "origin": origin, "parser": parser}
 
 
+class RecordingFull(WorkbenchError):
+    """The next delta would take the recording past a limit its loader enforces."""
+
+
 class RecordingWriter:
-    """``with RecordingWriter(path, header) as w: w.append(delta)``."""
+    """``with RecordingWriter(path, header) as w: w.append(delta)``.
+
+    Every line is scrubbed of the process's secrets (``core.secrets``), then checked by the
+    loader's own rules (the reading door's JSON checks included) and limits before it is
+    written: so whatever a writer leaves, cut short or not, is a recording ``load`` accepts.
+    ``RecordingFull`` keeps ``RESERVE_BYTES`` and one delta back for a last (finishing)
+    delta that says why the stream stopped; nothing may follow a finishing delta.
+    """
+
+    RESERVE_BYTES = 64 << 10
 
     def __init__(self, path: str | Path, header: dict, overwrite: bool = True) -> None:
         from workbench.core import outputs
 
         self.path = Path(path)
+        line, obj = self._line({"type": "header", **header}, f"recording {self.path} header")
+        _check_header(obj, f"recording {self.path} header")
+        self.deltas, self.bytes, self.finished = 0, 0, False
         self._f = outputs.create(self.path, overwrite, mkdir=True)
-        self._write({"type": "header", **header})
+        self._write(line)
 
-    def _write(self, obj: dict) -> None:
-        self._f.write(json.dumps(obj, ensure_ascii=False) + "\n")
-        self._f.flush()
+    @staticmethod
+    def _line(obj: dict, where: str) -> tuple[str, object]:
+        """(the line, what the loader reads back from it) or WorkbenchError."""
+        from workbench.core import door, secrets
+
+        try:
+            text = json.dumps(secrets.scrub_obj(obj), ensure_ascii=False, allow_nan=False)
+            size = len(text.encode("utf-8"))
+        except ValueError:  # NaN/Infinity (json) or a lone surrogate (UnicodeEncodeError)
+            raise WorkbenchError(f"{where}: would hold NaN, Infinity or a lone surrogate, which "
+                                 f"a recording cannot") from None
+        if size > limits.MAX_LINE_BYTES:
+            raise RecordingFull(f"{where}: {limits.mb(size)}, over the {limits.mb(limits.MAX_LINE_BYTES)} "
+                                f"a recording's line may be")
+        return text + "\n", door.parse_json(text, where)
+
+    def _write(self, line: str) -> None:
+        try:
+            self._f.write(line)
+            self._f.flush()
+        except OSError as e:
+            raise WorkbenchError(f"cannot write recording {self.path}: {e.strerror}") from None
+        self.bytes += len(line.encode("utf-8"))
 
     def append(self, delta: Delta) -> None:
-        self._write({"type": "delta", **delta.to_dict()})
+        where = f"recording {self.path} delta {self.deltas + 1}"
+        if self.finished:
+            raise WorkbenchError(f"{where}: a delta after the finishing one")
+        line, obj = self._line({"type": "delta", **delta.to_dict()}, where)
+        d = _check_delta(obj, where)
+        last = d.finish_reason is not None  # a finishing delta may use what was kept back
+        size = len(line.encode("utf-8"))
+        if self.deltas + (1 if last else 2) > limits.MAX_DELTAS:
+            raise RecordingFull(f"the recording reached {limits.MAX_DELTAS:,} deltas, the most one "
+                                f"stream may have")
+        if self.bytes + size > limits.MAX_RECORDING_BYTES - (0 if last else self.RESERVE_BYTES):
+            raise RecordingFull(f"the recording reached {limits.mb(limits.MAX_RECORDING_BYTES)}, the "
+                                f"most a recording may be")
+        self._write(line)
+        self.deltas += 1
+        self.finished = last
 
     def close(self) -> None:
         self._f.close()
