@@ -105,7 +105,7 @@ def test_capture_writes_the_servers_chunks_without_secrets(run_cli, tmp_path, fa
     monkeypatch.setenv("WB_TEST_KEY", "sk-secret-value")
     code, out, err, rec = capture(run_cli, tmp_path, fake, "ok", "--api-key-env", "WB_TEST_KEY")
     assert code == 0, err
-    assert "capture:" in err  # the progress line
+    assert err == ""  # no progress line when stderr is not a terminal
     assert Handler.seen[-1]["auth"] == "Bearer sk-secret-value"
     sent = Handler.seen[-1]["body"]
     assert sent["stream"] is True and sent["return_token_ids"] is True
@@ -159,7 +159,7 @@ def test_a_cut_stream_keeps_its_chunks_and_adds_an_error_row(run_cli, tmp_path, 
 
 def test_wrong_tokenizer_is_refused_in_one_line(run_cli, tmp_path, fake):
     code, out, err, rec = capture(run_cli, tmp_path, fake, "ok")
-    assert code == 0
+    assert code == 0, err
     code, out, err = run_cli("replay", rec, "--tokenizer", "deepseek_v3")
     assert code == 2 and err.count("\n") == 1 and "tokenizer deepseek_v3 is not the server's" in err
 

@@ -310,4 +310,4 @@ def test_every_source_is_closed_when_the_widget_drops_it():
     source = ServerSource(model.ensure_session(), "http://127.0.0.1:9/v1", {"messages": []})
     model._use(source)
     model.reset()
-    assert model.source is None and source.server._http.is_closed
+    assert model.source is None and source.server.closed

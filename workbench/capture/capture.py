@@ -5,23 +5,30 @@ engine output is one chunk carrying its token ids. Each chunk becomes one delta:
 its ids, the text vLLM's detokenizer releases for them here, and the chunk
 exactly as the server sent it (``extra.chunk``). The header has the server's
 prompt ids, model, vLLM version, opening chunk and the request without secrets.
-Deltas are flushed as they arrive; a failure mid-stream adds an error delta
-(finish_reason "error", ``extra.capture_error``) and is then reported.
+
+The server is not trusted: every chunk is checked (``chunks.parse``) before a delta is
+made of it, the recording writer checks each line by the loader's own rules and limits,
+and the client holds the time and byte limits (``client``, ``stream``). Deltas are
+flushed as they arrive; anything that stops the capture (a bad chunk, a limit, a cut,
+the server's error) adds one error delta (finish_reason "error", ``extra.capture_error``)
+and is then reported: what was captured stays, and always loads.
 """
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
 
-from workbench.capture import client, tokcheck
+from workbench.capture import chunks, client, stream, tokcheck
+from workbench.core import secrets
 from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec
 from workbench.errors import WorkbenchError
+
+MAX_KEPT_ERROR_CHUNK = 16 << 10  # an error chunk bigger than this is not kept in its row
 
 
 @dataclass
@@ -32,7 +39,8 @@ class Options:
     tokenizer: str = "qwen3"
     parser: ParserSpec = field(default_factory=lambda: ParserSpec(None, None))
     api_key_env: str | None = None
-    timeout: float = 60.0
+    timeout: float = stream.DEFAULT_TIMEOUT_S  # the longest wait for the next answer or chunk
+    deadline: float = stream.DEFAULT_DEADLINE_S  # the whole capture
     nonstream: bool = False
     progress: bool = True
     plugins: tuple[str, ...] = ()
@@ -49,26 +57,35 @@ class Captured:
     header: dict = field(default_factory=dict)
 
 
-def raw_finish(finish: str | None) -> str | None:
-    """The engine's finish reason behind the client's ("tool_calls" is the server's "stop")."""
-    return "stop" if finish == "tool_calls" else finish
+raw_finish = chunks.engine_finish
 
 
 class TextOfIds:
-    """vLLM's incremental detokenizer over the server's chunks (the parser's delta_text)."""
+    """vLLM's incremental detokenizer over the server's chunks (the parser's delta_text).
+
+    Ids whose text spells a secret (a server echoing the key through its tokens) stop the
+    stream: scrubbing such text would leave a delta whose text is not its ids'."""
 
     def __init__(self, tokenizer, prompt_ids, params) -> None:
         from vllm.v1.engine.detokenizer import IncrementalDetokenizer
 
         request = SimpleNamespace(request_id="capture", sampling_params=params,
-                                  prompt_token_ids=list(prompt_ids))
+                                  prompt_token_ids=list(prompt_ids), prompt_embeds=None)
         self._detok = IncrementalDetokenizer.from_new_request(tokenizer, request)
         self._eos = getattr(tokenizer, "eos_token_id", None)
+        self._tail = ""
 
     def text(self, ids: list[int], finish: str | None) -> str:
         stop_eos = finish == "stop" and bool(ids) and ids[-1] == self._eos
         self._detok.update(list(ids), stop_terminated=stop_eos)
-        return self._detok.get_next_output_text(finished=finish is not None, delta=True)
+        text = self._detok.get_next_output_text(finished=finish is not None, delta=True)
+        if secrets.active():
+            seen = self._tail + text
+            if secrets.spelled_in(seen):
+                raise WorkbenchError("the server's token ids spell a secret (its API key or URL "
+                                     "password): the capture stops before that chunk")
+            self._tail = seen[-secrets.longest():]
+        return text
 
 
 def stream_body(request: dict, model: str) -> dict:
@@ -76,18 +93,25 @@ def stream_body(request: dict, model: str) -> dict:
         raise WorkbenchError("the request has no messages list (an OpenAI chat request is needed)")
     if (request.get("n") or 1) != 1:
         raise WorkbenchError("capture handles one choice: remove n from the request")
+    if not isinstance(model, str) or not model:
+        raise WorkbenchError("the request's model must be a model name (a string)")
     body = {k: v for k, v in request.items() if not k.startswith("workbench_")}
     body.setdefault("model", model)
     body.update(stream=True, return_token_ids=True)
     return body
 
 
-def capture(opts: Options) -> Captured:
+def refuse_existing(opts: Options) -> Path:
     out = Path(opts.output)
     if out.exists() and not opts.force:
         raise WorkbenchError(f"{out} exists: give another name, or --force to overwrite it")
+    return out
+
+
+def capture(opts: Options) -> Captured:
+    out = refuse_existing(opts)
     key = client.api_key(opts.api_key_env)
-    with client.Server(opts.url, key, opts.timeout) as server:
+    with client.Server(opts.url, key, opts.timeout, opts.deadline) as server:
         models = server.models()
         model = opts.request.get("model") or (models[0] if models else None)
         if not model:
@@ -101,7 +125,7 @@ def capture(opts: Options) -> Captured:
         origin = {"kind": "capture", "url": server.url, "model": model,
                   "server_vllm_version": version, "token_ids": "server", "chunking": "server",
                   "nonstream": nonstream}
-        return _write(server.stream_chat(body), client.scrub(body, key), origin, opts, out)
+        return _write(server.stream_chat(body), client.scrub(body), origin, opts, out)
 
 
 def _session(opts: Options, body: dict, prompt_ids: list[int]):
@@ -121,86 +145,116 @@ def header_for(session, body: dict, origin: dict, opts: Options) -> dict:
                            session.prompt_ids, origin, trust.provenance(opts.parser, opts.plugins))
 
 
-def _write(chunks, body: dict, origin: dict, opts: Options, out: Path) -> Captured:
+def opening(events) -> chunks.Chunk:
+    first = next(events, None)
+    if first is None:
+        raise WorkbenchError("the server's stream ended before its first chunk")
+    c = chunks.parse(first, "the server's first chunk")
+    if c.error:
+        raise WorkbenchError(f"the server streamed an error: {c.error}")
+    if c.prompt_token_ids is None:
+        raise WorkbenchError("the server's first chunk has no prompt_token_ids: not a vLLM server "
+                             "with return_token_ids (save its SSE and use --from-sse)")
+    return c
+
+
+def _write(events, body: dict, origin: dict, opts: Options, out: Path) -> Captured:
     from workbench.core import recording as rec
     from workbench.core import request as req
 
-    it = iter(chunks)
-    first = next(it, None)
-    opening = _json(first) if first is not None else None
-    if opening is None or not isinstance(opening.get("prompt_token_ids"), list):
-        raise WorkbenchError("the server's first chunk has no prompt_token_ids: not a vLLM server "
-                             "with return_token_ids (save its SSE and use --from-sse)")
-    session = _session(opts, body, opening["prompt_token_ids"])
+    it = iter(events)
+    first = opening(it)
+    session = _session(opts, body, first.prompt_token_ids)
     local = req.render_prompt(session.tokenizer, session.setup.request)
     notes = tokcheck.check(session.tokenizer, opts.tokenizer, session.prompt_ids, [], local)
-    origin = {**origin, "opening_chunk": first, "notes": notes}
+    origin = {**origin, "opening_chunk": first.raw, "notes": notes}
     header = header_for(session, body, origin, opts)
-    texts = TextOfIds(session.tokenizer, session.prompt_ids, session.params)
     done = Captured(out, notes=notes, header=header)
     progress = Progress(opts.progress)
-    held: Delta | None = None  # the finishing delta waits for the usage chunk
     with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
+        rows = Rows(w, session, opts.tokenizer, done)
         try:
-            for raw in it:
-                obj = _json(raw)
-                if "error" in obj and not obj.get("choices"):
-                    held = _flush(w, held)
-                    message = (obj["error"] or {}).get("message") if isinstance(obj["error"], dict) else obj["error"]
-                    w.append(Delta((), "", "error", extra={"chunk": raw,
-                                                           "capture_error": f"server error chunk: {message}"}))
-                    done.error = f"the server streamed an error: {message}"
-                    continue
-                choices = obj.get("choices") or []
-                if not choices:
-                    if held is not None:
-                        held = Delta(held.token_ids, held.text, held.finish_reason,
-                                     extra={**held.extra, "usage_chunk": raw})
-                    continue
-                choice = choices[0]
-                ids = choice.get("token_ids") or []
-                tokcheck.check(session.tokenizer, opts.tokenizer, [], ids, [])
-                finish = raw_finish(choice.get("finish_reason"))
-                delta = Delta(tuple(ids), texts.text(ids, finish), finish, extra={"chunk": raw})
-                held = _flush(w, held)
-                if finish is None:
-                    w.append(delta)
-                else:
-                    held = delta
-                done.chunks += 1
-                done.tokens += len(ids)
+            for n, raw in enumerate(it, 2):
+                if not rows.add(chunks.parse(raw, f"the server's chunk {n}")):
+                    break
                 progress.show(done)
-            _flush(w, held)
+            rows.end()
         except WorkbenchError as e:
-            _flush(w, held)
-            done.error = str(e)
-            w.append(Delta((), "", "error", extra={"capture_error": str(e)}))
+            rows.fail(str(e))
         finally:
             progress.end(done)
     return done
 
 
-def _flush(writer, held: Delta | None) -> None:
-    if held is not None:
-        writer.append(held)
-    return None
+class Rows:
+    """Chunks -> deltas in the writer; the finishing delta waits for the usage chunk."""
 
+    def __init__(self, writer, session, tokenizer_name: str, done: Captured) -> None:
+        self.w, self.session, self.name, self.done = writer, session, tokenizer_name, done
+        self.texts = TextOfIds(session.tokenizer, session.prompt_ids, session.params)
+        self.held: Delta | None = None
+        self.finished = False
 
-def _json(raw: str) -> dict:
-    try:
-        obj = json.loads(raw)
-    except ValueError:
-        raise WorkbenchError(f"the server sent a chunk that is not JSON: {raw[:80]!r}") from None
-    if not isinstance(obj, dict):
-        raise WorkbenchError(f"the server sent a chunk that is not a JSON object: {raw[:80]!r}")
-    return obj
+    def add(self, c: chunks.Chunk) -> bool:
+        """False once the stream should be read no further (the server's error)."""
+        if c.error and not c.choices:
+            self._flush()
+            chunk = {"chunk": c.raw} if len(c.raw) <= MAX_KEPT_ERROR_CHUNK else {}
+            self.w.append(Delta((), "", "error", extra={**chunk,
+                                                        "capture_error": f"server error chunk: {c.error}"}))
+            self.done.error = f"the server streamed an error: {c.error}"
+            return False
+        if not c.choices:
+            if self.held is not None:
+                self.held = Delta(self.held.token_ids, self.held.text, self.held.finish_reason,
+                                  extra={**self.held.extra, "usage_chunk": c.raw})
+            return True
+        if self.finished:
+            raise WorkbenchError("the server sent a chunk with choices after the finishing one")
+        tokcheck.check(self.session.tokenizer, self.name, [], c.token_ids, [])
+        delta = Delta(tuple(c.token_ids), self.texts.text(c.token_ids, c.finish_reason),
+                      c.finish_reason, extra={"chunk": c.raw})
+        self._flush()
+        if c.finish_reason is None:
+            self._append(delta)
+        else:
+            self.held, self.finished = delta, True
+        return True
+
+    def _append(self, delta: Delta) -> None:
+        self.w.append(delta)
+        self.done.chunks += 1
+        self.done.tokens += len(delta.token_ids)
+
+    def _flush(self) -> None:
+        if self.held is not None:
+            held, self.held = self.held, None
+            self._append(held)
+
+    def end(self) -> None:
+        self._flush()
+        if not self.w.deltas:  # a recording needs one delta: this one says why there is none
+            raise WorkbenchError("the server sent no chunk after the opening one")
+
+    def fail(self, message: str) -> None:
+        """The error row: the held finishing delta first if it still fits."""
+        from workbench.core.recording import RecordingFull
+
+        try:
+            self._flush()
+        except RecordingFull:
+            message += " (the finishing chunk did not fit either)"
+        self.done.error = message
+        self.w.append(Delta((), "", "error", extra={"capture_error": message[:2000]}))
 
 
 class Progress:
-    """One self-overwriting line on stderr while the stream runs."""
+    """One self-overwriting line on stderr while the stream runs, on a terminal only (in a
+    log it would be one more line beside the one a failure prints)."""
 
     def __init__(self, on: bool) -> None:
-        self.on, self.t0, self.last = on, time.perf_counter(), 0.0
+        self.on = on and sys.stderr.isatty()
+        self.t0, self.last = time.perf_counter(), 0.0
 
     def show(self, c: Captured) -> None:
         now = time.perf_counter()

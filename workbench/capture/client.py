@@ -1,35 +1,52 @@
-"""HTTP to a vLLM (OpenAI-compatible) server: every failure is one line.
+"""HTTP to a vLLM (OpenAI-compatible) server that may be hostile: every failure is one line.
 
-The API key comes from an environment variable and is only ever sent in the
-Authorization header; credentials in the URL are stripped before it is used
-or written anywhere.
+Plain ``http.client`` over a socket whose every receive waits no longer than the
+``stream.Clock`` allows, so a server that trickles bytes (headers, a body, an SSE
+stream) cannot hold a capture past ``--timeout`` for the next whole event or past the
+overall ``--deadline``. Bodies are read through ``stream``'s caps (bytes per line, in
+all, after decompression). The API key comes from an environment variable and goes only
+into the Authorization header; credentials in the URL are never sent. Both are
+registered with ``core.secrets``, which keeps them out of every output.
 """
 
 from __future__ import annotations
 
-import json
+import http.client
 import os
 import re
+import socket
+import ssl
 from collections.abc import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
+from workbench.capture import chunks, stream
+from workbench.core import secrets
 from workbench.errors import WorkbenchError
 
-SECRET_KEY = re.compile(r"api[_-]?key|secret|passw|authorization|bearer|credential|access[_-]?token",
-                        re.IGNORECASE)
+MAX_ANSWER_BYTES = stream.MAX_LINE_BYTES  # a whole non-streaming JSON answer
 
 
 def strip_credentials(url: str) -> str:
-    parts = urlsplit(url)
+    """``url`` without user:password@ (registered as secrets), checked to be http(s)://HOST."""
+    if not isinstance(url, str):
+        raise WorkbenchError("--url must be http(s)://HOST:PORT/v1")
+    scheme, sep, rest = url.partition("://")
+    at = rest.rfind("@")  # a password may hold "/", "#", "?" or "@": the host follows the last "@"
+    if at >= 0:
+        password = rest[:at].partition(":")[2]
+        secrets.register(password)
+        secrets.register(rest[:at])
+        rest = rest[at + 1:]
+    shown = f"{scheme}{sep}{rest}"
+    try:
+        parts = urlsplit(shown)
+        port = parts.port
+    except ValueError:
+        raise WorkbenchError(f"--url must be http(s)://HOST:PORT/v1, got {chunks.snippet(shown)}") from None
     if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise WorkbenchError(f"--url must be http(s)://HOST:PORT/v1, got {strip_url_userinfo(url)!r}")
+        raise WorkbenchError(f"--url must be http(s)://HOST:PORT/v1, got {chunks.snippet(shown)}")
     host = parts.hostname if ":" not in parts.hostname else f"[{parts.hostname}]"
-    netloc = host + (f":{parts.port}" if parts.port else "")
-    return urlunsplit((parts.scheme, netloc, parts.path.rstrip("/"), "", ""))
-
-
-def strip_url_userinfo(url: str) -> str:
-    return re.sub(r"//[^/@]*@", "//", url)
+    return urlunsplit((parts.scheme, host + (f":{port}" if port else ""), parts.path.rstrip("/"), "", ""))
 
 
 def api_key(env_var: str | None) -> str | None:
@@ -38,48 +55,100 @@ def api_key(env_var: str | None) -> str | None:
     value = os.environ.get(env_var)
     if not value:
         raise WorkbenchError(f"--api-key-env {env_var}: that environment variable is not set")
+    secrets.register(value)
     return value
 
 
-def scrub(obj, key: str | None):
-    """A copy without secret-looking fields (at any depth) and without the key's value."""
+SECRET_FIELD = re.compile(r"api[_-]?key|secret|passw|authorization|bearer|credential|access[_-]?token",
+                          re.IGNORECASE)
+
+
+def scrub(obj):
+    """A request to keep: without secret-looking fields (at any depth) or any secret's value."""
     if isinstance(obj, dict):
-        return {k: scrub(v, key) for k, v in obj.items() if not SECRET_KEY.search(str(k))}
+        return {k: scrub(v) for k, v in obj.items() if not SECRET_FIELD.search(str(k))}
     if isinstance(obj, list):
-        return [scrub(v, key) for v in obj]
-    if isinstance(obj, str) and key and key in obj:
-        return obj.replace(key, "[removed]")
-    return obj
+        return [scrub(v) for v in obj]
+    return secrets.scrub_obj(obj)
 
 
 def error_message(status: int, body: bytes) -> str:
     """vLLM's own message from an error body ({"error": {"message": ...}})."""
     text = body.decode("utf-8", "replace")
     try:
-        obj = json.loads(text)
+        obj = chunks.loads(text, "the error body")
         err = obj.get("error", obj) if isinstance(obj, dict) else obj
         msg = err.get("message") if isinstance(err, dict) else None
         text = msg or (obj.get("detail") if isinstance(obj, dict) else None) or text
-    except ValueError:
+    except WorkbenchError:
         pass
-    first = " ".join(str(text).split())
+    first = " ".join(secrets.scrub(str(text)).split())
     return f"server answered HTTP {status}: {first[:300] or '(empty body)'}"
 
 
+class _TimedSocket(socket.socket):
+    """A socket whose every receive and send blocks only as long as its clock allows."""
+
+    clock: stream.Clock
+
+    def recv_into(self, buffer, nbytes=0, flags=0):
+        self.settimeout(self.clock.wait())
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data, flags=0):
+        self.settimeout(self.clock.wait())
+        return super().sendall(data, flags)
+
+
+class _TimedSSLSocket(ssl.SSLSocket):
+    clock: stream.Clock
+
+    def recv_into(self, buffer, nbytes=None, flags=0):
+        self.settimeout(self.clock.wait())
+        return super().recv_into(buffer, nbytes, flags)
+
+    def sendall(self, data, flags=0):
+        self.settimeout(self.clock.wait())
+        return super().sendall(data, flags)
+
+
+def _connect(host: str, port: int, https: bool, clock: stream.Clock):
+    raw = socket.create_connection((host, port), timeout=clock.wait())
+    sock = _TimedSocket(raw.family, raw.type, raw.proto, fileno=raw.detach())
+    sock.clock = clock
+    if https:
+        context = ssl.create_default_context()
+        context.sslsocket_class = _TimedSSLSocket
+        sock = context.wrap_socket(sock, server_hostname=host)
+        sock.clock = clock
+    return sock
+
+
 class Server:
-    """``Server("http://127.0.0.1:8000/v1", key, timeout)``; ``url`` is credential-free."""
+    """``Server("http://127.0.0.1:8000/v1", key, timeout, deadline)``; ``url`` is credential-free."""
 
-    def __init__(self, url: str, key: str | None = None, timeout: float = 60.0) -> None:
-        import httpx
-
+    def __init__(self, url: str, key: str | None = None, timeout: float = stream.DEFAULT_TIMEOUT_S,
+                 deadline: float = stream.DEFAULT_DEADLINE_S) -> None:
         self.url = strip_credentials(url)
         self.root = self.url[:-3] if self.url.endswith("/v1") else self.url
-        self.timeout = timeout
-        headers = {"Authorization": f"Bearer {key}"} if key else {}
-        self._http = httpx.Client(headers=headers, timeout=httpx.Timeout(timeout))
+        self.clock = stream.Clock(timeout, deadline)
+        self.timeout = self.clock.timeout
+        self.key = key
+        secrets.register(key)
+        self.closed = False  # hung up by its user: no more requests
+        self._open_conns: set[http.client.HTTPConnection] = set()
 
     def close(self) -> None:
-        self._http.close()
+        self.closed = True
+        for conn in list(self._open_conns):
+            self._hang_up(conn)
+
+    def _hang_up(self, conn) -> None:
+        response = getattr(conn, "workbench_response", None)
+        if response is not None:
+            response.close()
+        conn.close()
+        self._open_conns.discard(conn)
 
     def __enter__(self) -> Server:
         return self
@@ -87,74 +156,128 @@ class Server:
     def __exit__(self, *exc) -> None:
         self.close()
 
-    def _fail(self, e: Exception, what: str) -> WorkbenchError:
-        import httpx
-
-        if isinstance(e, httpx.TimeoutException):
-            return WorkbenchError(f"{what}: no answer from {self.url} within {self.timeout:g} s")
-        if isinstance(e, httpx.ConnectError):
-            return WorkbenchError(f"{what}: cannot reach {self.url} ({_reason(e)})")
+    def _fail(self, e: BaseException, what: str) -> WorkbenchError:
+        if isinstance(e, TimeoutError):
+            return WorkbenchError(f"{what}: no answer from {self.url}: {self.clock.reason()}")
         return WorkbenchError(f"{what}: {type(e).__name__}: {_reason(e)}")
 
-    def get_json(self, path: str, root: bool = False):
-        import httpx
+    def _open(self, method: str, path: str, body: bytes | None = None):
+        """Send one request on a fresh connection: (connection, response with its headers read)."""
+        if self.closed:
+            raise WorkbenchError(f"the connection to {self.url} was closed")
+        parts = urlsplit(path)
+        https = parts.scheme == "https"
+        host, port = parts.hostname, parts.port or (443 if https else 80)
+        clock = self.clock
+        clock.progress()  # a new request: a new wait for its answer
+        try:
+            sock = _connect(host, port, https, clock)
+        except TimeoutError:
+            raise
+        except OSError as e:
+            raise WorkbenchError(f"cannot reach {self.url} ({_reason(e)})") from None
+        conn = (http.client.HTTPSConnection if https else http.client.HTTPConnection)(host, port)
+        conn.sock = sock
+        self._open_conns.add(conn)
+        target = urlunsplit(("", "", parts.path or "/", parts.query, ""))
+        headers = {"Accept-Encoding": "identity", "Accept": "application/json, text/event-stream"}
+        if self.key:
+            headers["Authorization"] = f"Bearer {self.key}"
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+        try:
+            conn.request(method, target, body=body, headers=headers)
+            response = conn.getresponse()
+            conn.workbench_response = response  # closed with it (a hang-up stops the read)
+            return conn, response
+        except BaseException:
+            self._hang_up(conn)
+            raise
 
-        url = (self.root if root else self.url) + path
+    def _request(self, method: str, path: str, what: str, body: dict | None = None):
+        """The parsed JSON answer (one line for any failure, an HTTP error with vLLM's message)."""
+        data = None if body is None else _json_body(body)
+        conn = None
         try:
-            r = self._http.get(url)
-        except httpx.HTTPError as e:
-            raise self._fail(e, f"GET {path}") from None
-        if r.status_code >= 400:
-            raise WorkbenchError(f"GET {path}: " + error_message(r.status_code, r.content))
+            conn, r = self._open(method, path, data)
+            raw = b"".join(stream.decoded(r.read1, r.getheader("Content-Encoding"), MAX_ANSWER_BYTES))
+            self.clock.progress()
+        except WorkbenchError as e:
+            raise WorkbenchError(f"{what}: {e}") from None
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            raise self._fail(e, what) from None
+        finally:
+            if conn is not None:
+                self._hang_up(conn)
+        if r.status >= 400:
+            raise WorkbenchError(f"{what}: " + error_message(r.status, raw))
         try:
-            return r.json()
-        except ValueError:
-            raise WorkbenchError(f"GET {path}: the server did not answer JSON") from None
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            raise WorkbenchError(f"{what}: the server's answer is not UTF-8") from None
+        return chunks.loads(text, f"{what}: the server's answer")
+
+    def get_json(self, path: str, root: bool = False):
+        return self._request("GET", (self.root if root else self.url) + path, f"GET {path}")
 
     def models(self) -> list[str]:
-        data = self.get_json("/models").get("data") or []
-        return [m.get("id") for m in data if isinstance(m, dict)]
+        answer = self.get_json("/models")
+        data = answer.get("data") if isinstance(answer, dict) else None
+        if not isinstance(data, list):
+            raise WorkbenchError("GET /models: the answer has no data list (not an OpenAI server?)")
+        return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"]]
 
     def version(self) -> str | None:
         """The server's vLLM version (``/version``); None when the server has none."""
         try:
-            return self.get_json("/version", root=True).get("version")
+            answer = self.get_json("/version", root=True)
         except WorkbenchError as e:
             if "HTTP 404" in str(e):
                 return None
             raise
+        v = answer.get("version") if isinstance(answer, dict) else None
+        return v[:100] if isinstance(v, str) else None
 
     def post_chat(self, body: dict) -> dict:
-        import httpx
-
-        try:
-            r = self._http.post(self.url + "/chat/completions", json=body)
-        except httpx.HTTPError as e:
-            raise self._fail(e, "non-streaming request") from None
-        if r.status_code >= 400:
-            raise WorkbenchError("non-streaming request: " + error_message(r.status_code, r.content))
-        return r.json()
+        answer = self._request("POST", self.url + "/chat/completions", "non-streaming request", body)
+        if not isinstance(answer, dict):
+            raise WorkbenchError("non-streaming request: the answer is not a JSON object")
+        return chunks.kept(answer, "non-streaming request: the answer")
 
     def stream_chat(self, body: dict) -> Iterator[str]:
-        """Each SSE ``data:`` payload exactly as sent, up to ``[DONE]``; a cut raises."""
-        import httpx
-
+        """Each SSE event's data exactly as sent, up to ``[DONE]``; a cut raises."""
+        what = "streaming request"
+        conn = None
         try:
-            with self._http.stream("POST", self.url + "/chat/completions", json=body) as r:
-                if r.status_code >= 400:
-                    raise WorkbenchError("streaming request: " + error_message(r.status_code, r.read()))
-                for line in r.iter_lines():
-                    if not line.startswith("data:"):
-                        continue
-                    data = line[5:].strip()
-                    if data == "[DONE]":
-                        return
-                    yield data
-        except httpx.HTTPError as e:
-            raise self._fail(e, "stream cut") from None
+            conn, r = self._open("POST", self.url + "/chat/completions", _json_body(body))
+            encoding = r.getheader("Content-Encoding")
+            if r.status >= 400:
+                raw = b"".join(stream.decoded(r.read1, encoding, MAX_ANSWER_BYTES))
+                raise WorkbenchError(f"{what}: " + error_message(r.status, raw))
+            what = "stream cut"
+            self.clock.progress()
+            body_lines = stream.lines(stream.decoded(r.read1, encoding, stream.MAX_STREAM_BYTES))
+            for _, data in stream.events(body_lines, self.clock):
+                if data.strip() == "[DONE]":
+                    return
+                yield data
+        except (OSError, http.client.HTTPException, ValueError) as e:
+            raise self._fail(e, what) from None
+        finally:
+            if conn is not None:
+                self._hang_up(conn)
         raise WorkbenchError("stream cut: the server closed the connection before [DONE]")
 
 
-def _reason(e: Exception) -> str:
+def _json_body(body: dict) -> bytes:
+    import json
+
+    try:
+        return json.dumps(body, ensure_ascii=False, allow_nan=False).encode("utf-8")
+    except (TypeError, ValueError) as e:
+        raise WorkbenchError(f"the request cannot be sent as JSON ({e})") from None
+
+
+def _reason(e: BaseException) -> str:
     text = " ".join(str(e).split()) or type(e).__name__
-    return strip_url_userinfo(text)[:200]
+    return secrets.scrub(text)[:200]

@@ -9,9 +9,9 @@ model, system_fingerprint, tool-call ids). ``likely_cause`` names the finding.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 
+from workbench.capture import chunks
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.errors import WorkbenchError
 
@@ -22,13 +22,46 @@ def is_capture(header: dict) -> bool:
     return (header.get("origin") or {}).get("kind") == "capture"
 
 
+def _str_or_none(v) -> bool:
+    return v is None or isinstance(v, str)
+
+
+_ORIGIN = {  # what a capture's origin must hold before anything reads it (a header may be forged)
+    "opening_chunk": (_str_or_none, "the opening chunk's JSON text or null"),
+    "server_vllm_version": (_str_or_none, "a version string or null"),
+    "token_ids": (lambda v: v in ("server", "reconstructed"), '"server" or "reconstructed"'),
+    "notes": (lambda v: v is None or (isinstance(v, list) and all(isinstance(n, str) for n in v)),
+              "a list of strings"),
+}
+
+
+def checked(recording):
+    """``recording`` once its capture origin and every stored chunk parse (one line if not)."""
+    origin = recording.header.get("origin") or {}
+    for key, (ok, what) in _ORIGIN.items():
+        if not ok(origin.get(key)):
+            raise WorkbenchError(f"capture header: origin.{key} must be {what}")
+    if origin.get("opening_chunk") is not None:
+        chunks.parse(origin["opening_chunk"], "capture header: origin.opening_chunk")
+    for step, d in enumerate(recording.deltas, 1):
+        for key in ("chunk", "usage_chunk"):
+            raw = d.extra.get(key)
+            if raw is not None:
+                if not isinstance(raw, str):
+                    raise WorkbenchError(f"capture delta {step}: extra.{key} must be the chunk's JSON text")
+                chunks.parse(raw, f"capture delta {step}: extra.{key}")
+        if "capture_error" in d.extra and not isinstance(d.extra["capture_error"], str):
+            raise WorkbenchError(f"capture delta {step}: extra.capture_error must be a string")
+    return recording
+
+
 def deltas(session, recording) -> tuple[list[Delta], list[str]]:
     """(the server's chunking with the text this vLLM's detokenizer releases for it, the
     tokenizer check's notes); a tokenizer that is not the server's raises."""
     from workbench.capture import tokcheck
     from workbench.core import request as req
 
-    origin = recording.header.get("origin") or {}
+    origin = checked(recording).header.get("origin") or {}
     notes = list(origin.get("notes") or [])
     if origin.get("token_ids") == "server":
         notes = tokcheck.check(
@@ -49,16 +82,16 @@ def deltas(session, recording) -> tuple[list[Delta], list[str]]:
 
 
 def normal(chunk: str | None):
+    """A chunk without the fields that differ per request (``chunks.parse`` checked its shape)."""
     if chunk is None:
         return None
-    obj = json.loads(chunk)
-    if isinstance(obj, dict):
-        for k in VOLATILE:
-            obj.pop(k, None)
-        for choice in obj.get("choices") or []:
-            for tc in (choice.get("delta") or {}).get("tool_calls") or []:
-                if tc.get("id"):
-                    tc["id"] = "(id)"
+    obj = chunks.parse(chunk).obj
+    for k in VOLATILE:
+        obj.pop(k, None)
+    for choice in obj.get("choices") or []:
+        for tc in (choice.get("delta") or {}).get("tool_calls") or []:
+            if tc.get("id"):
+                tc["id"] = "(id)"
     return obj
 
 
@@ -90,7 +123,8 @@ class Comparison:
 
 def server_chunks(recording, index: int) -> list[str]:
     d = recording.deltas[index]
-    out = [recording.header["origin"]["opening_chunk"]] if index == 0 else []
+    opening = recording.header["origin"].get("opening_chunk")
+    out = [opening] if index == 0 and opening is not None else []
     out += [c for c in (d.extra.get("chunk"), d.extra.get("usage_chunk")) if c]
     return out
 
@@ -98,6 +132,7 @@ def server_chunks(recording, index: int) -> list[str]:
 def compare(result, recording, here: str = "?", notes: list[str] | None = None) -> Comparison:
     """``here``: the local parser pair, e.g. "hermes+qwen3" (named in the cause); ``notes``:
     the tokenizer check's notes for this replay (from ``deltas``)."""
+    checked(recording)
     if len(result.rows) != len(recording.deltas):
         raise WorkbenchError("a capture compares with the server only in its own chunking "
                              "(drop --chunking; `workbench check` fuzzes it)")
@@ -115,10 +150,10 @@ def compare(result, recording, here: str = "?", notes: list[str] | None = None) 
                       list(origin.get("notes") or []))
 
 
-def _delta_of(chunks: list[str]) -> dict:
+def _delta_of(raw_chunks: list[str]) -> dict:
     out: dict = {}
-    for c in chunks:
-        for choice in (json.loads(c).get("choices") or []):
+    for c in raw_chunks:
+        for choice in chunks.parse(c).choices:
             for k, v in (choice.get("delta") or {}).items():
                 if v not in (None, "", []) and k != "role":
                     out.setdefault(k, v)

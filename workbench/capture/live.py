@@ -10,10 +10,8 @@ failure ends the stream with one error row (finish_reason "error", ``extra.captu
 
 from __future__ import annotations
 
-import json
-
-from workbench.capture import client, tokcheck
-from workbench.capture.capture import TextOfIds, raw_finish, stream_body
+from workbench.capture import chunks, client, stream, tokcheck
+from workbench.capture.capture import TextOfIds, opening, stream_body
 from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
@@ -23,10 +21,10 @@ class ServerSource:
     kind = "server"
 
     def __init__(self, session, url: str, request: dict, api_key_env: str | None = None,
-                 timeout: float = 60.0) -> None:
+                 timeout: float = stream.DEFAULT_TIMEOUT_S, deadline: float = stream.DEFAULT_DEADLINE_S) -> None:
         self.setup = session.setup
         self.session = session
-        self.server = client.Server(url, client.api_key(api_key_env), timeout)
+        self.server = client.Server(url, client.api_key(api_key_env), timeout, deadline)
         self.request = request
         self._chunks = None
         self._held: dict | None = None
@@ -54,16 +52,13 @@ class ServerSource:
         model = self.request.get("model") or (models[0] if models else "")
         body = stream_body(self.request, model)
         self._chunks = self.server.stream_chat(body)
-        opening = json.loads(next(self._chunks))
-        prompt = opening.get("prompt_token_ids")
-        if not isinstance(prompt, list):
-            raise WorkbenchError("the server's first chunk has no prompt_token_ids: not a vLLM "
-                                 "server with return_token_ids")
+        first = opening(self._chunks)
+        prompt = first.prompt_token_ids
         self.setup.request = RequestSpec.from_dict(body)
         self.session = Session(self.setup, prompt_token_ids=prompt)
         local = req.render_prompt(self.session.tokenizer, self.setup.request)
         self.notes = tokcheck.check(self.session.tokenizer, self.setup.tokenizer, prompt, [], local)
-        self.header = {"url": self.server.url, "model": model, "opening_chunk": opening,
+        self.header = {"url": self.server.url, "model": model, "opening_chunk": first.obj,
                        "server_vllm_version": self.server.version()}
         self.run = self.session.stream()
         self.texts = TextOfIds(self.session.tokenizer, prompt, self.session.params)
@@ -91,21 +86,20 @@ class ServerSource:
 
     def close(self) -> None:
         """The widget dropped this source (Reset, Replay, another source): hang up."""
+        if self._chunks is not None:
+            self._chunks.close()
         self.server.close()
 
     def _next(self) -> Delta | None:
         for raw in self._chunks:
-            obj = json.loads(raw)
-            if obj.get("error"):
-                message = obj["error"].get("message") if isinstance(obj["error"], dict) else obj["error"]
-                return Delta((), "", "error", extra={"chunk": raw, "capture_error": str(message)})
-            if not obj.get("choices"):
+            c = chunks.parse(raw)
+            if c.error and not c.choices:
+                return Delta((), "", "error", extra={"chunk": c.raw, "capture_error": c.error})
+            if not c.choices:
                 continue
-            choice = obj["choices"][0]
-            ids = choice.get("token_ids") or []
-            tokcheck.check(self.session.tokenizer, self.setup.tokenizer, [], ids, [])
-            finish = raw_finish(choice.get("finish_reason"))
-            return Delta(tuple(ids), self.texts.text(ids, finish), finish, extra={"chunk": raw})
+            tokcheck.check(self.session.tokenizer, self.setup.tokenizer, [], c.token_ids, [])
+            return Delta(tuple(c.token_ids), self.texts.text(c.token_ids, c.finish_reason),
+                         c.finish_reason, extra={"chunk": c.raw})
         return None
 
     def final(self) -> tuple[dict, dict]:

@@ -4,103 +4,168 @@ The chunks' visible text (reasoning + content) is taken as what the model wrote
 and tokenised here; each token goes to the chunk its text ends in, so the log's
 chunking survives. The header says "token ids reconstructed, chunking from SSE".
 Exact only when the server ran without parsers (its content is the raw text).
+
+The log is read like a server's stream (``stream.lines``: a cap per line and on the
+file; a regular file only), each chunk checked by ``chunks.parse``, and the whole
+is linear in its length (one pass of vLLM's incremental detokenizer places the tokens).
 """
 
 from __future__ import annotations
 
-import json
+import os
+import stat
+from dataclasses import dataclass
 from pathlib import Path
 
+from workbench.capture import chunks, stream
+from workbench.core import limits
 from workbench.errors import WorkbenchError
 
 MARK = "token ids reconstructed, chunking from SSE"
 
 
-def read_chunks(path: str | Path) -> list[dict]:
-    p = Path(path)
+@dataclass(frozen=True)
+class Part:
+    """What a recording keeps of one logged chunk."""
+
+    raw: str
+    text: str  # reasoning + content
+    finish_reason: str | None
+    role: bool  # the opening chunk's role delta
+    has_choices: bool
+    usage: bool
+    prompt_token_ids: list[int] | None
+    model: str | None
+
+
+def _blocks(p: Path):
     try:
-        lines = p.read_text(encoding="utf-8").splitlines()
+        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except OSError as e:
         raise WorkbenchError(f"SSE log {p}: {e.strerror}") from None
-    except UnicodeDecodeError:
-        raise WorkbenchError(f"SSE log {p}: not UTF-8 text") from None
-    chunks = []
-    for n, line in enumerate(lines, 1):
-        if not line.startswith("data:") or line[5:].strip() == "[DONE]":
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode):
+            raise WorkbenchError(f"SSE log {p}: not a regular file")
+        if st.st_size > limits.MAX_RECORDING_BYTES:
+            raise WorkbenchError(f"SSE log {p}: {limits.mb(st.st_size)}, over the "
+                                 f"{limits.mb(limits.MAX_RECORDING_BYTES)} a recording may be")
+        left = limits.MAX_RECORDING_BYTES + 1
+        while block := f.read(min(stream.READ_BYTES, left)):
+            left -= len(block)
+            if left <= 0:
+                raise WorkbenchError(f"SSE log {p}: grew past {limits.mb(limits.MAX_RECORDING_BYTES)} "
+                                     f"while read")
+            yield block
+
+
+def read_chunks(path: str | Path) -> list[Part]:
+    p = Path(path)
+    what = f"SSE log {p}"
+    parts: list[Part] = []
+    for n, data in stream.events(stream.lines(_blocks(p), what), what=what):
+        if data == "[DONE]":
             continue
-        try:
-            obj = json.loads(line[5:])
-        except ValueError as e:
-            raise WorkbenchError(f"SSE log {p} line {n}: invalid JSON ({e})") from None
-        if not isinstance(obj, dict):
-            raise WorkbenchError(f"SSE log {p} line {n}: expected a JSON object")
-        obj["_raw"] = line[5:].strip()
-        chunks.append(obj)
-    if not any(c.get("choices") for c in chunks):
-        raise WorkbenchError(f"SSE log {p}: no chat.completion.chunk with choices in it")
-    return chunks
-
-
-def visible_text(choice: dict) -> str:
-    d = choice.get("delta") or {}
-    return (d.get("reasoning") or d.get("reasoning_content") or "") + (d.get("content") or "")
+        c = chunks.parse(data, f"{what} line {n}")
+        if c.error:
+            raise WorkbenchError(f"{what} line {n}: the server streamed an error: {c.error}")
+        d = c.delta
+        model = c.obj.get("model")
+        parts.append(Part(c.raw, (d.get("reasoning") or d.get("reasoning_content") or "")
+                          + (d.get("content") or ""), c.finish_reason, bool(d.get("role")),
+                          bool(c.choices), c.obj.get("usage") is not None, c.prompt_token_ids,
+                          model if isinstance(model, str) else None))
+        if len(parts) > limits.MAX_DELTAS:
+            raise WorkbenchError(f"{what}: more than {limits.MAX_DELTAS:,} chunks, the most one "
+                                 f"stream may have")
+    if not any(c.has_choices for c in parts):
+        raise WorkbenchError(f"{what}: no chat.completion.chunk with choices in it")
+    return parts
 
 
 def groups_for(tokenizer, pieces: list[str]) -> tuple[list[int], list[list[int]]]:
-    """(ids of the joined text, one id group per piece: a token goes where its text ends)."""
+    """(ids of the joined text, one id group per piece: a token goes where its text ends).
+
+    One pass of a tokenizers ``DecodeStream`` (the one vLLM's fast detokenizer steps; special
+    tokens kept, as the text has them) gives each token's text; a token that completes no
+    character yet (part of a multi-byte one) goes with the token that completes it."""
+    from workbench.core.deltas import encode_text
+
     text = "".join(pieces)
-    ids = list(tokenizer.encode(text, add_special_tokens=False))
+    limits.check_text(text, "the SSE log's text")
+    ids = encode_text(tokenizer, text)
     ends, at = [], 0
     for piece in pieces:
         at += len(piece)
         ends.append(at)
     groups: list[list[int]] = [[] for _ in pieces]
-    k, done = 0, 0
-    for i, t in enumerate(ids):
-        done = len(tokenizer.decode(ids[:i + 1], skip_special_tokens=False))
+    k, done, waiting = 0, 0, []
+    for t, piece in zip(ids, token_texts(tokenizer, ids)):
+        waiting.append(t)
+        if not piece:
+            continue
+        done += len(piece)
         while k < len(ends) - 1 and done > ends[k]:
             k += 1
-        groups[k].append(t)
+        groups[k] += waiting
+        waiting = []
+    groups[k] += waiting
     return ids, groups
+
+
+def token_texts(tokenizer, ids: list[int]):
+    """Each token's text as an incremental detokenizer releases it, in linear time."""
+    backend = getattr(tokenizer, "backend_tokenizer", None)  # a Hugging Face fast tokenizer's
+    if backend is not None:
+        from tokenizers.decoders import DecodeStream
+
+        stream_ = DecodeStream(skip_special_tokens=False)
+        return [stream_.step(backend, t) or "" for t in ids]
+    from vllm.sampling_params import SamplingParams
+
+    from workbench.core.deltas import deltas_from_ids
+
+    params = SamplingParams(skip_special_tokens=False, spaces_between_special_tokens=False)
+    return [d.text for d in deltas_from_ids(tokenizer, ids, [], params, [[t] for t in ids],
+                                            stop_terminated=False)]
 
 
 def from_sse(opts, log_path: str | Path):
     """Write ``opts.output`` from a saved SSE log; returns a ``capture.Captured``."""
-    from workbench.capture.capture import Captured, _session, header_for, raw_finish, stream_body
+    from workbench.capture.capture import Captured, _session, header_for, refuse_existing, stream_body
     from workbench.core import recording as rec
     from workbench.core.deltas import Delta, deltas_from_ids, eos_id
 
-    out = Path(opts.output)
-    if out.exists() and not opts.force:
-        raise WorkbenchError(f"{out} exists: give another name, or --force to overwrite it")
-    chunks = read_chunks(log_path)
-    opening = next((c for c in chunks if c.get("choices")), {})
-    body = stream_body(opts.request, opts.request.get("model") or opening.get("model") or "unknown")
+    out = refuse_existing(opts)
+    chunk_list = read_chunks(log_path)
+    opening = next(c for c in chunk_list if c.has_choices)
+    body = stream_body(opts.request, opts.request.get("model") or opening.model or "unknown")
     body.pop("return_token_ids")
-    session = _session(opts, body, opening.get("prompt_token_ids") or None)
-    parts = [c for c in chunks if c.get("choices")]
-    if parts and parts[0]["choices"][0].get("delta", {}).get("role"):
+    session = _session(opts, body, opening.prompt_token_ids or None)
+    parts = [c for c in chunk_list if c.has_choices]
+    if parts[0].role:
         parts = parts[1:]  # the opening role chunk carries no model text
     if not parts:
         raise WorkbenchError(f"SSE log {log_path}: only an opening chunk, no deltas")
-    pieces = [visible_text(c["choices"][0]) for c in parts]
-    ids, groups = groups_for(session.tokenizer, pieces)
-    finish = raw_finish(parts[-1]["choices"][0].get("finish_reason")) or "stop"
+    if any(c.finish_reason for c in parts[:-1]):
+        raise WorkbenchError(f"SSE log {log_path}: a chunk with choices after the finishing one")
+    ids, groups = groups_for(session.tokenizer, [c.text for c in parts])
+    finish = parts[-1].finish_reason or "stop"
     eos = eos_id(session.tokenizer)
     if finish == "stop" and eos is not None:
         groups[-1].append(eos)
         ids.append(eos)
     origin = {"kind": "capture", "url": None, "model": body["model"], "server_vllm_version": None,
               "token_ids": "reconstructed", "chunking": "sse", "note": MARK,
-              "sse_log": str(log_path), "opening_chunk": opening.get("_raw"), "notes": [MARK]}
+              "sse_log": str(log_path), "opening_chunk": opening.raw, "notes": [MARK]}
     header = header_for(session, body, origin, opts)
     made = deltas_from_ids(session.tokenizer, ids, session.prompt_ids, session.params, groups,
                            finish_reason=finish, stop_terminated=finish == "stop" and eos is not None)
-    usage = next((c["_raw"] for c in chunks if not c.get("choices") and c.get("usage")), None)
+    usage = next((c.raw for c in chunk_list if not c.has_choices and c.usage), None)
     done = Captured(out, notes=[MARK], header=header)
     with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
         for n, (m, c) in enumerate(zip(made, parts)):
-            extra = {"chunk": c["_raw"]}
+            extra = {"chunk": c.raw}
             if usage and n == len(parts) - 1:
                 extra["usage_chunk"] = usage
             w.append(Delta(m.token_ids, m.text, m.finish_reason, extra=extra))

@@ -22,12 +22,29 @@ def add_parser(sub) -> None:
                    help="the server's tokenizer: a built-in name or a folder (default qwen3)")
     common.add_parser_options(p, config=False)
     p.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
-    p.add_argument("--timeout", type=float, default=60.0, metavar="S", help="seconds per read (default 60)")
+    p.add_argument("--timeout", type=_seconds("--timeout"), default=60.0, metavar="S",
+                   help="the longest wait for the server's next answer or chunk (default 60)")
+    p.add_argument("--deadline", type=_seconds("--deadline"), default=600.0, metavar="S",
+                   help="the whole capture, however the server trickles it (default 600)")
     p.add_argument("--nonstream", action="store_true",
                    help="also fetch the non-streaming answer (or set \"workbench_nonstream\": true)")
     p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
     p.add_argument("--json", action="store_true", help="one JSON object: path, chunks, tokens, notes")
     p.set_defaults(run=run)
+
+
+def _seconds(flag: str):
+    def parse(text: str) -> float:
+        import argparse
+
+        from workbench.capture.stream import seconds
+        from workbench.errors import WorkbenchError
+
+        try:
+            return seconds(text, flag)
+        except WorkbenchError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+    return parse
 
 
 def run(args) -> int:
@@ -42,7 +59,7 @@ def run(args) -> int:
         raise WorkbenchError(f"request file {args.request}: expected a JSON object (a chat request)")
     opts = capture.Options(url=args.url or "", request=request, output=args.output,
                            tokenizer=args.tokenizer, parser=common.parser_spec(args),
-                           api_key_env=args.api_key_env, timeout=args.timeout,
+                           api_key_env=args.api_key_env, timeout=args.timeout, deadline=args.deadline,
                            nonstream=args.nonstream, progress=not args.json,
                            plugins=tuple(args.plugin), force=args.force)
     done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
@@ -66,11 +83,13 @@ def run(args) -> int:
 def _brief(chunks: list[str]) -> str:
     from workbench.capture.compare import normal
 
+    from workbench.capture.chunks import parse
+
     parts = []
     for c in chunks:
         obj = normal(c)
         if obj.get("error"):
-            parts.append(f"error {obj['error'].get('message') if isinstance(obj['error'], dict) else obj['error']}")
+            parts.append(f"error {parse(c).error}")
             continue
         for choice in obj.get("choices") or []:
             d = {k: v for k, v in (choice.get("delta") or {}).items() if v is not None}

@@ -1,0 +1,340 @@
+"""`workbench capture` against a hostile server (tests/hostile.py): it cannot hold the
+capture past its deadline, fill memory, crash it, make it write a recording its loader
+refuses, or get a secret into any output.
+
+Every case: exit 0 or 2, at most one stderr line, no traceback, and whatever recording was
+written loads (``recording.load``). The fuzzed version of these is tests/test_fuzz_server.py.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import tracemalloc
+
+import pytest
+
+from tests.conftest import WEATHER_TOOLS
+from tests.hostile import HostileServer, default_routes, gzipped, response, sse, sse_head
+
+REQUEST = {"model": "m", "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+           "tools": WEATHER_TOOLS, "stream_options": {"include_usage": True}}
+KEY = "sk-hostile-Key/with#odd?chars\"\\é"
+
+
+@pytest.fixture(scope="module")
+def payloads():
+    """What a hermes+qwen3 vLLM server streams for SEED_TEXT (opening ... usage), as dicts."""
+    from tests.conftest import SEED_TEXT
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+
+    spec = RequestSpec.from_dict({**REQUEST, "return_token_ids": True})
+    s = Session(Setup("qwen3", ParserSpec("hermes", "qwen3"), spec))
+    return [json.loads(c) for r in s.replay(s.deltas_from_text(SEED_TEXT)).rows for c in r.chunks]
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets():
+    from workbench.core import secrets
+
+    yield
+    secrets.forget()
+
+
+def run_capture(run_cli, tmp_path, routes, *extra, request=REQUEST, userinfo=""):
+    from workbench.core import recording as rec
+
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps(request))
+    out = tmp_path / "cap.jsonl"
+    with HostileServer(routes) as server:
+        t0 = time.monotonic()
+        code, stdout, err = run_cli("capture", "--url", server.url(userinfo), "--request", req, "-o", out,
+                                    "--tool-parser", "hermes", "--reasoning-parser", "qwen3", *extra)
+        took = time.monotonic() - t0
+        seen = list(server.seen)
+    assert code in (0, 2), (code, err)
+    assert "Traceback" not in stdout + err, err
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("workbench capture: error: "), err
+    loaded = rec.load(out) if out.exists() else None  # a capture always loads
+    return code, stdout, err, loaded, took, seen
+
+
+def chat(*parts):
+    return lambda r: [sse_head(), *parts]
+
+
+# -- time ------------------------------------------------------------------------------
+
+def test_a_slowloris_cannot_hold_a_capture_past_its_timeout(run_cli, tmp_path, payloads):
+    """Bytes trickled (a header, then one byte at a time) never make a whole chunk."""
+    trickle = [sse_head()] + [x for b in sse(payloads[:1]) for x in (bytes([b]), 0.3)]
+    code, _, err, loaded, took, _ = run_capture(run_cli, tmp_path, default_routes(lambda r: trickle),
+                                                "--timeout", "1")
+    assert code == 2 and "nothing whole came within 1 s" in err and took < 4
+    headers = [b"HTTP/1.1 200 OK\r\n"] + [x for i in range(100) for x in (f"X-{i}: y\r\n".encode(), 0.3)]
+    code, _, err, _, took, _ = run_capture(run_cli, tmp_path, default_routes(lambda r: headers),
+                                           "--timeout", "1", "--force")
+    assert code == 2 and "within 1 s" in err and took < 4
+
+
+def test_the_deadline_ends_a_stream_that_never_ends(run_cli, tmp_path, payloads):
+    body = payloads[1:-2]
+    endless = [sse_head(), sse(payloads[:1], done=False)] + [x for i in range(1000)
+                                                            for x in (sse([body[i % len(body)]], done=False), 0.2)]
+    code, _, err, loaded, took, _ = run_capture(run_cli, tmp_path, default_routes(lambda r: endless),
+                                                "--timeout", "1", "--deadline", "2")
+    assert code == 2 and "deadline of 2 s passed" in err and took < 5
+    assert loaded.deltas[-1].finish_reason == "error" and len(loaded.deltas) > 3
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1", "0", "x"])
+def test_timeouts_must_be_finite_and_positive(run_cli, value):
+    for flag in ("--timeout", "--deadline"):
+        code, out, err = run_cli("capture", "--url", "http://127.0.0.1:9/v1", "--request", "r.json",
+                                 "-o", "o.jsonl", flag, value)
+        assert code == 2 and err.count("\n") == 1 and flag in err and "Traceback" not in err
+
+
+# -- bytes -----------------------------------------------------------------------------
+
+def _peak(fn):
+    tracemalloc.start()
+    try:
+        out = fn()
+        return out, tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+def test_a_huge_sse_line_is_refused_before_it_is_held(run_cli, tmp_path, payloads):
+    block = b"x" * (1 << 20)
+    huge = [sse_head(), sse(payloads[:1], done=False), b"data: {\"a\": \""] + [block] * 64
+    (code, _, err, loaded, _, _), peak = _peak(lambda: run_capture(
+        run_cli, tmp_path, default_routes(lambda r: huge)))
+    assert code == 2 and "a line over 8.0 MB" in err and peak < 100 << 20, peak
+    assert loaded.deltas[-1].finish_reason == "error"
+
+
+@pytest.mark.parametrize("bomb", [b"\0" * (64 << 20), b"\n" * (64 << 20)])
+def test_a_gzip_bomb_is_bounded(run_cli, tmp_path, payloads, bomb):
+    packed = gzipped(bomb)
+    assert len(packed) < 1 << 17  # a thousand times smaller than what it unpacks to
+    routes = default_routes(lambda r: [sse_head({"Content-Encoding": "gzip"}), packed])
+    routes["/v1/models"] = lambda r: [response(200, gzipped(b'{"data": [{"id": "m"}]}'),
+                                               {"Content-Encoding": "gzip"})]
+    (code, _, err, loaded, took, _), peak = _peak(lambda: run_capture(run_cli, tmp_path, routes))
+    assert code == 2 and peak < 100 << 20, peak
+    assert "line over" in err or "more than" in err, err
+
+
+def test_an_endless_capture_stops_at_the_recording_limit(run_cli, tmp_path, payloads, monkeypatch):
+    from workbench.core import limits
+
+    monkeypatch.setattr(limits, "MAX_DELTAS", 40)
+    body = payloads[1:-2]
+    many = [sse_head(), sse(payloads[:1] + [body[i % len(body)] for i in range(200)])]
+    code, _, err, loaded, _, _ = run_capture(run_cli, tmp_path, default_routes(lambda r: many))
+    assert code == 2 and "40 deltas" in err
+    assert len(loaded.deltas) == 40 and loaded.deltas[-1].finish_reason == "error"
+
+
+# -- shapes: each one line, and what was written loads ----------------------------------
+
+def _bad_chunk(payloads, change):
+    def route(r):
+        chunks = json.loads(json.dumps(payloads))
+        change(chunks)
+        return [sse_head(), sse(chunks)]
+    return route
+
+
+def _set_choice(i, key, value):
+    def change(chunks):
+        chunks[i]["choices"][0][key] = value
+    return change
+
+
+SHAPES = {
+    "choices of strings": (lambda c: c[3].__setitem__("choices", ["x"]), "choices must be a list of objects"),
+    "token_ids a string": (_set_choice(3, "token_ids", "abc"), "token_ids must be a list"),
+    "float token ids": (_set_choice(3, "token_ids", [1.0, 2.0]), "token_ids must be a list"),
+    "negative token id": (_set_choice(3, "token_ids", [-1]), "token_ids must be a list"),
+    "unknown finish_reason": (_set_choice(-2, "finish_reason", "banana"), "finish_reason 'banana'"),
+    "delta not an object": (_set_choice(3, "delta", "hi"), "delta must be an object"),
+    "content not a string": (lambda c: c[3]["choices"][0]["delta"].__setitem__("content", [1]),
+                             "delta.content must be a string"),
+    "two choices": (lambda c: c[3]["choices"].append(c[3]["choices"][0]), "2 choices"),
+    "a chunk after the finish": (lambda c: c.insert(-1, c[3]), "after the finishing one"),
+    "an id outside the vocabulary": (_set_choice(3, "token_ids", [10 ** 9]), "outside its vocabulary"),
+    "a chunk that is a list": (lambda c: c.__setitem__(3, [1, 2]), "not a JSON object"),
+    "opening chunk without prompt ids": (lambda c: c[0].pop("prompt_token_ids"), "no prompt_token_ids"),
+}
+
+
+@pytest.mark.parametrize("name", list(SHAPES))
+def test_a_bad_chunk_is_one_line_and_the_capture_still_loads(run_cli, tmp_path, payloads, name):
+    change, message = SHAPES[name]
+    code, _, err, loaded, _, _ = run_capture(run_cli, tmp_path,
+                                             default_routes(_bad_chunk(payloads, change)))
+    assert code == 2 and message in err, err
+    if loaded is not None:
+        assert loaded.deltas[-1].finish_reason == "error"
+
+
+@pytest.mark.parametrize("raw", ['{"choices": [{"delta": {}, "token_ids": [NaN]}]}',
+                                 '{"a": ' + "[" * 100000 + "]" * 100000 + "}",
+                                 '{"n": ' + "9" * 5000 + "}"])
+def test_json_that_is_not_strict_is_one_line(run_cli, tmp_path, payloads, raw):
+    route = lambda r: [sse_head(), sse(payloads[:3], done=False), sse([raw])]
+    code, _, err, loaded, _, _ = run_capture(run_cli, tmp_path, default_routes(route))
+    assert code == 2 and loaded.deltas[-1].finish_reason == "error"
+
+
+@pytest.mark.parametrize("version", [["0.9"], {"version": ["x"]}, {"version": 3}, "text", None])
+def test_a_strange_version_answer_is_no_version(run_cli, tmp_path, payloads, version):
+    routes = default_routes(chat(sse(payloads)))
+    routes["/version"] = lambda r: [response(200, json.dumps(version))]
+    code, _, err, loaded, _, _ = run_capture(run_cli, tmp_path, routes)
+    assert code == 0, err
+    assert loaded.header["origin"]["server_vllm_version"] is None
+
+
+@pytest.mark.parametrize("models", [["m"], {"data": "x"}, {"data": [1, {"id": 2}]}])
+def test_a_strange_models_answer_is_one_line(run_cli, tmp_path, payloads, models):
+    routes = default_routes(chat(sse(payloads)))
+    routes["/v1/models"] = lambda r: [response(200, json.dumps(models))]
+    code, _, err, loaded, _, _ = run_capture(run_cli, tmp_path, routes,
+                                             request={k: v for k, v in REQUEST.items() if k != "model"})
+    assert code == 2 and loaded is None
+
+
+def test_a_forged_capture_header_is_one_line(run_cli, tmp_path):
+    from workbench.core.config.io import PARSERS_DIR
+
+    seed = PARSERS_DIR / "recordings" / "hermes" / "seed_weather.jsonl"
+    lines = [json.loads(x) for x in seed.read_text().splitlines()]
+    for origin, delta_extra in (({"kind": "capture"}, None),
+                                ({"kind": "capture", "token_ids": "server", "opening_chunk": 3}, None),
+                                ({"kind": "capture", "token_ids": "server", "opening_chunk": "{"}, None),
+                                ({"kind": "capture", "token_ids": "server"}, {"chunk": '{"choices": ["x"]}'}),
+                                ({"kind": "capture", "token_ids": "server", "notes": "x"}, None)):
+        forged = [dict(lines[0], origin=origin)] + [dict(d) for d in lines[1:]]
+        if delta_extra:
+            forged[1]["extra"] = delta_extra
+        p = tmp_path / "forged.jsonl"
+        p.write_text("".join(json.dumps(x) + "\n" for x in forged))
+        for command in ("replay", "doctor"):
+            code, out, err = run_cli(command, p, "--json")
+            assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (origin, err)
+
+
+# -- secrets ---------------------------------------------------------------------------
+
+def _echo_routes(payloads):
+    """A server that puts the bearer key everywhere it can: error bodies, chunks, escapes."""
+    def chat_route(r):
+        key = r.headers["authorization"].removeprefix("Bearer ")
+        echoed = json.loads(json.dumps(payloads))
+        echoed[0]["system_fingerprint"] = r.headers["authorization"]
+        echoed[2]["choices"][0]["delta"]["content"] = f"your key is {key}"
+        escaped = json.dumps({"choices": [{"index": 0, "delta": {"content": key}, "token_ids": [],
+                                           "finish_reason": None}]}, ensure_ascii=True)
+        escaped = escaped.replace("s", "\\u0073")
+        return [sse_head(), sse(echoed[:4]), sse([escaped], done=False), sse(echoed[4:])]
+    routes = default_routes(chat_route)
+    routes["/version"] = lambda r: [response(200, {"version": r.headers["authorization"]})]
+    return routes
+
+
+def test_a_key_echoed_by_the_server_reaches_no_output(run_cli, tmp_path, payloads, monkeypatch):
+    monkeypatch.setenv("WB_HOSTILE_KEY", KEY)
+    for extra in ((), ("--json",)):
+        code, out, err, loaded, _, seen = run_capture(
+            run_cli, tmp_path, _echo_routes(payloads), "--api-key-env", "WB_HOSTILE_KEY", "--force", *extra)
+        assert seen[-1].headers["authorization"] == f"Bearer {KEY}"  # it was sent, and only there
+        text = (tmp_path / "cap.jsonl").read_text()
+        assert code == 0, err
+        for output in (out, err, text):
+            assert KEY not in output and json.dumps(KEY)[1:-1] not in output
+        assert not any(KEY in s for d in loaded.deltas for s in _strings(d.extra))
+        assert not any(KEY in s for s in _strings(loaded.header))
+
+
+def test_a_key_echoed_in_an_error_body_is_not_printed(run_cli, tmp_path, monkeypatch):
+    monkeypatch.setenv("WB_HOSTILE_KEY", KEY)
+    routes = default_routes(lambda r: [response(401, {"error": {"message": f"bad key {r.headers['authorization']}"}})])
+    routes["/v1/models"] = routes["/v1/chat/completions"]
+    code, out, err, *_ = run_capture(run_cli, tmp_path, routes, "--api-key-env", "WB_HOSTILE_KEY")
+    assert code == 2 and "HTTP 401" in err and KEY not in err and "[secret]" in err
+
+
+@pytest.mark.parametrize("password", ["pa/ss", "pa#ss", "p@ss:w?rd", "pa%2Fss"])
+def test_a_url_password_is_never_printed(run_cli, tmp_path, payloads, password):
+    from urllib.parse import unquote
+
+    code, out, err, loaded, _, seen = run_capture(run_cli, tmp_path, default_routes(chat(sse(payloads))),
+                                                  userinfo=f"user:{password}@")
+    assert code == 0, err
+    assert not any("authorization" in r.headers for r in seen)  # URL credentials are never sent
+    text = (tmp_path / "cap.jsonl").read_text()
+    for secret in (password, unquote(password)):
+        assert secret not in out + err + text
+    code, out, err = run_cli("capture", "--url", f"http://user:{password}@127.0.0.1:9/v1", "--request",
+                             tmp_path / "req.json", "-o", tmp_path / "x.jsonl")
+    assert code == 2 and "cannot reach" in err and password not in err and "Traceback" not in err
+
+
+def _strings(obj):
+    if isinstance(obj, str):
+        yield obj
+        if obj[:1] in "{[":
+            try:
+                yield from _strings(json.loads(obj))
+            except ValueError:
+                pass
+    elif isinstance(obj, dict):
+        for k, v in obj.items():
+            yield from _strings(k)
+            yield from _strings(v)
+    elif isinstance(obj, list):
+        for v in obj:
+            yield from _strings(v)
+
+
+def test_the_widget_shows_no_echoed_key(payloads, monkeypatch):
+    import html
+
+    import anywidget
+
+    from workbench.capture.live import ServerSource
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+    from workbench.errors import WorkbenchError
+    from workbench.ui.panels import Banner, row_detail_html
+    from workbench.ui.table import DeltaTable
+
+    monkeypatch.setenv("WB_HOSTILE_KEY", KEY)
+    session = Session(Setup(request=RequestSpec(tools=WEATHER_TOOLS)))
+    with HostileServer(_echo_routes(payloads)) as server:
+        source = ServerSource(session, server.url(), {"messages": REQUEST["messages"]},
+                              api_key_env="WB_HOSTILE_KEY")
+        rows = []
+        while not source.done:
+            rows += source.step()
+        source.close()
+    assert any(KEY in s for r in rows for s in _strings(r.extra))  # it reached the rows ...
+    spellings = (KEY, html.escape(KEY), json.dumps(KEY)[1:-1])
+    for r in rows:  # ... but no view of them
+        assert not any(k in row_detail_html(r) for k in spellings)
+    sent = []
+    monkeypatch.setattr(anywidget.AnyWidget, "send", lambda self, content, buffers=None: sent.append(content))
+    table = DeltaTable()
+    table.set_rows(rows)
+    assert sent and not any(KEY in s for s in _strings(sent))
+    banner = Banner()
+    banner.show_exception(WorkbenchError(f"the server said {KEY}"))
+    assert not any(k in banner.value for k in spellings) and "[secret]" in banner.value

@@ -1,0 +1,131 @@
+"""A server's chunk, checked once before anything reads it.
+
+``parse(raw)`` is the one place that trusts a chat.completion.chunk's shape: capture,
+the widget's server source, ``--from-sse`` and replay's comparison of a stored capture
+all read chunks through it, so a hostile or forged chunk (``choices: ["x"]``,
+``token_ids: "abc"``, float ids, an unknown finish_reason, NaN) is one line naming what
+is wrong, never a traceback and never a recording its loader refuses.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+
+from workbench.core import limits, secrets
+from workbench.core.recording import FINISH_REASONS
+from workbench.errors import WorkbenchError
+
+MAX_DEPTH = 64  # nesting of a JSON answer kept in a recording's header
+TEXT_FIELDS = ("role", "content", "reasoning", "reasoning_content", "refusal")
+
+
+def snippet(text: str, n: int = 80) -> str:
+    """Server text quoted in a message: secrets out before it is cut (half a key is a leak)."""
+    return repr(secrets.scrub(str(text))[:n])
+
+
+def _constant(name: str):
+    raise ValueError(f"{name} is not JSON")
+
+
+def loads(text: str, what: str):
+    """Strict JSON (no NaN/Infinity), one line on any failure."""
+    try:
+        return json.loads(text, parse_constant=_constant)
+    except RecursionError:
+        raise WorkbenchError(f"{what} is nested too deep") from None
+    except ValueError as e:
+        raise WorkbenchError(f"{what} is not JSON ({secrets.scrub(str(e))[:80]}): {snippet(text)}") from None
+
+
+def depth(value) -> int:
+    """How deep ``value`` nests (iteratively: a deep value cannot exhaust the stack here)."""
+    most, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, (dict, list)):
+            most = max(most, d)
+            stack += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
+    return most
+
+
+def kept(value, what: str):
+    """A server's JSON value to keep in a header: not deeper than MAX_DEPTH."""
+    if depth(value) > MAX_DEPTH:
+        raise WorkbenchError(f"{what} nests deeper than {MAX_DEPTH} levels")
+    return value
+
+
+def is_ids(v) -> bool:
+    return isinstance(v, list) and all(type(i) is int and i >= 0 for i in v)
+
+
+@dataclass(frozen=True)
+class Chunk:
+    raw: str
+    obj: dict
+    choices: list[dict]
+    token_ids: list[int]  # choices[0].token_ids ([] when absent)
+    finish_reason: str | None  # the engine's (the client's "tool_calls" is "stop")
+    error: str | None  # an error chunk's message
+    prompt_token_ids: list[int] | None
+
+    @property
+    def delta(self) -> dict:
+        return (self.choices[0].get("delta") or {}) if self.choices else {}
+
+
+def engine_finish(finish: str | None) -> str | None:
+    """The engine's finish reason behind the client's ("tool_calls" is the server's "stop")."""
+    return "stop" if finish == "tool_calls" else finish
+
+
+def parse(raw: str, what: str = "the server's chunk") -> Chunk:
+    obj = loads(raw, what)
+    if not isinstance(obj, dict):
+        raise WorkbenchError(f"{what} is not a JSON object: {snippet(raw)}")
+    error = obj.get("error")
+    if error is not None:
+        message = error.get("message") if isinstance(error, dict) else error
+        error = " ".join(secrets.scrub(str(message if message is not None else error)).split())[:300]
+    choices = obj.get("choices")
+    choices = [] if choices is None else choices
+    if not isinstance(choices, list) or not all(isinstance(c, dict) for c in choices):
+        raise WorkbenchError(f"{what}: choices must be a list of objects: {snippet(raw)}")
+    if len(choices) > 1:
+        raise WorkbenchError(f"{what} has {len(choices)} choices; capture handles one (n=1)")
+    ids, finish = [], None
+    if choices:
+        ids, finish = _choice(choices[0], what, raw)
+    prompt = obj.get("prompt_token_ids")
+    if prompt is not None and not (is_ids(prompt) and len(prompt) <= limits.MAX_PROMPT_IDS):
+        raise WorkbenchError(f"{what}: prompt_token_ids must be a list of at most "
+                             f"{limits.MAX_PROMPT_IDS:,} token ids (ints >= 0)")
+    if obj.get("usage") is not None and not isinstance(obj["usage"], dict):
+        raise WorkbenchError(f"{what}: usage must be an object")
+    return Chunk(raw, obj, choices, ids, finish, error, prompt)
+
+
+def _choice(choice: dict, what: str, raw: str) -> tuple[list[int], str | None]:
+    delta = choice.get("delta")
+    if delta is not None:
+        if not isinstance(delta, dict):
+            raise WorkbenchError(f"{what}: choices[0].delta must be an object: {snippet(raw)}")
+        for k in TEXT_FIELDS:
+            if delta.get(k) is not None and not isinstance(delta[k], str):
+                raise WorkbenchError(f"{what}: delta.{k} must be a string or null")
+        calls = delta.get("tool_calls")
+        if calls is not None and not (isinstance(calls, list) and all(
+                isinstance(c, dict) and isinstance(c.get("function") or {}, dict) for c in calls)):
+            raise WorkbenchError(f"{what}: delta.tool_calls must be a list of objects")
+    ids = choice.get("token_ids")
+    ids = [] if ids is None else ids
+    if not is_ids(ids):
+        raise WorkbenchError(f"{what}: token_ids must be a list of token ids (ints >= 0), got "
+                             f"{snippet(json.dumps(choice.get('token_ids')), 40)}")
+    finish = choice.get("finish_reason")
+    if finish is not None and engine_finish(finish) not in FINISH_REASONS:
+        raise WorkbenchError(f"{what}: finish_reason {snippet(str(finish), 40)} is not one of vLLM's "
+                             f"({', '.join(FINISH_REASONS)}, tool_calls)")
+    return ids, engine_finish(finish)
