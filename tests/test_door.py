@@ -256,7 +256,6 @@ NOT_USER_INPUT = {
     ("engine/tiny_model.py", "ensure_tiny_model", ".read_text"): "our own cache manifest",
     ("engine/tiny_model.py", "ensure_tiny_model", "json.loads"): "our own cache manifest",
     ("engine/stepper.py", "EngineStepper._add", ".open"): "opens a mailbox on the engine router, not a file",
-    ("lanes/tree.py", "is_complete", ".read_text"): "the lane tree's marker, written by us",
     ("lanes/versions.py", "locked", ".read_text"): "our own setup/vllm-lanes.lock",
     ("lanes/lane.py", "Lane._read", "json.loads"): "the answer line of our own lane worker",
     ("lanes/worker.py", "_plain", "json.loads"): "a round trip of our own value",
@@ -271,18 +270,9 @@ NOT_USER_INPUT = {
     ("capture/serve.py", "_wait", ".read_text"): "the log of the test server we started",
     ("ui/panels.py", "row_detail_html", "json.loads"): "re-indents a row's own SSE chunk JSON",
 }
-# The capture package's readers (HTTP body, SSE log) are `hostile`'s to move onto the
-# door (issue 16, part B); listed here until they are, and reported on every run.
-PENDING_FOR_HOSTILE = {
-    ("capture/capture.py", "_json", "json.loads"): "a server's chunk",
-    ("capture/client.py", "error_message", "json.loads"): "a server's error body",
-    ("capture/compare.py", "normal", "json.loads"): "a recorded server chunk",
-    ("capture/compare.py", "_delta_of", "json.loads"): "a recorded server chunk",
-    ("capture/live.py", "ServerSource._open", "json.loads"): "a server's chunk",
-    ("capture/live.py", "ServerSource._next", "json.loads"): "a server's chunk",
-    ("capture/sse.py", "read_chunks", ".read_text"): "an SSE log",
-    ("capture/sse.py", "read_chunks", "json.loads"): "an SSE log's chunk",
-}
+# The capture package's readers (HTTP body, SSE log) moved onto the door (issue 16, part
+# B: capture/stream.py, chunks.py, sse.py); a reader listed here would be reported on every run.
+PENDING_FOR_HOSTILE: dict = {}
 
 
 def _name(fn) -> str | None:

@@ -187,18 +187,19 @@ def _write(events, body: dict, origin: dict, opts: Options, out: Path) -> Captur
 
 
 class Rows:
-    """Chunks -> deltas in the writer; the finishing delta waits for the usage chunk."""
+    """Chunks -> deltas in the writer; the finishing delta waits (``held``) for the usage
+    chunk. Nothing may follow a finishing delta: a failure after it is kept on it."""
 
     def __init__(self, writer, session, tokenizer_name: str, done: Captured) -> None:
         self.w, self.session, self.name, self.done = writer, session, tokenizer_name, done
         self.texts = TextOfIds(session.tokenizer, session.prompt_ids, session.params)
         self.held: Delta | None = None
-        self.finished = False
 
     def add(self, c: chunks.Chunk) -> bool:
         """False once the stream should be read no further (the server's error)."""
         if c.error and not c.choices:
-            self._flush()
+            if self.held is not None:
+                raise WorkbenchError(f"the server streamed an error after the finishing chunk: {c.error}")
             chunk = {"chunk": c.raw} if len(c.raw) <= MAX_KEPT_ERROR_CHUNK else {}
             self.w.append(Delta((), "", "error", extra={**chunk,
                                                         "capture_error": f"server error chunk: {c.error}"}))
@@ -209,16 +210,15 @@ class Rows:
                 self.held = Delta(self.held.token_ids, self.held.text, self.held.finish_reason,
                                   extra={**self.held.extra, "usage_chunk": c.raw})
             return True
-        if self.finished:
+        if self.held is not None:
             raise WorkbenchError("the server sent a chunk with choices after the finishing one")
         tokcheck.check(self.session.tokenizer, self.name, [], c.token_ids, [])
         delta = Delta(tuple(c.token_ids), self.texts.text(c.token_ids, c.finish_reason),
                       c.finish_reason, extra={"chunk": c.raw})
-        self._flush()
         if c.finish_reason is None:
             self._append(delta)
         else:
-            self.held, self.finished = delta, True
+            self.held = delta
         return True
 
     def _append(self, delta: Delta) -> None:
@@ -226,26 +226,28 @@ class Rows:
         self.done.chunks += 1
         self.done.tokens += len(delta.token_ids)
 
-    def _flush(self) -> None:
+    def end(self) -> None:
         if self.held is not None:
             held, self.held = self.held, None
             self._append(held)
-
-    def end(self) -> None:
-        self._flush()
         if not self.w.deltas:  # a recording needs one delta: this one says why there is none
             raise WorkbenchError("the server sent no chunk after the opening one")
 
     def fail(self, message: str) -> None:
-        """The error row: the held finishing delta first if it still fits."""
+        """The last delta says why the capture stopped: an error row, or (when the stream had
+        already finished) the finishing delta with ``extra.error_after_finish``."""
         from workbench.core.recording import RecordingFull
 
-        try:
-            self._flush()
-        except RecordingFull:
-            message += " (the finishing chunk did not fit either)"
         self.done.error = message
-        self.w.append(Delta((), "", "error", extra={"capture_error": message[:2000]}))
+        held, self.held = self.held, None
+        if held is not None:
+            try:
+                return self._append(Delta(held.token_ids, held.text, held.finish_reason,
+                                          extra={**held.extra, "error_after_finish": message[:2000]}))
+            except RecordingFull:
+                message += " (the finishing chunk did not fit in the recording)"
+        if not self.w.finished:
+            self.w.append(Delta((), "", "error", extra={"capture_error": message[:2000]}))
 
 
 class Progress:

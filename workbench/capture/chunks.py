@@ -12,11 +12,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from workbench.core import limits, secrets
+from workbench.core import door, limits, secrets
 from workbench.core.recording import FINISH_REASONS
 from workbench.errors import WorkbenchError
 
-MAX_DEPTH = 64  # nesting of a JSON answer kept in a recording's header
 TEXT_FIELDS = ("role", "content", "reasoning", "reasoning_content", "refusal")
 
 
@@ -25,36 +24,9 @@ def snippet(text: str, n: int = 80) -> str:
     return repr(secrets.scrub(str(text))[:n])
 
 
-def _constant(name: str):
-    raise ValueError(f"{name} is not JSON")
-
-
 def loads(text: str, what: str):
-    """Strict JSON (no NaN/Infinity), one line on any failure."""
-    try:
-        return json.loads(text, parse_constant=_constant)
-    except RecursionError:
-        raise WorkbenchError(f"{what} is nested too deep") from None
-    except ValueError as e:
-        raise WorkbenchError(f"{what} is not JSON ({secrets.scrub(str(e))[:80]}): {snippet(text)}") from None
-
-
-def depth(value) -> int:
-    """How deep ``value`` nests (iteratively: a deep value cannot exhaust the stack here)."""
-    most, stack = 0, [(value, 1)]
-    while stack:
-        v, d = stack.pop()
-        if isinstance(v, (dict, list)):
-            most = max(most, d)
-            stack += [(x, d + 1) for x in (v.values() if isinstance(v, dict) else v)]
-    return most
-
-
-def kept(value, what: str):
-    """A server's JSON value to keep in a header: not deeper than MAX_DEPTH."""
-    if depth(value) > MAX_DEPTH:
-        raise WorkbenchError(f"{what} nests deeper than {MAX_DEPTH} levels")
-    return value
+    """The reading door's strict JSON (no NaN, depth and digits capped), one line on failure."""
+    return door.parse_json(text, what)
 
 
 def is_ids(v) -> bool:

@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from urllib.parse import urlsplit, urlunsplit
 
 from workbench.capture import chunks, stream
-from workbench.core import secrets
+from workbench.core import door, secrets
 from workbench.errors import WorkbenchError
 
 MAX_ANSWER_BYTES = stream.MAX_LINE_BYTES  # a whole non-streaming JSON answer
@@ -211,11 +211,7 @@ class Server:
                 self._hang_up(conn)
         if r.status >= 400:
             raise WorkbenchError(f"{what}: " + error_message(r.status, raw))
-        try:
-            text = raw.decode("utf-8")
-        except UnicodeDecodeError:
-            raise WorkbenchError(f"{what}: the server's answer is not UTF-8") from None
-        return chunks.loads(text, f"{what}: the server's answer")
+        return chunks.loads(door.decode(raw, f"{what}: the server's answer"), f"{what}: the server's answer")
 
     def get_json(self, path: str, root: bool = False):
         return self._request("GET", (self.root if root else self.url) + path, f"GET {path}")
@@ -242,7 +238,7 @@ class Server:
         answer = self._request("POST", self.url + "/chat/completions", "non-streaming request", body)
         if not isinstance(answer, dict):
             raise WorkbenchError("non-streaming request: the answer is not a JSON object")
-        return chunks.kept(answer, "non-streaming request: the answer")
+        return answer
 
     def stream_chat(self, body: dict) -> Iterator[str]:
         """Each SSE event's data exactly as sent, up to ``[DONE]``; a cut raises."""

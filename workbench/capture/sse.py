@@ -5,20 +5,18 @@ and tokenised here; each token goes to the chunk its text ends in, so the log's
 chunking survives. The header says "token ids reconstructed, chunking from SSE".
 Exact only when the server ran without parsers (its content is the raw text).
 
-The log is read like a server's stream (``stream.lines``: a cap per line and on the
-file; a regular file only), each chunk checked by ``chunks.parse``, and the whole
-is linear in its length (one pass of vLLM's incremental detokenizer places the tokens).
+The log comes through the reading door (a regular file, a cap per line and on its size),
+each chunk is checked by ``chunks.parse``, and the whole is linear in its length (one
+detokenizer pass places the tokens).
 """
 
 from __future__ import annotations
 
-import os
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
 from workbench.capture import chunks, stream
-from workbench.core import limits
+from workbench.core import door, limits
 from workbench.errors import WorkbenchError
 
 MARK = "token ids reconstructed, chunking from SSE"
@@ -38,32 +36,13 @@ class Part:
     model: str | None
 
 
-def _blocks(p: Path):
-    try:
-        fd = os.open(p, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as e:
-        raise WorkbenchError(f"SSE log {p}: {e.strerror}") from None
-    with os.fdopen(fd, "rb") as f:
-        st = os.fstat(f.fileno())
-        if not stat.S_ISREG(st.st_mode):
-            raise WorkbenchError(f"SSE log {p}: not a regular file")
-        if st.st_size > limits.MAX_RECORDING_BYTES:
-            raise WorkbenchError(f"SSE log {p}: {limits.mb(st.st_size)}, over the "
-                                 f"{limits.mb(limits.MAX_RECORDING_BYTES)} a recording may be")
-        left = limits.MAX_RECORDING_BYTES + 1
-        while block := f.read(min(stream.READ_BYTES, left)):
-            left -= len(block)
-            if left <= 0:
-                raise WorkbenchError(f"SSE log {p}: grew past {limits.mb(limits.MAX_RECORDING_BYTES)} "
-                                     f"while read")
-            yield block
-
-
 def read_chunks(path: str | Path) -> list[Part]:
     p = Path(path)
     what = f"SSE log {p}"
     parts: list[Part] = []
-    for n, data in stream.events(stream.lines(_blocks(p), what), what=what):
+    lines = door.lines(p, "SSE log", max_bytes=limits.MAX_RECORDING_BYTES, max_line=stream.MAX_LINE_BYTES,
+                       strip_cr=True)
+    for n, data in stream.events(stream.counted(lines, what)):
         if data == "[DONE]":
             continue
         c = chunks.parse(data, f"{what} line {n}")

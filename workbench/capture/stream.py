@@ -16,7 +16,7 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 
-from workbench.core import limits
+from workbench.core import door, limits
 from workbench.errors import WorkbenchError
 
 READ_BYTES = 64 << 10
@@ -109,47 +109,28 @@ def _inflate(d, raw: bytes, encoding: str) -> Iterator[bytes]:
         raise WorkbenchError(f"the server's {encoding} body does not decompress ({e})") from None
 
 
-def lines(blocks: Iterator[bytes], what: str = "the server") -> Iterator[bytes]:
-    """Lines (without the line end) of a byte stream, in linear time; a line over
-    MAX_LINE_BYTES is refused before it is held whole. A last line without its end counts."""
-    held: list[bytes] = []
-    size = count = 0
-    for block in blocks:
-        parts = block.split(b"\n")
-        count += len(parts) - 1
+def lines(blocks: Iterator[bytes], what: str = "the server") -> Iterator[door.Line]:
+    """The reading door's lines of a byte stream (a cap per line and on the bytes in all)."""
+    return counted(door.stream_lines(blocks, what, max_bytes=MAX_STREAM_BYTES, max_line=MAX_LINE_BYTES,
+                                     strip_cr=True), what)
+
+
+def counted(source: Iterator[door.Line], what: str) -> Iterator[door.Line]:
+    """``source`` with a cap on how many lines: a flood of empty ones is refused as soon as
+    a flood of bytes would be."""
+    for count, line in enumerate(source, 1):
         if count > MAX_LINES:
             raise WorkbenchError(f"{what} sent more than {MAX_LINES:,} lines, more than a stream of "
                                  f"{limits.MAX_DELTAS:,} chunks has")
-        if len(parts) > 1:
-            parts[0] = b"".join(held) + parts[0]
-            held, size = [], 0
-            for p in parts[:-1]:
-                _check_line(len(p), what)
-                yield p[:-1] if p.endswith(b"\r") else p
-        held.append(parts[-1])
-        size += len(parts[-1])
-        _check_line(size, what)
-    if size:
-        yield b"".join(held)
+        yield line
 
 
-def _check_line(n: int, what: str) -> None:
-    if n > MAX_LINE_BYTES:
-        raise WorkbenchError(f"{what} sent a line over {limits.mb(MAX_LINE_BYTES)}, the most one "
-                             f"chunk may be")
-
-
-def events(byte_lines: Iterator[bytes], clock: Clock | None = None, what: str = "the server"
-           ) -> Iterator[tuple[int, str]]:
+def events(stream_lines: Iterator[door.Line], clock: Clock | None = None) -> Iterator[tuple[int, str]]:
     """(line number, payload) of each SSE ``data:`` line (one chunk each, as vLLM sends them);
-    comments, blank lines and other fields are skipped; ``[DONE]`` is yielded like any payload."""
-    for n, raw in enumerate(byte_lines, 1):
-        if not raw.startswith(b"data:"):
-            continue
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise WorkbenchError(f"{what} line {n}: not UTF-8 text (byte {e.start})") from None
-        if clock is not None:
-            clock.progress()
-        yield n, line[5:].strip()
+    comments, blank lines, other fields and a last line cut short are skipped; ``[DONE]`` is
+    yielded like any payload."""
+    for line in stream_lines:
+        if line.cut is None and line.text.startswith("data:"):
+            if clock is not None:
+                clock.progress()
+            yield line.number, line.text[5:].strip()

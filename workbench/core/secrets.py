@@ -87,9 +87,11 @@ def scrub_obj(obj):
 def _scrub_json_text(text: str) -> str:
     """A string that is JSON with escapes may spell a secret only once decoded."""
     if "\\" in text and text[:1] in "{[\"":
+        from workbench.core import door
+
         try:
-            value = json.loads(text)
-        except (ValueError, RecursionError):
+            value = door.parse_json(text, "output")
+        except door.InputError:
             return scrub(text)
         clean = scrub_obj(value)
         if clean != value:
