@@ -2,7 +2,8 @@
 
 Start: a lane (worker process over .cache/vllm/<version>/) is started several
 times; the first may read a cold disk, the later ones are "warm" (goal <= 10 s).
-Each start is paired with a fresh interpreter importing the installed vLLM the
+Each start first checks the tree's manifest (every file's sha256, ``verify_s``, goal <=
+0.3 s). Each start is paired with a fresh interpreter importing the installed vLLM the
 same way: the floor any vLLM process pays (most of it is torch and vLLM's config).
 Per delta: the same 3,000+-token hermes + qwen3 stream (bench/replay_overhead.py's)
 through the in-process runner and through the lane, interleaved rounds, two ways:
@@ -74,10 +75,11 @@ def main() -> None:
     from workbench.lanes.session import LaneSession
 
     tree.ensure(args.version)
-    starts, floors = [], []
+    starts, floors, verifies = [], [], []
     for _ in range(args.starts):  # interleaved with the floor, so load hits both alike
         lane = lanes.Lane(args.version).start()
         starts.append(lane.start_s)
+        verifies.append(lane.verify_s)
         lane.close()
         floors.append(installed_import_s())
     setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=TOOLS))
@@ -98,7 +100,8 @@ def main() -> None:
     warm = min(starts[1:] or starts)
     result = {"bench": "lane_cost", "version": args.version, "tokens": n_tokens, "deltas": len(deltas),
               "rounds": args.rounds, "start_s": [round(x, 2) for x in starts], "warm_start_s": round(warm, 2),
-              "start_goal_s": 10, "installed_import_s": [round(x, 2) for x in floors],
+              "start_goal_s": 10, "verify_s": [round(x, 3) for x in verifies], "verify_goal_s": 0.3,
+              "installed_import_s": [round(x, 2) for x in floors],
               "start_vs_installed_import": round(statistics.median(starts) / statistics.median(floors), 3),
               "in_process_us_per_delta": per(h), "lane_replay_us_per_delta": per(r),
               "lane_step_us_per_delta": per(s), "ratio": round(r / h, 3), "step_ratio": round(s / h, 3),

