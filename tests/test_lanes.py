@@ -190,7 +190,11 @@ def test_malformed_lock_line_names_it(tmp_path):
 
 def test_lane_runs_its_own_vllm_without_compiled_code(lane):
     assert lane.info["vllm"] == LANE and lane.info["file"].startswith(str(tree.tree_path(LANE)))
-    assert 0 < lane.verify_s < 5  # the manifest was checked (bench/lane_cost.py times it: <= 0.3 s)
+    import time
+
+    t0 = time.perf_counter()
+    assert tree.ensure(LANE) == tree.tree_path(LANE)  # verified, file by file, on every use
+    assert time.perf_counter() - t0 < 5  # (bench/lane_cost.py times it against its 0.3 s budget)
     assert (lane.info["tool"], lane.info["reasoning"]) == (58, 42)
     assert not list(tree.tree_path(LANE).rglob("*.so"))
 
@@ -316,6 +320,47 @@ def test_a_lane_that_dies_mid_stream_becomes_error_rows(lane):
     dying.close()
     assert lane.alive  # the shared lane and this process go on
     assert lane.call("ping") == {}
+
+
+DYING_PLUGIN = """
+import os
+
+from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+
+
+@ToolParserManager.register_module("dies_at_150")
+class DiesAt150(ToolParser):
+    calls = 0
+
+    def extract_tool_calls(self, model_output, request):
+        os._exit(3)
+
+    def extract_tool_calls_streaming(self, *args, **kwargs):
+        DiesAt150.calls += 1
+        if DiesAt150.calls == 150:
+            print("worker crashed", flush=True)
+            os._exit(3)
+        return None
+"""
+
+
+def test_replay_whose_lane_dies_mid_command_gives_error_rows(lane, run_cli, tmp_path, tools_file):
+    """The README's promise for `replay --vllm`: what the lane did not answer becomes error
+    rows (the command is replayed row by row in a fresh lane), not one line and no rows."""
+    plugin = tmp_path / "dies.py"
+    plugin.write_text(DYING_PLUGIN)
+    code, out, err = run_cli("replay", "--text", "hello " * 300, "--plugin", plugin, "--tool-parser",
+                             "dies_at_150", "--tools", tools_file, "--vllm", LANE, "--json")
+    assert code == 1 and "Traceback" not in err, err
+    rows = json.loads(out)["rows"]
+    first = next(i for i, r in enumerate(rows) if r["error"])
+    # rows come back in batches of worker.FEED_BATCH: the first was answered, the one it died in not
+    assert first == 128 and len(rows) > 300 and all(r["error"] for r in rows[first:])
+    assert [r["content"] for r in rows[:3]] == [None, None, None]  # the plugin's own answers
+    assert "lane died" in rows[first]["error"] and "exit code 3" in rows[first]["error"]
+    assert "worker crashed" in rows[first]["error"]
+    assert "replayed again row by row" in err and f"first at step {first + 1}" in err
+    assert lane.call("ping") == {}  # the shared lane and this process go on
 
 
 def test_widget_version_picker_and_ab_across_versions(lane):

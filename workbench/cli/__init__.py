@@ -94,7 +94,16 @@ def dispatch(args, argv: list[str]) -> int | None:
         return check_matrix(args, vllm_option.strip_vllm(argv), wanted, main)
     if versions.is_installed(wanted[0]):
         return None
-    done = vllm_option.run_captured(wanted[0], vllm_option.strip_vllm(argv), main)
+    from workbench.lanes.lane import LaneDied
+
+    try:
+        done = vllm_option.run_captured(wanted[0], vllm_option.strip_vllm(argv), main)
+    except LaneDied as e:
+        if args.command != "replay":
+            raise
+        from workbench.cli import lane_rows
+
+        return lane_rows.replay(args, wanted[0], str(e))
     sys.stdout.write(done["stdout"])
     sys.stderr.write(done["stderr"])
     return done["rc"]

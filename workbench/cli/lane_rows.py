@@ -1,0 +1,42 @@
+"""`replay --vllm VERSION` whose lane died mid-command: the rows it answers, then error rows.
+
+A whole command run in a lane (``vllm_option.run_captured``) has no rows to show when the
+lane dies. So the same replay runs again through a fresh lane's row protocol
+(``lanes.session.LaneSession``, as the widget and diff use it), where every delta the
+lane does not answer becomes an error row carrying the lane's last stderr line, and the
+command goes on to print them (exit 1, like any parser that raised mid-stream).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+
+from workbench.cli import common, render
+
+
+def replay(args, version: str, died: str) -> int:
+    from workbench.lanes.session import LaneSession
+
+    src = common.resolve_source(args, "replay")
+    session = LaneSession(src.setup, version, src.prompt_ids)
+    if src.recording is not None:
+        deltas = src.recording.deltas
+        deltas = session.regroup(deltas, args.chunking) if args.chunking else deltas
+    else:
+        deltas = session.deltas_from_text(src.text)
+    result = session.replay(deltas)
+    common.note(args, f"{died}; replayed again row by row in a new lane")
+    if args.json:
+        out = result.to_dict() | {"request": session.request_view(), "lane_died": died}
+        print(json.dumps(out, ensure_ascii=False, default=str))
+    else:
+        con = render.console()
+        con.print(render.rows_table(result.rows, title=f"vLLM {version} lane"))
+        con.print(render.final_table(result.stream, result.nonstream))
+    errors = result.errors
+    if errors:
+        print(f"workbench replay: {len(errors)} delta(s) not answered or raised; first at step "
+              f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
+        return 1
+    return 0
