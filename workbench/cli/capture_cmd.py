@@ -69,7 +69,7 @@ def run(args) -> int:
                           "origin": {k: v for k, v in done.header.get("origin", {}).items()
                                      if k not in ("opening_chunk", "nonstream")}})
     else:
-        for note in done.notes:
+        for note in done.notes if not done.error else ():  # a failure is one line (the notes are in the header)
             print(f"note: {note}", file=sys.stderr)
         print(f"{done.path}: {done.chunks} chunks, {done.tokens} tokens"
               + (f" ({sse.MARK})" if args.from_sse else ""))
