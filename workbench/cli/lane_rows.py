@@ -16,10 +16,20 @@ from workbench.cli import common, render
 
 
 def replay(args, version: str, died: str) -> int:
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane import Lane
 
     src = common.resolve_source(args, "replay")
-    session = LaneSession(src.setup, version, src.prompt_ids)
+    lane = Lane(version).start()  # its own: the run's plugins load into it, and it may die too
+    try:
+        return _replay(args, version, died, src, lane)
+    finally:
+        lane.close()
+
+
+def _replay(args, version: str, died: str, src, lane) -> int:
+    from workbench.lanes.session import LaneSession
+
+    session = LaneSession(src.setup, version, src.prompt_ids, lane=lane)
     if src.recording is not None:
         deltas = src.recording.deltas
         deltas = session.regroup(deltas, args.chunking) if args.chunking else deltas

@@ -68,10 +68,10 @@ def setup_dict(setup: Setup) -> dict:
 
 
 class LaneSession:
-    def __init__(self, setup: Setup, version: str, prompt_token_ids=None) -> None:
+    def __init__(self, setup: Setup, version: str, prompt_token_ids=None, lane=None) -> None:
         self.setup = setup
         self.version = version
-        self.lane = lanes.get(version)
+        self.lane = lane or lanes.get(version)  # ``lane``: one of the caller's own
         self.sid = f"s{next(_IDS)}"
         info = self.lane.call("setup", sid=self.sid, setup=setup_dict(setup),
                               prompt_token_ids=list(prompt_token_ids) if prompt_token_ids is not None else None)
