@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import cast
 
 from workbench.core import limits
 from workbench.core.deltas import Delta
@@ -87,7 +88,7 @@ class RecordingWriter:
         self._write(line)
 
     @staticmethod
-    def _line(obj: dict, where: str) -> tuple[str, object]:
+    def _line(obj: dict, where: str) -> tuple[str, dict]:
         """(the line, what the loader reads back from it) or WorkbenchError."""
         from workbench.core import door, secrets
 
@@ -100,7 +101,7 @@ class RecordingWriter:
         if size > limits.MAX_LINE_BYTES:
             raise RecordingFull(f"{where}: {limits.mb(size)}, over the {limits.mb(limits.MAX_LINE_BYTES)} "
                                 f"a recording's line may be")
-        return text + "\n", door.parse_json(text, where)
+        return text + "\n", cast(dict, door.parse_json(text, where))  # a dict was dumped
 
     def _write(self, line: str) -> None:
         try:

@@ -11,7 +11,6 @@ secret (``"\\u0073k-..."``: a server echoing it on purpose) is re-encoded withou
 from __future__ import annotations
 
 import html
-import io
 import json
 import sys
 from contextlib import contextmanager
@@ -99,12 +98,13 @@ def _scrub_json_text(text: str) -> str:
     return scrub(text)
 
 
-class ScrubbedStream(io.TextIOBase):
+class ScrubbedStream:
     """A text stream that writes through ``scrub``, a line at a time (a secret split over
     two writes of one line is still found); ``flush`` writes what is held."""
 
     def __init__(self, stream) -> None:
         self.stream = stream
+        self.encoding = getattr(stream, "encoding", "utf-8")
         self._held = ""
 
     def write(self, s: str) -> int:
@@ -128,10 +128,6 @@ class ScrubbedStream(io.TextIOBase):
 
     def fileno(self) -> int:
         return self.stream.fileno()
-
-    @property
-    def encoding(self):
-        return getattr(self.stream, "encoding", "utf-8")
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
