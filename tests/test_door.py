@@ -253,6 +253,7 @@ NOT_USER_INPUT = {
     ("core/tokenizers/registry.py", "_lock", "tomllib.load"): "our own tokenizers.lock.toml",
     ("core/tokenizers/registry.py", "write_lock", ".read_text"): "our own tokenizers.lock.toml",
     ("core/tokenizers/wheels.py", "sha256_file", ".open"): "hashes our cached, pinned wheels and built folders",
+    ("lanes/manifest.py", "_sha256", "open"): "hashes the lane tree's files (bytes, never parsed)",
     ("engine/tiny_model.py", "ensure_tiny_model", ".read_text"): "our own cache manifest",
     ("engine/tiny_model.py", "ensure_tiny_model", "json.loads"): "our own cache manifest",
     ("engine/stepper.py", "EngineStepper._add", ".open"): "opens a mailbox on the engine router, not a file",

@@ -84,7 +84,7 @@ def test_extracts_only_the_python_tree_atomically(tmp_path, monkeypatch):
     lines = []
     root = tree.ensure(version, progress=lines.append)
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*") if p.is_file())
-    assert files == [".complete", "vllm-9.9.9.dist-info/METADATA", "vllm/__init__.py",
+    assert files == [".complete", ".manifest.sha256", "vllm-9.9.9.dist-info/METADATA", "vllm/__init__.py",
                      "vllm/cfg.json", "vllm/parser/x.py"]
     assert any("checking" in ln for ln in lines) and any("extracting" in ln for ln in lines)
     # A tree without its marker (an interrupted extraction) is never used: it is redone.
@@ -128,12 +128,13 @@ def test_a_changed_tree_is_extracted_again_never_run(tmp_path, monkeypatch, chan
         x.unlink()
         x.symlink_to(tmp_path / "elsewhere.py")
     else:
-        (root / ".complete").write_text((root / ".complete").read_text().replace(sha256_file(w), "0" * 64))
+        m = root / ".manifest.sha256"
+        m.write_text(m.read_text().replace(sha256_file(w), "0" * 64))
     lines = []
     root = tree.ensure(version, progress=lines.append)
     assert any("is not the wheel's" in ln and "extracting it again" in ln for ln in lines), lines
     files = sorted(str(p.relative_to(root)) for p in root.rglob("*"))
-    assert files == [".complete", "vllm", "vllm/__init__.py", "vllm/parser", "vllm/parser/x.py"]
+    assert files == [".complete", ".manifest.sha256", "vllm", "vllm/__init__.py", "vllm/parser", "vllm/parser/x.py"]
     assert x.read_text() == "X = 1\n" and not x.is_symlink()
     # a planted bytecode cache is removed, not read (the worker compiles verified source only)
     cache = root / "vllm" / "parser" / "__pycache__"

