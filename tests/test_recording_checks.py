@@ -69,7 +69,7 @@ def test_tokenizer_mismatch_is_an_error_or_a_note_with_force(run_cli, tmp_path):
     code, out, err = run_cli("replay", other, "--json")
     assert code == 2 and out == "" and "sha256" in err and "--force" in err and err.count("\n") == 1
     code, out, err = run_cli("replay", other, "--json", "--force")
-    assert code == 0 and "note: tokenizer qwen3 is not the recording's: its sha256 is d570652862c9" in err
+    assert code == 0 and "note: tokenizer qwen3 is not the recording's: its sha256 is d253cb4f86a7" in err
     assert json.loads(out)["stream"]["tool_calls"][0]["name"] == "get_weather"
 
 
@@ -124,3 +124,72 @@ def test_json_stdout_is_one_object_when_a_parser_logs_an_error(tmp_path, tools_f
     logged = [line for r in data["rows"] for line in r["logs"]] + data["nonstream"].get("logs", [])
     assert any("hermes_tool_parser" in line and "JSONDecodeError" in line for line in logged), logged
     assert "Error in extracting tool call" in proc.stderr
+
+
+# -- ids are the truth (issue 16, item 5) --------------------------------------------
+def _with(tmp_path, change, name="rec.jsonl") -> Path:
+    lines = [json.loads(line) for line in SEED.read_text().splitlines()]
+    change(lines)
+    p = tmp_path / name
+    p.write_text("".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines))
+    return p
+
+
+def test_a_delta_whose_text_is_not_its_ids_is_refused(run_cli, tmp_path):
+    lines = [json.loads(line) for line in SEED.read_text().splitlines()]
+    n, d = next((i, d) for i, d in enumerate(lines[1:], 1) if "tool_call>" in d["text"])
+    forged = _with(tmp_path, lambda ls: ls[n].__setitem__("text", "harmless"))
+    code, out, err = run_cli("replay", forged, "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1
+    assert f"delta {n}: its text 'harmless' is not what vLLM's detokenizer makes of its ids ({d['text']!r})" in err
+    code, out, err = run_cli("replay", forged, "--json", "--force")
+    assert code == 0 and "replaying the ids' text" in err
+    real = run_cli("replay", SEED, "--json")[1]
+    assert json.loads(out)["rows"][n - 1]["text"] == d["text"]  # the ids won, not the file's text
+    calls = [[(c["name"], c["arguments"]) for c in json.loads(o)["stream"]["tool_calls"]] for o in (out, real)]
+    assert calls[0] == calls[1] == [("get_weather", '{"city": "Paris"}')]
+
+
+def test_an_error_delta_after_the_finish_is_refused(run_cli, tmp_path):
+    after = _with(tmp_path, lambda ls: ls.append({"type": "delta", "token_ids": [], "text": "",
+                                                  "finish_reason": "error"}))
+    code, _, err = run_cli("replay", after)
+    assert code == 2 and "a delta after the finish_reason" in err
+
+
+def test_a_header_tokenizer_folder_is_used_only_when_given(run_cli, tmp_path):
+    import shutil
+
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    folder = tmp_path / "tok"
+    shutil.copytree(ensure_tokenizer("qwen3"), folder)
+    rec_path = _with(tmp_path, lambda ls: ls[0]["tokenizer"].__setitem__("name", str(folder)))
+    code, _, err = run_cli("replay", rec_path)
+    assert code == 2 and f"names the tokenizer folder '{folder}'" in err and f"--tokenizer {folder}" in err
+    code, _, err = run_cli("replay", rec_path, "--tokenizer", folder, "--json")
+    assert code == 0, err  # the same files: same sha256, and the folder is the header's
+
+
+def test_the_hash_covers_the_chat_template(run_cli, tmp_path):
+    import shutil
+
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    folder = tmp_path / "tok"
+    shutil.copytree(ensure_tokenizer("qwen3"), folder)
+    config = json.loads((folder / "tokenizer_config.json").read_text())
+    config["chat_template"] = "{{ 'changed' }}" + config["chat_template"]
+    (folder / "tokenizer_config.json").write_text(json.dumps(config))
+    rec_path = _with(tmp_path, lambda ls: ls[0]["tokenizer"].__setitem__("name", str(folder)))
+    code, _, err = run_cli("replay", rec_path, "--tokenizer", folder)
+    assert code == 2 and "its sha256 is" in err  # tokenizer.json is the same; the template is not
+
+
+def test_an_older_header_hashed_tokenizer_json_only_loads_with_a_note(run_cli, tmp_path):
+    from workbench.core.tokenizers import ensure_tokenizer, main_file_sha256
+
+    sha = main_file_sha256(ensure_tokenizer("qwen3"))
+    old = _with(tmp_path, lambda ls: ls[0].__setitem__("tokenizer", {"name": "qwen3", "sha256": sha}))
+    code, _, err = run_cli("replay", old, "--json")
+    assert code == 0 and "covers its main file only (an older recording)" in err

@@ -195,7 +195,7 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
 
         opened = open_recording(recording, Given(
             tokenizer=args.tokenizer, parser=given_parser(args), plugins=tuple(args.plugin),
-            force=args.force, choose_parser=with_parser))
+            allow_callables=tuple(args.allow_callable), force=args.force, choose_parser=with_parser))
         r = opened.recording
         api, body = api_request(args, r.header)
         setup = Setup(tokenizer=opened.tokenizer, request=request_spec(args, r.request),

@@ -1,9 +1,11 @@
 """Opening a recording to replay it: one way for the CLI and the widget.
 
 The file is parsed once (``core/recording.py``), its tokenizer checked against the
-header (name, sha256, every id inside the vocabulary), the parser it replays with
-chosen (a config or plugin only when this run names it: ``parsers.replay_parser``),
-and every note on the way kept: a cut stream, another tokenizer, a changed config.
+header (name, sha256 of every behaviour file, every id inside the vocabulary; a
+header that names a folder needs it given), the parser it replays with chosen (a
+config or plugin only when this run names it: ``parsers.replay_parser``), each
+delta's text checked against its ids (``core/truth.py``), and every note on the
+way kept: a cut stream, another tokenizer, a changed config, text the ids disown.
 """
 
 from __future__ import annotations
@@ -24,7 +26,8 @@ class Given:
     # A config picked for a recording made with one (the widget's picker): used only then.
     config: str | None = None
     plugins: tuple[str, ...] = ()  # plugin files loaded on this run
-    force: bool = False  # another tokenizer than the header's: a note, not a refusal
+    allow_callables: tuple[str, ...] = ()  # --allow-callable names, for a config's callables
+    force: bool = False  # another tokenizer, or text its ids disown: a note, not a refusal
     choose_parser: bool = True  # False: the caller names its parsers itself (diff's A and B)
 
 
@@ -40,13 +43,14 @@ class Opened:
 def open_recording(path: str | Path, given: Given | None = None) -> Opened:
     """Parse, check the tokenizer, choose the parser; WorkbenchError (one line) on any
     problem that would replay wrong, notes for what replays but differs."""
+    from workbench.core import truth
     from workbench.core.tokenizers import load_tokenizer
 
     given = given or Given()
     r = recording.load(path)
-    tokenizer = given.tokenizer or r.tokenizer
+    tokenizer = truth.tokenizer_of(r.header, given.tokenizer)
     notes = list(r.notes)
-    notes += recording.check_tokenizer(r, tokenizer, load_tokenizer(tokenizer), given.force)
+    notes += truth.check_tokenizer(r, tokenizer, load_tokenizer(tokenizer), given.force)
     spec = None
     if given.choose_parser:
         recorded = r.header.get("parser")
@@ -55,4 +59,18 @@ def open_recording(path: str | Path, given: Given | None = None) -> Opened:
             named = ParserSpec(config=given.config)
         spec, found = replay_parser(recorded, named, given.plugins)
         notes += found
-    return Opened(r, tokenizer, spec, notes, str(path))
+    r.deltas, found = truth.text_of_ids(_ids_session(r, tokenizer, spec, given), r.deltas, given.force)
+    return Opened(r, tokenizer, spec, notes + found, str(path))
+
+
+def _ids_session(r: recording.Recording, tokenizer: str, spec: ParserSpec | None, given: Given):
+    """The Session whose detokenizer settings made the deltas' text: the recording's own
+    request and parser (this run's parser when the recorded one is code)."""
+    from workbench.core import truth
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+
+    setup = Setup(tokenizer=tokenizer, parser=truth.ids_parser(r.header, spec),
+                  request=RequestSpec.from_dict(r.request), plugins=given.plugins,
+                  allow_callables=given.allow_callables)
+    return Session(setup, prompt_token_ids=r.prompt_token_ids or None)

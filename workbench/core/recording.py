@@ -56,9 +56,17 @@ def make_header(tokenizer_name: str, tokenizer_sha256: str, request: dict, promp
     from workbench.core.versions import vllm_version
 
     return {"format": FORMAT, "version": VERSION,
-            "tokenizer": {"name": tokenizer_name, "sha256": tokenizer_sha256},
+            "tokenizer": {"name": tokenizer_name, "sha256": tokenizer_sha256,
+                          "files": _behaviour_files(tokenizer_name)},
             "vllm_version": vllm_version(), "request": request,
             "prompt_token_ids": list(prompt_ids), "origin": origin, "parser": parser}
+
+
+def _behaviour_files(name: str) -> list[str]:
+    """What the header's sha256 covers (``core/truth.py`` checks it)."""
+    from workbench.core.tokenizers import behaviour_files, ensure_tokenizer
+
+    return behaviour_files(ensure_tokenizer(name))
 
 
 class RecordingFull(WorkbenchError):
@@ -187,35 +195,6 @@ def load(path: str | Path) -> Recording:
     return Recording(header, deltas, notes)
 
 
-def check_tokenizer(r: Recording, name: str, tokenizer, force: bool = False) -> list[str]:
-    """Notes (with ``force``) or WorkbenchError when the tokenizer is not the recording's;
-    WorkbenchError for any id outside its vocabulary, which would replay as wrong text."""
-    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
-
-    problems = []
-    recorded = r.header["tokenizer"]
-    if name != recorded["name"]:
-        problems.append(f"the header names {recorded['name']!r}")
-    sha = tokenizer_sha256(ensure_tokenizer(name))
-    if recorded.get("sha256") and sha != recorded["sha256"]:
-        problems.append(f"its sha256 is {sha[:12]}, the header's {recorded['sha256'][:12]}")
-    if problems:
-        whose = "the server's" if (r.header.get("origin") or {}).get("kind") == "capture" else "the recording's"
-        problems = [f"tokenizer {name} is not {whose}: {'; '.join(problems)}"]
-        if not force:
-            raise WorkbenchError(f"{problems[0]} (--force replays anyway)")
-    vocab = len(tokenizer)
-    bad = next((i for i in r.prompt_token_ids if i >= vocab), None)
-    if bad is not None:
-        raise WorkbenchError(f"prompt token id {bad} is outside tokenizer {name!r}'s vocabulary of {vocab}")
-    for step, d in enumerate(r.deltas, 1):
-        bad = next((i for i in d.token_ids if i >= vocab), None)
-        if bad is not None:
-            raise WorkbenchError(f"delta {step}: token id {bad} is outside tokenizer {name!r}'s "
-                                 f"vocabulary of {vocab}")
-    return problems
-
-
 def _is_int(v) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
@@ -236,6 +215,8 @@ def _plugins(v) -> bool:
 _HEADER = {  # field: (check, what it must be); absent fields read as None
     "tokenizer.name": (lambda v: isinstance(v, str) and bool(v), "a tokenizer name or folder"),
     "tokenizer.sha256": (_opt_str, "a sha256 string"),
+    "tokenizer.files": (lambda v: v is None or (isinstance(v, list) and all(isinstance(f, str) for f in v)),
+                        "a list of file names"),
     "vllm_version": (_opt_str, "a version string"),
     "prompt_token_ids": (lambda v: v is None or (_ids(v) and len(v) <= limits.MAX_PROMPT_IDS),
                          f"a list of at most {limits.MAX_PROMPT_IDS:,} token ids (ints >= 0)"),

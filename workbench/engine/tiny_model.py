@@ -28,11 +28,11 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config
 
 
 def model_dir(tokenizer: str) -> Path:
-    from workbench.core.tokenizers import cache_dir, ensure_tokenizer, tokenizer_sha256
+    from workbench.core.tokenizers import cache_dir, ensure_tokenizer, main_file_sha256
 
     folder = ensure_tokenizer(tokenizer)
     name = tokenizer if "/" not in tokenizer and not Path(tokenizer).exists() else (
-        f"{folder.name}-{tokenizer_sha256(folder)[:12]}")
+        f"{folder.name}-{main_file_sha256(folder)[:12]}")
     return cache_dir() / "models" / f"{name}-tiny"
 
 
@@ -42,12 +42,12 @@ def ensure_tiny_model(tokenizer: str, **overrides) -> Path:
     ``overrides`` change the recipe (tests use them, e.g. an unsupported head_dim);
     such models go to a folder named after the changes.
     """
-    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+    from workbench.core.tokenizers import ensure_tokenizer, main_file_sha256
 
     tok_folder = ensure_tokenizer(tokenizer)
     recipe = {**RECIPE, **overrides}
     wanted = {"recipe": recipe, "tokenizer": str(tokenizer),
-              "tokenizer_sha256": tokenizer_sha256(tok_folder)}
+              "tokenizer_sha256": main_file_sha256(tok_folder)}
     folder = model_dir(tokenizer)
     if overrides:
         folder = folder.with_name(folder.name + "-" + "-".join(f"{k}{v}" for k, v in sorted(overrides.items())))

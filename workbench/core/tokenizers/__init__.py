@@ -12,8 +12,10 @@
 
 from workbench.core.tokenizers.registry import (
     DESCRIPTIONS, MISTRAL_TOKENIZERS, TokenizerInfo, cache_dir, ensure_tokenizer, fetch_all, is_mistral,
-    list_tokenizers, load_tokenizer, model_type, stop_token_ids, tokenizer_sha256,
+    behaviour_files, is_builtin, list_tokenizers, load_tokenizer, main_file_sha256, model_type, stop_token_ids,
+    tokenizer_sha256,
 )
 
 __all__ = ["DESCRIPTIONS", "MISTRAL_TOKENIZERS", "TokenizerInfo", "cache_dir", "ensure_tokenizer", "fetch_all",
-           "is_mistral", "list_tokenizers", "load_tokenizer", "model_type", "stop_token_ids", "tokenizer_sha256"]
+           "is_mistral", "list_tokenizers", "load_tokenizer", "model_type", "stop_token_ids", "tokenizer_sha256",
+           "behaviour_files", "is_builtin", "main_file_sha256"]

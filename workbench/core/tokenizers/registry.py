@@ -15,6 +15,7 @@ vLLM is imported only inside load_tokenizer(): importing this module stays cheap
 from __future__ import annotations
 
 import functools
+import hashlib
 import json
 import os
 import shutil
@@ -103,9 +104,41 @@ def list_tokenizers() -> list[TokenizerInfo]:
     return infos
 
 
-def tokenizer_sha256(folder: Path) -> str:
+# Every file of a tokenizer folder that changes what it does: the vocabulary, the
+# chat template, special tokens, stop ids (generation_config.json) and the
+# model_type that picks Harmony (config.json). A recording's header hashes them all.
+BEHAVIOUR_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
+                   "chat_template.jinja", "chat_template.json", "generation_config.json", "config.json",
+                   "vocab.json", "merges.txt", "tokenizer.model", *MAIN_FILES[1:], "o200k_base.tiktoken")
+MAX_TOKENIZER_FILE_BYTES = 1 << 30
+
+
+def behaviour_files(folder: Path) -> list[str]:
     folder = Path(folder)
-    return sha256_file(folder / _main_file({p.name for p in folder.iterdir()}))
+    return [f for f in BEHAVIOUR_FILES if (folder / f).exists()]
+
+
+def tokenizer_sha256(folder: Path) -> str:
+    """One sha256 over every behaviour file of the folder (name and content), read
+    through the reading door (a FIFO or /dev/zero named tokenizer.json is refused)."""
+    from workbench.core import door
+
+    folder = Path(folder)
+    digest = hashlib.sha256()
+    for name in behaviour_files(folder):
+        data = door.read_bytes(folder / name, "tokenizer file", MAX_TOKENIZER_FILE_BYTES)
+        digest.update(f"{name}\0{sha256_bytes(data)}\n".encode())
+    return digest.hexdigest()
+
+
+def main_file_sha256(folder: Path) -> str:
+    """The sha256 of the main file only (tokenizer.json, or Mistral's): what recordings
+    made before the header hashed every behaviour file carry."""
+    from workbench.core import door
+
+    folder = Path(folder)
+    main = folder / _main_file({p.name for p in folder.iterdir()})
+    return sha256_bytes(door.read_bytes(main, "tokenizer file", MAX_TOKENIZER_FILE_BYTES))
 
 
 def _verify(name: str, folder: Path, outputs: dict[str, str]) -> None:
@@ -165,6 +198,10 @@ def _ensure_builtin(name: str, entry: dict) -> tuple[Path, bool]:
         built = True
     _verify(name, folder, entry["outputs"])
     return folder, built
+
+
+def is_builtin(name: str) -> bool:
+    return name in _lock()
 
 
 def ensure_tokenizer(name_or_path: str) -> Path:
