@@ -214,3 +214,26 @@ def test_gpt_oss_on_responses_goes_through_vllms_harmony_path():
     assert [b["kind"] for b in finals.blocks("responses", face.response)] == ["reasoning", "tool"]
     # the rendered prompt is Harmony's own (no chat template): the user's words are in it once
     assert s.tokenizer.decode(s.prompt_ids).count("What is the weather in Paris?") == 1
+
+
+def test_api_faces_run_inside_a_lane_with_that_versions_converters(run_cli, tools_file):
+    """`--api` with `--vllm 0.33.0`: the same command in the lane, over 0.33.0's serving code
+    (its ResponsesResponse has fields 0.32's lacks; its message_stream_converter reads chunk
+    objects instead of SSE strings)."""
+    from workbench.lanes import versions
+
+    lane_version = next(v for v in versions.listed() if not versions.is_installed(v))
+    common = ["replay", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser", "qwen3",
+              "--tools", tools_file, "--json"]
+    for api in ("responses", "messages"):
+        code, out, err = run_cli(*common, "--api", api, "--vllm", lane_version)
+        assert code == 0, err
+        there = json.loads(out)
+        code, out, err = run_cli(*common, "--api", api)
+        here = json.loads(out)
+        assert [e["type"] for e in there["events"]] == [e["type"] for e in here["events"]]
+        assert [e for row in there["rows"] for e in row["api_events"]] == there["events"]
+        assert finals.blocks(api, there["client"]["object"]) != []
+        if api == "responses":
+            created = set(there["events"][0]["response"]) - set(here["events"][0]["response"])
+            assert "prompt_cache_key" in created, created
