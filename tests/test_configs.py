@@ -26,17 +26,15 @@ from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.session import Session, Setup
+from workbench.corpus.scenarios import CALLS, SCENARIOS, render  # each family's own markup, from its terminals
 from workbench.errors import WorkbenchError
 
 FAMILIES = sorted(p.stem for p in PARSERS_DIR.glob("*.toml") if p.stem != "teaching")
 # MistralParser raises without [TOOL_CALLS] in the vocab: it runs on the Mistral tokenizers
 # (test_mistral_config_equals_vllm_class_on_mistral_tokenizers), not on qwen3.
 NEEDS_OWN_TOKENIZER = {"mistral"}
-SCENARIOS = ["think-then-tool", "parallel-tools", "content-only", "whitespace-before-tool",
-             "empty-tool-block"]
 TOOLS = WEATHER_TOOLS + [{"type": "function", "function": {
     "name": "get_time", "parameters": {"type": "object", "properties": {"zone": {"type": "string"}}}}}]
-CALLS = [("get_weather", {"city": "Paris"}), ("get_time", {"zone": "CET"})]
 TEACHING_TEXT = ('<think>hm</think>Sure.<tool_call>{"name": "get_weather", "arguments": '
                  '{"city": "Paris"}}</tool_call>')
 
@@ -65,72 +63,6 @@ def test_round_trip(name, qwen3_tokenizer):
     for loaded in (config_io.loads(text, base_dir=PARSERS_DIR), config_io.loads(flat)):
         assert _comparable(loaded) == _comparable(original)
     assert config_io.load_file(PARSERS_DIR / f"{name}.toml").parser_class is config_export.families()[name]
-
-
-# -- scenario streams in each family's own markup -------------------------------------------
-
-
-def _t(cfg, name: str) -> str:
-    return cfg.terminal_literal(name)
-
-
-def _blocks(cfg):
-    """(open, one call, close) of a tool block, by grammar shape."""
-    T, k = functools.partial(_t, cfg), cfg.terminals
-    if "FUNC_PREFIX" in k:  # qwen3 XML
-        return (T("TOOL_START") + "\n", lambda i, n, a: f"<function={n}>\n" + "".join(
-            f"<parameter={p}>\n{v}\n</parameter>\n" for p, v in a.items()) + "</function>\n", T("TOOL_END"))
-    if "INVOKE_PREFIX" in k:  # DeepSeek DSML
-        return (T("TOOL_START") + "\n", lambda i, n, a: T("INVOKE_PREFIX") + n + T("INVOKE_NAME_END") + "\n" + "".join(
-            f'{T("PARAM_START")} name="{p}" string="true">{v}{T("PARAM_CLOSE")}\n' for p, v in a.items())
-            + T("INVOKE_END") + "\n", T("TOOL_END"))
-    if "ARG_KEY_START" in k:  # GLM
-        return ("", lambda i, n, a: T("TOOL_START") + n + "".join(
-            T("ARG_KEY_START") + p + T("ARG_KEY_END") + T("ARG_VALUE_START") + v + T("ARG_VALUE_END")
-            for p, v in a.items()) + T("TOOL_END"), "")
-    if "INVOKE_PREFIX_DQ" in k:  # MiniMax M2 / M3
-        mark = T("TOOL_START")[: -len("<tool_call>")] if "PARAM_START" not in k else ""
-        param = ((lambda p, v: f'{T("PARAM_START")}"{p}">{v}{T("PARAM_END")}\n') if not mark
-                 else (lambda p, v: f"{mark}<{p}>{v}{mark}</{p}>\n"))
-        return (T("TOOL_START") + "\n", lambda i, n, a: T("INVOKE_PREFIX_DQ") + n + T("NAME_END_DQ") + "\n"
-                + "".join(param(p, v) for p, v in a.items()) + T("INVOKE_END") + "\n", T("TOOL_END"))
-    if "TOOL_SECTION_START" in k:  # Kimi K2
-        return (T("TOOL_SECTION_START"), lambda i, n, a: f"{T('TOOL_START')}functions.{n}:{i}{T('ARG_START')}"
-                + json.dumps(a) + T("TOOL_END"), T("TOOL_SECTION_END"))
-    if "CALL_PREFIX" in k:  # Gemma 4
-        return ("", lambda i, n, a: T("TOOL_START") + T("CALL_PREFIX") + n + "{" + ",".join(
-            f'{p}:<|"|>{v}<|"|>' for p, v in a.items()) + "}" + T("TOOL_END"), "")
-    if "TOOL_TOKEN" in k:  # Granite: one JSON array
-        return (T("TOOL_TOKEN") + " [", lambda i, n, a: ", " * (i > 0) + json.dumps(
-            {"name": n, "arguments": a}), "]")
-    if "MSG_MODEL" in k:  # Inkling: typed message blocks
-        return ("", lambda i, n, a: T("MSG_MODEL") + T("TOOL_START") + json.dumps({"name": n, "args": a})
-                + T("THINK_END"), "")
-    if "TOOL_REQUESTS_START" in k:  # PLaMo 3
-        return (T("TOOL_REQUESTS_START"), lambda i, n, a: T("TOOL_REQUEST_START") + T("TOOL_NAME_START") + n
-                + T("TOOL_NAME_END") + T("TOOL_ARGS_START") + json.dumps(a) + T("TOOL_ARGS_END")
-                + T("TOOL_REQUEST_END"), T("TOOL_REQUESTS_END"))
-    raise AssertionError(f"no scenario renderer for {cfg.name}")
-
-
-def render(cfg, scenario: str) -> str:
-    k = cfg.terminals
-    if "MSG_MODEL" in k:
-        think = _t(cfg, "MSG_MODEL") + _t(cfg, "THINK_START") + "Need the weather." + _t(cfg, "THINK_END")
-        content = lambda s: _t(cfg, "MSG_MODEL") + _t(cfg, "TEXT_START") + s + _t(cfg, "THINK_END")  # noqa: E731
-    else:
-        think = (_t(cfg, "THINK_START") + ("thought\n" if "CALL_PREFIX" in k else "") + "Need the weather."
-                 + _t(cfg, "THINK_END")) if "THINK_END" in k else ""
-        content = lambda s: s  # noqa: E731
-    open_, call, close = _blocks(cfg)
-    tools = lambda calls: open_ + "".join(call(i, n, a) for i, (n, a) in enumerate(calls)) + close  # noqa: E731
-    return think + {
-        "think-then-tool": tools(CALLS[:1]),
-        "parallel-tools": tools(CALLS),
-        "content-only": content("The weather in Paris is sunny."),
-        "whitespace-before-tool": ("\n\n" if not content("") else "") + tools(CALLS[:1]),
-        "empty-tool-block": tools([]),
-    }[scenario]
 
 
 def _token_mode(cfg, tokenizer) -> bool:

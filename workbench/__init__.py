@@ -3,7 +3,7 @@
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
-__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU"]
+__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus"]
 
 
 def __getattr__(name: str):
@@ -12,4 +12,8 @@ def __getattr__(name: str):
         import workbench.ui as ui
 
         return getattr(ui, name)
+    if name == "corpus":  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
+        import importlib
+
+        return importlib.import_module("workbench.corpus")
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -4,13 +4,14 @@ with ``add_parser(subparsers)`` and ``run(args) -> int``."""
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib
 import sys
 
 from workbench.errors import WorkbenchError
 
 COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record", "check", "export", "doctor",
-            "capture"]
+            "capture", "corpus"]
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -20,7 +21,10 @@ class ArgumentParser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+@functools.cache
 def build_parser() -> argparse.ArgumentParser:
+    """Built once per process (argparse takes ~0.1 s for every command's options; `corpus`
+    runs a command per recording). ``parse_args`` leaves it unchanged."""
     parser = ArgumentParser(
         prog="workbench",
         description="See every delta vLLM's tool-call and reasoning parsers produce.")
@@ -78,7 +82,7 @@ def check_text_args(args) -> None:
 def dispatch(args, argv: list[str]) -> int | None:
     """The exit code when --vllm sends the command elsewhere; None to run it here."""
     given = getattr(args, "vllm", None)
-    if not given:
+    if not given or args.command == "corpus":  # corpus passes --vllm on to each recording's check
         return None
     from workbench.cli import vllm_option
     from workbench.lanes import versions

@@ -20,9 +20,8 @@ def add_check_options(p, many_versions: bool = False) -> None:
     add_vllm_option(p, many=many_versions)
 
 
-def add_parser(sub) -> None:
-    p = sub.add_parser("check", help="find parser bugs: stream vs non-stream, groupings, client contract")
-    add_check_options(p, many_versions=True)
+def add_fuzz_options(p) -> None:
+    """How hard check looks: the groupings and the shrinking (also `workbench corpus`)."""
     p.add_argument("--fuzz", type=int, default=100, metavar="N", help="random groupings (default 100)")
     p.add_argument("--seed", type=int, default=20260902, metavar="S",
                    help="seed of the random groupings (default 20260902, vLLM's)")
@@ -31,6 +30,12 @@ def add_parser(sub) -> None:
                    help="detokenizer holdback: text D deltas after its ids (0: off; default 1)")
     p.add_argument("--shrink-budget", type=float, default=5.0, metavar="S",
                    help="seconds for each shrink (grouping, then text; 0: no text shrinking)")
+
+
+def add_parser(sub) -> None:
+    p = sub.add_parser("check", help="find parser bugs: stream vs non-stream, groupings, client contract")
+    add_check_options(p, many_versions=True)
+    add_fuzz_options(p)
     p.add_argument("--no-cost", action="store_true", help="skip the per-delta cost profile")
     p.add_argument("--jobs", type=int, default=0, metavar="N", help="processes for the groupings (0: per core)")
     p.add_argument("--strict", action="store_true", help="exit 1 on cosmetic findings too")

@@ -150,6 +150,8 @@ class Lane:
 
 
 _LANES: dict[tuple[str, str], Lane] = {}
+# A forked child (a corpus or check worker) starts its own lanes: the parent's pipes are the parent's.
+os.register_at_fork(after_in_child=_LANES.clear)
 
 
 def get(version: str, progress=None, program: str | None = None) -> Lane:

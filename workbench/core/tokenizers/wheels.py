@@ -21,12 +21,21 @@ def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+_HASHED: dict[tuple, str] = {}  # (path, size, mtime, inode) -> sha256
+
+
 def sha256_file(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
+    # Every replay checks its tokenizer's files (11 MB for qwen3, ~30 ms); a file is hashed
+    # again only when it changed, so `workbench corpus` checks thousands of recordings cheaply.
+    st = Path(path).stat()
+    key = (str(Path(path).resolve()), st.st_size, st.st_mtime_ns, st.st_ino)
+    if key not in _HASHED:
+        digest = hashlib.sha256()
+        with path.open("rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                digest.update(block)
+        _HASHED[key] = digest.hexdigest()
+    return _HASHED[key]
 
 
 def _wheel_prefix(package: str, version: str) -> str:

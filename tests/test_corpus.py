@@ -1,0 +1,282 @@
+"""`workbench corpus`: 200 synthetic recordings through the process pool (each line what
+`workbench check --json` says for that file), 20 of them through Ray (the same lines),
+--resume after a kill -9, the html report in chromium, diff and version modes, and the
+bad inputs (one line each; a bad recording is one error line and the run goes on)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from workbench.corpus import results, scenarios, synth
+
+FAMILIES = ["hermes", "qwen3", "glm47_moe", "kimi_k2", "seed_oss", "divergences"]
+FAST = ["--fuzz", "2", "--shrink-budget", "30"]  # shrinking that always completes: the same lines every run
+ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = ROOT / "artifacts"
+VOLATILE = {"seconds", "worker"}  # times, and which process ran it
+
+
+def steady(value):
+    """A results line without what differs between runs: times and worker ids."""
+    if isinstance(value, dict):
+        return {k: steady(v) for k, v in value.items() if k not in VOLATILE}
+    if isinstance(value, list):
+        return [steady(v) for v in value]
+    return value
+
+
+def by_path(lines: list[dict]) -> dict[str, dict]:
+    return {ln["path"]: steady(ln) for ln in lines}
+
+
+def cli(*argv) -> tuple[int, str, str]:
+    """`workbench ARGV` in this process (module fixtures cannot use run_cli)."""
+    import contextlib
+    import io
+
+    from workbench.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def corpus_dir(tmp_path_factory):
+    d = tmp_path_factory.mktemp("corpus") / "synth"
+    made = synth.write(d, 200, seed=20260902, families=FAMILIES)
+    assert len(made) == 200
+    (d / "bad").mkdir()
+    (d / "bad" / "broken.jsonl").write_text('{"type": "header"\n')
+    # made with a config: a recording never loads the code its header names
+    header, *rest = made[0].read_text().splitlines(keepends=True)
+    h = json.loads(header)
+    h["parser"] = {"config": "mine.toml", "config_sha256": "0" * 64}
+    (d / "bad" / "config.jsonl").write_text(json.dumps(h) + "\n" + "".join(rest))
+    return d
+
+
+@pytest.fixture(scope="module")
+def pool_run(corpus_dir):
+    out = corpus_dir.parent / "results.jsonl"
+    html = corpus_dir.parent / "report.html"
+    code, stdout, err = cli("corpus", corpus_dir, "--workers", "2", *FAST, "-o", out, "--html", html)
+    return code, stdout, err, results.read(out), html
+
+
+def test_pool_over_200_synthetic_recordings(pool_run, corpus_dir):
+    code, stdout, err, lines, _ = pool_run
+    assert code == 1 and "Traceback" not in err, err  # findings and bad recordings: exit 1, no traceback
+    files = sorted(str(p) for p in corpus_dir.rglob("*.jsonl"))
+    assert sorted(ln["path"] for ln in lines) == files and len(lines) == 202
+    bad = {Path(ln["path"]).name: ln for ln in lines if ln["error"]}
+    assert set(bad) == {"broken.jsonl", "config.jsonl"}
+    assert "line 1: invalid JSON" in bad["broken.jsonl"]["error"] and bad["broken.jsonl"]["error_kind"] == "input"
+    assert str(corpus_dir / "bad" / "broken.jsonl") in bad["broken.jsonl"]["error"]  # its own path, not a temp one
+    assert "a recording never loads code" in bad["config.jsonl"]["error"]
+    assert len({ln["worker"] for ln in lines}) == 2  # both workers ran recordings
+    found = {Path(ln["path"]).stem.split("-", 1)[1]: {f"{f['kind']} {f['field']}" for f in
+                                                      next(iter(ln["versions"].values()))["findings"]}
+             for ln in lines if not ln["error"]}
+    assert "stream_vs_nonstream tool_calls" in found["hermes-truncated-arguments"]
+    assert "stream_vs_nonstream tool_calls" in found["deepseek_v3-pretty-arguments"]
+    assert "findings by kind" in stdout and "smallest examples" in stdout
+
+
+def test_each_line_is_what_check_says(pool_run, corpus_dir, run_cli):
+    *_, lines, _ = pool_run
+    picked = [ln for ln in lines if not ln["error"] and ("truncated" in ln["path"] or "00000-" in ln["path"]
+                                                          or "-cut" in ln["path"])][:3]
+    assert len(picked) == 3
+    for ln in picked:
+        code, out, _ = run_cli("check", ln["path"], *FAST, "--jobs", "1", "--no-cost", "--json")
+        report = json.loads(out)
+        (version, got), = ln["versions"].items()
+        assert steady(got["findings"]) == steady(report["findings"]), ln["path"]
+        assert got["consistent"] == report["consistent"] and code == ln["exit_code"]
+
+
+def test_ray_auto_equals_pool(pool_run, corpus_dir, tmp_path):
+    *_, lines, _ = pool_run
+    files = sorted(ln["path"] for ln in lines)[:19] + [str(corpus_dir / "bad" / "broken.jsonl")]
+    out = tmp_path / "ray.jsonl"
+    ray_tmp = tempfile.mkdtemp(prefix="wbray", dir="/tmp")  # short: Ray's socket paths are long
+    env = dict(os.environ, RAY_TMPDIR=ray_tmp)
+    try:
+        done = subprocess.run([sys.executable, "-m", "workbench", "corpus", *files, "--ray", "auto", "--workers", "2",
+                               *FAST, "-o", str(out)], env=env, capture_output=True, text=True, timeout=420)
+        assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+        assert "on ray auto" in done.stdout
+        ray_lines = results.read(out)
+        pool = by_path(lines)
+        assert len(ray_lines) == 20
+        assert by_path(ray_lines) == {p: pool[p] for p in files}  # line for line, apart from times
+        leftover = subprocess.run(["pgrep", "-f", ray_tmp], capture_output=True, text=True).stdout.split()
+        assert not leftover, f"Ray processes left running: {leftover}"  # auto stops what it started
+    finally:
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+
+
+def test_resume_after_kill_9(pool_run, tmp_path, run_cli):
+    *_, lines, _ = pool_run
+    files = sorted(ln["path"] for ln in lines if not ln["error"])[:40]
+    out = tmp_path / "killed.jsonl"
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "corpus", *files, "--workers", "1", *FAST,
+                             "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 300
+    try:
+        while time.monotonic() < deadline and proc.poll() is None:
+            if out.exists() and out.read_bytes().count(b"\n") >= 10:
+                break
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    before = results.read(out)
+    assert 10 <= len(before) < 40, "the run was not killed halfway"
+    code, stdout, _ = run_cli("corpus", *files, "--workers", "2", *FAST, "-o", out, "--resume")
+    after = results.read(out)
+    assert f"{len(before)} resumed" in stdout and f"{40 - len(before)} ran now" in stdout
+    assert len(after) == 40 and len({(ln["path"], ln["sha256"], ln["spec"]) for ln in after}) == 40
+    assert after[:len(before)] == before  # kept as they were
+    pool = by_path(lines)
+    assert by_path(after) == {p: pool[p] for p in files}
+
+
+def test_report_in_chromium(pool_run):
+    from PIL import Image
+
+    from tests.jupyterlab import chromium_page, require_chromium
+
+    require_chromium()
+    *_, html = pool_run
+    text = html.read_text()
+    assert "<script src" not in text and "<link" not in text and "http" not in text.split("<body", 1)[1][:200]
+    ARTIFACTS.mkdir(exist_ok=True)
+    with chromium_page() as (page, errors):
+        page.goto(html.as_uri())
+        bars = page.locator("#kinds-chart rect.bar")
+        assert bars.count() > 3
+        assert max(float(bars.nth(i).get_attribute("width")) for i in range(bars.count())) > 100
+        assert page.locator("#steps-chart rect.bar").count() > 3
+        shot = ARTIFACTS / "corpus_report_chart.png"
+        page.locator("#kinds-chart").screenshot(path=str(shot))
+        command = page.locator("#recordings code").first.text_content()
+        assert command.startswith("workbench.show(recording=") and command.endswith("run=True)")
+        assert not errors
+    img = Image.open(shot).convert("RGB")
+    blue = sum(1 for px in img.getdata() if abs(px[0] - 0x3b) < 16 and abs(px[1] - 0x6f) < 16
+               and abs(px[2] - 0xb6) < 16)
+    assert blue > 2000, f"the chart's bars are not drawn ({blue} bar pixels)"
+
+
+def test_diff_mode_reports_the_first_differing_step(pool_run, run_cli, tmp_path):
+    *_, lines, _ = pool_run
+    files = [ln["path"] for ln in lines if "/hermes/" in ln["path"] and "think-then-tool" in ln["path"]][:3]
+    assert files
+    out = tmp_path / "diff.jsonl"
+    code, stdout, err = run_cli("corpus", *files, "--diff", "--a", "hermes+qwen3", "--b", "qwen3_coder+qwen3",
+                                "--workers", "1", "-o", out)
+    assert code == 0, err
+    for ln in results.read(out):
+        _, direct, _ = run_cli("diff", ln["path"], "--a", "hermes+qwen3", "--b", "qwen3_coder+qwen3", "--json")
+        d = json.loads(direct)
+        assert ln["diff"]["first_step"] == d["first_step"] is not None
+        assert ln["diff"]["same"] is False and "final stream.tool_calls" in stdout
+
+
+def test_fixed_in_a_later_vllm(pool_run, run_cli, tmp_path):
+    *_, lines, _ = pool_run
+    files = [ln["path"] for ln in lines if "deepseek_v3-pretty-arguments" in ln["path"]][:2]
+    out = tmp_path / "versions.jsonl"
+    code, stdout, err = run_cli("corpus", *files, "--vllm", "0.32.0,0.33.0", "--workers", "1", *FAST, "-o", out)
+    assert "Traceback" not in err, err
+    for ln in results.read(out):
+        assert list(ln["versions"]) == ["0.32.0", "0.33.0"]
+        notes = {f"{c['kind']} {c['field']}": c["note"] for c in ln["changes"]}
+        assert notes["stream_vs_nonstream tool_calls"] == "fixed in 0.33.0"
+    assert "0.33.0 (2)" in stdout  # the fixed-in column counts both recordings
+
+
+def test_notebook_call_returns_a_frame(pool_run, monkeypatch):
+    import IPython.display
+
+    import workbench
+
+    *_, lines, _ = pool_run
+    shown = []
+    monkeypatch.setattr(IPython.display, "display", lambda *objs: shown.extend(objs))
+    files = sorted(ln["path"] for ln in lines)[:4]
+    df = workbench.corpus(*files, workers=1, fuzz=2, shrink_budget=30)
+    assert list(df["path"]) == sorted(df["path"]) or set(df["path"]) == set(files)
+    assert len(df) == 4 and {"parser", "findings", "first_step", "error"} <= set(df.columns)
+    html = [o.data for o in shown if hasattr(o, "data") and isinstance(o.data, str)]
+    assert any('class="wb-corpus"' in h and "kinds-chart" in h for h in html)
+    with pytest.raises(workbench.WorkbenchError, match="no \\*.jsonl recordings"):
+        workbench.corpus("/nonexistent/folder")
+
+
+@pytest.mark.parametrize("argv, message", [
+    ([], "no recordings: give folders"),
+    (["/nonexistent"], "/nonexistent: no *.jsonl recordings there"),
+    (["{dir}", "--diff", "--a", "hermes"], "--diff needs --a SPEC and --b SPEC"),
+    (["{dir}", "--a", "hermes"], "--a/--b are for --diff"),
+    (["{dir}", "--resume"], "--resume needs -o"),
+    (["{dir}", "--tools", "/nonexistent.json"], "/nonexistent.json"),
+    (["{dir}", "--chunking", "bogus"], "bad --chunking"),
+    (["{dir}", "--vllm", "9.9.9"], "9.9.9"),
+    (["{dir}", "--diff", "--a", "hermes", "--b", "x", "--vllm", "0.33.0"], "not --vllm"),
+    (["{dir}", "-o", "{existing}"], "exists: --resume to go on with it"),
+    (["--synth", "3"], "--synth N needs -o DIR"),
+    (["--synth", "3", "-o", "{tmp}/s", "--families", "nope"], "unknown nope"),
+])
+def test_bad_input_is_one_line(run_cli, tmp_path, argv, message):
+    d = tmp_path / "recs"
+    d.mkdir()
+    (d / "x.jsonl").write_text("")
+    existing = tmp_path / "r.jsonl"
+    existing.write_text("")
+    argv = [a.format(dir=d, existing=existing, tmp=tmp_path) for a in argv]
+    code, out, err = run_cli("corpus", *argv)
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_ray_missing_says_how_to_get_it(run_cli, tmp_path, monkeypatch):
+    (tmp_path / "x.jsonl").write_text("")
+    monkeypatch.setitem(sys.modules, "ray", None)  # import ray -> ImportError
+    code, _, err = run_cli("corpus", tmp_path, "--ray", "auto")
+    assert code == 2 and "pip install '.[ray]'" in err and "setup.sh --with-ray" in err
+
+
+def test_synth_covers_every_family_and_divergence():
+    from workbench.core.config.io import PARSERS_DIR
+
+    toml = {p.stem for p in PARSERS_DIR.glob("*.toml")} - {"teaching"}
+    assert toml <= set(scenarios.FAMILIES) and "hermes" in scenarios.FAMILIES
+    items = synth.plan(100, seed=1)
+    assert {it.family for it in items} == set(scenarios.FAMILIES) | {"divergences"}
+    assert {it.name.split("-", 1)[1] for it in items if it.family == "divergences"} == set(scenarios.DIVERGENCES)
+    assert any(it.cut_at for it in items) and any(it.chunking.startswith("random:") for it in items)
+    assert synth.plan(100, seed=1) == items  # seeded
+
+
+def test_results_writer_drops_a_cut_last_line(tmp_path):
+    p = tmp_path / "r.jsonl"
+    p.write_text('{"sha256": "a", "spec": "s", "path": "x"}\n{"sha256": "b", "sp')
+    w = results.Writer(p, resume=True)
+    assert w.done == {("x", "a", "s")}
+    w.write({"sha256": "c", "spec": "s", "path": "y"})
+    w.close()
+    assert [ln["sha256"] for ln in results.read(p)] == ["a", "c"]

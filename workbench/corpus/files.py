@@ -1,0 +1,75 @@
+"""Which recordings a corpus run covers: every ``*.jsonl`` under the folders, files and
+globs given, each once, in a stable order (sorted within each argument)."""
+
+from __future__ import annotations
+
+import glob
+import hashlib
+import json
+from pathlib import Path
+
+from workbench.core import limits
+from workbench.errors import WorkbenchError
+
+
+def find(paths: list[str]) -> list[Path]:
+    """The recordings named by ``paths``; one that matches nothing is an error (a typo
+    must not make an empty run look like a clean one)."""
+    if not paths:
+        raise WorkbenchError("no recordings: give folders, files or globs (or --synth N -o DIR)")
+    out: list[Path] = []
+    seen: set[Path] = set()
+    for arg in paths:
+        found = _expand(arg)
+        if not found:
+            raise WorkbenchError(f"{arg}: no *.jsonl recordings there")
+        for p in found:
+            key = p.resolve()
+            if key not in seen:
+                seen.add(key)
+                out.append(p)
+    return out
+
+
+def _expand(arg: str) -> list[Path]:
+    p = Path(arg)
+    if p.is_dir():
+        return sorted(q for q in p.rglob("*.jsonl") if q.is_file())
+    if p.is_file():
+        return [p]
+    if glob.has_magic(arg):
+        hits = sorted(Path(h) for h in glob.glob(arg, recursive=True))
+        return [q for h in hits for q in (sorted(h.rglob("*.jsonl")) if h.is_dir() else [h])
+                if q.is_file() and q.suffix == ".jsonl"]
+    return []
+
+
+def read(path: Path) -> tuple[bytes, str]:
+    """(the file's bytes, their sha256); a file too big or unreadable is a WorkbenchError
+    naming it, which the run turns into that recording's error line."""
+    try:
+        size = path.stat().st_size
+        if size > limits.MAX_RECORDING_BYTES:
+            raise WorkbenchError(f"recording {path}: {limits.mb(size)}, over the "
+                                 f"{limits.mb(limits.MAX_RECORDING_BYTES)} a recording may be")
+        data = path.read_bytes()
+    except OSError as e:
+        raise WorkbenchError(f"recording {path}: {e.strerror}") from None
+    return data, hashlib.sha256(data).hexdigest()
+
+
+def tokenizers(paths: list[Path], override: str | None = None, sample: int = 64) -> list[str]:
+    """The tokenizers the first ``sample`` recordings' headers name (or ``override``)."""
+    if override:
+        return [override]
+    names: list[str] = []
+    for p in paths[:sample]:
+        try:
+            with p.open("rb") as f:
+                head = json.loads(f.readline(1 << 20))
+            name = head["tokenizer"]["name"]
+        except (OSError, ValueError, KeyError, TypeError):
+            continue
+        if isinstance(name, str) and name not in names:
+            names.append(name)
+    return names

@@ -1,0 +1,186 @@
+"""The corpus report as one self-contained html page (no CDN, no external file): the
+kinds table, a bar chart of findings per kind x version, a histogram of first
+divergent steps (both inline SVG), the errors, and one row per recording with a
+finding, each with the command that opens it in the widget (and a copy button).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import math
+import os
+
+from workbench.corpus.summary import Summary, kind_of
+
+COLOURS = ["#3b6fb6", "#d9822b", "#3a9a5b", "#a34fb0", "#c44949", "#6b7b8c"]
+MAX_ROWS = 2000  # recordings listed in the page; the results file has them all
+MAX_KINDS = 16  # kinds drawn in the chart
+
+CSS = """
+.wb-corpus{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;color:#1d2430;background:#fff}
+.wb-corpus h1{font-size:20px;margin:0 0 4px} .wb-corpus h2{font-size:16px;margin:28px 0 8px}
+.wb-corpus .sub{color:#556} .wb-corpus table{border-collapse:collapse;margin:6px 0}
+.wb-corpus th,.wb-corpus td{border-bottom:1px solid #dde2ea;padding:4px 8px;text-align:left;vertical-align:top}
+.wb-corpus th{background:#f3f5f8} .wb-corpus td.n{text-align:right;font-variant-numeric:tabular-nums}
+.wb-corpus code{font:12px ui-monospace,Menlo,Consolas,monospace;background:#f3f5f8;padding:1px 4px;border-radius:3px}
+.wb-corpus .fixed{color:#2f7d4a} .wb-corpus .new{color:#b23b3b}
+.wb-corpus svg text{font:12px system-ui,sans-serif;fill:#1d2430}
+.wb-corpus button.copy{font-size:11px;margin-left:6px;cursor:pointer}
+"""
+
+SCRIPT = """
+document.addEventListener('click', e => {
+  const b = e.target.closest('button.copy'); if (!b) return;
+  const text = b.previousElementSibling.textContent;
+  (navigator.clipboard ? navigator.clipboard.writeText(text) : Promise.reject()).then(
+    () => { b.textContent = 'copied'; }, () => { window.prompt('Copy the command:', text); });
+});
+"""
+
+
+def e(value) -> str:
+    return html.escape("" if value is None else str(value))
+
+
+def open_command(line: dict) -> str:
+    """The notebook call that opens this recording in the widget, parsers from its header."""
+    path = os.path.abspath(line["path"])
+    versions = list(line.get("versions") or {})
+    extra = f", vllm={versions[-1]!r}" if len(versions) > 1 else ""
+    return f"workbench.show(recording={path!r}, run=True{extra})"
+
+
+def bar_chart(s: Summary) -> str:
+    kinds = s.kinds[:MAX_KINDS]
+    versions = s.versions or [""]
+    top = max((max(k.recordings.values(), default=0) for k in kinds), default=0) or 1
+    label_w, bar_w, row_h = 260, 400, 16
+    group_h = row_h * len(versions) + 10
+    height = 30 + group_h * max(1, len(kinds))
+    out = [f'<svg id="kinds-chart" xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" '
+           f'height="{height}" role="img" aria-label="findings per kind and version">']
+    for i, v in enumerate(versions):  # legend
+        x = label_w + i * 130
+        out.append(f'<rect x="{x}" y="4" width="12" height="12" fill="{COLOURS[i % len(COLOURS)]}"/>'
+                   f'<text x="{x + 16}" y="14">{e(v)}</text>')
+    for gi, k in enumerate(kinds):
+        y0 = 30 + gi * group_h
+        out.append(f'<text x="{label_w - 8}" y="{y0 + group_h / 2}" text-anchor="end">{e(k.name)}</text>')
+        for vi, v in enumerate(versions):
+            n = k.recordings.get(v, 0)
+            w = bar_w * n / top
+            y = y0 + vi * row_h
+            out.append(f'<rect class="bar" x="{label_w}" y="{y}" width="{w:.1f}" height="{row_h - 3}" '
+                       f'fill="{COLOURS[vi % len(COLOURS)]}"><title>{e(k.name)} · {e(v)}: {n}</title></rect>'
+                       f'<text x="{label_w + w + 4:.1f}" y="{y + row_h - 5}">{n}</text>')
+    out.append("</svg>")
+    return "".join(out)
+
+
+def histogram(s: Summary) -> str:
+    steps = s.first_steps
+    if not steps:
+        return '<p class="sub">no finding has a first divergent step</p>'
+    hi = max(steps)
+    width = max(1, math.ceil(hi / 40))
+    bins: dict[int, int] = {}
+    for step, n in steps.items():
+        bins[(step - 1) // width] = bins.get((step - 1) // width, 0) + n
+    nbins = (hi - 1) // width + 1
+    top = max(bins.values())
+    w, h, bw = 720, 200, 680 / nbins
+    out = [f'<svg id="steps-chart" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + 40}" role="img" '
+           f'aria-label="first divergent steps">']
+    for b in range(nbins):
+        n = bins.get(b, 0)
+        bh = h * n / top
+        lo = b * width + 1
+        label = str(lo) if width == 1 else f"{lo}-{lo + width - 1}"
+        out.append(f'<rect class="bar" x="{30 + b * bw:.1f}" y="{h - bh + 10:.1f}" width="{max(bw - 2, 1):.1f}" '
+                   f'height="{bh:.1f}" fill="{COLOURS[0]}"><title>step {label}: {n}</title></rect>')
+        if b % max(1, nbins // 10) == 0:
+            out.append(f'<text x="{30 + b * bw:.1f}" y="{h + 28}">{label}</text>')
+    out.append(f'<text x="0" y="20">{top}</text><text x="0" y="{h + 10}">0</text></svg>')
+    return "".join(out)
+
+
+def kinds_table(s: Summary) -> str:
+    head = "".join(f"<th>{e(v)}</th>" for v in s.versions)
+    rows = []
+    for k in s.kinds:
+        counts = "".join(f'<td class="n">{k.recordings.get(v, 0)}</td>' for v in s.versions)
+        fixed = ", ".join(f"{v}: {n}" for v, n in k.fixed_in.items())
+        new = ", ".join(f"{v}: {n}" for v, n in k.new_in.items())
+        ex = "<br>".join(_example(x) for x in k.examples)
+        rows.append(f"<tr><td>{e(k.name)}</td>{counts}<td class='fixed'>{e(fixed)}</td>"
+                    f"<td class='new'>{e(new)}</td><td>{ex}</td></tr>")
+    return (f"<table id='kinds'><tr><th>finding</th>{head}<th>fixed in</th><th>new in</th>"
+            f"<th>smallest examples</th></tr>{''.join(rows)}</table>")
+
+
+def _example(x: dict) -> str:
+    what = f"<code>{e(repr(x['text']))}</code> ({x['tokens']} tokens)" if x["shrunk"] else \
+        (f"{x['tokens']} tokens" if x["tokens"] is not None else "")
+    grouping = f" · {e(x['grouping'])}" if x.get("grouping") else ""
+    return f"{e(os.path.basename(x['path']))}: {what}{grouping}"
+
+
+def recordings_table(lines: list[dict]) -> str:
+    shown = [ln for ln in lines if ln.get("error") or _kinds(ln)][:MAX_ROWS]
+    rows = []
+    for i, ln in enumerate(shown):
+        what = e(ln["error"]) if ln.get("error") else e(", ".join(_kinds(ln)))
+        first = _first_step(ln)
+        rows.append(f"<tr id='r{i}'><td><a href='#cmd{i}' title='the command that opens it in the widget'>"
+                    f"{e(ln['path'])}</a></td><td>{e(ln.get('parser'))}</td><td>{what}</td>"
+                    f"<td class='n'>{e(first)}</td><td><code id='cmd{i}'>{e(open_command(ln))}</code>"
+                    f"<button class='copy'>copy</button></td></tr>")
+    more = len([ln for ln in lines if ln.get("error") or _kinds(ln)]) - len(shown)
+    note = f"<p class='sub'>{more} more in the results file</p>" if more > 0 else ""
+    return ("<table id='recordings'><tr><th>recording</th><th>parser</th><th>findings</th><th>first step</th>"
+            f"<th>open in the widget</th></tr>{''.join(rows)}</table>{note}")
+
+
+def _kinds(ln: dict) -> list[str]:
+    if ln.get("mode") == "diff":
+        d = ln.get("diff") or {}
+        return [] if not d or d["same"] else [f"step {f}" for f in d["at_first_step"]] + list(d["final"])
+    out: list[str] = []
+    for v, r in (ln.get("versions") or {}).items():
+        for f in r["findings"]:
+            name = kind_of(f) + (f" @{v}" if len(ln["versions"]) > 1 else "")
+            if name not in out:
+                out.append(name)
+    return out
+
+
+def _first_step(ln: dict):
+    if ln.get("mode") == "diff":
+        return (ln.get("diff") or {}).get("first_step")
+    steps = [f["first_step"] for r in (ln.get("versions") or {}).values() for f in r["findings"] if f.get("first_step")]
+    return min(steps) if steps else None
+
+
+def fragment(s: Summary, lines: list[dict], title: str) -> str:
+    """The report as one element (its CSS scoped to it): the page's body, a notebook's output."""
+    errors = "".join(f"<tr><td>{e(x['kind'])}</td><td class='n'>{x['count']}</td><td>{e(x['error'])}</td></tr>"
+                     for x in s.errors)
+    data = json.dumps(s.to_dict(), ensure_ascii=False).replace("</", "<\\/")
+    return f"""<div class="wb-corpus"><style>{CSS}</style>
+<h1>{e(title)}</h1>
+<p class="sub">{s.recordings} recordings · {s.ran} ran · {s.with_findings} with findings · {len(s.errors)} kinds of
+error ({sum(x['count'] for x in s.errors)} recordings) · versions: {e(', '.join(s.versions))}</p>
+<h2>Findings by kind</h2>{kinds_table(s)}
+<h2>Findings per kind × version</h2>{bar_chart(s)}
+<h2>First divergent step</h2>{histogram(s)}
+{"<h2>Errors</h2><table id='errors'><tr><th>kind</th><th>recordings</th><th>first message</th></tr>"
+ + errors + "</table>" if errors else ""}
+<h2>Recordings</h2>{recordings_table(lines)}
+<script type="application/json" id="summary">{data}</script>
+<script>{SCRIPT}</script></div>"""
+
+
+def page(s: Summary, lines: list[dict], title: str) -> str:
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title></head>'
+            f'<body style="margin:24px">{fragment(s, lines, title)}</body></html>\n')
