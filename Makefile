@@ -9,8 +9,8 @@ export DO_NOT_TRACK ?= 1
 
 .PHONY: setup demo test test-slow lab bench js-check clean
 
-setup:
-	@bash setup/setup.sh
+setup:  # the dev set-up: Ray too, so the corpus tests run it
+	@bash setup/setup.sh --with-ray
 
 demo: setup
 	@$(PY) -m workbench.demo

@@ -4,11 +4,18 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+WITH_RAY=0  # --with-ray: Ray too, for `workbench corpus --ray` (setup/requirements-ray.txt)
+for arg in "$@"; do
+  case $arg in
+    --with-ray) WITH_RAY=1 ;;
+    *) echo "setup: unknown option $arg (known: --with-ray)" >&2; exit 2 ;;
+  esac
+done
 VLLM_VERSION=$(tr -d '[:space:]' < setup/vllm-version)   # the one place the version lives
 PY=${PYTHON:-python3}
 STAMP=.venv/.setup-stamp
-want=$(cat setup/vllm-version setup/requirements-*.txt setup/setup.sh pyproject.toml \
-        workbench/core/tokenizers/tokenizers.lock.toml 2>/dev/null | sha256sum | cut -c1-16)
+want=$( (cat setup/vllm-version setup/requirements-*.txt setup/setup.sh pyproject.toml \
+        workbench/core/tokenizers/tokenizers.lock.toml 2>/dev/null; echo "ray=$WITH_RAY") | sha256sum | cut -c1-16)
 
 if [[ -f $STAMP && "$(cat "$STAMP")" == "$want" ]]; then
   echo "setup: up to date (.venv, vLLM $VLLM_VERSION)"
@@ -44,6 +51,10 @@ fi
 
 step 3 "installing the workbench (editable) and test extras"
 pip_install --no-deps -r setup/requirements-extra.txt
+if [[ $WITH_RAY == 1 ]]; then
+  echo "setup:       and Ray (--with-ray: 79 MB download, 240 MB installed)"
+  pip_install --no-deps -r setup/requirements-ray.txt
+fi
 pip_install --no-deps --no-build-isolation -e . >/dev/null
 
 step 4 "fetching tokenizer files (hash-checked)"

@@ -280,3 +280,24 @@ def test_results_writer_drops_a_cut_last_line(tmp_path):
     w.write({"sha256": "c", "spec": "s", "path": "y"})
     w.close()
     assert [ln["sha256"] for ln in results.read(p)] == ["a", "c"]
+
+
+def test_every_file_option_travels_with_the_spec(tmp_path):
+    """A worker on another machine gets the files the options name as bytes in the spec."""
+    import re
+
+    from workbench.cli import build_parser
+    from workbench.cli.corpus_cmd import build_spec
+    from workbench.corpus import spec as spec_mod
+
+    actions = build_parser().parse_args(["corpus"]).forwarded
+    named = {a.dest for a in actions if re.search(r"\.(json|toml|jinja)$|FILE", str(a.metavar or ""))}
+    assert named and named <= spec_mod.FILE_OPTIONS
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps(scenarios.TOOLS))
+    s = build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--tool-parser", "hermes"]))
+    assert s.files == [("tools.json", tools.read_bytes())] and "--fuzz" in s.argv  # corpus's own default, passed on
+    assert spec_mod.Spec.from_dict(s.to_dict()).key == s.key
+    tools.write_text("[]")
+    assert build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--tool-parser",
+                                                  "hermes"])).key != s.key  # another file content, another spec

@@ -92,7 +92,9 @@ def _json_object(text: str) -> dict:
 
 def parser_spec(args) -> ParserSpec:
     """The parser flags (none given: no parser)."""
-    return ParserSpec(args.tool_parser, args.reasoning_parser, getattr(args, "config", None))
+    # diff has no parser flags (its parsers are --a/--b) but opens recordings the same way
+    return ParserSpec(getattr(args, "tool_parser", None), getattr(args, "reasoning_parser", None),
+                      getattr(args, "config", None))
 
 
 def given_parser(args) -> ParserSpec | None:

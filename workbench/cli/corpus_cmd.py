@@ -30,7 +30,7 @@ class Forwarded:
 
 def add_parser(sub) -> None:
     from workbench.cli import check_cmd
-    from workbench.lanes.cli import add_option as add_vllm_option
+    from workbench.cli.vllm_option import add_option as add_vllm_option
 
     p = sub.add_parser("corpus", help="check or diff every recording under folders/globs, in parallel")
     p.add_argument("paths", nargs="*", metavar="PATH", help="folders (every *.jsonl below), files or globs")
@@ -48,7 +48,10 @@ def add_parser(sub) -> None:
     common.add_parser_options(fwd)
     common.add_request_options(fwd)
     check_cmd.add_fuzz_options(fwd)
-    p.set_defaults(fuzz=CORPUS_FUZZ, forwarded=fwd.actions)
+    for action in fwd.actions:
+        if action.dest == "fuzz":  # always passed on (spec.ALWAYS): check's own default is 100
+            action.default, action.help = CORPUS_FUZZ, f"random groupings per recording (default {CORPUS_FUZZ})"
+    p.set_defaults(forwarded=fwd.actions)
     add_vllm_option(p, many=True)
     p.add_argument("-o", "--output", metavar="RESULTS.jsonl",
                    help="results, one line per recording, written as each finishes (--synth: the folder)")
@@ -119,7 +122,8 @@ def run(args) -> int:
             f"{rate:.1f}/s on {where}; {s.with_findings} with findings, "
             f"{sum(x['count'] for x in s.errors)} errors · {spec.label()}")
     if args.html:
-        common.write_output(args.html, html.page(s, out.lines, "workbench corpus: " + spec.label()))
+        common.write_output(args.html, html.page(s, out.lines, "workbench corpus: " + spec.label()),
+                            force=args.force or args.resume)
     if args.json:
         print(json.dumps(s.to_dict() | {"seconds": round(out.seconds, 3), "ran": out.ran, "resumed": out.resumed,
                                         "runner": out.runner, "spec": spec.label()}, ensure_ascii=False))

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import glob
 import hashlib
-import json
 from pathlib import Path
 
-from workbench.core import limits
+from workbench.core import door, limits
 from workbench.errors import WorkbenchError
 
 
@@ -45,16 +44,9 @@ def _expand(arg: str) -> list[Path]:
 
 
 def read(path: Path) -> tuple[bytes, str]:
-    """(the file's bytes, their sha256); a file too big or unreadable is a WorkbenchError
-    naming it, which the run turns into that recording's error line."""
-    try:
-        size = path.stat().st_size
-        if size > limits.MAX_RECORDING_BYTES:
-            raise WorkbenchError(f"recording {path}: {limits.mb(size)}, over the "
-                                 f"{limits.mb(limits.MAX_RECORDING_BYTES)} a recording may be")
-        data = path.read_bytes()
-    except OSError as e:
-        raise WorkbenchError(f"recording {path}: {e.strerror}") from None
+    """(the file's bytes, their sha256), through the reading door (a regular file within
+    the recording cap); a refusal is that recording's error line, never the run's end."""
+    data = door.read_bytes(path, "recording", max_bytes=limits.MAX_RECORDING_BYTES)
     return data, hashlib.sha256(data).hexdigest()
 
 
@@ -65,10 +57,9 @@ def tokenizers(paths: list[Path], override: str | None = None, sample: int = 64)
     names: list[str] = []
     for p in paths[:sample]:
         try:
-            with p.open("rb") as f:
-                head = json.loads(f.readline(1 << 20))
-            name = head["tokenizer"]["name"]
-        except (OSError, ValueError, KeyError, TypeError):
+            first = next(door.json_lines(door.lines(p, "recording")), None)
+            name = first.value["tokenizer"]["name"] if first is not None else None
+        except (WorkbenchError, KeyError, TypeError):  # that recording's own line will say why
             continue
         if isinstance(name, str) and name not in names:
             names.append(name)

@@ -105,7 +105,7 @@ def corpus(*paths, **options):
         s = summary.summarise(out.lines)
         title = "workbench corpus: " + spec.label()
         if args.html:
-            common.write_output(args.html, html_mod.page(s, out.lines, title))
+            common.write_output(args.html, html_mod.page(s, out.lines, title), force=args.force or args.resume)
     except CorpusError:
         raise
     except WorkbenchError as e:

@@ -8,9 +8,13 @@ same sha256, same spec key: a changed file runs again).
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
+from workbench.core import door, outputs
 from workbench.errors import WorkbenchError
+
+MAX_RESULTS_BYTES = 16 << 30  # a results file: one line per recording, 100,000s of them
 
 
 def read(path: str | Path) -> list[dict]:
@@ -20,21 +24,16 @@ def read(path: str | Path) -> list[dict]:
 
 
 def _whole_lines(p: Path) -> tuple[list[dict], int]:
-    """(the whole lines, the byte length they end at)."""
-    try:
-        data = p.read_bytes()
-    except OSError as e:
-        raise WorkbenchError(f"results {p}: {e.strerror}") from None
-    out, end, n = [], 0, 0
-    for n, raw in enumerate(data.split(b"\n")[:-1], 1):
-        try:
-            obj = json.loads(raw)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise WorkbenchError(f"results {p} line {n}: not a results line (invalid JSON)") from None
-        if not isinstance(obj, dict) or "sha256" not in obj or "spec" not in obj:
-            raise WorkbenchError(f"results {p} line {n}: not a workbench corpus results line")
+    """(the whole lines, the byte length they end at); an unterminated last line is cut."""
+    out, end = [], 0
+    for line in door.lines(p, "results", max_bytes=MAX_RESULTS_BYTES):
+        if not line.ended:
+            break
+        obj = door.parse_json(line.text, f"results {p} line {line.number}")
+        if not isinstance(obj, dict) or "sha256" not in obj or "spec" not in obj or "path" not in obj:
+            raise WorkbenchError(f"results {p} line {line.number}: not a workbench corpus results line")
         out.append(obj)
-        end += len(raw) + 1
+        end += len(line.text.encode("utf-8")) + 1
     return out, end
 
 
@@ -51,14 +50,13 @@ class Writer:
             raise WorkbenchError(f"{self.path} exists: --resume to go on with it, or --force to start over")
         if exists and resume:
             self.kept, end = _whole_lines(self.path)
-            with self.path.open("r+b") as f:  # drop a line cut by a kill
-                f.truncate(end)
-        mode = "a" if exists and resume else "w"
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self._f = self.path.open(mode, encoding="utf-8")
-        except OSError as e:
-            raise WorkbenchError(f"cannot write results {self.path}: {e.strerror}") from None
+            try:
+                os.truncate(self.path, end)  # drop a line cut by a kill
+                self._f = self.path.open("a", encoding="utf-8")
+            except OSError as e:
+                raise WorkbenchError(f"cannot write results {self.path}: {e.strerror}") from None
+        else:
+            self._f = outputs.create(self.path, force=exists, mkdir=True)
         self.done = {(r["path"], r["sha256"], r["spec"]) for r in self.kept}
 
     def write(self, line: dict) -> None:

@@ -16,10 +16,11 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from workbench.errors import WorkbenchError
+from workbench.core import door, limits
 
 # The forwarded options whose values are files (read here, written again in the worker).
-FILE_OPTIONS = {"tools", "messages", "config", "plugin", "chat_template"}
+FILE_OPTIONS = {"tools", "messages", "request", "config", "plugin", "chat_template"}
+ALWAYS = {"fuzz"}  # passed on even at its default: the corpus's default is not check's
 _AT_VERSION = re.compile(r"^(.*?)(@\d[^@/]*)?$")
 
 
@@ -62,11 +63,8 @@ def _quote(word: str) -> str:
 
 
 def _read(path: str, what: str) -> tuple[str, bytes]:
-    p = Path(path)
-    try:
-        return p.name, p.read_bytes()
-    except OSError as e:
-        raise WorkbenchError(f"{what} {path}: {e.strerror}") from None
+    cap = limits.MAX_CODE_BYTES if what == "--plugin" else limits.MAX_TEXT_BYTES
+    return Path(path).name, door.read_bytes(path, f"{what} file", max_bytes=cap)
 
 
 def _value(v) -> str:
@@ -87,7 +85,7 @@ def build(args, forwarded: list, mode: str) -> Spec:
 
     for action in forwarded:
         value, opt = getattr(args, action.dest, None), action.option_strings[0]
-        if value is None or value == action.default:
+        if value is None or (value == action.default and (action.dest not in ALWAYS or mode != "check")):
             continue
         if action.nargs == 0:  # store_true
             spec.argv.append(opt)

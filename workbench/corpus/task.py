@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import contextlib
 import io
-import json
 import os
 import socket
 import tempfile
@@ -21,7 +20,9 @@ import time
 import traceback
 from pathlib import Path
 
+from workbench.core import door
 from workbench.corpus.spec import Spec
+from workbench.errors import WorkbenchError
 
 # check's own settings for a corpus: the pool is the parallelism; cost profiles are timings.
 CHECK_FIXED = ["--jobs", "1", "--no-cost", "--json"]
@@ -95,8 +96,8 @@ def _parse(spec: Spec, rc: int, out: str, err: str, names: dict) -> dict:
         last = next((ln for ln in reversed(lines) if ": error: " in ln), lines[-1] if lines else "")
         return got | {"error": last.split(": error: ", 1)[-1] or "exit code 2", "error_kind": "input"}
     try:
-        report = json.loads(out)
-    except json.JSONDecodeError:
+        report = door.parse_json(out, f"workbench {spec.mode} --json")
+    except WorkbenchError:
         return got | {"error": f"{spec.mode} printed no JSON (exit code {rc})", "error_kind": "exception"}
     if spec.mode == "diff":
         return got | {"diff": diff_summary(report)}
@@ -135,8 +136,8 @@ def diff_summary(d: dict) -> dict:
 def _header_info(data: bytes, spec: Spec) -> dict:
     """The header's tokenizer, origin and parser (as the command resolves it), for the report."""
     try:
-        head = json.loads(data.split(b"\n", 1)[0])
-    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError):
+        head = door.parse_json(data.split(b"\n", 1)[0].decode("utf-8"), "header")
+    except (WorkbenchError, UnicodeDecodeError):  # the command's own error line says why
         head = None
     head = head if isinstance(head, dict) else {}
     given = {k: v for k, v in spec.parser.items() if v}

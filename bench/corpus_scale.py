@@ -1,0 +1,171 @@
+"""`workbench corpus` at scale, side by side in one run: N synthetic hermes + qwen3
+recordings (`--synth`, seeded), `check --fuzz 5` on each, five ways:
+
+- check loop: `workbench check REC --json` on every file, one after the other, in this
+  long-lived process (vLLM imported once): the floor the corpus command is measured on;
+- pool, 1 worker and 2 workers (forked from this process once vLLM is loaded);
+- Ray `auto` at 2 CPUs: its start, the run on fresh Ray workers (each imports vLLM with
+  its first task) and the same run again on the warm workers;
+- Ray's per-task cost alone: no-op tasks carrying a recording's bytes.
+
+Goals: 2 workers >= 1.7x the 1-worker rate on a 2-core machine; Ray (warm) <= 1.15x the
+pool's time; a worker's first task carries the vLLM import once, not once per recording.
+The load average is printed beside every figure: on a shared machine the rates move.
+Prints the figures, then one JSON line (``ratio``: 1 worker's time / 2 workers').
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbench.core.env  # noqa: E402,F401
+
+FUZZ = ["--fuzz", "5"]
+
+
+def load() -> float:
+    return os.getloadavg()[0]
+
+
+def check_loop(files: list[Path]) -> float:
+    from workbench.cli import main
+
+    t0 = time.perf_counter()
+    for f in files:
+        with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+            main(["check", str(f), *FUZZ, "--jobs", "1", "--no-cost", "--json"])
+    return time.perf_counter() - t0
+
+
+def spec():
+    from workbench.cli import build_parser
+    from workbench.cli.corpus_cmd import build_spec
+
+    return build_spec(build_parser().parse_args(["corpus", "x", *FUZZ]))
+
+
+def jobs(files: list[Path]):
+    from workbench.corpus import files as files_mod
+
+    for f in files:
+        data, sha = files_mod.read(f)
+        yield str(f), sha, data
+
+
+def pool_run(files: list[Path], workers: int) -> tuple[float, list[dict]]:
+    from workbench.corpus import pool
+
+    t0 = time.perf_counter()
+    lines = list(pool.run(spec(), jobs(files), workers, ["qwen3"]))
+    return time.perf_counter() - t0, lines
+
+
+def first_task_extra(lines: list[dict]) -> dict:
+    """Per worker process: its first task's seconds minus the median of its later ones."""
+    by: dict[str, list[float]] = {}
+    for ln in lines:  # in completion order: each worker's first line is its first task
+        by.setdefault(ln["worker"], []).append(ln["seconds"])
+    return {w: round(s[0] - statistics.median(s[1:]), 2) for w, s in by.items() if len(s) > 1}
+
+
+def ray_runs(files: list[Path], cpus: int) -> dict:
+    import ray
+
+    from workbench.corpus import ray_runner, task
+
+    out: dict = {}
+    t0 = time.perf_counter()
+    ray_runner.start("auto", cpus)
+    out["start_s"] = time.perf_counter() - t0
+    try:
+        remote = ray.remote(num_cpus=1, max_retries=0)(task.run)
+        ref = ray.put(spec().to_dict())
+        for name in ("cold", "warm"):
+            t0 = time.perf_counter()
+            flying, lines, pending = [], [], jobs(files)
+            for job in pending:
+                flying.append(remote.remote(ref, *job))
+                if len(flying) >= 2 * cpus:
+                    (done,), flying = ray.wait(flying, num_returns=1)
+                    lines.append(ray.get(done))
+            lines += ray.get(flying)
+            out[f"{name}_s"] = time.perf_counter() - t0
+            out[f"{name}_lines"] = lines
+            out[f"{name}_load"] = load()
+
+        @ray.remote(num_cpus=1)
+        def noop(path, sha, data):
+            return len(data)
+
+        payload = list(jobs(files))
+        t0 = time.perf_counter()
+        ray.get([noop.remote(*j) for j in payload])
+        out["noop_task_ms"] = (time.perf_counter() - t0) / len(payload) * 1000 * cpus
+    finally:
+        ray.shutdown()
+    return out
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--n", type=int, default=400)
+    ap.add_argument("--no-ray", action="store_true")
+    args = ap.parse_args()
+    from workbench.corpus import synth
+
+    tmp = Path(tempfile.mkdtemp(prefix="wb-corpus-bench-"))
+    files = synth.write(tmp / "synth", args.n, seed=20260902, families=["hermes"])
+    print(f"{len(files)} synthetic hermes + qwen3 recordings, check --fuzz 5 (load {load():.1f})")
+    check_loop(files[:8])  # warm: tokenizer, parser modules, templates
+    loop_s = check_loop(files)
+    print(f"check loop, one process:   {loop_s:6.1f} s  {len(files) / loop_s:5.1f} rec/s  (load {load():.1f})")
+    p1, lines1 = pool_run(files, 1)
+    print(f"pool, 1 worker:            {p1:6.1f} s  {len(files) / p1:5.1f} rec/s  (load {load():.1f})"
+          f"  {p1 / loop_s:.2f}x the check loop; first task extra {first_task_extra(lines1)}")
+    p2, lines2 = pool_run(files, 2)
+    print(f"pool, 2 workers:           {p2:6.1f} s  {len(files) / p2:5.1f} rec/s  (load {load():.1f})"
+          f"  {p1 / p2:.2f}x the 1-worker rate (goal >= 1.7)")
+    task_s = statistics.median(ln["seconds"] for ln in lines2)
+    result = {"bench": "corpus_scale", "n": len(files), "check_loop_s": round(loop_s, 2), "pool1_s": round(p1, 2),
+              "pool2_s": round(p2, 2), "ratio": round(p1 / p2, 3), "pool1_vs_loop": round(p1 / loop_s, 3),
+              "task_median_s": round(task_s, 4), "load": round(load(), 1)}
+    if not args.no_ray:
+        r = ray_runs(files, 2)
+        extra = first_task_extra(r["cold_lines"])
+        print(f"ray auto, start:           {r['start_s']:6.1f} s")
+        print(f"ray, 2 CPUs, fresh workers:{r['cold_s']:6.1f} s  {len(files) / r['cold_s']:5.1f} rec/s  "
+              f"(load {r['cold_load']:.1f})  {r['cold_s'] / p2:.2f}x the pool; first task extra {extra}")
+        print(f"ray, 2 CPUs, warm workers: {r['warm_s']:6.1f} s  {len(files) / r['warm_s']:5.1f} rec/s  "
+              f"(load {r['warm_load']:.1f})  {r['warm_s'] / p2:.2f}x the pool (goal <= 1.15)")
+        per_task = (r["warm_s"] - p2) / len(files) * 2 * 1000
+        print(f"ray per-task overhead:     {per_task:6.1f} ms (warm run vs pool, per CPU); "
+              f"no-op task with a recording's bytes {r['noop_task_ms']:.1f} ms")
+        result.update(ray_start_s=round(r["start_s"], 2), ray_cold_s=round(r["cold_s"], 2),
+                      ray_warm_s=round(r["warm_s"], 2), ray_vs_pool=round(r["warm_s"] / p2, 3),
+                      ray_cold_vs_pool=round(r["cold_s"] / p2, 3), ray_task_overhead_ms=round(per_task, 2),
+                      ray_noop_task_ms=round(r["noop_task_ms"], 2),
+                      ray_first_task_extra_s=sorted(extra.values()))
+        # Calculated, not run: 100,000 recordings on 32 nodes, from the per-recording cost here.
+        per_rec = task_s + max(per_task, r["noop_task_ms"]) / 1000
+        for cores in (2, 16):
+            hours = (r["start_s"] + max(extra.values(), default=0) + 100_000 * per_rec / (32 * cores)) / 3600
+            print(f"calculated: 100,000 recordings on 32 nodes x {cores} cores ~ {hours * 60:.0f} min "
+                  f"({per_rec * 1000:.0f} ms per recording per core)")
+        result["calc_100k_32x2_min"] = round((r["start_s"] + 100_000 * per_rec / 64) / 60, 1)
+    print(json.dumps(result))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
