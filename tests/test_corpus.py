@@ -109,7 +109,7 @@ def test_each_line_is_what_check_says(pool_run, corpus_dir, run_cli):
 
 def test_ray_auto_equals_pool(pool_run, corpus_dir, tmp_path):
     *_, lines, _ = pool_run
-    files = sorted(ln["path"] for ln in lines)[:19] + [str(corpus_dir / "bad" / "broken.jsonl")]
+    files = sorted(ln["path"] for ln in lines if not ln["error"])[:19] + [str(corpus_dir / "bad" / "broken.jsonl")]
     out = tmp_path / "ray.jsonl"
     ray_tmp = tempfile.mkdtemp(prefix="wbray", dir="/tmp")  # short: Ray's socket paths are long
     env = dict(os.environ, RAY_TMPDIR=ray_tmp)
@@ -130,7 +130,7 @@ def test_ray_auto_equals_pool(pool_run, corpus_dir, tmp_path):
 
 def test_resume_after_kill_9(pool_run, tmp_path, run_cli):
     *_, lines, _ = pool_run
-    files = sorted(ln["path"] for ln in lines if not ln["error"])[:40]
+    files = sorted(ln["path"] for ln in lines if not ln["error"])[:24]
     out = tmp_path / "killed.jsonl"
     proc = subprocess.Popen([sys.executable, "-m", "workbench", "corpus", *files, "--workers", "1", *FAST,
                              "-o", str(out)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -138,18 +138,18 @@ def test_resume_after_kill_9(pool_run, tmp_path, run_cli):
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            if out.exists() and out.read_bytes().count(b"\n") >= 10:
+            if out.exists() and out.read_bytes().count(b"\n") >= 8:
                 break
             time.sleep(0.02)
     finally:
         os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
     before = results.read(out)
-    assert 10 <= len(before) < 40, "the run was not killed halfway"
+    assert 8 <= len(before) < 24, "the run was not killed halfway"
     code, stdout, _ = run_cli("corpus", *files, "--workers", "2", *FAST, "-o", out, "--resume")
     after = results.read(out)
-    assert f"{len(before)} resumed" in stdout and f"{40 - len(before)} ran now" in stdout
-    assert len(after) == 40 and len({(ln["path"], ln["sha256"], ln["spec"]) for ln in after}) == 40
+    assert f"{len(before)} resumed" in stdout and f"{24 - len(before)} ran now" in stdout
+    assert len(after) == 24 and len({(ln["path"], ln["sha256"], ln["spec"]) for ln in after}) == 24
     assert after[:len(before)] == before  # kept as they were
     pool = by_path(lines)
     assert by_path(after) == {p: pool[p] for p in files}

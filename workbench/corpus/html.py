@@ -127,22 +127,22 @@ def _example(x: dict) -> str:
 
 
 def recordings_table(lines: list[dict]) -> str:
-    shown = [ln for ln in lines if ln.get("error") or _kinds(ln)][:MAX_ROWS]
+    shown = [ln for ln in lines if ln.get("error") or kinds_of(ln)][:MAX_ROWS]
     rows = []
     for i, ln in enumerate(shown):
-        what = e(ln["error"]) if ln.get("error") else e(", ".join(_kinds(ln)))
-        first = _first_step(ln)
+        what = e(ln["error"]) if ln.get("error") else e(", ".join(kinds_of(ln)))
+        first = first_step(ln)
         rows.append(f"<tr id='r{i}'><td><a href='#cmd{i}' title='the command that opens it in the widget'>"
                     f"{e(ln['path'])}</a></td><td>{e(ln.get('parser'))}</td><td>{what}</td>"
                     f"<td class='n'>{e(first)}</td><td><code id='cmd{i}'>{e(open_command(ln))}</code>"
                     f"<button class='copy'>copy</button></td></tr>")
-    more = len([ln for ln in lines if ln.get("error") or _kinds(ln)]) - len(shown)
+    more = len([ln for ln in lines if ln.get("error") or kinds_of(ln)]) - len(shown)
     note = f"<p class='sub'>{more} more in the results file</p>" if more > 0 else ""
     return ("<table id='recordings'><tr><th>recording</th><th>parser</th><th>findings</th><th>first step</th>"
             f"<th>open in the widget</th></tr>{''.join(rows)}</table>{note}")
 
 
-def _kinds(ln: dict) -> list[str]:
+def kinds_of(ln: dict) -> list[str]:
     if ln.get("mode") == "diff":
         d = ln.get("diff") or {}
         return [] if not d or d["same"] else [f"step {f}" for f in d["at_first_step"]] + list(d["final"])
@@ -155,7 +155,7 @@ def _kinds(ln: dict) -> list[str]:
     return out
 
 
-def _first_step(ln: dict):
+def first_step(ln: dict):
     if ln.get("mode") == "diff":
         return (ln.get("diff") or {}).get("first_step")
     steps = [f["first_step"] for r in (ln.get("versions") or {}).values() for f in r["findings"] if f.get("first_step")]

@@ -78,8 +78,8 @@ def frame(lines: list[dict]):
     rows = []
     for ln in lines:
         row = {"path": ln["path"], "parser": ln.get("parser"), "tokenizer": ln.get("tokenizer"),
-               "origin": ln.get("origin"), "findings": ", ".join(html_mod._kinds(ln)),
-               "first_step": html_mod._first_step(ln), "error": ln.get("error"), "seconds": ln.get("seconds")}
+               "origin": ln.get("origin"), "findings": ", ".join(html_mod.kinds_of(ln)),
+               "first_step": html_mod.first_step(ln), "error": ln.get("error"), "seconds": ln.get("seconds")}
         for v, r in (ln.get("versions") or {}).items():
             row[f"findings {v}"] = len(r["findings"])
         rows.append(row)
