@@ -21,9 +21,10 @@ from workbench.errors import WorkbenchError
 INSTALL = "--ray needs Ray: pip install '.[ray]' (or bash setup/setup.sh --with-ray)"
 IN_FLIGHT_PER_CPU = 2  # tasks queued per CPU: enough to keep every worker busy, few in memory
 # A local Ray for `auto`: loopback only (Ray's own switch for a one-machine cluster), and
-# room for its agents to start on a loaded two-core machine.
+# room for its agents to start on a loaded two-core machine (its raylet gives them 15 s):
+# no idle workers started beside them (the first tasks start theirs).
 LOCAL_ENV = {"RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0", "RAY_agent_register_timeout_ms": "120000",
-             "RAY_USAGE_STATS_ENABLED": "0"}
+             "RAY_USAGE_STATS_ENABLED": "0", "RAY_enable_worker_prestart": "0"}
 
 
 def require() -> None:
