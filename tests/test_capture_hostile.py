@@ -102,6 +102,7 @@ def test_timeouts_must_be_finite_and_positive(run_cli, value):
 # -- bytes -----------------------------------------------------------------------------
 
 def _peak(fn):
+    """(fn(), the most Python held while it ran)."""
     tracemalloc.start()
     try:
         out = fn()
@@ -119,16 +120,24 @@ def test_a_huge_sse_line_is_refused_before_it_is_held(run_cli, tmp_path, payload
     assert loaded.deltas[-1].finish_reason == "error"
 
 
-@pytest.mark.parametrize("bomb", [b"\0" * (64 << 20), b"\n" * (64 << 20)])
-def test_a_gzip_bomb_is_bounded(run_cli, tmp_path, payloads, bomb):
+def _gzip_routes(bomb: bytes):
     packed = gzipped(bomb)
-    assert len(packed) < 1 << 17  # a thousand times smaller than what it unpacks to
+    assert len(packed) < len(bomb) // 1000  # a thousand times smaller than what it unpacks to
     routes = default_routes(lambda r: [sse_head({"Content-Encoding": "gzip"}), packed])
     routes["/v1/models"] = lambda r: [response(200, gzipped(b'{"data": [{"id": "m"}]}'),
                                                {"Content-Encoding": "gzip"})]
-    (code, _, err, loaded, took, _), peak = _peak(lambda: run_capture(run_cli, tmp_path, routes))
-    assert code == 2 and peak < 100 << 20, peak
-    assert "longer than" in err or "more than" in err, err
+    return routes
+
+
+def test_a_gzip_bomb_is_unpacked_only_up_to_a_cap(run_cli, tmp_path):
+    (code, _, err, loaded, _, _), peak = _peak(lambda: run_capture(run_cli, tmp_path,
+                                                                   _gzip_routes(b"\0" * (64 << 20))))
+    assert code == 2 and "longer than the 8.0 MB a line may be" in err and peak < 100 << 20, peak
+
+
+def test_a_gzip_bomb_of_empty_lines_stops_at_the_line_cap(run_cli, tmp_path):
+    code, _, err, loaded, took, _ = run_capture(run_cli, tmp_path, _gzip_routes(b"\n" * (16 << 20)))
+    assert code == 2 and "more than 400,000 lines" in err
 
 
 def test_an_endless_capture_stops_at_the_recording_limit(run_cli, tmp_path, payloads, monkeypatch):
@@ -339,3 +348,61 @@ def test_the_widget_shows_no_echoed_key(payloads, monkeypatch):
     banner = Banner()
     banner.show_exception(WorkbenchError(f"the server said {KEY}"))
     assert not any(k in banner.value for k in spellings) and "[secret]" in banner.value
+
+
+# -- a saved SSE log is read as warily --------------------------------------------------
+
+def _log(chunks, tail: str = "data: [DONE]\n\n") -> str:
+    return "".join(f"data: {c if isinstance(c, str) else json.dumps(c)}\n\n" for c in chunks) + tail
+
+
+_OPEN = {"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}
+_TEXT = {"choices": [{"index": 0, "delta": {"content": "Hello"}, "finish_reason": None}]}
+_STOP = {"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}
+SSE_LOGS = {
+    "choices of strings": (_log([_OPEN, {"choices": ["x"]}, _STOP]), "choices must be a list of objects"),
+    "content not a string": (_log([_OPEN, {"choices": [{"delta": {"content": 3}}]}, _STOP]),
+                             "delta.content must be a string"),
+    "a chunk after the finish": (_log([_OPEN, _STOP, _TEXT, _STOP]), "after the finishing one"),
+    "unknown finish_reason": (_log([_OPEN, {"choices": [{"delta": {}, "finish_reason": "x"}]}]),
+                              "finish_reason 'x'"),
+    "prompt ids outside the vocabulary": (_log([{**_OPEN, "prompt_token_ids": [10 ** 9]}, _TEXT, _STOP]),
+                                          "outside its vocabulary"),
+    "NaN": (_log([_OPEN, '{"choices": [{"delta": {"content": NaN}}]}', _STOP]), "NaN"),
+    "nested deep": (_log([_OPEN, '{"a": ' + "[" * 1000 + "]" * 1000 + "}", _STOP]), "nested more than"),
+    "a line over the cap": ("data: " + "x" * (9 << 20) + "\n", "longer than the 8.0 MB"),
+    "not UTF-8": (_log([_OPEN, _TEXT]).encode() + b"data: \xff\n\n", "not UTF-8"),
+    "an error chunk": (_log([_OPEN, {"error": {"message": "boom"}}]), "the server streamed an error: boom"),
+}
+
+
+@pytest.mark.parametrize("name", list(SSE_LOGS))
+def test_a_hostile_sse_log_is_one_line(run_cli, tmp_path, name):
+    content, message = SSE_LOGS[name]
+    log = tmp_path / "log.sse"
+    (log.write_bytes if isinstance(content, bytes) else log.write_text)(content)
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"messages": REQUEST["messages"]}))
+    code, out, err = run_cli("capture", "--from-sse", log, "--request", req, "-o", tmp_path / "o.jsonl")
+    assert code == 2 and err.count("\n") == 1 and message in err and "Traceback" not in err, err
+
+
+@pytest.mark.parametrize("path", ["/dev/zero", "/dev/urandom", "fifo", "."])
+def test_an_sse_log_must_be_a_regular_file(run_cli, tmp_path, path):
+    import os
+
+    if path == "fifo":
+        path = tmp_path / "fifo"
+        os.mkfifo(path)
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"messages": REQUEST["messages"]}))
+    code, out, err = run_cli("capture", "--from-sse", path, "--request", req, "-o", tmp_path / "o.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_a_redirect_is_not_followed(run_cli, tmp_path, payloads):
+    routes = default_routes(chat(sse(payloads)))
+    routes["/v1/models"] = lambda r: [response(301, b"", {"Location": "http://evil.example/v1/models"},
+                                               reason="Moved")]
+    code, _, err, loaded, _, seen = run_capture(run_cli, tmp_path, routes)
+    assert code == 2 and "HTTP 301" in err and loaded is None and len(seen) == 1

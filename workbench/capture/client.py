@@ -209,7 +209,7 @@ class Server:
         finally:
             if conn is not None:
                 self._hang_up(conn)
-        if r.status >= 400:
+        if not 200 <= r.status < 300:  # an error, or a redirect capture does not follow
             raise WorkbenchError(f"{what}: " + error_message(r.status, raw))
         return chunks.loads(door.decode(raw, f"{what}: the server's answer"), f"{what}: the server's answer")
 
@@ -247,7 +247,7 @@ class Server:
         try:
             conn, r = self._open("POST", self.url + "/chat/completions", _json_body(body))
             encoding = r.getheader("Content-Encoding")
-            if r.status >= 400:
+            if not 200 <= r.status < 300:  # an error, or a redirect capture does not follow
                 raw = b"".join(stream.decoded(r.read1, encoding, MAX_ANSWER_BYTES))
                 raise WorkbenchError(f"{what}: " + error_message(r.status, raw))
             what = "stream cut"

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from workbench.capture import chunks, stream
+from workbench.capture import chunks, stream, tokcheck
 from workbench.core import door, limits
 from workbench.errors import WorkbenchError
 
@@ -121,6 +121,7 @@ def from_sse(opts, log_path: str | Path):
     body = stream_body(opts.request, opts.request.get("model") or opening.model or "unknown")
     body.pop("return_token_ids")
     session = _session(opts, body, opening.prompt_token_ids or None)
+    tokcheck.check(session.tokenizer, opts.tokenizer, session.prompt_ids, [], session.prompt_ids)
     parts = [c for c in chunk_list if c.has_choices]
     if parts[0].role:
         parts = parts[1:]  # the opening role chunk carries no model text
