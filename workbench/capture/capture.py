@@ -21,12 +21,18 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from workbench.capture import chunks, client, stream, tokcheck
 from workbench.core import secrets
 from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from vllm.tokenizers import TokenizerLike
+    from workbench.core.session import Session
 
 MAX_KEPT_ERROR_CHUNK = 16 << 10  # an error chunk bigger than this is not kept in its row
 
@@ -66,7 +72,7 @@ class TextOfIds:
     Ids whose text spells a secret (a server echoing the key through its tokens) stop the
     stream: scrubbing such text would leave a delta whose text is not its ids'."""
 
-    def __init__(self, tokenizer, prompt_ids, params) -> None:
+    def __init__(self, tokenizer: TokenizerLike, prompt_ids: Sequence[int], params) -> None:
         from vllm.v1.engine.detokenizer import IncrementalDetokenizer
 
         request = SimpleNamespace(request_id="capture", sampling_params=params,
@@ -137,7 +143,7 @@ def _session(opts: Options, body: dict, prompt_ids: list[int]):
     return Session(setup, prompt_token_ids=prompt_ids)
 
 
-def header_for(session, body: dict, origin: dict, opts: Options) -> dict:
+def header_for(session: Session, body: dict, origin: dict, opts: Options) -> dict:
     from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
@@ -190,7 +196,7 @@ class Rows:
     """Chunks -> deltas in the writer; the finishing delta waits (``held``) for the usage
     chunk. Nothing may follow a finishing delta: a failure after it is kept on it."""
 
-    def __init__(self, writer, session, tokenizer_name: str, done: Captured) -> None:
+    def __init__(self, writer, session: Session, tokenizer_name: str, done: Captured) -> None:
         self.w, self.session, self.name, self.done = writer, session, tokenizer_name, done
         self.texts = TextOfIds(session.tokenizer, session.prompt_ids, session.params)
         self.held: Delta | None = None

@@ -11,10 +11,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workbench.core import door, limits, secrets
 from workbench.core.recording import FINISH_REASONS
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 TEXT_FIELDS = ("role", "content", "reasoning", "reasoning_content", "refusal")
 
@@ -29,7 +33,7 @@ def loads(text: str, what: str):
     return door.parse_json(text, what)
 
 
-def is_ids(v) -> bool:
+def is_ids(v: Any) -> bool:
     return isinstance(v, list) and all(type(i) is int and i >= 0 for i in v)
 
 

@@ -17,11 +17,15 @@ import re
 import socket
 import ssl
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
 from workbench.capture import chunks, stream
 from workbench.core import door, secrets
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_ANSWER_BYTES = stream.MAX_LINE_BYTES  # a whole non-streaming JSON answer
 
@@ -63,7 +67,7 @@ SECRET_FIELD = re.compile(r"api[_-]?key|secret|passw|authorization|bearer|creden
                           re.IGNORECASE)
 
 
-def scrub(obj):
+def scrub(obj: Any):
     """A request to keep: without secret-looking fields (at any depth) or any secret's value."""
     if isinstance(obj, dict):
         return {k: scrub(v) for k, v in obj.items() if not SECRET_FIELD.search(str(k))}
@@ -153,7 +157,7 @@ class Server:
     def __enter__(self) -> Server:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     def _fail(self, e: BaseException, what: str) -> WorkbenchError:

@@ -10,10 +10,17 @@ model, system_fingerprint, tool-call ids). ``likely_cause`` names the finding.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from workbench.capture import chunks
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from typing import Any
+    from workbench.core.recording import Recording
+    from workbench.core.session import Session
+    from workbench.core.session import Setup
 
 VOLATILE = ("id", "created", "model", "system_fingerprint", "metrics")
 
@@ -22,7 +29,7 @@ def is_capture(header: dict) -> bool:
     return (header.get("origin") or {}).get("kind") == "capture"
 
 
-def _str_or_none(v) -> bool:
+def _str_or_none(v: Any) -> bool:
     return v is None or isinstance(v, str)
 
 
@@ -35,7 +42,7 @@ _ORIGIN = {  # what a capture's origin must hold before anything reads it (a hea
 }
 
 
-def checked(recording):
+def checked(recording: Recording):
     """``recording`` once its capture origin and every stored chunk parse (one line if not)."""
     origin = recording.header.get("origin") or {}
     for key, (ok, what) in _ORIGIN.items():
@@ -55,7 +62,7 @@ def checked(recording):
     return recording
 
 
-def deltas(session, recording) -> tuple[list[Delta], list[str]]:
+def deltas(session: Session, recording: Recording) -> tuple[list[Delta], list[str]]:
     """(the server's chunking with the text this vLLM's detokenizer releases for it, the
     tokenizer check's notes); a tokenizer that is not the server's raises."""
     from workbench.capture import tokcheck
@@ -121,7 +128,7 @@ class Comparison:
                           for s in self.steps]}
 
 
-def server_chunks(recording, index: int) -> list[str]:
+def server_chunks(recording: Recording, index: int) -> list[str]:
     d = recording.deltas[index]
     opening = recording.header["origin"].get("opening_chunk")
     out = [opening] if index == 0 and opening is not None else []
@@ -129,7 +136,7 @@ def server_chunks(recording, index: int) -> list[str]:
     return out
 
 
-def compare(result, recording, here: str = "?", notes: list[str] | None = None) -> Comparison:
+def compare(result, recording: Recording, here: str = "?", notes: list[str] | None = None) -> Comparison:
     """``here``: the local parser pair, e.g. "hermes+qwen3" (named in the cause); ``notes``:
     the tokenizer check's notes for this replay (from ``deltas``)."""
     checked(recording)
@@ -190,7 +197,7 @@ def likely_cause(steps: list[Step], first: int, origin: dict, here_parser: str) 
             f"{here_parser} here (another parser name, a plugin, or its options)")
 
 
-def diagnosis(setup, recording):
+def diagnosis(setup: Setup, recording: Recording):
     """doctor's finding for a capture: where and (likely) why the server differs, or None."""
     from workbench.check.doctor import PROBLEM, Diagnosis
     from workbench.core.session import Session

@@ -10,17 +10,22 @@ failure ends the stream with one error row (finish_reason "error", ``extra.captu
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.capture import chunks, client, stream, tokcheck
 from workbench.capture.capture import TextOfIds, opening, stream_body
 from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from workbench.core.session import Session
+
 
 class ServerSource:
     kind = "server"
 
-    def __init__(self, session, url: str, request: dict, api_key_env: str | None = None,
+    def __init__(self, session: Session, url: str, request: dict, api_key_env: str | None = None,
                  timeout: float = stream.DEFAULT_TIMEOUT_S, deadline: float = stream.DEFAULT_DEADLINE_S) -> None:
         self.setup = session.setup
         self.session = session

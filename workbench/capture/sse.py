@@ -14,10 +14,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.capture import chunks, stream, tokcheck
 from workbench.core import door, limits
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
 MARK = "token ids reconstructed, chunking from SSE"
 
@@ -62,7 +66,7 @@ def read_chunks(path: str | Path) -> list[Part]:
     return parts
 
 
-def groups_for(tokenizer, pieces: list[str]) -> tuple[list[int], list[list[int]]]:
+def groups_for(tokenizer: TokenizerLike, pieces: list[str]) -> tuple[list[int], list[list[int]]]:
     """(ids of the joined text, one id group per piece: a token goes where its text ends).
 
     One pass of a tokenizers ``DecodeStream`` (the one vLLM's fast detokenizer steps; special
@@ -92,7 +96,7 @@ def groups_for(tokenizer, pieces: list[str]) -> tuple[list[int], list[list[int]]
     return ids, groups
 
 
-def token_texts(tokenizer, ids: list[int]):
+def token_texts(tokenizer: TokenizerLike, ids: list[int]):
     """Each token's text as an incremental detokenizer releases it, in linear time."""
     backend = getattr(tokenizer, "backend_tokenizer", None)  # a Hugging Face fast tokenizer's
     if backend is not None:

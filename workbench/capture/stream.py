@@ -27,7 +27,7 @@ DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_DEADLINE_S = 600.0
 
 
-def seconds(text, what: str) -> float:
+def seconds(text: str, what: str) -> float:
     """A finite, positive number of seconds (argparse type and API check alike)."""
     try:
         value = float(text)

@@ -8,10 +8,15 @@ template differs: a finding (a note), not a refusal.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
-def check(tokenizer, tokenizer_name: str, server_prompt_ids: list[int], output_ids: list[int],
+
+def check(tokenizer: TokenizerLike, tokenizer_name: str, server_prompt_ids: list[int], output_ids: list[int],
           local_prompt_ids: list[int]) -> list[str]:
     """Notes about the prompt; raises WorkbenchError (one line) when the tokenizer does not match."""
     vocab = len(tokenizer)

@@ -18,14 +18,21 @@ from __future__ import annotations
 
 import json
 from types import SimpleNamespace
+from typing import TYPE_CHECKING
 
 from workbench.check import compare
 from workbench.core import faces
 from workbench.core.faces import finals
 from workbench.core.messages import CONTRACT, COSMETIC, SEVERE, STREAM_VS_NONSTREAM, Difference, Final
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.faces.face import Face
+    from workbench.core.rows import Row
+    from workbench.core.session import Session
 
-def stream(session, run) -> tuple[Final, object]:
+
+def stream(session: Session, run) -> tuple[Final, object]:
     """(what the SDK ends with, as a Final; the face) for a StreamRun's rows."""
     replay = SimpleNamespace(rows=run.rows, token_ids=run.token_ids, text=run.text)
     face = faces.run(session, replay, nonstream=False)
@@ -35,21 +42,21 @@ def stream(session, run) -> tuple[Final, object]:
     return finals.final_of(face.api, client["object"]), face
 
 
-def _step(face, rows, event_index: int) -> int | None:
+def _step(face: Face, rows: Sequence[Row], event_index: int) -> int | None:
     for i, (start, end) in enumerate(face.spans):
         if start <= event_index < end:
             return rows[i].step
     return None
 
 
-def _finding(face, rows, where: int | None, field: str, detail: str, label: str, severity=SEVERE,
+def _finding(face: Face, rows: Sequence[Row], where: int | None, field: str, detail: str, label: str, severity=SEVERE,
              a=None, b=None) -> Difference:
     step = _step(face, rows, where) if where is not None else None
     return Difference(CONTRACT, field, step, a, b, severity=severity, chunking=label,
                       detail=f"{face.api}: {detail}")
 
 
-def responses_rules(face, rows, label: str, cut: bool) -> list[Difference]:
+def responses_rules(face: Face, rows: Sequence[Row], label: str, cut: bool) -> list[Difference]:
     out, open_items, next_index, args = [], {}, 0, {}
     events = face.events
     for n, e in enumerate(events):
@@ -91,7 +98,7 @@ def responses_rules(face, rows, label: str, cut: bool) -> list[Difference]:
     return out
 
 
-def messages_rules(face, rows, label: str, client: dict | None) -> list[Difference]:
+def messages_rules(face: Face, rows: Sequence[Row], label: str, client: dict | None) -> list[Difference]:
     out, started, stopped, partial, kinds = [], [], set(), {}, {}
     events = face.events
     if not events or events[0].get("type") != "message_start":
@@ -156,7 +163,7 @@ def _is_json(text: str) -> bool:
     return True
 
 
-def findings(session, result, face, label: str) -> list[Difference]:
+def findings(session: Session, result, face: Face, label: str) -> list[Difference]:
     """The API's contract over one stream, and its stream against its non-streaming body."""
     client = face.client or {}
     obj = client.get("object")
@@ -180,14 +187,14 @@ def findings(session, result, face, label: str) -> list[Difference]:
     return out
 
 
-def _text_event(face, block: int) -> int | None:
+def _text_event(face: Face, block: int) -> int | None:
     """The event that opened the ``block``-th output item / content block."""
     opened = [n for n, e in enumerate(face.events)
               if e.get("type") in ("response.output_item.added", "content_block_start")]
     return opened[block] if block < len(opened) else None
 
 
-def contract(face, rows, label: str) -> list[Difference]:
+def contract(face: Face, rows: Sequence[Row], label: str) -> list[Difference]:
     """The event rules alone (what the chunking fuzz re-checks per grouping)."""
     cut = any(r.finish_reason == "length" for r in rows[-1:])
     if face.api == "responses":

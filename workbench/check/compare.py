@@ -10,13 +10,19 @@ reference (``props.first_step``).
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from workbench.check import props
 from workbench.core.messages import (CHUNKING, COSMETIC, ERROR, STREAM_VS_NONSTREAM, Difference,
                                      Final)
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from workbench.core.rows import Row
 
-def steps_of(rows) -> list[dict | None]:
+
+def steps_of(rows: Sequence[Row]) -> list[dict | None]:
     """Per row, the delta the client received (None where no chunk was sent)."""
     return [r.delta if r.sse and r.error is None else None for r in rows]
 
@@ -28,7 +34,7 @@ def final_of(stream) -> Final:
     return replace(final, content=None) if final.content == "" else final
 
 
-def against(rows, final, reference, kind: str, chunking: str, ref_name: str) -> list[Difference]:
+def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref_name: str) -> list[Difference]:
     """One difference per field where ``final`` (from ``rows``) differs from ``reference``."""
     found = []
     final, reference = final_of(final).to_dict(), final_of(reference).to_dict()
@@ -56,13 +62,13 @@ def stream_vs_nonstream(result, chunking: str) -> list[Difference]:
     return against(result.rows, result.stream_final, ref, STREAM_VS_NONSTREAM, chunking, "non-stream")
 
 
-def errors(rows, chunking: str) -> list[Difference]:
+def errors(rows: Sequence[Row], chunking: str) -> list[Difference]:
     return [Difference(ERROR, "parse_delta", r.step, r.error, None, chunking=chunking,
                        detail=f"parse_delta raised at step {r.step}: {r.error}")
             for r in rows if r.error][:1]
 
 
-def variant_vs_baseline(rows, stream, baseline, chunking: str) -> list[Difference]:
+def variant_vs_baseline(rows: Sequence[Row], stream, baseline, chunking: str) -> list[Difference]:
     return against(rows, stream, baseline, CHUNKING, chunking, "one-token deltas")
 
 
@@ -70,7 +76,7 @@ def _calls(view) -> str:
     return ", ".join(f"{c['name']}({c['arguments']})" for c in view) or "none"
 
 
-def _short(value, width: int = 60) -> str:
+def _short(value: Any, width: int = 60) -> str:
     s = repr(value)
     return s if len(s) <= width else s[: width - 1] + "…"
 

@@ -9,6 +9,7 @@ marker the configured parsers know (``tool_call_start_token``,
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from workbench.check import props
 from workbench.check.compare import final_of, steps_of
@@ -16,11 +17,18 @@ from workbench.core import vllm_compat as compat
 from workbench.core.messages import CONTRACT, Difference
 from workbench.core.runner import make_parser
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from vllm.tokenizers import TokenizerLike
+    from workbench.core.rows import Row
+    from workbench.core.session import Session
+
 _MARKER_ATTR = re.compile(r"(^|_)(start|end|bot)_(token|str|tag)$")
 _REASONING_TERMINAL = re.compile(r"THINK|REASON")
 
 
-def _attr_markers(obj) -> set[str]:
+def _attr_markers(obj: Any) -> set[str]:
     found = set()
     for name in dir(obj):
         if not _MARKER_ATTR.search(name) or name.startswith("__"):
@@ -34,7 +42,7 @@ def _attr_markers(obj) -> set[str]:
     return found
 
 
-def _engine_markers(obj, role: str | None) -> set[str]:
+def _engine_markers(obj: Any, role: str | None) -> set[str]:
     pe = obj if compat.is_parser_engine(obj) else compat.adapter_engine(obj)
     config = getattr(pe, "parser_engine_config", None)
     if config is None:
@@ -47,7 +55,7 @@ def _engine_markers(obj, role: str | None) -> set[str]:
     return out
 
 
-def parser_markers(session) -> dict[str, list[str]]:
+def parser_markers(session: Session) -> dict[str, list[str]]:
     """role -> the marker strings the configured parser knows for that role."""
     parser = make_parser(session.parser_cls, session.tokenizer, session.request,
                          session.setup.request.chat_template_kwargs)
@@ -64,19 +72,19 @@ def parser_markers(session) -> dict[str, list[str]]:
     return {role: sorted(m for m in ms if m.strip() and len(m) > 1) for role, ms in roles.items()}
 
 
-def special_tokens(tokenizer) -> list[str]:
+def special_tokens(tokenizer: TokenizerLike) -> list[str]:
     decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
     return sorted(t.content for t in decoder.values() if getattr(t, "special", False))
 
 
-def markers(session) -> list[str]:
+def markers(session: Session) -> list[str]:
     found = set(special_tokens(session.tokenizer))
     for ms in parser_markers(session).values():
         found.update(ms)
     return sorted(found)
 
 
-def findings(rows, stream, nonstream, markers_: list[str], chunking: str) -> list[Difference]:
+def findings(rows: Sequence[Row], stream, nonstream, markers_: list[str], chunking: str) -> list[Difference]:
     """Contract problems of one stream (and marker leaks in the non-streaming answer);
     ``stream`` and ``nonstream`` are Finals (``nonstream`` may be None)."""
     final = final_of(stream).to_dict()

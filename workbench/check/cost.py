@@ -11,13 +11,20 @@ doubles (and grows by tens of µs) from its first to its last delta.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.deltas import Delta
+    from workbench.core.session import Session
+
 GROWTH_FLAG = 2.0  # fitted last/first per-delta cost
 MIN_GROWTH_US = 25.0  # and at least this much more per delta: timer noise is a few µs
 MIN_SEGMENT = 48  # deltas; shorter segments are too noisy to fit
 MIN_R2 = 0.3
 
 
-def per_delta_us(session, token_deltas, repeats: int = 3) -> tuple[list[float], list[str]]:
+def per_delta_us(session: Session, token_deltas: Sequence[Delta], repeats: int = 3) -> tuple[list[float], list[str]]:
     """(min µs per delta over ``repeats`` one-token replays, phase of each delta)."""
     best: list[float] | None = None
     phases: list[str] = []
@@ -53,7 +60,7 @@ def segments(phases: list[str]) -> list[tuple[str, int, int]]:
     return out
 
 
-def profile(session, token_deltas, repeats: int = 3) -> dict:
+def profile(session: Session, token_deltas: Sequence[Delta], repeats: int = 3) -> dict:
     return analyse(*per_delta_us(session, token_deltas, repeats))
 
 

@@ -11,12 +11,21 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from workbench.check import props
 from workbench.check.compare import final_of
 from workbench.check.contract import parser_markers
 from workbench.core.messages import MESSAGE_FIELDS
 from workbench.core.parsers import ParserSpec, registered_names
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from vllm.tokenizers import TokenizerLike
+    from workbench.core.deltas import Delta
+    from workbench.core.session import Session
+    from workbench.core.session import Setup
 
 PROBLEM, NOTE = "problem", "note"
 THINK_MARKERS = ("<think>", "</think>")
@@ -54,7 +63,7 @@ def _error(e: BaseException) -> str:
     return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
 
 
-def start_error(spec: ParserSpec, tokenizer) -> str | None:
+def start_error(spec: ParserSpec, tokenizer: TokenizerLike) -> str | None:
     """Why vLLM cannot compose this parser for this tokenizer, or None."""
     from workbench.core import parsers
 
@@ -65,13 +74,13 @@ def start_error(spec: ParserSpec, tokenizer) -> str | None:
     return None
 
 
-def _session(setup, spec: ParserSpec, prompt_ids):
+def _session(setup: Setup, spec: ParserSpec, prompt_ids: Sequence[int]):
     from workbench.core.session import Session
 
     return Session(replace(setup, parser=spec), prompt_token_ids=prompt_ids)
 
 
-def _run(setup, spec, prompt_ids, deltas):
+def _run(setup: Setup, spec: ParserSpec, prompt_ids: Sequence[int], deltas: Sequence[Delta]):
     """(session, Result, None) or (None, None, error) for one parser combination on the stream."""
     try:
         session = _session(setup, spec, prompt_ids)
@@ -85,7 +94,7 @@ def _run(setup, spec, prompt_ids, deltas):
     return session, result, None
 
 
-def _marker_match(session, role: str, text: str) -> float:
+def _marker_match(session: Session, role: str, text: str) -> float:
     """Share of the parser's own markers for ``role`` that occur in the text."""
     marks = parser_markers(session).get(role) or []
     return sum(m in text for m in marks) / len(marks) if marks else 0.0
@@ -104,7 +113,7 @@ def _agrees(result) -> bool:
     return "error" not in diffs.values()
 
 
-def rank_tool_parsers(setup, reasoning, prompt_ids, deltas, report: DoctorReport) -> list[dict]:
+def rank_tool_parsers(setup: Setup, reasoning, prompt_ids: Sequence[int], deltas: Sequence[Delta], report: DoctorReport) -> list[dict]:
     names = {t["function"]["name"] for t in setup.request.tools or [] if "function" in t}
     hinted = _hinted(setup.tokenizer)
     ranked = []
@@ -134,7 +143,7 @@ def rank_tool_parsers(setup, reasoning, prompt_ids, deltas, report: DoctorReport
     return ranked
 
 
-def rank_reasoning_parsers(setup, tool, prompt_ids, deltas, report: DoctorReport) -> list[dict]:
+def rank_reasoning_parsers(setup: Setup, tool, prompt_ids: Sequence[int], deltas: Sequence[Delta], report: DoctorReport) -> list[dict]:
     hinted = _hinted(setup.tokenizer)
     ranked = []
     for name in registered_names()["reasoning"]:
@@ -156,7 +165,7 @@ def rank_reasoning_parsers(setup, tool, prompt_ids, deltas, report: DoctorReport
     return ranked
 
 
-def _valid_json(text) -> bool:
+def _valid_json(text: str) -> bool:
     try:
         json.loads(text or "")  # the model's own text, as a client would test it
     except (ValueError, RecursionError):
@@ -164,11 +173,11 @@ def _valid_json(text) -> bool:
     return True
 
 
-def _prompt_tail(tokenizer, prompt_ids) -> str:
+def _prompt_tail(tokenizer: TokenizerLike, prompt_ids: Sequence[int]) -> str:
     return tokenizer.decode(list(prompt_ids[-32:]), skip_special_tokens=False)
 
 
-def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
+def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | None = None, prompt_ids: Sequence[int] | None = None,
              finish_reason: str = "stop") -> DoctorReport:
     """Diagnose a recording's ``deltas`` or a ``text`` under ``setup``."""
     from workbench.core.tokenizers import load_tokenizer
@@ -281,7 +290,7 @@ def diagnose(setup, deltas=None, text: str | None = None, prompt_ids=None,
     return report
 
 
-def _clip(value, width: int = 160):
+def _clip(value: Any, width: int = 160):
     if not isinstance(value, str) or len(value) <= width:
         return value
     return value[: width - 1] + "…"

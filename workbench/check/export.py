@@ -15,16 +15,24 @@ import pprint
 import re
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.check import groupings as G
 from workbench.check.contract import markers as parser_markers
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from vllm.tokenizers import TokenizerLike
+    from workbench.core.deltas import Delta
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.session import Session
+
 HERE = Path(__file__).parent
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
-def request_fields(spec) -> dict:
+def request_fields(spec: ParserSpec) -> dict:
     """The ChatCompletionRequest fields ``request.build_request`` passes for this spec."""
     fields = {"model": "workbench", "messages": spec.messages, "include_reasoning": spec.include_reasoning}
     for key in ("tools", "tool_choice", "parallel_tool_calls", "max_tokens"):
@@ -35,7 +43,7 @@ def request_fields(spec) -> dict:
     return fields
 
 
-def vocab(tokenizer) -> dict[str, int]:
+def vocab(tokenizer: TokenizerLike) -> dict[str, int]:
     decoder = getattr(tokenizer, "added_tokens_decoder", None) or {}
     return {t.content: i for i, t in sorted(decoder.items())}
 
@@ -57,7 +65,7 @@ def _groupings(n: int, report) -> list[dict]:
     return unique
 
 
-def build_case(session, deltas, report=None) -> dict:
+def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
     from workbench.core.tokenizers import ensure_tokenizer, is_mistral, model_type, tokenizer_sha256
     from workbench.core.versions import vllm_version
 

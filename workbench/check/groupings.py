@@ -13,8 +13,13 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from workbench.core.deltas import Delta, deltas_from_ids, split
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.session import Session
 
 VLLM_SEED = 20260902  # tests/tool_parsers/common_tests.py's split-invariance seed
 MAX_CHUNK = 4  # vLLM's random_groupings default
@@ -31,7 +36,7 @@ class Variant:
 class TokenStream:
     """The one-token deltas of a stream, and every regrouping of them."""
 
-    def __init__(self, session, token_deltas: list[Delta]) -> None:
+    def __init__(self, session: Session, token_deltas: list[Delta]) -> None:
         self.session = session
         self.token_deltas = token_deltas
         self.ids = [d.token_ids[0] for d in token_deltas]
@@ -43,7 +48,7 @@ class TokenStream:
         self.exact_concat = not session.params.stop
 
     @classmethod
-    def from_deltas(cls, session, deltas: list[Delta]) -> TokenStream:
+    def from_deltas(cls, session: Session, deltas: list[Delta]) -> TokenStream:
         if all(len(d.token_ids) == 1 for d in deltas):
             return cls(session, list(deltas))
         return cls(session, session.regroup(deltas, "token"))
@@ -55,7 +60,7 @@ class TokenStream:
     def text(self) -> str:
         return "".join(self.texts)
 
-    def deltas(self, sizes) -> list[Delta]:
+    def deltas(self, sizes: Sequence[int]) -> list[Delta]:
         if not self.exact_concat:
             return self.detokenized(sizes)
         out, i, last = [], 0, len(sizes) - 1
@@ -65,7 +70,7 @@ class TokenStream:
             i += s
         return out
 
-    def detokenized(self, sizes) -> list[Delta]:
+    def detokenized(self, sizes: Sequence[int]) -> list[Delta]:
         """The same grouping through vLLM's IncrementalDetokenizer (the reference)."""
         s = self.session
         return list(deltas_from_ids(s.tokenizer, self.ids, s.prompt_ids, s.params, split(self.ids, sizes),
@@ -87,7 +92,7 @@ class TokenStream:
             out.append(Delta((tid,), chunk, self.finish_reason if i == last else None))
         return out
 
-    def variant(self, label: str, sizes) -> Variant:
+    def variant(self, label: str, sizes: Sequence[int]) -> Variant:
         return Variant(label, self.deltas(sizes), tuple(sizes))
 
 
@@ -114,12 +119,12 @@ def random_groupings(n: int, count: int, seed: int = VLLM_SEED,
     return out
 
 
-def k_batches(n: int, ks=MTP_BATCHES) -> list[tuple[str, tuple]]:
+def k_batches(n: int, ks: Sequence[int] = MTP_BATCHES) -> list[tuple[str, tuple]]:
     return [(f"k:{k}", tuple(min(k, n - i) for i in range(0, n, k))) for k in ks if k < n]
 
 
 def standard(n: int, fuzz: int, seed: int = VLLM_SEED, max_chunk: int = MAX_CHUNK,
-             ks=MTP_BATCHES) -> list[tuple[str, tuple]]:
+             ks: Sequence[int] = MTP_BATCHES) -> list[tuple[str, tuple]]:
     """whole, k-token batches, N random groupings, every two-chunk split; no
     duplicates and never the one-token grouping itself."""
     seen, out = set(), []
@@ -131,7 +136,7 @@ def standard(n: int, fuzz: int, seed: int = VLLM_SEED, max_chunk: int = MAX_CHUN
     return out
 
 
-def merges(sizes) -> set[int]:
+def merges(sizes: Sequence[int]) -> set[int]:
     """Token positions i whose token shares a delta with token i+1."""
     out, i = set(), 0
     for s in sizes:
@@ -152,7 +157,7 @@ def from_merges(n: int, merged) -> tuple[int, ...]:
     return tuple(sizes)
 
 
-def merge_label(sizes) -> str:
+def merge_label(sizes: Sequence[int]) -> str:
     """'token', or 'merge:3-5,41-42': the 0-based token spans sharing one delta."""
     spans, i = [], 0
     for s in sizes:

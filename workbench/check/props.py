@@ -11,13 +11,19 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 from workbench.core.messages import FIELDS, TEXT_FIELDS, Accumulator, as_json
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from workbench.core.deltas import Delta
 
 _WS = re.compile(r"\s+")
 
 
-def accumulate(deltas) -> dict:
+def accumulate(deltas: Sequence[Delta]) -> dict:
     """The message fields (reasoning, content, tool_calls) a streaming client joins from ``deltas``."""
     acc = Accumulator()
     for d in deltas:
@@ -25,7 +31,7 @@ def accumulate(deltas) -> dict:
     return acc.message
 
 
-def norm_text(value) -> str:
+def norm_text(value: Any) -> str:
     """Normalised view of a text field: None == "", whitespace runs and ends ignored."""
     return " ".join((value or "").split())
 
@@ -74,7 +80,7 @@ def differences(final, reference, fields=FIELDS) -> dict:
     return out
 
 
-def _squash(value) -> str:
+def _squash(value: Any) -> str:
     return _WS.sub("", value or "")
 
 

@@ -13,10 +13,17 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
 
 from workbench.check import api_faces, compare, contract, cost as cost_mod, groupings as G, parallel, props, shrink
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.core.messages import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Difference, Final
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.faces.face import Face
+    from workbench.core.rows import Row
+    from workbench.core.session import Session
 
 
 @dataclass
@@ -49,14 +56,14 @@ class Options:
     jobs: int = 0  # processes for the groupings (0: one per core, up to 4)
 
 
-def stream(session, deltas: list[Delta]) -> tuple[list, Final]:
+def stream(session: Session, deltas: list[Delta]) -> tuple[list, Final]:
     """Rows and accumulated stream of fresh parser instances fed ``deltas`` (no non-stream);
     with ``--api responses|messages`` the stream is what that API's SDK ends with."""
     rows, final, _ = stream_face(session, deltas)
     return rows, final
 
 
-def stream_face(session, deltas: list[Delta]) -> tuple[list, Final, object]:
+def stream_face(session: Session, deltas: list[Delta]) -> tuple[list, Final, object]:
     """``stream`` plus the API face (None for chat)."""
     run = session.stream()
     for d in deltas:
@@ -67,7 +74,7 @@ def stream_face(session, deltas: list[Delta]) -> tuple[list, Final, object]:
     return run.rows, final, face
 
 
-def api_contract_keys(face, rows) -> set:
+def api_contract_keys(face: Face, rows: Sequence[Row]) -> set:
     if face is None:
         return set()
     return {(f.field, _signature(f.detail)) for f in api_faces.contract(face, rows, "") if f.severity == SEVERE}
@@ -78,7 +85,7 @@ def _signature(detail: str) -> str:
 
 
 class Checker:
-    def __init__(self, session, deltas: list[Delta], options: Options | None = None,
+    def __init__(self, session: Session, deltas: list[Delta], options: Options | None = None,
                  label: str | None = None) -> None:
         self.session, self.deltas = session, list(deltas)
         self.label = label  # how the given deltas were grouped (token, k:3, ...); default "source"
@@ -277,7 +284,7 @@ class Checker:
         self.timings["shrink_text"] = time.perf_counter() - t
 
 
-def check(session, deltas: list[Delta], options: Options | None = None, label: str | None = None) -> Report:
+def check(session: Session, deltas: list[Delta], options: Options | None = None, label: str | None = None) -> Report:
     """Every check over ``deltas`` (``label``: how they are grouped, for the report)."""
     return Checker(session, deltas, options, label).run()
 

@@ -68,7 +68,7 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout = real
 
 
-def check_text_args(args) -> None:
+def check_text_args(args: argparse.Namespace) -> None:
     """Every string option is UTF-8: argv's other bytes arrive as lone surrogates, which
     no output (stdout, a recording, --json) can carry."""
     from workbench.core.door import check_arg
@@ -79,7 +79,7 @@ def check_text_args(args) -> None:
                 check_arg(v, f"--{key.replace('_', '-')}" if key != "recording" else "the recording's path")
 
 
-def dispatch(args, argv: list[str]) -> int | None:
+def dispatch(args: argparse.Namespace, argv: list[str]) -> int | None:
     """The exit code when --vllm sends the command elsewhere; None to run it here."""
     given = getattr(args, "vllm", None)
     if not given or args.command == "corpus":  # corpus passes --vllm on to each recording's check

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.cli import common
 
+if TYPE_CHECKING:
+    import argparse
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("capture", help="capture a vLLM server's stream (token ids, chunking, chunks)")
     p.add_argument("--url", metavar="http://HOST:PORT/v1", help="the server's OpenAI API base URL")
     p.add_argument("--from-sse", metavar="LOG.sse", help="a saved SSE log instead of a server")
@@ -47,7 +51,7 @@ def _seconds(flag: str):
     return parse
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.capture import capture, sse
     from workbench.core import request as req
     from workbench.errors import WorkbenchError

@@ -5,12 +5,17 @@ Exit 1 when any finding is not cosmetic (with --strict: any finding), else 0.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 
 from workbench.cli import common
 from workbench.cli.vllm_option import add_option as add_vllm_option
 
+if TYPE_CHECKING:
+    import argparse
 
-def add_check_options(p, many_versions: bool = False) -> None:
+
+def add_check_options(p: argparse.ArgumentParser, many_versions: bool = False) -> None:
     """Source, parser and request options as `replay`, plus how the stream ends."""
     common.add_source_options(p)
     common.add_parser_options(p)
@@ -20,7 +25,7 @@ def add_check_options(p, many_versions: bool = False) -> None:
     add_vllm_option(p, many=many_versions)
 
 
-def add_fuzz_options(p) -> None:
+def add_fuzz_options(p: argparse.ArgumentParser) -> None:
     """How hard check looks: the groupings and the shrinking (also `workbench corpus`)."""
     p.add_argument("--fuzz", type=int, default=100, metavar="N", help="random groupings (default 100)")
     p.add_argument("--seed", type=int, default=20260902, metavar="S",
@@ -32,7 +37,7 @@ def add_fuzz_options(p) -> None:
                    help="seconds for each shrink (grouping, then text; 0: no text shrinking)")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("check", help="find parser bugs: stream vs non-stream, groupings, client contract")
     add_check_options(p, many_versions=True)
     add_fuzz_options(p)
@@ -44,13 +49,13 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def load(args):
+def load(args: argparse.Namespace):
     """(session, deltas) like replay, with --finish-reason applied to a text source."""
     session, deltas, _ = common.load_source(args, "check", finish_reason=args.finish_reason or "stop")
     return session, deltas
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.check import Options, check
     from workbench.check.cost import summary
     from workbench.errors import WorkbenchError

@@ -13,8 +13,13 @@ from workbench.cli import common
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
 
 
 def _key(f: dict) -> tuple[str, str]:
@@ -61,7 +66,7 @@ def table(reports: dict[str, dict], order: list[str]) -> list[dict]:
     return rows
 
 
-def run(args, argv: list[str], order: list[str], main) -> int:
+def run(args: argparse.Namespace, argv: list[str], order: list[str], main: Callable[[list[str]], int]) -> int:
     """``main``: the CLI's entry point, which runs the installed version's check here."""
     from workbench.cli.vllm_option import run_captured
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core import door, request as req
 from workbench.core.deltas import parse_chunking
@@ -13,8 +14,13 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+    from workbench.core.session import Setup
 
-def add_source_options(p, recording: bool = True) -> None:
+
+def add_source_options(p: argparse.ArgumentParser, recording: bool = True) -> None:
     if recording:
         p.add_argument("recording", nargs="?", metavar="REC.jsonl", help="a recording to replay")
     p.add_argument("--text", help="model output text to stream")
@@ -27,7 +33,7 @@ def add_source_options(p, recording: bool = True) -> None:
                             "error); overwrite an existing output file (-o, --save)")
 
 
-def add_parser_options(p, config: bool = True) -> None:
+def add_parser_options(p: argparse.ArgumentParser, config: bool = True) -> None:
     p.add_argument("--tool-parser", metavar="N", help="vLLM tool parser name (none: no tool parser)")
     p.add_argument("--reasoning-parser", metavar="N", help="vLLM reasoning parser name")
     if config:
@@ -35,7 +41,7 @@ def add_parser_options(p, config: bool = True) -> None:
     add_code_options(p)
 
 
-def add_code_options(p) -> None:
+def add_code_options(p: argparse.ArgumentParser) -> None:
     """The code this run may execute (README, "Trust"): named here, never by a recording."""
     p.add_argument("--plugin", action="append", default=[], metavar="FILE",
                    help="import a parser module, as vLLM's --tool-parser-plugin")
@@ -44,7 +50,7 @@ def add_code_options(p) -> None:
                         "use and this run's plugins)")
 
 
-def add_request_options(p) -> None:
+def add_request_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api", choices=APIS, help="the API whose client reads the stream: chat (default), "
                                                "responses (/v1/responses) or messages (/v1/messages)")
     p.add_argument("--request", metavar="REQ.json",
@@ -90,14 +96,14 @@ def _json_object(text: str) -> dict:
     return value
 
 
-def parser_spec(args) -> ParserSpec:
+def parser_spec(args: argparse.Namespace) -> ParserSpec:
     """The parser flags (none given: no parser)."""
     # diff has no parser flags (its parsers are --a/--b) but opens recordings the same way
     return ParserSpec(getattr(args, "tool_parser", None), getattr(args, "reasoning_parser", None),
                       getattr(args, "config", None))
 
 
-def given_parser(args) -> ParserSpec | None:
+def given_parser(args: argparse.Namespace) -> ParserSpec | None:
     """The parser flags, or None when none is given (a recording's own parser then)."""
     spec = parser_spec(args)
     return spec if spec.tool_parser or spec.reasoning_parser or spec.config else None
@@ -107,7 +113,7 @@ _REQUEST_FLAGS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "n
                   "max_tokens")
 
 
-def request_body(args) -> dict | None:
+def request_body(args: argparse.Namespace) -> dict | None:
     """--request REQ.json: the body as given (a JSON object)."""
     if not getattr(args, "request", None):
         return None
@@ -117,7 +123,7 @@ def request_body(args) -> dict | None:
     return body
 
 
-def api_request(args, header: dict | None = None) -> tuple[str, dict | None]:
+def api_request(args: argparse.Namespace, header: dict | None = None) -> tuple[str, dict | None]:
     """(api, its body or None) from --api / --request, or what a recording was made with."""
     recorded = (header or {}).get("api") or "chat"
     api = getattr(args, "api", None) or recorded
@@ -133,7 +139,7 @@ def api_request(args, header: dict | None = None) -> tuple[str, dict | None]:
     return api, None
 
 
-def request_spec(args, base: dict | None = None) -> RequestSpec:
+def request_spec(args: argparse.Namespace, base: dict | None = None) -> RequestSpec:
     from workbench.core.faces import bodies
 
     body = request_body(args)
@@ -162,7 +168,7 @@ def request_spec(args, base: dict | None = None) -> RequestSpec:
     return spec
 
 
-def source_text(args) -> str | None:
+def source_text(args: argparse.Namespace) -> str | None:
     if args.text is not None and args.text_file:
         raise WorkbenchError("give --text or --text-file, not both")
     if args.text_file:
@@ -183,7 +189,7 @@ class Source:
         return (self.recording.prompt_token_ids or None) if self.recording else None
 
 
-def resolve_source(args, what: str, with_parser: bool = True) -> Source:
+def resolve_source(args: argparse.Namespace, what: str, with_parser: bool = True) -> Source:
     """The recording or text the command runs on; a recording brings its request."""
     from workbench.core.session import Setup
 
@@ -217,45 +223,45 @@ def resolve_source(args, what: str, with_parser: bool = True) -> Source:
     return Source(setup, None, text)
 
 
-def refuse_existing(path, force: bool) -> None:
+def refuse_existing(path: str | Path, force: bool) -> None:
     """Every `-o`, `--save` and `--all DIR` never overwrites a file unless --force."""
     from workbench.core import outputs
 
     outputs.refuse_existing(path, force)
 
 
-def write_output(path, text: str, force: bool = False) -> None:
+def write_output(path: str | Path, text: str, force: bool = False) -> None:
     from workbench.core import outputs
 
     outputs.write_text(path, text, force)
 
 
-def print_json(value, indent: int | None = None) -> None:
+def print_json(value: Any, indent: int | None = None) -> None:
     """`--json`: one strict JSON object on stdout (no NaN, no Infinity)."""
     from workbench.core import outputs
 
     print(outputs.strict_json(value, indent))
 
 
-def note(args, line: str) -> None:
+def note(args: argparse.Namespace, line: str) -> None:
     print(f"workbench {args.command}: note: {line}", file=sys.stderr)
 
 
-def api_header(setup) -> dict:
+def api_header(setup: Setup) -> dict:
     """A recording header's API fields (absent for chat, so chat recordings stay as they were)."""
     if setup.api == "chat":
         return {}
     return {"api": setup.api, "api_request": setup.api_request}
 
 
-def parser_header(setup) -> dict:
+def parser_header(setup: Setup) -> dict:
     """A recording header's ``parser``: what it was made with, hashes included."""
     from workbench.core import trust
 
     return trust.provenance(setup.parser, setup.plugins)
 
 
-def load_source(args, what: str = "replay", finish_reason: str = "stop"):
+def load_source(args: argparse.Namespace, what: str = "replay", finish_reason: str = "stop"):
     """(Session, deltas, recording or None) for REC | --text | --text-file."""
     from workbench.core.session import Session
 

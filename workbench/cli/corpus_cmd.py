@@ -9,9 +9,13 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.cli import common
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    import argparse
 
 CORPUS_FUZZ = 20  # check's 100 is for one stream; a corpus multiplies it
 
@@ -19,7 +23,7 @@ CORPUS_FUZZ = 20  # check's 100 is for one stream; a corpus multiplies it
 class Forwarded:
     """Adds options to the parser and remembers them: they go on to each recording's command."""
 
-    def __init__(self, p) -> None:
+    def __init__(self, p: argparse.ArgumentParser) -> None:
         self.p, self.actions = p, []
 
     def add_argument(self, *a, **kw):
@@ -28,7 +32,7 @@ class Forwarded:
         return action
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     from workbench.cli import check_cmd
     from workbench.cli.vllm_option import add_option as add_vllm_option
 
@@ -82,7 +86,7 @@ def _validate(argv: list[str]) -> None:
         raise WorkbenchError(msg[0].split(": error: ", 1)[-1].replace(" (see workbench --help)", "")) from None
 
 
-def build_spec(args):
+def build_spec(args: argparse.Namespace):
     from workbench.corpus import spec as spec_mod
     from workbench.lanes import versions
 
@@ -102,7 +106,7 @@ def build_spec(args):
     return spec
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     if args.synth is not None:
         return synth(args)
     from workbench.corpus import html, progress, run as run_mod, summary, terminal
@@ -142,7 +146,7 @@ def exit_code(s, lines: list[dict], strict: bool) -> int:
     return 1 if any(k.severe or strict for k in s.kinds) else 0
 
 
-def synth(args) -> int:
+def synth(args: argparse.Namespace) -> int:
     from workbench.corpus import synth as synth_mod
 
     if args.output is None:

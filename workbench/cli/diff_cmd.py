@@ -4,15 +4,20 @@ from __future__ import annotations
 
 import re
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.cli import common
 from workbench.core.parsers import ParserSpec
+
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
 
 SPEC_HELP = ("'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path; "
              "'@VERSION' runs it on that vLLM (hermes+qwen3@0.33.0)")
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("diff", help="A/B: the same stream through two parsers")
     common.add_source_options(p)
     p.add_argument("--a", required=True, metavar="SPEC", type=_spec, help=f"parser A: {SPEC_HELP}")
@@ -34,7 +39,7 @@ def _spec(text: str) -> tuple[ParserSpec, str | None]:
     return ParserSpec.parse(body), version
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.core import diff
 
     src = common.resolve_source(args, "compare", with_parser=False)
@@ -77,7 +82,7 @@ def _print(result, changed_only: bool) -> None:
     for col in ("step", "text", "A phase", "A output", "B phase", "B output", "differs"):
         t.add_column(col, overflow="fold")
 
-    def out(v):
+    def out(v: Any):
         if v is None:
             return "(no step)"
         d = v["delta"] or {}

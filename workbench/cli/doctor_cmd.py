@@ -5,13 +5,18 @@ Exit 1 when a problem is diagnosed, 0 when only notes (or nothing) remain.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.cli import common
 
 
 from workbench.cli import check_cmd, common
 
+if TYPE_CHECKING:
+    import argparse
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("doctor", help="diagnose tool calls in content, thinking in content, cut-off calls...")
     check_cmd.add_check_options(p)
     p.add_argument("--json", action="store_true",
@@ -20,7 +25,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.check.doctor import diagnose
 
     src = common.resolve_source(args, "diagnose")

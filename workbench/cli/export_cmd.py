@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.cli import check_cmd
 
+if TYPE_CHECKING:
+    import argparse
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("export", help="write a standalone pytest file (or a vLLM sample) for a case")
     check_cmd.add_check_options(p)
     p.add_argument("-o", "--output", required=True, metavar="test_NAME.py",
@@ -19,7 +24,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from workbench.check import Options, check, export

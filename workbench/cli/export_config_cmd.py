@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.cli import common
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    import argparse
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("export-config", help="write a vLLM engine parser family as a TOML config")
     p.add_argument("name", nargs="?", metavar="NAME",
                    help="family (qwen3, glm47_moe, ...) or a registered parser name (glm47, qwen3_coder)")
@@ -24,7 +28,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.core.config import export as config_export
 
     if args.list:

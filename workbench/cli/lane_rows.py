@@ -11,11 +11,15 @@ from __future__ import annotations
 
 import json
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.cli import common, render
 
+if TYPE_CHECKING:
+    import argparse
 
-def replay(args, version: str, died: str) -> int:
+
+def replay(args: argparse.Namespace, version: str, died: str) -> int:
     from workbench.lanes.lane import Lane
 
     src = common.resolve_source(args, "replay")
@@ -26,7 +30,7 @@ def replay(args, version: str, died: str) -> int:
         lane.close()
 
 
-def _replay(args, version: str, died: str, src, lane) -> int:
+def _replay(args: argparse.Namespace, version: str, died: str, src, lane) -> int:
     from workbench.lanes.session import LaneSession
 
     session = LaneSession(src.setup, version, src.prompt_ids, lane=lane)

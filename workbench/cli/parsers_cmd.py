@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.cli import common
 
 
 from workbench.cli.vllm_option import add_option as add_vllm_option
 from workbench.core.parsers import parser_table
 
+if TYPE_CHECKING:
+    import argparse
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("parsers", help="list vLLM's registered tool and reasoning parsers")
     p.add_argument("--json", action="store_true")
     add_vllm_option(p)
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     entries = parser_table()
     if args.json:
         common.print_json(entries)

@@ -11,11 +11,18 @@ from __future__ import annotations
 import json
 import sys
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from workbench.cli import common, render
 
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Sequence
+    from rich.console import Console
+    from workbench.core.rows import Row
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("record", help="step a vLLM engine on a request and record its deltas")
     p.add_argument("--text", help="script: force the engine to write this text, then EOS")
     p.add_argument("--text-file", metavar="F", help="script: read the text from a file")
@@ -42,7 +49,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def engine_spec(args):
+def engine_spec(args: argparse.Namespace):
     from workbench.engine import EngineSpec
 
     return EngineSpec(model=args.model, max_model_len=args.max_model_len, dtype=args.dtype,
@@ -51,7 +58,7 @@ def engine_spec(args):
                       gpu_memory_utilization=args.gpu_memory_utilization)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.core import recording as rec
     from workbench.core.session import Session, Setup
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
@@ -109,7 +116,7 @@ def run(args) -> int:
     return 1 if result.errors else 0
 
 
-def show(result, stepper, con=None) -> None:
+def show(result, stepper, con: Console | None = None) -> None:
     """Rows, the grammar view (when a constraint is in force), final message, usage."""
     con = con or render.console()
     origin = stepper.origin()
@@ -130,7 +137,7 @@ def show(result, stepper, con=None) -> None:
         con.print(f"[yellow]note:[/] {note}")
 
 
-def grammar_table(rows):
+def grammar_table(rows: Sequence[Row]):
     from rich.table import Table
 
     t = Table(title="grammar (read from the engine's StructuredOutputManager)", header_style="bold")

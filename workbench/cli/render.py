@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
 from workbench.core.rows import Row, format_tool_calls
+
+if TYPE_CHECKING:
+    from typing import Any
 
 PHASE_STYLE = {"reasoning": "magenta", "content": "green", "tool": "cyan",
                # Harmony's channels (workbench.core.machine.harmony_phase)
@@ -19,7 +24,7 @@ def phase_style(phase: str) -> str:
     return PHASE_STYLE.get(phase, "default")
 
 
-def _short(value, width: int = 40) -> str:
+def _short(value: Any, width: int = 40) -> str:
     if value is None:
         return ""
     s = repr(value)

@@ -3,10 +3,19 @@ beside the non-streaming body."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from rich.markup import escape
 from rich.table import Table
 
 from workbench.core.faces import finals
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from rich.console import Console
+    from typing import Any
+    from workbench.core.faces.face import Face
+    from workbench.core.rows import Row
 
 
 def event_summary(e: dict) -> str:
@@ -28,7 +37,7 @@ def event_summary(e: dict) -> str:
     return ""
 
 
-def events_table(face, rows) -> Table:
+def events_table(face: Face, rows: Sequence[Row]) -> Table:
     t = Table(title=f"{face.api} events", header_style="bold")
     harmony = face.channels is not None
     for col in ("step",) + (("channel",) if harmony else ()) + ("#", "event", "payload"):
@@ -43,7 +52,7 @@ def events_table(face, rows) -> Table:
     return t
 
 
-def _blocks(api: str, obj) -> str:
+def _blocks(api: str, obj: Any) -> str:
     if obj is None:
         return ""
     if "error" in obj and "output" not in obj and obj.get("type") != "message":
@@ -57,7 +66,7 @@ def _blocks(api: str, obj) -> str:
     return "\n".join(lines)
 
 
-def final_table(face) -> Table:
+def final_table(face: Face) -> Table:
     client = face.client or {}
     t = Table(title="what the client ends with", header_style="bold")
     sdk = "openai ResponseStream" if face.api == "responses" else "anthropic MessageStream"
@@ -68,7 +77,7 @@ def final_table(face) -> Table:
     return t
 
 
-def show(con, face, rows) -> None:
+def show(con: Console, face: Face, rows: Sequence[Row]) -> None:
     con.print(events_table(face, rows))
     con.print(final_table(face))
     for note in face.notes:

@@ -3,12 +3,18 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.cli import common, render
 from workbench.cli.vllm_option import add_option as add_vllm_option
 
+if TYPE_CHECKING:
+    import argparse
+    from workbench.core.faces.face import Face
+    from workbench.core.session import Session
 
-def add_parser(sub) -> None:
+
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("replay", help="stream a recording or text through vLLM's parsers")
     common.add_source_options(p)
     common.add_parser_options(p)
@@ -19,7 +25,7 @@ def add_parser(sub) -> None:
     p.set_defaults(run=run)
 
 
-def run(args) -> int:
+def run(args: argparse.Namespace) -> int:
     from workbench.capture import compare as capture_compare
     from workbench.core import recording as rec
     from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
@@ -78,7 +84,7 @@ def run(args) -> int:
     return 0
 
 
-def api_json(session, face, rows: list[dict]) -> dict:
+def api_json(session: Session, face: Face, rows: list[dict]) -> dict:
     """``--json``'s API fields: "api"; for responses / messages the stream's "events", the
     non-streaming "response", the SDK's "client" object, and per row its "api_events"
     (and "api_channels" on the Harmony path)."""

@@ -28,7 +28,7 @@ class Guarded:
     def __init__(self, inner) -> None:
         self._inner = inner
 
-    def write(self, text):
+    def write(self, text: str):
         try:
             return self._inner.write(text)
         except OSError as e:

@@ -9,7 +9,7 @@ import argparse
 from workbench.core.tokenizers import list_tokenizers
 
 
-def add_parser(sub) -> None:
+def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     parser = sub.add_parser(
         "tokenizers",
         help="list the built-in offline tokenizers",

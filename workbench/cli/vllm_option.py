@@ -15,14 +15,19 @@ from workbench.cli import common
 import contextlib
 import io
 import sys
+from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
 
+if TYPE_CHECKING:
+    import argparse
+    from collections.abc import Callable
+
 IN_LANE = "workbench.cli.in_lane"  # the lane program that runs whole commands (`python -m` name)
 
 
-def add_option(p, many: bool = False) -> None:
+def add_option(p: argparse.ArgumentParser, many: bool = False) -> None:
     more = " or a comma-separated list (a findings x versions table)" if many else ""
     p.add_argument("--vllm", metavar="VERSION" + ("[,VERSION...]" if many else ""),
                    help=f"the vLLM version whose parsers run: the installed one (default) or one "
@@ -41,7 +46,7 @@ def strip_vllm(argv: list[str]) -> list[str]:
     return out
 
 
-def run_captured(version: str, argv: list[str], main) -> dict:
+def run_captured(version: str, argv: list[str], main: Callable[[list[str]], int]) -> dict:
     """{"rc", "stdout", "stderr"} of `workbench ARGV` over ``version``'s vLLM; ``main``:
     the CLI's entry point, which runs it here for the installed version."""
     if versions.is_installed(version):
@@ -79,7 +84,7 @@ def marked_entries(version: str) -> list[dict]:
     return out
 
 
-def parsers(args, wanted: list[str]) -> int:
+def parsers(args: argparse.Namespace, wanted: list[str]) -> int:
     if len(wanted) > 1:
         raise WorkbenchError("parsers --vllm takes one version")
     entries = marked_entries(wanted[0])

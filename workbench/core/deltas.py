@@ -15,10 +15,14 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from workbench.core import limits
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.sampling_params import SamplingParams
+    from vllm.tokenizers import TokenizerLike
 
 
 @dataclass(frozen=True)
@@ -90,7 +94,7 @@ def split(ids: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
     return out
 
 
-def encode_text(tokenizer, text: str) -> list[int]:
+def encode_text(tokenizer: TokenizerLike, text: str) -> list[int]:
     if getattr(tokenizer, "IS_MISTRAL_TOKENIZER", False):
         return _mistral_encode(tokenizer, text)
     return list(tokenizer.encode(text, add_special_tokens=False))
@@ -99,7 +103,7 @@ def encode_text(tokenizer, text: str) -> list[int]:
 _MISTRAL_SPECIALS: dict[int, tuple[re.Pattern, dict[str, int]]] = {}
 
 
-def _mistral_encode(tokenizer, text: str) -> list[int]:
+def _mistral_encode(tokenizer: TokenizerLike, text: str) -> list[int]:
     """mistral_common encodes text as text only (a model *emits* [TOOL_CALLS] as one
     control token); so control-token names in the text become those tokens, as a
     Hugging Face tokenizer would split its added tokens out."""
@@ -118,15 +122,15 @@ def _mistral_encode(tokenizer, text: str) -> list[int]:
     return ids
 
 
-def eos_id(tokenizer) -> int | None:
+def eos_id(tokenizer: TokenizerLike) -> int | None:
     return getattr(tokenizer, "eos_token_id", None)
 
 
 def deltas_from_ids(
-    tokenizer,
+    tokenizer: TokenizerLike,
     output_ids: Sequence[int],
     prompt_ids: Sequence[int],
-    params,
+    params: SamplingParams,
     groups: Sequence[Sequence[int]],
     finish_reason: str = "stop",
     stop_terminated: bool = True,
@@ -150,7 +154,7 @@ def deltas_from_ids(
         yield Delta(tuple(group), text, finish_reason if last else None)
 
 
-def deltas_from_text(tokenizer, text: str, prompt_ids: Sequence[int], params,
+def deltas_from_text(tokenizer: TokenizerLike, text: str, prompt_ids: Sequence[int], params: SamplingParams,
                      chunking: str = "token", add_eos: bool = True,
                      finish_reason: str = "stop") -> list[Delta]:
     """The deltas a server would stream if the model wrote ``text`` then EOS."""

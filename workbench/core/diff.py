@@ -15,6 +15,7 @@ import dataclasses
 import re
 from dataclasses import dataclass
 from itertools import zip_longest
+from typing import TYPE_CHECKING
 
 from workbench.core.deltas import Delta
 from workbench.core.messages import FIELDS, SEVERE, STEP, Difference
@@ -23,13 +24,16 @@ from workbench.core.rows import Row
 from workbench.core.session import Result, Session, Setup
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from typing import Any
+
 OUTPUT_FIELDS = ("text", "delta", "sse", "finish_reason", "error")
 MACHINE_FIELDS = ("states_before", "states", "events")
 FINAL_FIELDS = FIELDS + ("error",)
 _RANDOM_ID = re.compile(r"chatcmpl-tool-[0-9a-f]+")
 
 
-def normalise(value):
+def normalise(value: Any):
     """``value`` with random tool-call ids replaced, for comparison."""
     if isinstance(value, str):
         return _RANDOM_ID.sub("chatcmpl-tool-*", value)

@@ -80,7 +80,7 @@ _KINDS = ((stat.S_ISDIR, "is a directory"), (stat.S_ISFIFO, "is a FIFO (a pipe),
           (stat.S_ISSOCK, "is a socket, not a regular file"))
 
 
-def _open(path, what: str, max_bytes: int):
+def _open(path: str | Path, what: str, max_bytes: int):
     """A regular file opened for reading, its size within ``max_bytes``."""
     p = Path(path)
     try:
@@ -107,7 +107,7 @@ def _too_big(where: str, max_bytes: int) -> InputError:
     return InputError(f"{where}: more than the {limits.mb(max_bytes)} it may be")
 
 
-def read_bytes(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> bytes:
+def read_bytes(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> bytes:
     with _open(path, what, max_bytes) as f:
         try:
             data = f.read(max_bytes + 1)  # the size can grow after fstat (or lie: /proc)
@@ -118,15 +118,15 @@ def read_bytes(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> bytes
     return data
 
 
-def read_text(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> str:
+def read_text(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> str:
     return decode(read_bytes(path, what, max_bytes), f"{what} {path}")
 
 
-def read_json(path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES):
+def read_json(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES):
     return parse_json(read_text(path, what, max_bytes), f"{what} {path}")
 
 
-def read_toml(path, what: str, max_bytes: int = limits.MAX_CONFIG_BYTES) -> tuple[str, dict]:
+def read_toml(path: str | Path, what: str, max_bytes: int = limits.MAX_CONFIG_BYTES) -> tuple[str, dict]:
     text = read_text(path, what, max_bytes)
     return text, parse_toml(text, f"{what} {path}")
 
@@ -151,7 +151,7 @@ def check_arg(text: str, where: str) -> str:
 
 
 # -- lines ---------------------------------------------------------------------
-def lines(path, what: str, *, max_bytes: int = limits.MAX_RECORDING_BYTES,
+def lines(path: str | Path, what: str, *, max_bytes: int = limits.MAX_RECORDING_BYTES,
           max_line: int = limits.MAX_LINE_BYTES, strip_cr: bool = False) -> Iterator[Line]:
     """A regular file's lines, read a block at a time (never the whole file at once)."""
     f = _open(path, what, max_bytes)
@@ -304,7 +304,7 @@ def _check_digits(stripped: str, where: str) -> None:
                          reason=f"an integer of {n:,} digits")
 
 
-def _check_strings(value, where: str) -> None:
+def _check_strings(value: Any, where: str) -> None:
     stack = [value]
     while stack:
         v = stack.pop()

@@ -60,7 +60,7 @@ class capture:
         self.outer, _collector.lines = _collector.lines, self.lines
         return self.lines
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         _collector.lines = self.outer
         if self.outer is not None:
             self.outer.extend(self.lines)

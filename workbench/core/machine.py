@@ -9,14 +9,18 @@ tool when a tool parser exists, else content). Engine-based parsers also run
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
+
+if TYPE_CHECKING:
+    from vllm.parser.abstract_parser import Parser
+    from workbench.core.session import Session
 
 _TOOL_STATES = {"MESSAGE_HEADER", "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"}
 
 
-def engines(parser) -> dict[str, Any]:
+def engines(parser: Parser | None) -> dict[str, Any]:
     """role -> StreamingParserEngine for every declarative engine inside ``parser``."""
     if parser is None:
         return {}
@@ -30,11 +34,11 @@ def engines(parser) -> dict[str, Any]:
     return found
 
 
-def states(parser) -> dict[str, str]:
+def states(parser: Parser | None) -> dict[str, str]:
     return {role: eng.state.name for role, eng in engines(parser).items()}
 
 
-def phase(parser, prompt_ids: Sequence[int] | None = None) -> str:
+def phase(parser: Parser | None, prompt_ids: Sequence[int] | None = None) -> str:
     """'reasoning', 'tool' or 'content': where the next delta's text will go."""
     if parser is None:
         return "content"
@@ -56,7 +60,7 @@ def phase(parser, prompt_ids: Sequence[int] | None = None) -> str:
     return "content"
 
 
-def harmony_phase(parser) -> str:
+def harmony_phase(parser: Parser | None) -> str:
     """HarmonyParser reads channels at the token level (openai_harmony's StreamableParser):
     its current channel and recipient, e.g. 'analysis', 'commentary to=functions.f', 'final';
     'header' between messages (after <|end|>/<|start|>, before <|message|>)."""
@@ -106,7 +110,7 @@ def graph(config, role: str) -> dict:
             "nodes": nodes, "edges": edges}
 
 
-def machines_of(session) -> list[dict]:
+def machines_of(session: Session) -> list[dict]:
     """The graphs of every engine inside the session's parser (none for legacy parsers)."""
     if hasattr(session, "machines"):  # a lane's session: drawn from the engines in its worker
         return session.machines()

@@ -85,7 +85,7 @@ class Final:
     logs: tuple[str, ...] | None = None
 
     @classmethod
-    def of(cls, value) -> Final:
+    def of(cls, value: Any) -> Final:
         """``value`` itself, or a Final from its JSON (``to_dict()``'s shape)."""
         if isinstance(value, Final):
             return value
@@ -108,7 +108,7 @@ class Final:
         return d
 
 
-def as_json(value):
+def as_json(value: Any):
     """A Final or MessageDelta as its JSON; JSON (or None) as it is."""
     return value.to_dict() if isinstance(value, (Final, MessageDelta)) else value
 

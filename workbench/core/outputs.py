@@ -9,11 +9,15 @@ from __future__ import annotations
 import json
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def exists_error(path) -> WorkbenchError:
+
+def exists_error(path: str | Path) -> WorkbenchError:
     return WorkbenchError(f"{path} exists: give another name, or --force to overwrite it")
 
 
@@ -26,7 +30,7 @@ def refuse_existing(paths, force: bool) -> None:
             raise exists_error(p)
 
 
-def create(path, force: bool = False, *, mkdir: bool = False):
+def create(path: str | Path, force: bool = False, *, mkdir: bool = False):
     """A text file opened for writing (UTF-8); ``x`` mode unless ``force``, so a file that
     appears between a check and the write is still never overwritten."""
     p = Path(path)
@@ -40,7 +44,7 @@ def create(path, force: bool = False, *, mkdir: bool = False):
         raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
 
 
-def write_text(path, text: str, force: bool = False) -> Path:
+def write_text(path: str | Path, text: str, force: bool = False) -> Path:
     p = Path(path)
     with create(p, force) as f:
         try:
@@ -50,7 +54,7 @@ def write_text(path, text: str, force: bool = False) -> Path:
     return p
 
 
-def strict_json(value, indent: int | None = None) -> str:
+def strict_json(value: Any, indent: int | None = None) -> str:
     """``value`` as strict JSON text; non-finite floats become null."""
     try:
         return json.dumps(value, ensure_ascii=False, default=str, allow_nan=False, indent=indent)
@@ -58,7 +62,7 @@ def strict_json(value, indent: int | None = None) -> str:
         return json.dumps(_finite(value), ensure_ascii=False, default=str, allow_nan=False, indent=indent)
 
 
-def _finite(value):
+def _finite(value: Any):
     if isinstance(value, float):
         return value if math.isfinite(value) else None
     if isinstance(value, dict):

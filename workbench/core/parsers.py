@@ -11,10 +11,16 @@ from __future__ import annotations
 import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core.trust import file_sha256
 from workbench.core.vllm_compat import TOOL_STRICT_LEVEL
 from workbench.errors import WorkbenchError, close_matches
+
+if TYPE_CHECKING:
+    from vllm.parser.abstract_parser import Parser
+    from vllm.tokenizers import TokenizerLike
+    from workbench.core.trust import CallablePolicy
 
 
 @dataclass(frozen=True)
@@ -152,7 +158,7 @@ class _ListHandler(logging.Handler):
         self.records.append(record)
 
 
-def compose(spec: ParserSpec, tokenizer, policy=None):
+def compose(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None):
     """The Parser *class* vLLM would use, or None when no parser is configured.
     ``policy``: the modules a config's callables may live in (``core.trust``)."""
     if spec.config:
@@ -190,7 +196,7 @@ def compose(spec: ParserSpec, tokenizer, policy=None):
     return cls
 
 
-def auto_tools(parser_cls) -> bool:
+def auto_tools(parser_cls: type[Parser] | None) -> bool:
     """The one ``enable_auto_tools`` rule, read from the composed class: the server's
     --enable-auto-tool-choice, which vLLM refuses without --tool-call-parser
     (``validate_parsed_serve_args``). On when the class parses tool calls: a tool parser
@@ -205,7 +211,7 @@ def auto_tools(parser_cls) -> bool:
     return config is None or calls_tools(config)
 
 
-def describe(parser_cls) -> dict:
+def describe(parser_cls: type[Parser] | None) -> dict:
     """Which kind of Parser vLLM composed, and from which sub-classes."""
     if parser_cls is None:
         return {"kind": "none", "class": None, "reasoning": None, "tool": None, "engine_based": False}

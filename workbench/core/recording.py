@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
 from workbench.core import limits
 from workbench.core.deltas import Delta
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
 
 FORMAT = "parser-workbench/recording"
 VERSION = 1
@@ -51,7 +55,7 @@ class Recording:
         return [t for d in self.deltas for t in d.token_ids]
 
 
-def make_header(tokenizer_name: str, tokenizer_sha256: str, request: dict, prompt_ids,
+def make_header(tokenizer_name: str, tokenizer_sha256: str, request: dict, prompt_ids: Sequence[int],
                 origin: dict, parser: dict | None = None) -> dict:
     from workbench.core.versions import vllm_version
 
@@ -143,11 +147,11 @@ class RecordingWriter:
     def __enter__(self) -> RecordingWriter:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
-def save(path: str | Path, header: dict, deltas, overwrite: bool = True) -> None:
+def save(path: str | Path, header: dict, deltas: Sequence[Delta], overwrite: bool = True) -> None:
     with RecordingWriter(path, header, overwrite) as w:
         for d in deltas:
             w.append(d)
@@ -195,19 +199,19 @@ def load(path: str | Path) -> Recording:
     return Recording(header, deltas, notes)
 
 
-def _is_int(v) -> bool:
+def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _ids(v) -> bool:
+def _ids(v: Any) -> bool:
     return isinstance(v, list) and all(_is_int(i) and i >= 0 for i in v)
 
 
-def _opt_str(v) -> bool:
+def _opt_str(v: Any) -> bool:
     return v is None or isinstance(v, str)
 
 
-def _plugins(v) -> bool:
+def _plugins(v: Any) -> bool:
     return v is None or (isinstance(v, list) and all(
         isinstance(e, dict) and isinstance(e.get("file"), str) and _opt_str(e.get("sha256")) for e in v))
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
 DEFAULT_MESSAGES = [{"role": "user", "content": "What is the weather in Paris?"}]
 
@@ -48,11 +51,11 @@ class RequestSpec:
                 raise WorkbenchError(f"request.{name} must be {what}, got {_short(value)}")
 
 
-def _is_int(v) -> bool:
+def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
 
 
-def _dicts(v) -> bool:
+def _dicts(v: Any) -> bool:
     return isinstance(v, list) and all(isinstance(x, dict) for x in v)
 
 
@@ -69,7 +72,7 @@ _FIELD_CHECKS = {
 }
 
 
-def _short(value) -> str:
+def _short(value: Any) -> str:
     s = repr(value)
     return s if len(s) <= 60 else s[:59] + "…"
 
@@ -121,7 +124,7 @@ def build_request(spec: RequestSpec):
         raise WorkbenchError(f"invalid request: {e}") from None
 
 
-def render_prompt(tokenizer, spec: RequestSpec) -> list[int]:
+def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec) -> list[int]:
     """Prompt token ids from the tokenizer's chat template (tools, kwargs included).
 
     Tools go in as the server renders them: validated, then ``model_dump()`` (so a

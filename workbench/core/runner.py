@@ -10,13 +10,19 @@ from __future__ import annotations
 
 import time
 import traceback
+from typing import TYPE_CHECKING
 from workbench.core import logs, machine, serving
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final, MessageDelta, ToolCall
 from workbench.core.rows import Row
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from vllm.parser.abstract_parser import Parser
+    from vllm.tokenizers import TokenizerLike
 
-def make_parser(parser_cls, tokenizer, request, chat_template_kwargs: dict):
+
+def make_parser(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, chat_template_kwargs: dict):
     """A fresh instance, as ``OpenAIServingChat._make_parser`` builds one."""
     if parser_cls is None:
         return None
@@ -27,7 +33,7 @@ def make_parser(parser_cls, tokenizer, request, chat_template_kwargs: dict):
 class StreamRun:
     """One stream through one fresh parser instance; ``feed`` returns its row."""
 
-    def __init__(self, parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: dict):
+    def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int], chat_template_kwargs: dict):
         self.tokenizer = tokenizer
         self.request = request
         self.prompt_ids = list(prompt_ids)
@@ -131,8 +137,8 @@ class StreamRun:
         return serving.usage_chunk_json(len(self.prompt_ids), self.num_tokens, reasoning)
 
 
-def nonstream(parser_cls, tokenizer, request, prompt_ids, chat_template_kwargs: dict,
-              text: str, token_ids, enable_auto_tools: bool, finish_reason: str = "stop") -> Final:
+def nonstream(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int], chat_template_kwargs: dict,
+              text: str, token_ids: Sequence[int], enable_auto_tools: bool, finish_reason: str = "stop") -> Final:
     """The non-streaming response's message (``error`` set, fields empty, if parse raised)."""
     parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
     error = None

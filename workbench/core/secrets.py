@@ -14,7 +14,11 @@ import html
 import json
 import sys
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus, unquote
+
+if TYPE_CHECKING:
+    from typing import Any
 
 PLACEHOLDER = "[secret]"
 _FORMS: list[str] = []  # every spelling of every secret, longest first
@@ -68,7 +72,7 @@ def scrub(text: str) -> str:
     return text
 
 
-def scrub_obj(obj):
+def scrub_obj(obj: Any):
     """A copy of JSON-like ``obj`` without any registered secret, in values or keys."""
     if not _FORMS:
         return obj
@@ -160,7 +164,7 @@ def _install_excepthook() -> None:
     _HOOKED = True
     previous = sys.excepthook
 
-    def hook(kind, value, tb):
+    def hook(kind, value: Any, tb):
         import traceback
 
         if not _FORMS:

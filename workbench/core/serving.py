@@ -9,6 +9,12 @@ are restated here; the objects (DeltaMessage, chunks, ToolCall) are vLLM's own.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from vllm.parser.abstract_parser import Parser
+
 
 def is_named(request) -> bool:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionNamedToolChoiceParam
@@ -29,7 +35,7 @@ def hide_stream_metadata(request, has_parser: bool) -> bool:
     return not request.include_reasoning and has_parser
 
 
-def chunk_token_ids(request, has_parser: bool, ids) -> list[int] | None:
+def chunk_token_ids(request, has_parser: bool, ids: Sequence[int]) -> list[int] | None:
     """The ids a chunk carries: only with ``return_token_ids`` (and reasoning shown)."""
     # getattr: a Responses request (the faces replay it through the same runner) has neither field
     if getattr(request, "return_token_ids", False) and not hide_stream_metadata(request, has_parser):
@@ -71,7 +77,7 @@ def chunk_json(delta_message, finish_reason: str | None, token_ids: list[int] | 
     return chunk.model_dump_json(exclude_unset=True)
 
 
-def opening_chunk_json(request, prompt_ids) -> str:
+def opening_chunk_json(request, prompt_ids: Sequence[int]) -> str:
     """The first chunk of every stream: the role, content "" (and the prompt ids if asked)."""
     from vllm.entrypoints.generate.base.protocol import DeltaMessage
     from vllm.entrypoints.openai.chat_completion.protocol import (
@@ -117,7 +123,7 @@ def usage_chunk_json(prompt_tokens: int, completion_tokens: int, reasoning_token
     return chunk.model_dump_json(exclude_unset=True, exclude_none=True)
 
 
-def full_message(request, parser_cls, enable_auto_tools: bool, reasoning, content, tool_calls,
+def full_message(request, parser_cls: type[Parser] | None, enable_auto_tools: bool, reasoning, content, tool_calls,
                  raw_finish: str):
     """(message dict, finish_reason) as chat_completion_full_generator builds them."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponseChoice, ChatMessage

@@ -13,6 +13,7 @@ import gc
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import TYPE_CHECKING
 
 from workbench.core import faces, parsers, request as req, trust
 from workbench.core.faces import bodies
@@ -23,6 +24,11 @@ from workbench.core.request import RequestSpec
 from workbench.core.rows import Row
 from workbench.core.runner import StreamRun, nonstream
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from vllm.parser.abstract_parser import Parser
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -119,7 +125,7 @@ class Session:
             return harmony.prompt_ids(self.request)
         return req.render_prompt(self.tokenizer, self.setup.request)
 
-    def use_parser_class(self, parser_cls) -> None:
+    def use_parser_class(self, parser_cls: type[Parser] | None) -> None:
         """Swap the composed Parser class (a reloaded config); tokenizer and prompt stay."""
         self.parser_cls = parser_cls
         self.parser_info = parsers.describe(parser_cls)
@@ -155,7 +161,7 @@ class Session:
         return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
                          self.setup.request.chat_template_kwargs)
 
-    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> Final:
+    def nonstream(self, text: str, token_ids: Sequence[int], finish_reason: str = "stop") -> Final:
         return nonstream(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
                          self.setup.request.chat_template_kwargs, text, token_ids,
                          self.enable_auto_tools, finish_reason)
@@ -187,5 +193,5 @@ def _gc_paused():
             gc.enable()
 
 
-def _jsonable(value):
+def _jsonable(value: Any):
     return value.model_dump() if hasattr(value, "model_dump") else value

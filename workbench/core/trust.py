@@ -22,6 +22,11 @@ import inspect
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+    from workbench.core.parsers import ParserSpec
 
 # Every callable (and every object a partial's argument refers to) that vLLM's
 # engine-based families build their ParserEngineConfig with, in vLLM 0.32 and the
@@ -83,7 +88,7 @@ class CallablePolicy:
         if ref not in self.names and module not in self.plugins:
             raise self.refusal(ref)
 
-    def check_object(self, ref: str, obj) -> None:
+    def check_object(self, ref: str, obj: Any) -> None:
         """After each attribute hop of a plugin's name: a module or callable must be the
         plugin's own, so ``plugin:os.system`` does not reach ``os`` through the plugin."""
         if ref in self.names or not (inspect.ismodule(obj) or callable(obj)):
@@ -124,7 +129,7 @@ def policy(plugin_modules=(), allow_callables=()) -> CallablePolicy:
     return CallablePolicy(VLLM_CALLABLES | frozenset(allow_callables), tuple(plugin_modules))
 
 
-def _home(obj) -> str | None:
+def _home(obj: Any) -> str | None:
     if inspect.ismodule(obj):
         return obj.__name__
     module = getattr(obj, "__module__", None)
@@ -145,7 +150,7 @@ def file_sha256(path: str | Path) -> str | None:
         return None
 
 
-def provenance(spec, plugins=(), config_text: str | None = None) -> dict:
+def provenance(spec: ParserSpec, plugins=(), config_text: str | None = None) -> dict:
     """A recording header's ``parser``: names, the config's path and sha256, the plugins'."""
     out = spec.to_dict()
     if config_text is not None:

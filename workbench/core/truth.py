@@ -14,9 +14,15 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
+    from workbench.core.session import Session
 
 
 def tokenizer_of(header: dict, given: str | None) -> str:
@@ -42,7 +48,7 @@ def _same_folder(a: str, b: str) -> bool:
         return False
 
 
-def check_tokenizer(r, name: str, tokenizer, force: bool = False) -> list[str]:
+def check_tokenizer(r, name: str, tokenizer: TokenizerLike, force: bool = False) -> list[str]:
     """Notes (with ``force``) or WorkbenchError when the tokenizer is not the recording's;
     WorkbenchError for any id outside its vocabulary, which would replay as wrong text."""
     from workbench.core.tokenizers import ensure_tokenizer, main_file_sha256, tokenizer_sha256
@@ -95,7 +101,7 @@ def ids_parser(header: dict, this_run):
     return this_run if this_run == spec else spec
 
 
-def text_of_ids(session, deltas: list[Delta], force: bool = False) -> tuple[list[Delta], list[str]]:
+def text_of_ids(session: Session, deltas: list[Delta], force: bool = False) -> tuple[list[Delta], list[str]]:
     """(deltas whose text is what vLLM's detokenizer makes of their ids, notes).
 
     A delta whose recorded text differs is refused in one line naming it; with

@@ -20,9 +20,18 @@ Other versions run in lanes (workbench/lanes/); tests/test_vllm_compat.py runs t
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
 from workbench.core.versions import vllm_version
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from typing import Any
+    from vllm.parser.abstract_parser import Parser
+    from vllm.sampling_params import SamplingParams
+    from vllm.v1.engine.llm_engine import LLMEngine
+    from vllm.v1.structured_output import StructuredOutputManager
 
 TOOL_STRICT_LEVEL = "auto"  # 0.32's default, passed explicitly (0.33's default is None)
 
@@ -90,7 +99,7 @@ def _gone(owner: str, attr: str) -> CompatError:
                        f"{why.split(' (')[0]}; see workbench/core/vllm_compat.py)")
 
 
-def read(obj, owner: str, attr: str):
+def read(obj: Any, owner: str, attr: str):
     """``obj.attr`` for an attribute listed in PRIVATE; loud when vLLM dropped it."""
     try:
         return getattr(obj, attr)
@@ -108,17 +117,17 @@ def _classes():
     return Parser, ParserEngine, (ParserEngineReasoningAdapter, ParserEngineToolAdapter)
 
 
-def is_parser_engine(parser) -> bool:
+def is_parser_engine(parser: Parser | None) -> bool:
     """Whether ``parser`` is one declarative ParserEngine (both roles in one machine)."""
     return parser is not None and isinstance(parser, _classes()[1])
 
 
-def streaming_engine(parser_engine):
+def streaming_engine(parser_engine: Any):
     """The StreamingParserEngine a ParserEngine feeds."""
     return read(parser_engine, "ParserEngine", "_engine")
 
 
-def adapter_engine(sub_parser):
+def adapter_engine(sub_parser: Any):
     """The ParserEngine behind an engine-based reasoning/tool parser; None for a legacy one."""
     for base in _classes()[2]:
         if isinstance(sub_parser, base):
@@ -126,7 +135,7 @@ def adapter_engine(sub_parser):
     return None
 
 
-def adapter_engine_cls(parser_cls):
+def adapter_engine_cls(parser_cls: type[Parser] | None):
     """The ParserEngine class a registered engine-based parser class adapts; None otherwise."""
     adapters = _classes()[2]
     for base in adapters:
@@ -135,7 +144,7 @@ def adapter_engine_cls(parser_cls):
     return None
 
 
-def sub_parsers(parser) -> dict:
+def sub_parsers(parser: Parser | None) -> dict:
     """role -> the reasoning / tool parser inside a composed Parser (public properties)."""
     if parser is None or is_parser_engine(parser):
         return {}
@@ -147,30 +156,30 @@ def _harmony_class(cls: type) -> bool:
     return any(c.__name__ == "HarmonyParser" and c.__module__ == "vllm.parser.harmony" for c in cls.__mro__)
 
 
-def is_harmony_class(parser_cls) -> bool:
-    return isinstance(parser_cls, type) and _harmony_class(parser_cls)
+def is_harmony_class(parser_cls: type[Parser] | None) -> bool:
+    return isinstance(parser_cls, type) and _harmony_class(parser_cls)  # type: ignore[arg-type]  # hashable
 
 
-def is_harmony(parser) -> bool:
+def is_harmony(parser: Parser | None) -> bool:
     """Whether ``parser`` is vLLM's HarmonyParser (gpt-oss), without importing openai_harmony."""
     return parser is not None and _harmony_class(type(parser))  # type: ignore[arg-type]  # a class is hashable
 
 
-def harmony_streamable(parser):
+def harmony_streamable(parser: Parser | None):
     """HarmonyParser's StreamableParser; None until its first token."""
     return read(parser, "HarmonyParser", "_parser")
 
 
-def harmony_recipient(parser, recipient):
+def harmony_recipient(parser: Parser | None, recipient: str | None):
     return read(type(parser), "HarmonyParser", "_normalize_recipient")(recipient)
 
 
-def stream_state(parser):
+def stream_state(parser: Parser | None):
     """The Parser's StreamState (reasoning_ended, prompt_reasoning_checked, ...)."""
     return read(parser, "Parser", "_stream_state")
 
 
-def _method(obj, owner: str, method: str):
+def _method(obj: Any, owner: str, method: str):
     """The class's own ``method`` bound to ``obj`` (so wrapping twice replaces, never stacks)."""
     try:
         return getattr(type(obj), method).__get__(obj)
@@ -178,11 +187,11 @@ def _method(obj, owner: str, method: str):
         raise _gone(owner, method) from None
 
 
-def wrap(obj, owner: str, method: str, after) -> None:
+def wrap(obj: Any, owner: str, method: str, after: Callable[..., Any]) -> None:
     """Wrap ``obj.method`` on this instance only: ``after(result, *args)`` sees each result."""
     original = _method(obj, owner, method)
 
-    def wrapped(*args, **kwargs):
+    def wrapped(*args, **kwargs: Any):
         out = original(*args, **kwargs)
         after(out, *args)
         return out
@@ -190,14 +199,14 @@ def wrap(obj, owner: str, method: str, after) -> None:
     setattr(obj, method, wrapped)
 
 
-def record_events(engine, on_events) -> None:
+def record_events(engine, on_events: Callable[..., Any]) -> None:
     """``on_events(events)`` after each feed/finish of a StreamingParserEngine."""
     for method in ("feed", "finish"):
         wrap(engine, "StreamingParserEngine", method, lambda out, *_: on_events(out or ()))
 
 
 # -- the engine core's structured-output manager ---------------------------------------
-def structured_output_manager(llm):
+def structured_output_manager(llm: LLMEngine):
     """The in-process engine core's StructuredOutputManager; None when the engine core runs
     in another process (``LLMEngine.engine_core`` is then not an InprocClient)."""
     core = getattr(getattr(llm, "engine_core", None), "engine_core", None)
@@ -212,19 +221,19 @@ def structured_output_manager(llm):
     return som
 
 
-def wrap_grammar_bitmask(som, on_mask) -> None:
+def wrap_grammar_bitmask(som: StructuredOutputManager, on_mask: Callable[..., Any]) -> None:
     """``on_mask(mask, requests, request_ids, spec_tokens)`` after each grammar_bitmask call."""
     wrap(som, "StructuredOutputManager", "grammar_bitmask", on_mask)
 
 
-def gate_open(som, request) -> bool:
+def gate_open(som: StructuredOutputManager, request) -> bool:
     """The call grammar_bitmask makes to decide whether the mask applies (constraint_start 0:
     reasoning has ended, or there is no reasoning gate at all)."""
     bounds = read(som, "StructuredOutputManager", "_get_constraint_bounds")
     return bounds(request, ()).constraint_start == 0
 
 
-def reasoner_per_request(som, reasoners: dict) -> None:
+def reasoner_per_request(som: StructuredOutputManager, reasoners: dict) -> None:
     """vLLM's own ``_get_reasoner`` builds the gate of a request listed in ``reasoners``
     (internal request id -> reasoning parser class, or None for no gate) from that class
     instead of the engine's ``--reasoning-parser`` class."""
@@ -262,7 +271,7 @@ def anthropic_to_chat(request, merge_inline_system: bool, disabled_thinking_effo
         request, merge_inline_system=merge_inline_system, disabled_thinking_effort=disabled_thinking_effort)
 
 
-def responses_close(processor, finish_reason: str | None) -> list:
+def responses_close(processor: Any, finish_reason: str | None) -> list:
     """The simple path's final ``close_current``: 0.33 passes the item status
     (``response_item_status``: "incomplete" when max_tokens cut it), 0.32 takes none."""
     try:
@@ -298,7 +307,7 @@ def anthropic_stream_items(chunks: list[tuple[int, str]]) -> list[tuple[int, obj
 
 
 # -- the in-process LLMEngine ------------------------------------------------------------
-def prepare_request(llm, request_id: str, prompt_ids: list[int], params, reasoning_ended: bool | None,
+def prepare_request(llm: LLMEngine, request_id: str, prompt_ids: list[int], params: SamplingParams, reasoning_ended: bool | None,
                     reasoning_parser_kwargs: dict | None):
     """The EngineCoreRequest ``LLMEngine.add_request`` builds for ``prompt_ids``, with the
     two fields only ``AsyncLLM.add_request`` takes (0.32's LLMEngine has neither), and its
@@ -314,16 +323,16 @@ def prepare_request(llm, request_id: str, prompt_ids: list[int], params, reasoni
     return req
 
 
-def submit_request(llm, req) -> None:
+def submit_request(llm: LLMEngine, req) -> None:
     """The rest of ``LLMEngine.add_request``: outputs registered, then the engine core."""
     read(llm, "LLMEngine", "output_processor").add_request(req, None, None, 0)
     read(llm, "LLMEngine", "engine_core").add_request(req)
 
 
-def held_requests(llm):
+def held_requests(llm: LLMEngine):
     """The internal ids of the requests the engine still holds (a live mapping)."""
     return read(llm, "LLMEngine", "output_processor").request_states
 
 
-def shutdown_engine_core(llm) -> None:
+def shutdown_engine_core(llm: LLMEngine) -> None:
     read(llm, "LLMEngine", "engine_core").shutdown()

@@ -17,9 +17,14 @@ import os
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.engine.quiet import log_path as _log_path, quiet as _quiet
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
+    from vllm.v1.engine.llm_engine import LLMEngine
 
 SCRIPT_PROCESSOR = "workbench.engine.scripted:ScriptedTokensLogitsProcessor"
 # Small enough to start in seconds on a laptop CPU; the tiny model's own limit is 8192.
@@ -91,7 +96,7 @@ def resolve_model(spec: EngineSpec, tokenizer: str) -> tuple[str, Path | None]:
                              f"Hugging Face hub or its cache ({type(e).__name__})") from None
 
 
-def check_vocab(folder: Path | None, tokenizer, model: str) -> None:
+def check_vocab(folder: Path | None, tokenizer: TokenizerLike, model: str) -> None:
     """A tokenizer with ids the model has no row for cannot drive it (padded vocabs are fine)."""
     if folder is None:
         return
@@ -143,7 +148,7 @@ def needs_start(spec: EngineSpec, tokenizer_name: str) -> bool:
     return _current.key != _key(engine_args(spec, model, folder, tok_folder, None))
 
 
-def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer, reasoning_parser: str | None) -> Engine:
+def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer: TokenizerLike, reasoning_parser: str | None) -> Engine:
     """The process's engine for ``spec`` with this tokenizer, built if needed (seconds).
 
     The reasoning parser only matters for a new engine: a running one is reused and
@@ -204,7 +209,7 @@ def release() -> None:
     gc.collect()
 
 
-def _shutdown(llm) -> None:
+def _shutdown(llm: LLMEngine) -> None:
     if llm is None:
         return
     from workbench.core import vllm_compat as compat
@@ -215,7 +220,7 @@ def _shutdown(llm) -> None:
         pass
 
 
-def _smoke_test(llm) -> None:
+def _smoke_test(llm: LLMEngine) -> None:
     """One token through the engine: some start failures (e.g. an attention head
     size the platform's kernels lack) only surface on the first forward pass."""
     from vllm import SamplingParams

@@ -19,10 +19,16 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from workbench.core import vllm_compat as compat
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from vllm.sampling_params import SamplingParams
+    from workbench.engine.build import Engine
 
 SOURCE = "engine"  # read from vLLM's StructuredOutputManager in process (not recomputed)
 WRAPPED = "StructuredOutputManager.grammar_bitmask"
@@ -41,7 +47,7 @@ class MaskEntry:
         return bool((int(self.row[token_id >> 5]) >> (token_id & 31)) & 1)
 
 
-def structured_output_manager(engine):
+def structured_output_manager(engine: Engine):
     """The engine core's StructuredOutputManager, or None (e.g. a multiprocess engine)."""
     return compat.structured_output_manager(engine)
 
@@ -49,7 +55,7 @@ def structured_output_manager(engine):
 class GrammarProbe:
     """Installed once per engine; ``watch(request_id, reasoner_cls)`` per request."""
 
-    def __init__(self, engine) -> None:
+    def __init__(self, engine: Engine) -> None:
         self.som = structured_output_manager(engine)
         self.available = self.som is not None
         self.groups: dict[str, deque[list[MaskEntry]]] = {}  # internal request id -> masks
@@ -73,7 +79,7 @@ class GrammarProbe:
         self.groups.pop(request_id, None)
         self.reasoners.pop(request_id, None)
 
-    def _record(self, out, requests, ids, spec_tokens) -> None:
+    def _record(self, out, requests, ids: Sequence[int], spec_tokens) -> None:
         row = 0
         for req_id in ids:
             n = 1 + len(spec_tokens.get(req_id, ()))
@@ -99,7 +105,7 @@ class GrammarProbe:
             n += int(np.bitwise_count(words[-1] & self._tail))
         return n
 
-    def take(self, request_id: str, token_ids) -> dict | None:
+    def take(self, request_id: str, token_ids: Sequence[int]) -> dict | None:
         """The grammar view of one output of a request (its tokens), or None when no
         mask was built."""
         groups = self.groups.get(request_id)
@@ -117,7 +123,7 @@ class GrammarProbe:
         return view
 
 
-def constraint_of(params) -> dict | None:
+def constraint_of(params: SamplingParams) -> dict | None:
     """The request's structured-output constraint as vLLM holds it: kind + spec."""
     so = getattr(params, "structured_outputs", None)
     if so is None:

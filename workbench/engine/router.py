@@ -12,8 +12,13 @@ from __future__ import annotations
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from workbench.core import logs, vllm_compat as compat
+
+if TYPE_CHECKING:
+    from vllm.v1.engine.llm_engine import LLMEngine
+    from workbench.engine.build import Engine
 
 _SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
 
@@ -40,12 +45,12 @@ class Mailbox:
 class OutputRouter:
     """One per engine (``router_of``)."""
 
-    def __init__(self, llm) -> None:
+    def __init__(self, llm: LLMEngine) -> None:
         self.llm = llm
         self.boxes: dict[str, Mailbox] = {}
         self.total_steps = 0
 
-    def open(self, request_id: str, internal_id: str, owner) -> Mailbox:
+    def open(self, request_id: str, internal_id: str, owner: object) -> Mailbox:
         box = Mailbox(request_id, internal_id, weakref.ref(owner))
         self.boxes[request_id] = box
         return box
@@ -103,7 +108,7 @@ class OutputRouter:
                 box.lost = True
 
 
-def router_of(engine) -> OutputRouter:
+def router_of(engine: Engine) -> OutputRouter:
     if engine.router is None:
         engine.router = OutputRouter(engine.llm)
     return engine.router

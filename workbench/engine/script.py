@@ -8,12 +8,16 @@ note showing both sides (not an error: forcing odd ids is a legitimate test).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from workbench.core.deltas import encode_text, eos_id
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
-def script_ids(tokenizer, text: str | None, token_ids: Sequence[int] | None,
+
+def script_ids(tokenizer: TokenizerLike, text: str | None, token_ids: Sequence[int] | None,
                vocab_size: int) -> tuple[list[int], list[str]]:
     """(ids, notes); ``text`` gets EOS appended, ``token_ids`` are used as they are."""
     notes = []

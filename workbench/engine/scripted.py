@@ -19,9 +19,13 @@ and finishes the request with finish_reason "error" — reported, not raised.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 import torch
 from vllm.v1.sample.logits_processor import BatchUpdate, LogitsProcessor, MoveDirectionality
+
+if TYPE_CHECKING:
+    from vllm.sampling_params import SamplingParams
 
 SCRIPT_KEY = "workbench_script"
 PACE_KEY = "workbench_pace_ms"
@@ -34,7 +38,7 @@ class ScriptedTokensLogitsProcessor(LogitsProcessor):
         self.pace: dict[int, float] = {}  # batch index -> seconds per step
 
     @classmethod
-    def validate_params(cls, params) -> None:
+    def validate_params(cls, params: SamplingParams) -> None:
         script = (params.extra_args or {}).get(SCRIPT_KEY)
         if script is not None and not (isinstance(script, list)
                                        and all(isinstance(t, int) for t in script)):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from workbench.core import serving, vllm_compat as compat
 from workbench.core.deltas import Delta
@@ -29,6 +30,12 @@ from workbench.engine.build import EngineSpec
 from workbench.engine.router import Arrival, router_of
 from workbench.engine.script import script_ids
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.parser.abstract_parser import Parser
+    from vllm.sampling_params import SamplingParams
+    from vllm.v1.engine.llm_engine import LLMEngine
+    from workbench.engine.build import Engine
 
 _ids = itertools.count()
 
@@ -117,7 +124,7 @@ class EngineStepper:
         self.run_ = session.stream()
         self.done, self.on_delta = False, on_delta
 
-    def _params(self, session, llm, temperature, top_p, seed, max_len):
+    def _params(self, session: Session, llm: LLMEngine, temperature: float, top_p: float, seed: int, max_len: int):
         """SamplingParams exactly as the chat server builds them for this request."""
         from vllm.entrypoints.serve.utils.api_utils import get_max_tokens
         from vllm.sampling_params import RequestOutputKind
@@ -137,7 +144,7 @@ class EngineStepper:
         params.output_kind = RequestOutputKind.DELTA
         return params
 
-    def _add(self, engine, request_id: str, session: Session, params, parser) -> None:
+    def _add(self, engine: Engine, request_id: str, session: Session, params: SamplingParams, parser: Parser | None) -> None:
         """``LLMEngine.add_request`` plus what ``AsyncLLM.add_request`` also takes:
         the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs`` (set on the
         EngineCoreRequest, as AsyncLLM does: see core/vllm_compat.py on versions)."""

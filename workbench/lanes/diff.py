@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from typing import TYPE_CHECKING
 
 from workbench.core import diff
 from workbench.core.parsers import ParserSpec
@@ -16,6 +17,10 @@ from workbench.core.session import Setup
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
 from workbench.lanes.session import session_for
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.deltas import Delta
 
 _AT_VERSION = re.compile(r"^(.*)@(\d+(?:\.\d+)*\S*)$")
 
@@ -31,8 +36,8 @@ def label(spec: ParserSpec, version: str | None) -> str:
 
 
 def run(setup: Setup, a: tuple[ParserSpec, str | None], b: tuple[ParserSpec, str | None], *,
-        text: str | None = None, deltas=None, chunking: str | None = None,
-        prompt_token_ids=None) -> diff.DiffResult:
+        text: str | None = None, deltas: Sequence[Delta] | None = None, chunking: str | None = None,
+        prompt_token_ids: Sequence[int] | None = None) -> diff.DiffResult:
     if (text is None) == (deltas is None):
         raise WorkbenchError("diff needs exactly one of text or deltas")
     results = []

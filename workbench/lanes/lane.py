@@ -17,9 +17,13 @@ import sys
 import tempfile
 import threading
 import time
+from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
 from workbench.lanes import tree, versions
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 START_TIMEOUT_S = 120.0
 WORKER = "workbench.lanes.worker"  # the program a lane runs unless its caller names another
@@ -48,7 +52,7 @@ class Lane:
     def alive(self) -> bool:
         return self.proc is not None and self.proc.poll() is None
 
-    def start(self, progress=None) -> Lane:
+    def start(self, progress: Callable[[str], None] | None = None) -> Lane:
         t0 = time.perf_counter()
         root = tree.ensure(self.version, progress)  # verified file by file, every start
         self.verify_s = time.perf_counter() - t0
@@ -154,7 +158,7 @@ _LANES: dict[tuple[str, str], Lane] = {}
 os.register_at_fork(after_in_child=_LANES.clear)
 
 
-def get(version: str, progress=None, program: str | None = None) -> Lane:
+def get(version: str, progress: Callable[[str], None] | None = None, program: str | None = None) -> Lane:
     """This process's lane for ``version`` (a locked, not installed version), started once.
     ``program``: the module it must run; None takes any live lane of that version (every
     program serves the worker's ops) or starts ``WORKER``."""

@@ -3,8 +3,13 @@ the picker's choices, and the version's parser names."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
+
+if TYPE_CHECKING:
+    from workbench.core.session import Setup
 
 
 def choices() -> list[tuple[str, str | None]]:
@@ -13,7 +18,7 @@ def choices() -> list[tuple[str, str | None]]:
     return [(f"{here} (installed)", None)] + [(v, v) for v in others]
 
 
-def session(inputs, setup, status):
+def session(inputs, setup: Setup, status):
     """The installed vLLM's Session, or a LaneSession when a lane's version is picked."""
     if versions.is_installed(inputs.vllm):
         from workbench.core.session import Session

@@ -12,16 +12,20 @@ from __future__ import annotations
 import dataclasses
 import functools
 import itertools
+from typing import TYPE_CHECKING
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final
 from workbench.core.rows import Row
 from workbench.core.session import Result, Setup
 from workbench.lanes import lane as lanes, versions
 
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
 _IDS = itertools.count(1)
 
 
-def session_for(setup: Setup, version: str | None = None, prompt_token_ids=None):
+def session_for(setup: Setup, version: str | None = None, prompt_token_ids: Sequence[int] | None = None):
     if versions.is_installed(version):
         from workbench.core.session import Session
 
@@ -68,7 +72,7 @@ def setup_dict(setup: Setup) -> dict:
 
 
 class LaneSession:
-    def __init__(self, setup: Setup, version: str, prompt_token_ids=None, lane=None) -> None:
+    def __init__(self, setup: Setup, version: str, prompt_token_ids: Sequence[int] | None = None, lane=None) -> None:
         self.setup = setup
         self.version = version
         self.lane = lane or lanes.get(version)  # ``lane``: one of the caller's own
@@ -109,7 +113,7 @@ class LaneSession:
     def stream(self) -> LaneStreamRun:
         return LaneStreamRun(self)
 
-    def nonstream(self, text: str, token_ids, finish_reason: str = "stop") -> Final:
+    def nonstream(self, text: str, token_ids: Sequence[int], finish_reason: str = "stop") -> Final:
         try:
             out = self.lane.call("nonstream", sid=self.sid, text=text, token_ids=list(token_ids),
                                  finish_reason=finish_reason)

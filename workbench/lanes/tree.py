@@ -18,11 +18,15 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core.tokenizers.wheels import fetch_wheel
 from workbench.lanes import manifest
 from workbench.lanes.versions import LaneVersion, check, locked
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 DATA_SUFFIXES = (".py", ".json", ".jinja", ".typed")
 # The dist-info lets importlib.metadata inside a lane report the lane's version.
@@ -90,7 +94,7 @@ def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
         shutil.rmtree(aside, ignore_errors=True)
 
 
-def ensure(version: str, progress=None) -> Path:
+def ensure(version: str, progress: Callable[[str], None] | None = None) -> Path:
     """The extracted tree of a locked version, fetching and extracting it if needed."""
     version = check(version)
     entry = locked().get(version)

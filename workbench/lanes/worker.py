@@ -22,6 +22,12 @@ import sys
 import time
 import traceback
 from collections import OrderedDict
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from typing import Any
+    from workbench.core.rows import Row
 
 FEED_BATCH = 128  # rows per answer line: the client decodes one while the next is made
 KEPT_RUNS = 64  # finished streams whose rows can still serialise their SSE chunk
@@ -42,7 +48,7 @@ class Worker:
         self._run_ids = itertools.count(1)
 
     # -- sessions and streams -------------------------------------------------------------
-    def op_setup(self, sid: str, setup: dict, prompt_token_ids=None) -> dict:
+    def op_setup(self, sid: str, setup: dict, prompt_token_ids: Sequence[int] | None = None) -> dict:
         from workbench.core.session import Session
 
         session = Session(setup_from_dict(setup), prompt_token_ids=prompt_token_ids)
@@ -194,13 +200,13 @@ def row_fields() -> list[str]:
 _FIELDS: list[str] = []
 
 
-def _row(row) -> list:
+def _row(row: Row) -> list:
     if not _FIELDS:
         _FIELDS.extend(row_fields())
     return [getattr(row, f) for f in _FIELDS]
 
 
-def _plain(value):
+def _plain(value: Any):
     """JSON-safe: anything json cannot write becomes its str()."""
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 

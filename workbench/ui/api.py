@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs):
+if TYPE_CHECKING:
+    from typing import Any
+
+
+def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs: Any):
     """Build a ``Workbench``, display it, then optionally step or run it.
 
     ``show("<think>…</think>…", tool_parser="hermes", reasoning_parser="qwen3", run=True)``

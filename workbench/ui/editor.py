@@ -126,11 +126,11 @@ class EditorActions:
                      f"{len(self.model.changed)} rows changed")
         return []
 
-    def _on_editor_text(self, change) -> None:
+    def _on_editor_text(self, change: dict) -> None:
         if self.editor.auto.value:
             self.reload_config()
 
-    def _on_parser_pick(self, change) -> None:
+    def _on_parser_pick(self, change: dict) -> None:
         if self.controls.writing:
             return
         from dataclasses import replace

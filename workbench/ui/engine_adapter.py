@@ -9,10 +9,15 @@ model).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.ui.sources import EngineSource
 
+if TYPE_CHECKING:
+    from workbench.ui.model import WorkbenchModel
 
-def factory(model, session) -> EngineSource:
+
+def factory(model: WorkbenchModel, session) -> EngineSource:
     from workbench.engine import EngineSpec, EngineStepper, build
 
     spec = EngineSpec(model=model.inputs.model) if model.inputs.model else EngineSpec()

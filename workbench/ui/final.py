@@ -14,14 +14,18 @@ import difflib
 import html
 import json
 import re
+from typing import TYPE_CHECKING
 
 from workbench.check import props
 from workbench.check.compare import final_of, steps_of
 from workbench.core.messages import FIELDS, FINAL, Difference
 from workbench.core.rows import Row
 
+if TYPE_CHECKING:
+    from typing import Any
 
-def as_json(value) -> str:
+
+def as_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import json
 import traceback
+from typing import TYPE_CHECKING
 
 import ipywidgets as W
 
@@ -13,6 +14,9 @@ from workbench.core.rows import Row, format_tool_calls
 from workbench.errors import WorkbenchError
 from workbench.ui.final import inline_diff_html
 from workbench.ui.styles import grammar_of
+
+if TYPE_CHECKING:
+    from typing import Any
 
 _KIND_CSS = {"error": "background:#ffebee;border-left:4px solid #c62828;color:#b71c1c",
              "warning": "background:#fff8e1;border-left:4px solid #f9a825",
@@ -27,7 +31,7 @@ class Banner(W.HTML):
     """One message at a time: WorkbenchError as one line, other errors with a
     one-line summary and the traceback behind a <details>."""
 
-    def __init__(self, **kwargs) -> None:
+    def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.kind: str | None = None
 
@@ -64,7 +68,7 @@ def _kv_table(pairs: list[tuple[str, str]]) -> str:
 _WS = str.maketrans({" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"})
 
 
-def visible(value) -> str:
+def visible(value: Any) -> str:
     """A value as HTML with whitespace visible; None and "" told apart."""
     if value is None:
         return "<i>None</i>"

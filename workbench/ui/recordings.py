@@ -10,6 +10,7 @@ from workbench.errors import WorkbenchError
 from workbench.ui.inputs import Inputs, resolve
 
 if TYPE_CHECKING:
+    from workbench.ui.model import WorkbenchModel
     from workbench.core.open_recording import Opened
 
 
@@ -46,7 +47,7 @@ def open_deltas(inputs: Inputs) -> Opened:
                                                            choose_parser=False))
 
 
-def save(model, path: str) -> int:
+def save(model: WorkbenchModel, path: str) -> int:
     """The model's stream so far (a recording in progress included) as JSONL."""
     from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256

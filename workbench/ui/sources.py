@@ -8,9 +8,14 @@ when the widget drops it. The widget never knows which one it drives.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.engine.stepper import EngineStepper
 
 
 class ReplaySource:
@@ -60,7 +65,7 @@ class EngineSource:
 
     kind = "engine"
 
-    def __init__(self, stepper) -> None:
+    def __init__(self, stepper: EngineStepper) -> None:
         self.stepper = stepper
         self.notes: list[str] = []
 

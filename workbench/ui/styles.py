@@ -10,8 +10,12 @@ from __future__ import annotations
 
 import html
 import json
+from typing import TYPE_CHECKING
 
 from workbench.core.rows import Row, format_tool_calls
+
+if TYPE_CHECKING:
+    from typing import Any
 
 PHASE_COLOURS = {"reasoning": "#ede7f6", "content": "#e3f2fd", "tool": "#fff3e0"}
 ERROR_CSS = "background-color: #ffcdd2; color: #b71c1c;"
@@ -88,7 +92,7 @@ def columns(grammar: bool) -> list[str]:
     return COLUMNS[:-1] + [GRAMMAR_COLUMN, "error"] if grammar else list(COLUMNS)
 
 
-def visible(value) -> str:
+def visible(value: Any) -> str:
     """A cell's text with its whitespace made visible: newlines and tabs as ⏎ ⇥, spaces
     as ␣ where they would vanish (at either end); None is blank, "" is shown as ""."""
     if value is None:
@@ -130,7 +134,7 @@ def styled(rows: list[Row], grammar: bool | None = None, changed: set[int] = fro
             .hide(axis="index"))
 
 
-def _text(value) -> str:
+def _text(value: Any) -> str:
     if value is None:
         return ""
     return html.escape(value if isinstance(value, str) else str(value))

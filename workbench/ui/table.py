@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import anywidget
 import traitlets
@@ -19,6 +20,10 @@ import traitlets
 from workbench.core import secrets
 from workbench.core.rows import Row, format_tool_calls
 from workbench.ui import styles
+
+if TYPE_CHECKING:
+    from typing import Any
+    from vllm.tokenizers import TokenizerLike
 
 STATIC = Path(__file__).parent / "static"
 BASE_COLUMNS = ["step", "tokens", "text", "phase", "reasoning", "content", "tool_calls", "sse", "finish"]
@@ -30,7 +35,7 @@ class TokenText:
 
     Rows keep vLLM's raw byte-level tokens (``Ġis``); the table shows `` is``."""
 
-    def __init__(self, tokenizer) -> None:
+    def __init__(self, tokenizer: TokenizerLike) -> None:
         self.tokenizer = tokenizer
         self._text: dict[int, str] = {}
         added = getattr(tokenizer, "get_added_vocab", None)
@@ -67,7 +72,7 @@ class DeltaTable(anywidget.AnyWidget):
     columns = traitlets.List(traitlets.Unicode(), default_value=BASE_COLUMNS).tag(sync=True)
     height = traitlets.Int(300).tag(sync=True)  # px of the scrolling rows
 
-    def __init__(self, height: int = 300, **kwargs) -> None:
+    def __init__(self, height: int = 300, **kwargs: Any) -> None:
         super().__init__(height=height, **kwargs)
         self.rows: list[Row] = []
         self.records: list[dict] = []

@@ -12,6 +12,7 @@ import functools
 import html
 import time
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import ipywidgets as W
 
@@ -27,6 +28,9 @@ from workbench.ui.panels import Banner, FinalPanel, RowDetail
 from workbench.ui.running import RunActions
 from workbench.ui.table import DeltaTable, TokenText
 
+if TYPE_CHECKING:
+    from typing import Any
+
 
 class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActions, W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
@@ -37,7 +41,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
     """
 
     def __init__(self, text: str | None = None, *, recording: str | None = None,
-                 height: int = 300, **inputs) -> None:
+                 height: int = 300, **inputs: Inputs) -> None:
         base = Inputs(text=text or "", **inputs)
         if text is None and recording is None:
             base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
@@ -78,7 +82,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
     def _guard(self, fn, what: str, clear: bool = True):
         """``fn`` behind the error boundary; ``clear``: a new action clears the last error."""
         @functools.wraps(fn)
-        def callback(*args, **kwargs):
+        def callback(*args, **kwargs: Any):
             try:
                 if clear:
                     self.banner.clear()
@@ -195,7 +199,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         self._status(f"saved {n} deltas to {path}")
         return n
 
-    def _on_recording(self, change) -> None:
+    def _on_recording(self, change: dict) -> None:
         if not self.controls.writing and change["new"] and change["new"] != self.model.inputs.recording:
             self.load_recording(change["new"])
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import importlib
+from typing import TYPE_CHECKING
 
 from workbench.core.trust import DEFAULT, CallablePolicy, UntrustedCallable
 from workbench.errors import close_matches
+
+if TYPE_CHECKING:
+    from typing import Any
 
 EXTRA_KEYS = ("extends", "parser_class")
 TABLE_KEYS = ("terminals", "token_id_terminals", "content_events")
@@ -55,7 +59,7 @@ class Builder:
         self.count += 1
         self.report(path, message)
 
-    def name(self, path: str, value, enum, what: str):
+    def name(self, path: str, value: Any, enum, what: str):
         if isinstance(value, str) and value in enum.__members__:
             return enum[value]
         if not isinstance(value, str):
@@ -64,7 +68,7 @@ class Builder:
             self.problem(path, f"unknown {what} {value!r}{close_matches(value, enum.__members__)}")
         return None
 
-    def typed(self, path: str, value, kind, what: str):
+    def typed(self, path: str, value: Any, kind, what: str):
         if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
             return value
         self.problem(path, f"expected {what}, got {value!r}")
@@ -100,7 +104,7 @@ class Builder:
             self.problem("terminals", f"vLLM's engine cannot compile it: {type(e).__name__}: {e}")
         return config, parser_class
 
-    def field(self, key: str, ann: str, value):
+    def field(self, key: str, ann: str, value: Any):
         if key == "terminals":
             return self.terminals(value)
         if key == "token_id_terminals":
@@ -127,7 +131,7 @@ class Builder:
         self.problem(key, f"field type {ann} has no TOML form in the workbench yet")
         return None
 
-    def terminals(self, value) -> dict:
+    def terminals(self, value: Any) -> dict:
         out = {}
         for name, spelling in (self.typed("terminals", value, dict, "a table of NAME = literal") or {}).items():
             path = f"terminals.{name}"
@@ -139,7 +143,7 @@ class Builder:
             out[name] = spelling if isinstance(spelling, str) else tuple(spelling)
         return out
 
-    def transitions(self, value) -> dict:
+    def transitions(self, value: Any) -> dict:
         from vllm.parser.engine.parser_engine_config import Transition
 
         out = {}
@@ -174,7 +178,7 @@ class Builder:
                 self.problem(f"transitions[{i}].on", f"transition from an unknown terminal {on!r}: declare it "
                              f"under [terminals] or [token_id_terminals]{close_matches(on, declared)}")
 
-    def callable(self, key: str, value):
+    def callable(self, key: str, value: Any):
         try:
             if isinstance(value, dict):
                 unknown = set(value) - {"call", "args", "kwargs"}
@@ -194,7 +198,7 @@ class Builder:
             return None
         return obj
 
-    def parser_class(self, value):
+    def parser_class(self, value: Any):
         if value is None:
             return None
         from vllm.parser.engine.parser_engine import ParserEngine
@@ -211,7 +215,7 @@ class Builder:
         return cls
 
 
-def _literal_or_ref(value, policy: CallablePolicy):
+def _literal_or_ref(value: Any, policy: CallablePolicy):
     if isinstance(value, dict):
         if set(value) != {"ref"}:
             raise ValueError(f"expected a literal or {{ ref = 'module:attr' }}, got {value!r}")

@@ -17,12 +17,17 @@ import importlib
 import inspect
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
 from workbench.core.config import io as config_io
 from workbench.core.config.build import TABLE_KEYS
 from workbench.core.config.render import header, render
 from workbench.errors import WorkbenchError, close_matches
+
+if TYPE_CHECKING:
+    from typing import Any
+    from vllm.tokenizers import TokenizerLike
 
 # Families whose class cannot be built from an arbitrary tokenizer: the factory and
 # arguments that give the config, and why.
@@ -106,7 +111,7 @@ def family(name: str) -> tuple[str, type]:
     raise WorkbenchError(f"unknown parser family {name!r}{close_matches(name, fams)}")
 
 
-def family_config(name: str, tokenizer, chat_template_kwargs: dict | None = None):
+def family_config(name: str, tokenizer: TokenizerLike, chat_template_kwargs: dict | None = None):
     """(config, note): the ParserEngineConfig the family's class builds."""
     name, cls = family(name)
     try:
@@ -150,7 +155,7 @@ def config_data(config, parser_class: type | None = None) -> dict:
     return data
 
 
-def callable_spec(obj, hints: list) -> str | dict:
+def callable_spec(obj: Any, hints: list) -> str | dict:
     if isinstance(obj, functools.partial):
         spec: dict = {"call": callable_spec(obj.func, hints)}
         if obj.args:
@@ -161,11 +166,11 @@ def callable_spec(obj, hints: list) -> str | dict:
     return ref_name(obj, hints)
 
 
-def _arg(value, hints):
+def _arg(value: Any, hints):
     return value if isinstance(value, (str, int, float, bool)) else {"ref": ref_name(value, hints)}
 
 
-def ref_name(obj, hints: list) -> str:
+def ref_name(obj: Any, hints: list) -> str:
     """'module:attr' that resolves to exactly ``obj``."""
     module, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     if module and qual and "<" not in qual:
@@ -209,7 +214,7 @@ def overrides(child: dict, base: dict) -> dict | None:
     return out
 
 
-def export(name: str, tokenizer, *, flat: bool = False, chat_template_kwargs: dict | None = None) -> str:
+def export(name: str, tokenizer: TokenizerLike, *, flat: bool = False, chat_template_kwargs: dict | None = None) -> str:
     """The TOML text for one family (``extends`` its base family unless ``flat``)."""
     name, cls = family(name)
     config, note = family_config(name, tokenizer, chat_template_kwargs)
@@ -225,7 +230,7 @@ def export(name: str, tokenizer, *, flat: bool = False, chat_template_kwargs: di
     return render(data, header(name, cls, note, None))
 
 
-def export_all(folder: str | Path, tokenizer, chat_template_kwargs: dict | None = None,
+def export_all(folder: str | Path, tokenizer: TokenizerLike, chat_template_kwargs: dict | None = None,
                force: bool = False) -> list[Path]:
     """Every family to ``folder/<family>.toml``; an existing file is refused (before any is
     written) unless ``force``."""

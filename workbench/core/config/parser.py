@@ -19,14 +19,17 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from workbench.core.config import io as config_io
 from workbench.core.trust import DEFAULT, CallablePolicy
 from workbench.errors import WorkbenchError
 
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
-def parser_class_from_config(path: str | Path, tokenizer, policy: CallablePolicy = DEFAULT):
+
+def parser_class_from_config(path: str | Path, tokenizer: TokenizerLike, policy: CallablePolicy = DEFAULT):
     """The ParserEngine subclass for ``path``; WorkbenchError lists every problem."""
     if not Path(path).is_file():
         raise WorkbenchError(f"config file {path}: not found")
@@ -35,14 +38,14 @@ def parser_class_from_config(path: str | Path, tokenizer, policy: CallablePolicy
     return build_parser_class(loaded, tokenizer)
 
 
-def parser_class_from_text(text: str, tokenizer, base_dir: str | Path | None = None,
+def parser_class_from_text(text: str, tokenizer: TokenizerLike, base_dir: str | Path | None = None,
                            policy: CallablePolicy = DEFAULT):
     loaded = config_io.load_text(text, base_dir=base_dir, policy=policy)
     config_io.raise_for(loaded)
     return build_parser_class(loaded, tokenizer)
 
 
-def build_parser_class(loaded: config_io.LoadedConfig, tokenizer):
+def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike):
     from vllm.parser.engine.adapters import make_adapters
     from vllm.parser.engine.parser_engine import ParserEngine
 
@@ -51,7 +54,7 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer):
     injector = _injector_class()
     bases = (injector,) if family is ParserEngine else (family, injector)
 
-    def __init__(self, tokenizer, tools=None, **kwargs):
+    def __init__(self, tokenizer: TokenizerLike, tools=None, **kwargs: Any):
         kwargs.pop("parser_engine_config", None)
         bases[0].__init__(self, tokenizer, tools, **kwargs)  # type: ignore[misc]  # the first base's own
         if self.parser_engine_config is not config:
@@ -85,7 +88,7 @@ def calls_tools(config) -> bool:
             or any(config.content_events.get(state) in tool for state in into))
 
 
-def validate(cls, tokenizer, source: str) -> None:
+def validate(cls, tokenizer: TokenizerLike, source: str) -> None:
     """vLLM's start-up check: the class must instantiate with this tokenizer."""
     from vllm.parser.parser_manager import ParserManager
 
@@ -107,7 +110,7 @@ def _injector_class():
         from vllm.parser.engine.parser_engine import ParserEngine
 
         class _ConfigInjector(ParserEngine):
-            def __init__(self, tokenizer, tools=None, *, parser_engine_config=None, **kwargs):
+            def __init__(self, tokenizer: TokenizerLike, tools=None, *, parser_engine_config=None, **kwargs: Any):
                 super().__init__(tokenizer, tools, parser_engine_config=type(self)._workbench_config,
                                  **kwargs)
 

@@ -10,9 +10,13 @@ from __future__ import annotations
 import inspect
 import json
 import re
+from typing import TYPE_CHECKING
 
 from workbench.core.config.build import TABLE_KEYS
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from typing import Any
 
 NOTES = {
     "parser_class": "vLLM's family class: its Python hooks run around this table",
@@ -127,7 +131,7 @@ def _key(key: str) -> str:
     return key if re.fullmatch(r"[A-Za-z0-9_-]+", key) else _string(key)
 
 
-def _value(value) -> str:
+def _value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):

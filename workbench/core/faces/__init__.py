@@ -17,8 +17,13 @@ a ``Face`` adds that API's events, per row and in order.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from workbench.core.faces.face import Face
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.core.session import Session
 
 APIS = ("chat", "responses", "messages")
 ENDPOINTS = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "messages": "/v1/messages"}
@@ -30,7 +35,7 @@ def check_api(api: str) -> str:
     return api
 
 
-def run(session, result, client: bool = True, nonstream: bool = True) -> Face | None:
+def run(session: Session, result, client: bool = True, nonstream: bool = True) -> Face | None:
     """``session``'s API face of ``result`` (a replay of that session: its rows, text and
     token ids); None for chat. ``nonstream``: also the non-streaming body; ``client``:
     also the SDK's final object."""

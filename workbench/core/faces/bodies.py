@@ -16,10 +16,14 @@ request written as that API's body.
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from workbench.core import door
 from workbench.core.request import RequestSpec, build_request
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
 ANTHROPIC_MAX_TOKENS = 4096  # Anthropic bodies must carry max_tokens; --messages has none
 # Keys that build_chat_params adds and render_prompt passes (or rejects) itself.
@@ -84,7 +88,7 @@ def _chat_tool_choice(choice):
 
 
 # -- body -> what vLLM builds ---------------------------------------------------------------
-def parser_request(api: str, body: dict, tokenizer=None, stream: bool = True):
+def parser_request(api: str, body: dict, tokenizer: TokenizerLike | None = None, stream: bool = True):
     """The request object the server's parser sees for ``body`` (not yet adjusted)."""
     if api == "chat":
         return build_request(spec_of("chat", body, tokenizer))
@@ -100,7 +104,7 @@ def parser_request(api: str, body: dict, tokenizer=None, stream: bool = True):
         raise WorkbenchError(f"invalid Anthropic Messages request: {e}") from None
 
 
-def spec_of(api: str, body: dict, tokenizer=None) -> RequestSpec:
+def spec_of(api: str, body: dict, tokenizer: TokenizerLike | None = None) -> RequestSpec:
     """The chat-shaped request vLLM renders for ``body``."""
     if api == "chat":
         if not isinstance(body, dict):
@@ -132,7 +136,7 @@ def spec_of(api: str, body: dict, tokenizer=None) -> RequestSpec:
     return spec
 
 
-def _merges_system(tokenizer) -> bool:
+def _merges_system(tokenizer: TokenizerLike) -> bool:
     """Whether the template needs inline system messages merged (the server probes it)."""
     from workbench.core import vllm_compat as compat
 
@@ -142,7 +146,7 @@ def _merges_system(tokenizer) -> bool:
     return compat.anthropic_merges_inline_system(template)
 
 
-def _disabled_effort(tokenizer, request) -> str:
+def _disabled_effort(tokenizer: TokenizerLike, request) -> str:
     """``thinking: disabled`` -> the reasoning_effort the server sends the template.
 
     Restated from ``AnthropicServingMessages._probe_disabled_thinking_effort`` (an

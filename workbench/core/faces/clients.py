@@ -9,10 +9,16 @@ Codex / the Agents SDK, or Claude Code, would hold after the stream.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from workbench.core.faces.face import Face
+    from workbench.core.session import Session
+
 BASE_URL = "http://workbench.invalid"  # never contacted: the transport answers
 
 
-def final(api: str, face, session) -> dict:
+def final(api: str, face: Face, session: Session) -> dict:
     """``{"object": ...}`` the SDK ended with, or ``{"error": "..."}`` when it raised."""
     tools = (session.setup.api_request or {}).get("tools") or []
     return of_sse(api, "".join(face.sse).encode(), [t for t in tools if isinstance(t, dict)])

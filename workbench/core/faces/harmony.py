@@ -16,9 +16,15 @@ also names the Harmony channel (and recipient) its segments were on.
 from __future__ import annotations
 
 import time
+from typing import TYPE_CHECKING
 
 from workbench.core.faces import replayed, responses
 from workbench.core.faces.face import Face
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.rows import Row
+    from workbench.core.session import Session
 
 
 def harmony_messages(request) -> list:
@@ -71,7 +77,7 @@ def prompt_ids(request) -> list[int]:
         raise WorkbenchError(f"harmony prompt failed: {type(e).__name__}: {e}") from None
 
 
-def _context(session):
+def _context(session: Session):
     from vllm.entrypoints.openai.responses.context import HarmonyContext
     from vllm.entrypoints.openai.responses.utils import extract_function_tool_names
 
@@ -85,7 +91,7 @@ def _context(session):
                           response_parser=parser, request=session.request)
 
 
-def _output(session, ids, text: str, finish: str | None):
+def _output(session: Session, ids: Sequence[int], text: str, finish: str | None):
     from vllm.outputs import CompletionOutput, RequestOutput
 
     return RequestOutput("workbench", None, list(session.prompt_ids), None,
@@ -110,7 +116,7 @@ def _usage(ctx):
             tool_output_tokens_per_turn=[t.tool_output_tokens for t in turns]))
 
 
-def _response(session, ctx, created: int, streamed: bool):
+def _response(session: Session, ctx, created: int, streamed: bool):
     """``responses_full_generator``'s Harmony branch: one or more items per message."""
     from vllm.entrypoints.openai.responses.harmony import harmony_to_response_output
     from vllm.entrypoints.openai.responses.utils import reuse_streamed_item_ids
@@ -135,7 +141,7 @@ def _response(session, ctx, created: int, streamed: bool):
     return responses.response_of(session, None, output, status, created, _usage(ctx))
 
 
-def _events(session, result, out, spans: list, channels: list, notes: list) -> str | None:
+def _events(session: Session, result, out, spans: list, channels: list, notes: list) -> str | None:
     """The restated ``_process_harmony_streaming_events`` over the replay's deltas."""
     ctx, state, created = _context(session), None, int(time.time())
     from vllm.entrypoints.openai.responses.streaming_events import StreamingState
@@ -163,7 +169,7 @@ def _events(session, result, out, spans: list, channels: list, notes: list) -> s
     return ctx.finish_reason
 
 
-def _row(session, ctx, state, row, out, here: list, created: int, last: bool) -> None:
+def _row(session: Session, ctx, state, row: Row, out, here: list, created: int, last: bool) -> None:
     from openai.types.responses import ResponseOutputItemDoneEvent
     from vllm.entrypoints.openai.responses.protocol import ResponseCompletedEvent
     from vllm.entrypoints.openai.responses.streaming_events import (
@@ -197,7 +203,7 @@ def _row(session, ctx, state, row, out, here: list, created: int, last: bool) ->
                                        response=_response(session, ctx, created, streamed=True)))
 
 
-def nonstream_body(session, result, finish: str | None) -> dict:
+def nonstream_body(session: Session, result, finish: str | None) -> dict:
     if finish == "error":
         return {"error": responses.ERROR}
     ctx = _context(session)
@@ -209,7 +215,7 @@ def nonstream_body(session, result, finish: str | None) -> dict:
     return body.model_dump(mode="json", by_alias=True)
 
 
-def face(session, result, nonstream: bool = True) -> Face:
+def face(session: Session, result, nonstream: bool = True) -> Face:
     out = responses.Numbered()
     spans: list = []
     channels: list = []

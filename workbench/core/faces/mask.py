@@ -9,17 +9,22 @@ that the same id is used where the server reuses it (an item's ``id`` and its ev
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from typing import Any
+
 MADE_UP = {"id": "id", "item_id": "id", "call_id": "call", "signature": "signature",
            "created_at": "time", "created": "time", "completed_at": "time"}
 CACHE_STATE = {"cached_tokens", "cache_write_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
 
 
-def masked(value, names: dict | None = None):
+def masked(value: Any, names: dict | None = None):
     """A copy of ``value`` (JSON) with made-up values replaced; ``names`` carries the
     numbering across several objects (a stream's events, then its final response)."""
     names = {} if names is None else names
 
-    def walk(v, key=None):
+    def walk(v: Any, key=None):
         if isinstance(v, dict):
             return {k: walk(x, k) for k, x in v.items()}
         if isinstance(v, list):

