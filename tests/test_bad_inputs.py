@@ -204,6 +204,11 @@ case("header, nested 100,000 deep")(lambda t: ["replay", write(
     t, "d.jsonl", SEED.read_text().replace('"origin": {', '"origin": {"x": ' + "[" * 100_000 + "]" * 100_000 + ", ", 1))])
 case("config, nested 100,000 deep")(lambda t: [*CFG, config(t, TEACHING + "x = " + "[" * 100_000 + "\n")])
 case("config, nan")(lambda t: [*CFG, config(t, TEACHING + "x = nan\n")])
+case("config, a 900,000-character terminal")(lambda t: [*CFG, config(t, TEACHING + '[terminals]\nX = "' + "x" * 900_000 + '"\n')])
+case("config, 5,000 terminals")(lambda t: [*CFG, config(t, TEACHING + "[terminals]\n" + "".join(
+    f'T{i} = "<t{i}>"\n' for i in range(5000)))])
+case("config, 100,000 transitions")(lambda t: [*CFG, config(t, TEACHING + "transitions = [" + ", ".join(
+    ['{ from = "CONTENT", on = "X", to = "CONTENT" }'] * 100_000) + "]\n")])
 case("config, /dev/zero")(lambda t: [*CFG, "/dev/zero"])
 case("text, non-UTF-8 bytes in --text")(lambda t: ["replay", "--text", b"caf\xe9".decode("utf-8", "surrogateescape")])
 

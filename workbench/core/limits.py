@@ -18,6 +18,14 @@ MAX_CONFIG_BYTES = 1 << 20  # a parser config (.toml) file
 MAX_CODE_BYTES = 16 << 20  # a plugin file (hashed for a recording's header)
 MAX_FOLDER_JSON_BYTES = 16 << 20  # a tokenizer's or model's own config.json, generation_config.json
 MAX_LINE_BYTES = 16 << 20  # one line of a recording or SSE log (a header with 1M prompt ids is ~7 MB)
+# A parser config's size drives vLLM's cost of building and running it: the lexer
+# keeps every prefix of every terminal (memory grows with the square of a terminal's
+# length: one 900,000-character terminal passed 21 GB). vLLM's own families use at
+# most 72 characters, 17 terminals and 23 transitions.
+MAX_TERMINAL_CHARS = 256  # one spelling of a terminal (or a token_id_terminals entry)
+MAX_TERMINALS = 256  # spellings in terminals + token_id_terminals
+MAX_TRANSITIONS = 1024
+MAX_CONFIG_ITEMS = 1024  # entries of any other array or table (preserve_tokens, arg_structural_chars, ...)
 # JSON and TOML, checked by core/door.py before parsing: deeper nesting overflows the
 # recursion of the parsers and of everything that walks the value after them (pydantic,
 # jinja, json.dumps); Python refuses to turn an integer of over 4,300 digits into text.

@@ -74,6 +74,26 @@ class Builder:
         self.problem(path, f"expected {what}, got {value!r}")
         return None
 
+    def sizes(self, data: dict) -> None:
+        """The limits of ``core/limits.py``, before vLLM builds anything from the data."""
+        from workbench.core import limits
+
+        spellings = []
+        for table in ("terminals", "token_id_terminals"):
+            for name, value in (data.get(table) or {}).items() if isinstance(data.get(table), dict) else ():
+                for s in [value] if isinstance(value, str) else value if isinstance(value, list) else []:
+                    if isinstance(s, str) and len(s) > limits.MAX_TERMINAL_CHARS:
+                        self.problem(f"{table}.{name}", f"{len(s):,} characters, over the "
+                                     f"{limits.MAX_TERMINAL_CHARS} a terminal may have")
+                    spellings.append(s)
+        if len(spellings) > limits.MAX_TERMINALS:
+            self.problem("terminals", f"{len(spellings):,} terminals, over the {limits.MAX_TERMINALS} a config "
+                         f"may have")
+        for key, value in data.items():
+            most = limits.MAX_TRANSITIONS if key == "transitions" else limits.MAX_CONFIG_ITEMS
+            if isinstance(value, (list, dict)) and key not in ("terminals", "token_id_terminals") and len(value) > most:
+                self.problem(key, f"{len(value):,} entries, over the {most:,} a config may have")
+
     def build(self, data: dict):
         from vllm.parser.engine.parser_engine_config import ParserEngineConfig
 
@@ -83,6 +103,9 @@ class Builder:
                 self.problem(key, f"unknown key{close_matches(key, [*fields, *EXTRA_KEYS])}")
         if "name" not in data:
             self.problem("name", "missing (every config needs a name)")
+        self.sizes(data)
+        if self.count:
+            return None, None
         kwargs = {}
         for key, ann in fields.items():
             if key in data:
