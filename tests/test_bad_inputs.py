@@ -332,3 +332,54 @@ def test_json_stdout_is_exactly_one_object(run_cli, argv):
     assert code in (0, 1), err
     value, end = json.JSONDecoder().raw_decode(out)  # one JSON value and nothing else
     assert value and not out[end:].strip()
+
+
+# -- chat templates are data (issue 16, item 3) ---------------------------------------
+BOMB = "{{ ('x' * 100000000) * 50 }}"
+LOOP = "{% for i in range(100000) %}{% for j in range(100000) %}x{% endfor %}{% endfor %}"
+
+
+def _template_recording(t, template: str) -> Path:
+    def change(ls):
+        ls[0]["prompt_token_ids"] = []  # no prompt ids: replay renders the header's request
+        ls[0]["request"]["chat_template_kwargs"] = {"chat_template": template}
+    return recording(t, change)
+
+
+@pytest.mark.parametrize("template, flags, message", [
+    (BOMB, [], "a template from a recording or request is data and is not rendered"),
+    (BOMB, ["--trust-template"], "chat template failed: over the 1024.0 MB a template may use"),
+    (LOOP, ["--trust-template"], "chat template failed: still rendering after 2 s"),
+])
+def test_a_recordings_chat_template_is_data(run_cli, tmp_path, monkeypatch, template, flags, message):
+    import time
+
+    from workbench.core import limits
+
+    monkeypatch.setattr(limits, "TEMPLATE_SECONDS", 2)  # the stated 10 s, shortened for the test
+    t0 = time.perf_counter()
+    code, out, err = run_cli("replay", _template_recording(tmp_path, template), *flags, "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
+    assert time.perf_counter() - t0 < 30
+
+
+def test_chat_template_kwargs_cannot_bring_a_template_loop(run_cli):
+    code, out, err = run_cli("replay", "--text", "x", "--chat-template-kwargs", json.dumps({"chat_template": LOOP}))
+    assert code == 2 and "is data and is not rendered" in err and err.count("\n") == 1
+
+
+def test_a_trusted_or_given_template_renders_like_the_tokenizers_own(run_cli, tmp_path):
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    own = json.loads((ensure_tokenizer("qwen3") / "tokenizer_config.json").read_text())["chat_template"]
+    plain = json.loads(run_cli("replay", SEED, "--json")[1])
+    rec = _template_recording(tmp_path, own)
+    code, out, err = run_cli("replay", rec, "--trust-template", "--json")
+    assert code == 0, err
+    file = tmp_path / "t.jinja"
+    file.write_text(own)
+    code, given, err = run_cli("replay", "--text", "hi", "--chat-template", file, "--json")
+    assert code == 0, err
+    code, builtin, err = run_cli("replay", "--text", "hi", "--json")
+    assert json.loads(given)["rows"][0]["opening_chunk"] == json.loads(builtin)["rows"][0]["opening_chunk"]
+    assert json.loads(out)["stream"]["tool_calls"][0]["name"] == plain["stream"]["tool_calls"][0]["name"]

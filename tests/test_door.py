@@ -234,6 +234,7 @@ NOT_USER_INPUT = {
     ("core/door.py", "_open", "os.open"): "the door itself",
     ("core/door.py", "_open", "os.fdopen"): "the door itself",
     ("core/door.py", "parse_toml", "tomllib.loads"): "the door itself",
+    ("core/templates.py", "_address_space", "os.open"): "this process's own /proc/self/statm",
     ("core/outputs.py", "create", ".open"): "creates an output file (mode w or x)",
     ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):

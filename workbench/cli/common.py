@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.core import door, request as req
+from workbench.core import door, limits, request as req
 from workbench.core.deltas import parse_chunking
 from workbench.core.faces import APIS
 from workbench.core.parsers import ParserSpec
@@ -50,6 +50,22 @@ def add_code_options(p: argparse.ArgumentParser) -> None:
                         "use and this run's plugins)")
 
 
+def add_template_options(p) -> None:
+    p.add_argument("--chat-template", metavar="FILE",
+                   help="render the prompt with this Jinja file (vLLM's flag), in a subprocess with a memory "
+                        "and time limit")
+    p.add_argument("--trust-template", action="store_true",
+                   help="render a chat template the recording or request carries (chat_template_kwargs."
+                        "chat_template; vLLM's --trust-request-chat-template), in that subprocess")
+
+
+def template_options(args) -> dict:
+    """Setup fields for --chat-template FILE (read through the reading door) and --trust-template."""
+    path = getattr(args, "chat_template", None)
+    text = door.read_text(path, "chat template", limits.MAX_CONFIG_BYTES) if path else None
+    return {"chat_template": text, "trust_template": bool(getattr(args, "trust_template", False))}
+
+
 def add_request_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--api", choices=APIS, help="the API whose client reads the stream: chat (default), "
                                                "responses (/v1/responses) or messages (/v1/messages)")
@@ -60,6 +76,7 @@ def add_request_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--messages", metavar="F.json", help="chat messages as a JSON file")
     p.add_argument("--tool-choice", metavar="auto|required|none|NAME")
     p.add_argument("--chat-template-kwargs", metavar="JSON", type=_json_object)
+    add_template_options(p)
     p.add_argument("--no-parallel-tool-calls", action="store_true", help="parallel_tool_calls: false")
     p.add_argument("--max-tokens", type=int, metavar="N")
 
@@ -197,13 +214,14 @@ def resolve_source(args: argparse.Namespace, what: str, with_parser: bool = True
     recording = getattr(args, "recording", None)
     if recording and text is not None:
         raise WorkbenchError("give a recording or --text/--text-file, not both")
-    code = {"plugins": tuple(args.plugin), "allow_callables": tuple(args.allow_callable)}
+    code = {"plugins": tuple(args.plugin), "allow_callables": tuple(args.allow_callable), **template_options(args)}
     if recording:
         from workbench.core.open_recording import Given, open_recording
 
         opened = open_recording(recording, Given(
             tokenizer=args.tokenizer, parser=given_parser(args), plugins=tuple(args.plugin),
-            allow_callables=tuple(args.allow_callable), force=args.force, choose_parser=with_parser))
+            allow_callables=tuple(args.allow_callable), force=args.force, choose_parser=with_parser,
+            **template_options(args)))
         r = opened.recording
         api, body = api_request(args, r.header)
         setup = Setup(tokenizer=opened.tokenizer, request=request_spec(args, r.request),

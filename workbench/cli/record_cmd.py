@@ -77,7 +77,8 @@ def run(args: argparse.Namespace) -> int:
     api, body = common.api_request(args)
     setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
                   request=common.request_spec(args), plugins=tuple(args.plugin),
-                  allow_callables=tuple(args.allow_callable), api=api, api_request=body)
+                  allow_callables=tuple(args.allow_callable), api=api, api_request=body,
+                  **common.template_options(args))
     face_session = Session(setup) if api != "chat" else None
     # The engine runs the chat request the API's converters rendered (the same prompt and
     # tokens); the recording keeps the API and its body, and the face reads its deltas.

@@ -26,6 +26,11 @@ MAX_TERMINAL_CHARS = 256  # one spelling of a terminal (or a token_id_terminals 
 MAX_TERMINALS = 256  # spellings in terminals + token_id_terminals
 MAX_TRANSITIONS = 1024
 MAX_CONFIG_ITEMS = 1024  # entries of any other array or table (preserve_tokens, arg_structural_chars, ...)
+# A chat template from a recording or a request (core/templates.py) renders in a
+# forked child with this much more memory and time, and only with --trust-template
+# or --chat-template FILE.
+TEMPLATE_SECONDS = 10
+TEMPLATE_MEMORY_BYTES = 1 << 30
 # JSON and TOML, checked by core/door.py before parsing: deeper nesting overflows the
 # recursion of the parsers and of everything that walks the value after them (pydantic,
 # jinja, json.dumps); Python refuses to turn an integer of over 4,300 digits into text.

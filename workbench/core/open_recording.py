@@ -27,6 +27,8 @@ class Given:
     config: str | None = None
     plugins: tuple[str, ...] = ()  # plugin files loaded on this run
     allow_callables: tuple[str, ...] = ()  # --allow-callable names, for a config's callables
+    chat_template: str | None = None  # --chat-template FILE's text (a header without prompt ids renders)
+    trust_template: bool = False
     force: bool = False  # another tokenizer, or text its ids disown: a note, not a refusal
     choose_parser: bool = True  # False: the caller names its parsers itself (diff's A and B)
 
@@ -72,5 +74,6 @@ def _ids_session(r: recording.Recording, tokenizer: str, spec: ParserSpec | None
 
     setup = Setup(tokenizer=tokenizer, parser=truth.ids_parser(r.header, spec),
                   request=RequestSpec.from_dict(r.request), plugins=given.plugins,
-                  allow_callables=given.allow_callables)
+                  allow_callables=given.allow_callables, chat_template=given.chat_template,
+                  trust_template=given.trust_template)
     return Session(setup, prompt_token_ids=r.prompt_token_ids or None)

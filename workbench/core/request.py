@@ -124,25 +124,32 @@ def build_request(spec: RequestSpec):
         raise WorkbenchError(f"invalid request: {e}") from None
 
 
-def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec) -> list[int]:
+def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec, chat_template: str | None = None,
+                  trust_template: bool = False) -> list[int]:
     """Prompt token ids from the tokenizer's chat template (tools, kwargs included).
 
     Tools go in as the server renders them: validated, then ``model_dump()`` (so a
-    missing description is rendered as null, exactly as vLLM's renderer does)."""
+    missing description is rendered as null, exactly as vLLM's renderer does).
+    ``chat_template`` (``--chat-template FILE``'s text) or a template the request
+    carries (only with ``trust_template``) renders boxed (``core/templates.py``)."""
+    from workbench.core import templates
     from workbench.core.tokenizers import model_type
 
     if model_type(tokenizer) == "gpt_oss":
         return render_harmony_prompt(spec)
+    boxed, kwargs = templates.choose(spec.chat_template_kwargs, chat_template, trust_template)
     tools = spec.tools
     if tools:
         tools = [t.model_dump() for t in build_request(spec).tools or []]
+    if boxed is not None:
+        return templates.render_boxed(tokenizer, spec.messages, tools, boxed, kwargs)
     try:
         ids = tokenizer.apply_chat_template(
             spec.messages,
             tools=tools,
             add_generation_prompt=True,
             tokenize=True,
-            **spec.chat_template_kwargs,
+            **kwargs,
         )
     except Exception as e:  # jinja errors, missing template, bad message shapes
         raise WorkbenchError(f"chat template failed: {type(e).__name__}: {e}") from None

@@ -40,7 +40,9 @@ class Setup:
     request: RequestSpec = field(default_factory=RequestSpec)
     chunking: str = "token"
     plugins: tuple[str, ...] = ()
-    allow_callables: tuple[str, ...] = ()  # modules a config's callables may use beyond vLLM's
+    allow_callables: tuple[str, ...] = ()  # module:attr names a config's callables may use beyond the table
+    chat_template: str | None = None  # --chat-template FILE's text: renders (boxed) instead of the tokenizer's
+    trust_template: bool = False  # --trust-template: a template the request carries renders (boxed)
     # Which API's client reads the stream (workbench.core.faces) and, for responses /
     # messages, the request in that API's own shape: ``request`` is then what vLLM's
     # converters render from it (set by the Session; --messages/--tools become a body).
@@ -123,7 +125,8 @@ class Session:
             from workbench.core.faces import harmony
 
             return harmony.prompt_ids(self.request)
-        return req.render_prompt(self.tokenizer, self.setup.request)
+        return req.render_prompt(self.tokenizer, self.setup.request, self.setup.chat_template,
+                                 self.setup.trust_template)
 
     def use_parser_class(self, parser_cls: type[Parser] | None) -> None:
         """Swap the composed Parser class (a reloaded config); tokenizer and prompt stay."""
