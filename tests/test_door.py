@@ -235,6 +235,7 @@ NOT_USER_INPUT = {
     ("core/door.py", "_open", "os.fdopen"): "the door itself",
     ("core/door.py", "parse_toml", "tomllib.loads"): "the door itself",
     ("core/templates.py", "_address_space", "os.open"): "this process's own /proc/self/statm",
+    ("core/templates.py", "_collect", "json.loads"): "the token ids our own forked renderer wrote",
     ("core/outputs.py", "create", ".open"): "creates an output file (mode w or x)",
     ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):
@@ -292,6 +293,8 @@ def _name(fn) -> str | None:
 
 
 def _writes(call: ast.Call, name: str) -> bool:
+    if name not in ("open", "io.open", "os.fdopen", ".open"):
+        return False  # os.open's flags are not a mode string
     modes = [k.value for k in call.keywords if k.arg == "mode"]
     at = 1 if name in ("open", "io.open", "os.fdopen") else 0
     if not modes and len(call.args) > at:
