@@ -65,7 +65,7 @@ def render_boxed(tokenizer, messages, tools, template: str, kwargs: dict) -> lis
                                                 add_generation_prompt=True, tokenize=True, **kwargs)
             if hasattr(ids, "keys"):
                 ids = ids["input_ids"]
-            out = {"ids": [int(i) for i in ids]}
+            out: dict[str, object] = {"ids": [int(i) for i in ids]}
         except MemoryError:
             out = {"error": f"over the {limits.mb(limits.TEMPLATE_MEMORY_BYTES)} a template may use"}
         except BaseException as e:  # noqa: BLE001  (reported by the parent in one line)
