@@ -109,8 +109,13 @@ def _too_big(where: str, max_bytes: int) -> InputError:
 
 def read_bytes(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> bytes:
     with _open(path, what, max_bytes) as f:
-        try:
-            data = f.read(max_bytes + 1)  # the size can grow after fstat (or lie: /proc)
+        try:  # the size can grow after fstat (or lie: /proc); read(max_bytes + 1) would
+            # allocate the whole cap up front (1 GB for a tokenizer file), so read by blocks
+            blocks, n = [], 0
+            while n <= max_bytes and (block := f.read(min(BLOCK, max_bytes + 1 - n))):
+                blocks.append(block)
+                n += len(block)
+            data = b"".join(blocks)
         except OSError as e:
             raise InputError(f"{what} {path}: {e.strerror}") from None
     if len(data) > max_bytes:
