@@ -63,9 +63,6 @@ class Captured:
     header: dict = field(default_factory=dict)
 
 
-raw_finish = chunks.engine_finish
-
-
 class TextOfIds:
     """vLLM's incremental detokenizer over the server's chunks (the parser's delta_text).
 
