@@ -79,12 +79,20 @@ def test_vllm_logs_after_the_engine_start_reach_stderr_not_a_closed_file(engine_
 
     engine_stepper.start(session(), SEED_TEXT)
     engine_stepper.run()
-    handlers = [h for lg in [logging.getLogger()] + list(logging.Logger.manager.loggerDict.values())
-                if isinstance(lg, logging.Logger) for h in lg.handlers if isinstance(h, logging.StreamHandler)]
-    assert handlers and not any(getattr(h.stream, "closed", False) for h in handlers)
+    vllm_handlers = [h for h in logging.getLogger("vllm").handlers if isinstance(h, logging.StreamHandler)]
+    assert vllm_handlers and not any(getattr(h.stream, "closed", False) for h in vllm_handlers)
     logging.getLogger("vllm.tool_parsers.hermes_tool_parser").error("after the start")
     sys.stderr.flush()
     assert "Logging error" not in capfd.readouterr().err
+    # A parser's logged exception is on its row, and one line on stderr: not a traceback.
+    bad = '<tool_call>{"name": "get_weather", "arguments": {"city": "Par</tool_call>'
+    s = session()
+    result = s.replay(s.deltas_from_text(bad))
+    sys.stderr.flush()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "Logging error" not in err
+    assert "Error in extracting tool call from response. [JSONDecodeError" in err
+    assert any("Error in extracting tool call" in line for line in result.nonstream_final.logs)
 
 
 @pytest.mark.parametrize("choice, finish", [("required", "tool_calls"), ("get_weather", "stop")])

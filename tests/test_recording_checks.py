@@ -124,6 +124,7 @@ def test_json_stdout_is_one_object_when_a_parser_logs_an_error(tmp_path, tools_f
     logged = [line for r in data["rows"] for line in r["logs"]] + data["nonstream"].get("logs", [])
     assert any("hermes_tool_parser" in line and "JSONDecodeError" in line for line in logged), logged
     assert "Error in extracting tool call" in proc.stderr
+    assert "Traceback" not in proc.stderr  # vLLM's logger.exception: one line, the row has it
 
 
 # -- ids are the truth (issue 16, item 5) --------------------------------------------

@@ -29,16 +29,40 @@ class _Collector(logging.Handler):
         self.lines.append(f"{record.levelname} {record.name.removeprefix('vllm.')}: {msg}")
 
 
+class _OneLine(logging.Formatter):
+    """vLLM's own console format, with a logged exception as ``[Type: message]`` on the
+    same line: a parser's ``logger.exception`` is a log line, not a traceback for the user."""
+
+    def __init__(self, inner: logging.Formatter | None) -> None:
+        super().__init__()
+        self.inner = inner or logging.Formatter()
+
+    def format(self, record: logging.LogRecord) -> str:
+        exc_info, exc_text, stack = record.exc_info, record.exc_text, record.stack_info
+        record.exc_info = record.exc_text = record.stack_info = None
+        try:
+            line = self.inner.format(record)
+        finally:
+            record.exc_info, record.exc_text, record.stack_info = exc_info, exc_text, stack
+        if exc_info and exc_info[1] is not None:
+            line += f" [{type(exc_info[1]).__name__}: {exc_info[1]}]"
+        return line
+
+
 _collector = _Collector()
 _vllm_logger = logging.getLogger("vllm")
 
 
 def install() -> None:
-    """Route parser debug records to the collector; vLLM's stderr handler keeps its level."""
+    """Route parser debug records to the collector; vLLM's stderr handler keeps its level
+    and prints each record on one line."""
     if _collector in _vllm_logger.handlers:
         return
     import vllm.logger  # noqa: F401  (configures the "vllm" logger first)
 
+    for handler in _vllm_logger.handlers:
+        if not isinstance(handler.formatter, _OneLine):
+            handler.setFormatter(_OneLine(handler.formatter))
     _vllm_logger.addHandler(_collector)
     for name in PARSER_LOGGERS:
         logging.getLogger(name).setLevel(logging.DEBUG)

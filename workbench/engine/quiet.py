@@ -59,11 +59,25 @@ def quiet():
             # handlers on the sys.stderr of that moment: this log file, closed below.
             for h in _stream_handlers():
                 if h.stream is log:
-                    h.setStream(sys.stderr)
+                    h.setStream(CURRENT_STDERR)
             os.dup2(saved[0], 1)
             os.dup2(saved[1], 2)
             os.close(saved[0])
             os.close(saved[1])
+
+
+class _CurrentStderr:
+    """Whatever ``sys.stderr`` is when a line is written (what vLLM's
+    ``ext://sys.stderr`` means), not the object it was when the handler was made."""
+
+    def write(self, text: str) -> int:
+        return sys.stderr.write(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+
+CURRENT_STDERR = _CurrentStderr()
 
 
 def _stream_handlers() -> list[logging.StreamHandler]:
