@@ -229,7 +229,13 @@ def test_rows_predict_the_servers_stream(servers, case, engine_stepper, tmp_path
 # One line per case: (id, pair, text, request fields as for CASES). Each runs on both APIs.
 API_CASES = [
     ("seed", "hermes", SEED_TEXT, {}),
+    ("content-then-call", "hermes", "<think>Need data.</think>Let me check.\n" + CALL, {}),
+    ("content-only", "hermes", "<think>Easy.</think>It is sunny in Paris.", {}),
+    ("max-tokens-cut", "hermes", SEED_TEXT, {"max_tokens": 20}),
+    ("unclosed-think", "hermes", "<think>Still thinking about the weather", {}),
+    ("coder-content-then-call", "qwen3_coder", "<think>Need data.</think>Checking.\n" + xml("Paris"), {}),
 ]
+API_CI_CASES = {"seed"}  # `make test`; the rest with `make test-slow`
 PACE_MS = 20  # the server's engine waits this long per step: no two outputs merge into one event
 
 
@@ -242,7 +248,8 @@ def api_body(api: str, spec: RequestSpec, model: str, script: list[int]) -> dict
 
 
 @pytest.mark.parametrize("api", ["responses", "messages"])
-@pytest.mark.parametrize("case", [pytest.param(c, id=c[0]) for c in API_CASES])
+@pytest.mark.parametrize("case", [pytest.param(c, id=c[0], marks=() if c[0] in API_CI_CASES else SLOW)
+                                  for c in API_CASES])
 def test_api_events_predict_the_servers_stream(servers, case, api, engine_stepper):
     """The workbench's events equal the server's in order, type and payload (made-up ids and
     timestamps masked); the SDK ends with the same object; the non-streaming bodies agree."""
