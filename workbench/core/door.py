@@ -30,6 +30,7 @@ with the input's name; the caps default to ``core/limits.py``)::
     lines(path, what, max_bytes=, max_line=) -> Iterator[Line]             # a file, line by line
     stream_lines(chunks, where, max_bytes=, max_line=) -> Iterator[Line]   # HTTP body / SSE stream
     json_lines(lines) -> Iterator[Line]      # non-blank lines with .value (or .cut on the last)
+    read_jsonl(path, what, ...) -> Iterator[Line]   # json_lines(lines(path, what)): a recording
     check_arg(text, where) -> str            # a command-line string: UTF-8 (argv's bytes)
 
 ``what`` names the kind of input ("tools file"); messages read
@@ -45,9 +46,8 @@ import re
 import stat
 import tomllib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from workbench.core import limits
 from workbench.errors import WorkbenchError
@@ -64,8 +64,7 @@ class InputError(WorkbenchError):
         self.line, self.column, self.reason = line, column, reason or message
 
 
-@dataclass(frozen=True, slots=True)
-class Line:
+class Line(NamedTuple):  # a tuple, not a frozen dataclass: one is made per line read
     number: int  # 1-based
     text: str  # decoded, without its newline
     ended: bool = True  # False: the input's last line had no newline
@@ -158,19 +157,31 @@ def check_arg(text: str, where: str) -> str:
 # -- lines ---------------------------------------------------------------------
 def lines(path: str | Path, what: str, *, max_bytes: int = limits.MAX_RECORDING_BYTES,
           max_line: int = limits.MAX_LINE_BYTES, strip_cr: bool = False) -> Iterator[Line]:
-    """A regular file's lines, read a block at a time (never the whole file at once)."""
-    f = _open(path, what, max_bytes)
-
-    def blocks():
-        with f:
-            while block := f.read(BLOCK):
-                yield block
-
+    """A regular file's lines: the same rules as ``stream_lines``, read with a bounded
+    ``readline`` (C speed; a line is never read past ``max_line`` + 1 bytes)."""
+    where = f"{what} {path}"
+    total = number = 0
     try:
-        yield from stream_lines(blocks(), f"{what} {path}", max_bytes=max_bytes, max_line=max_line,
-                                strip_cr=strip_cr)
+        with _open(path, what, max_bytes) as f:
+            readline = f.readline
+            while raw := readline(max_line + 1):
+                number += 1
+                total += len(raw)
+                if total > max_bytes:
+                    raise _too_big(where, max_bytes)
+                ended = raw.endswith(b"\n")
+                if ended:
+                    raw = raw[:-1]
+                    if strip_cr and raw.endswith(b"\r"):
+                        raw = raw[:-1]
+                elif len(raw) > max_line:
+                    raise _long_line(where, number, max_line)
+                try:
+                    yield Line(number, raw.decode("utf-8"), ended)
+                except UnicodeDecodeError:
+                    yield _line(where, number, raw, ended)
     except OSError as e:
-        raise InputError(f"{what} {path}: {e.strerror}") from None
+        raise InputError(f"{where}: {e.strerror}") from None
 
 
 def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_line: int,
@@ -196,7 +207,10 @@ def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_lin
                 raise _long_line(where, number, max_line)
             if strip_cr and piece.endswith(b"\r"):
                 piece = piece[:-1]
-            yield _line(where, number, piece, True)
+            try:
+                yield Line(number, piece.decode("utf-8"))
+            except UnicodeDecodeError:
+                yield _line(where, number, piece, True)
             start = end + 1
         if start < len(chunk):
             held += len(chunk) - start
@@ -224,25 +238,32 @@ def _line(where: str, number: int, raw: bytes, ended: bool) -> Line:
                          f"{raw[e.start:e.start + 1]!r})", line=number, column=e.start + 1) from None
 
 
+def read_jsonl(path: str | Path, what: str, *, max_bytes: int = limits.MAX_RECORDING_BYTES,
+               max_line: int = limits.MAX_LINE_BYTES) -> Iterator[Line]:
+    """``json_lines(lines(path, what))``: a JSONL file's non-blank lines with their values."""
+    return json_lines(lines(path, what, max_bytes=max_bytes, max_line=max_line), f"{what} {path}")
+
+
 def json_lines(source: Iterable[Line], where: str | None = None) -> Iterator[Line]:
     """The non-blank lines of ``source`` with their JSON as ``.value``. The input's last
     line, when it has no newline and does not parse, comes back with ``.cut`` set
     (the reader decides whether a prefix is fine); any other bad line is refused."""
     for line in source:
-        if line.cut is None and not line.text.strip():
-            continue
-        prefix = f"{where} line {line.number}" if where else f"line {line.number}"
         if line.cut is not None:
             yield line
             continue
-        try:
-            value = parse_json(line.text, prefix)
-        except InputError as e:
-            if line.ended:
-                raise
-            yield Line(line.number, line.text, False, e.reason)
+        text = line.text
+        if not text or text.isspace():
             continue
-        yield Line(line.number, line.text, line.ended, None, value)
+        try:
+            value = _parse(text)
+        except _Bad as bad:
+            if not line.ended:
+                yield Line(line.number, text, False, bad.reason)
+                continue
+            prefix = f"{where} line {line.number}" if where else f"line {line.number}"
+            raise bad.error(prefix) from None
+        yield Line(line.number, text, line.ended, None, value)
 
 
 # -- JSON ----------------------------------------------------------------------
@@ -265,39 +286,57 @@ def _finite(text: str) -> float:
 _DECODER = json.JSONDecoder(parse_constant=_constant, parse_float=_finite)
 
 
+class _Bad(Exception):
+    """A refusal whose message is made only if it is shown (json_lines' hot loop)."""
+
+    def __init__(self, message: str, reason: str, line: int | None = None, column: int | None = None) -> None:
+        self.message, self.reason, self.line, self.column = message, reason, line, column
+
+    def error(self, where: str) -> InputError:
+        return InputError(f"{where}: {self.message}", line=self.line, column=self.column, reason=self.reason)
+
+
 def parse_json(text: str, where: str):
     """One JSON value, with every cap checked before the parser sees it."""
-    if text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:
-        _check_depth(_JSON_STRING.sub('""', text), where)
-    if _LONG_DIGITS.search(text):
-        _check_digits(_JSON_STRING.sub('""', text), where)
+    try:
+        return _parse(text)
+    except _Bad as bad:
+        raise bad.error(where) from None
+
+
+def _parse(text: str):
+    n = len(text)  # shorter text can neither nest that deep nor hold that long an integer
+    if n > limits.MAX_JSON_DEPTH and text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:
+        _check_depth(_JSON_STRING.sub('""', text))
+    if n > limits.MAX_INT_DIGITS and _LONG_DIGITS.search(text):
+        _check_digits(_JSON_STRING.sub('""', text))
     try:
         value = _DECODER.decode(text)
     except json.JSONDecodeError as e:
-        raise InputError(f"{where}: invalid JSON at line {e.lineno} column {e.colno}: {e.msg}",
-                         line=e.lineno, column=e.colno, reason=f"{e.msg} at column {e.colno}") from None
+        raise _Bad(f"invalid JSON at line {e.lineno} column {e.colno}: {e.msg}", f"{e.msg} at column {e.colno}",
+                   e.lineno, e.colno) from None
     except (ValueError, RecursionError) as e:
-        raise InputError(f"{where}: {e if isinstance(e, ValueError) else 'nested too deep'}",
-                         reason=str(e)) from None
+        reason = str(e) if isinstance(e, ValueError) else "nested too deep"
+        raise _Bad(reason, reason) from None
     if "\\u" in text and ("\\ud" in text or "\\uD" in text):
-        _check_strings(value, where)
+        _check_strings(value)
     return value
 
 
-def _check_depth(stripped: str, where: str, line_of=None) -> None:
+def _check_depth(stripped: str) -> None:
     depth = 0
     for m in _BRACKETS.finditer(stripped):
         if m.group() in "[{":
             depth += 1
             if depth > limits.MAX_JSON_DEPTH:
                 line = stripped.count("\n", 0, m.start()) + 1
-                raise InputError(f"{where}: nested more than {limits.MAX_JSON_DEPTH} deep (line {line})",
-                                 line=line, reason=f"nested more than {limits.MAX_JSON_DEPTH} deep")
+                reason = f"nested more than {limits.MAX_JSON_DEPTH} deep"
+                raise _Bad(f"{reason} (line {line})", reason, line)
         else:
             depth -= 1
 
 
-def _check_digits(stripped: str, where: str) -> None:
+def _check_digits(stripped: str) -> None:
     for m in _LONG_DIGITS.finditer(stripped):
         before = stripped[m.start() - 1] if m.start() else ""
         after = stripped[m.end()] if m.end() < len(stripped) else ""
@@ -305,11 +344,10 @@ def _check_digits(stripped: str, where: str) -> None:
                                                           and stripped[m.start() - 2] in "eE"):
             continue  # a float's digits: float() takes any number of them
         n = m.end() - m.start()
-        raise InputError(f"{where}: an integer of {n:,} digits (the most is {limits.MAX_INT_DIGITS})",
-                         reason=f"an integer of {n:,} digits")
+        raise _Bad(f"an integer of {n:,} digits (the most is {limits.MAX_INT_DIGITS})", f"an integer of {n:,} digits")
 
 
-def _check_strings(value: Any, where: str) -> None:
+def _check_strings(value: Any) -> None:
     stack = [value]
     while stack:
         v = stack.pop()
@@ -317,8 +355,8 @@ def _check_strings(value: Any, where: str) -> None:
             try:
                 v.encode("utf-8")
             except UnicodeEncodeError:
-                raise InputError(f"{where}: a string holds a lone surrogate ({v[:20]!r}…), "
-                                 f"which is not Unicode text", reason="a lone surrogate") from None
+                raise _Bad(f"a string holds a lone surrogate ({v[:20]!r}…), which is not Unicode text",
+                           "a lone surrogate") from None
         elif isinstance(v, dict):
             stack.extend(v)
             stack.extend(v.values())
@@ -334,10 +372,13 @@ _TOML_AT = re.compile(r"\s*\(at line (\d+), column (\d+)\)|\s*\(at end of docume
 
 def parse_toml(text: str, where: str) -> dict:
     """A TOML document, nesting capped before parsing (and dotted keys after it)."""
-    if text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:
-        _check_depth(_TOML_SKIP.sub('""', text), where)
-    if _LONG_DIGITS.search(text):
-        _check_digits(_TOML_SKIP.sub('""', text), where)
+    try:
+        if text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:
+            _check_depth(_TOML_SKIP.sub('""', text))
+        if _LONG_DIGITS.search(text):
+            _check_digits(_TOML_SKIP.sub('""', text))
+    except _Bad as bad:
+        raise bad.error(where) from None
     try:
         data = tomllib.loads(text, parse_float=_toml_float)
     except tomllib.TOMLDecodeError as e:

@@ -168,7 +168,7 @@ def load(path: str | Path) -> Recording:
     notes: list[str] = []
     finished_at = None
     seen = 0
-    for line in door.json_lines(door.lines(p, "recording"), f"recording {p}"):
+    for line in door.read_jsonl(p, "recording"):
         seen = line.number
         where = f"recording {p} line {line.number}"
         if line.cut is not None:
