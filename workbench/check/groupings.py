@@ -28,9 +28,21 @@ MTP_BATCHES = (2, 3, 4, 8)
 
 @dataclass
 class Variant:
+    """One grouping. Its deltas are built when a probe reads them, not when the list of
+    groupings is made: a stream of n tokens has n - 1 two-chunk splits, each holding
+    the whole text (30,000 tokens held 7 GB that way)."""
+
     label: str
-    deltas: list[Delta]
+    given: list[Delta] | None  # deltas that are no regrouping of the tokens (holdback, the source's)
     sizes: tuple[int, ...] | None  # None when text and ids are not aligned (holdback)
+    stream: TokenStream | None = None
+
+    @property
+    def deltas(self) -> list[Delta]:
+        if self.given is not None:
+            return self.given
+        assert self.stream is not None and self.sizes is not None
+        return self.stream.deltas(self.sizes)
 
 
 class TokenStream:
@@ -93,7 +105,7 @@ class TokenStream:
         return out
 
     def variant(self, label: str, sizes: Sequence[int]) -> Variant:
-        return Variant(label, self.deltas(sizes), tuple(sizes))
+        return Variant(label, None, tuple(sizes), self)
 
 
 def whole(n: int) -> list[tuple[str, tuple]]:
