@@ -346,4 +346,8 @@ def test_a_folder_copied_from_a_model_repository_works_as_tokenizer_path(run_cli
     assert result["stream"]["reasoning"] == result["nonstream"]["reasoning"] == "Weather is needed."
     assert [(c["name"], c["arguments"]) for c in result["nonstream"]["tool_calls"]] == [
         ("get_weather", '{"city": "Paris"}')]
-    assert reg.tokenizer_sha256(folder) == reg.list_tokenizers()[0].sha256
+    # The same vocabulary and template without generation_config.json: another folder hash,
+    # the same tokenizer.json.
+    qwen3 = reg.list_tokenizers()[0]
+    assert reg.tokenizer_sha256(folder) != qwen3.sha256 == reg.tokenizer_sha256(reg.ensure_tokenizer("qwen3"))
+    assert reg.main_file_sha256(folder) == qwen3.file_sha256

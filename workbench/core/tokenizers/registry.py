@@ -75,11 +75,12 @@ class TokenizerInfo:
     description: str
     format: str = ""
     file: str = "tokenizer.json"
+    file_sha256: str = ""  # the main file's own; ``sha256`` is the folder's (what headers carry)
 
     def to_dict(self) -> dict:
         return {"name": self.name, "path": str(self.path), "source": self.source,
-                "sha256": self.sha256, "kind": self.kind, "format": self.format,
-                "file": self.file, "description": self.description,
+                "sha256": self.sha256, "file_sha256": self.file_sha256, "kind": self.kind,
+                "format": self.format, "file": self.file, "description": self.description,
                 "fetched": (self.path / self.file).is_file()}
 
 
@@ -103,8 +104,9 @@ def list_tokenizers() -> list[TokenizerInfo]:
         file = _main_file(entry["outputs"])
         infos.append(TokenizerInfo(name=name, path=root / name,
                                    source=f"{entry['package']}=={entry['version']}",
-                                   sha256=entry["outputs"][file], kind="real",
-                                   description=DESCRIPTIONS[name], format=FORMATS[name], file=file))
+                                   sha256=_behaviour_sha256(entry["outputs"]), kind="real",
+                                   description=DESCRIPTIONS[name], format=FORMATS[name], file=file,
+                                   file_sha256=entry["outputs"][file]))
     return infos
 
 
@@ -137,12 +139,20 @@ def tokenizer_sha256(folder: Path) -> str:
     key = tuple((str(folder.resolve() / n), st.st_size, st.st_mtime_ns, st.st_ino)
                 for n in names for st in [(folder / n).stat()])
     if key not in _FOLDER_SHA:
-        digest = hashlib.sha256()
-        for name in names:
-            data = door.read_bytes(folder / name, "tokenizer file", MAX_TOKENIZER_FILE_BYTES)
-            digest.update(f"{name}\0{sha256_bytes(data)}\n".encode())
-        _FOLDER_SHA[key] = digest.hexdigest()
+        _FOLDER_SHA[key] = _behaviour_sha256({
+            name: sha256_bytes(door.read_bytes(folder / name, "tokenizer file", MAX_TOKENIZER_FILE_BYTES))
+            for name in names})
     return _FOLDER_SHA[key]
+
+
+def _behaviour_sha256(file_sha256: dict[str, str]) -> str:
+    """One sha256 over the behaviour files' own (name -> sha256): of a folder on disk,
+    or of a lock entry's outputs, so `workbench tokenizers` shows what headers carry."""
+    digest = hashlib.sha256()
+    for name in BEHAVIOUR_FILES:
+        if name in file_sha256:
+            digest.update(f"{name}\0{file_sha256[name]}\n".encode())
+    return digest.hexdigest()
 
 
 def main_file_sha256(folder: Path) -> str:
