@@ -413,3 +413,38 @@ def session_for_installed(spec):
     from workbench.core.session import Session
 
     return Session(Setup("qwen3", spec, RequestSpec(tools=WEATHER_TOOLS)))
+
+
+BUGGY_WORKER = r"""
+import json, sys
+sys.stdin.readline()
+print(json.dumps({"ok": False, "kind": "exception", "error": "KeyError: 'choices'\nsecond line",
+                  "traceback": "Traceback (most recent call last):\n  File \"x.py\", line 1\nKeyError: 'choices'\n"}),
+      flush=True)
+sys.stdin.readline()
+"""
+
+
+def test_a_bug_inside_a_lane_is_one_line_with_its_traceback_kept(run_cli, monkeypatch, tmp_path):
+    """A worker that raises something other than a WorkbenchError (LaneFailed): the CLI prints one
+    line naming the lane, the op and the exception, and keeps the worker's traceback in a file."""
+    from workbench.cli.vllm_option import IN_LANE
+    from workbench.lanes import lane as lanes
+
+    buggy = lanes.Lane(LANE, IN_LANE)
+    buggy.proc = subprocess.Popen([sys.executable, "-c", BUGGY_WORKER], stdin=subprocess.PIPE,
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    monkeypatch.setattr(lanes, "_LANES", {(LANE, IN_LANE): buggy})
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)
+    try:
+        code, out, err = run_cli("replay", "--text", "hi", "--vllm", LANE)
+    finally:
+        buggy.close()
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
+    assert f"vLLM {LANE} lane, op cli: KeyError: 'choices' second line" in err
+    kept = list(tmp_path.glob("workbench-lane-*.traceback.txt"))
+    assert len(kept) == 1 and str(kept[0]) in err
+    assert "KeyError: 'choices'" in kept[0].read_text() and "x.py" in kept[0].read_text()

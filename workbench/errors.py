@@ -16,6 +16,19 @@ class WorkbenchError(Exception):
     exit_code = 2
 
 
+class LaneFailed(RuntimeError):
+    """A version lane's worker raised something other than a WorkbenchError: a bug, not bad
+    input. ``str()`` is one line (the lane, the op, the exception); ``worker_traceback`` is
+    the worker's own traceback, which the CLI's boundary keeps in a file and the widget's
+    banner shows under the line."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, worker_traceback: str = "") -> None:
+        super().__init__(message)
+        self.worker_traceback = worker_traceback
+
+
 def close_matches(name: str, choices: Iterable[str], n: int = 3) -> str:
     """' (did you mean: a, b?)' or '' — for unknown-name messages."""
     matches = difflib.get_close_matches(name, list(choices), n=n, cutoff=0.5)

@@ -8,7 +8,7 @@ import functools
 import importlib
 import sys
 
-from workbench.errors import WorkbenchError
+from workbench.errors import LaneFailed, WorkbenchError
 
 COMMANDS = ["tokenizers", "parsers", "replay", "export_config", "diff", "record", "check", "export", "doctor",
             "capture", "corpus"]
@@ -61,11 +61,27 @@ def _main(argv: list[str] | None) -> int:
     except WorkbenchError as e:
         print(f"workbench {args.command}: error: {e}", file=sys.stderr)
         return e.exit_code
+    except LaneFailed as e:  # a bug inside a version lane: one line here, its traceback kept
+        print(f"workbench {args.command}: error: {e} (a workbench bug inside the lane, not bad input; "
+              f"the lane's traceback: {_keep_traceback(e.worker_traceback)})", file=sys.stderr)
+        return e.exit_code
     except KeyboardInterrupt:
         print(f"workbench {args.command}: interrupted", file=sys.stderr)
         return 130
     finally:
         sys.stdout = real
+
+
+def _keep_traceback(text: str) -> str:
+    """A lane worker's traceback, scrubbed of secrets, in a file of its own; its path."""
+    import tempfile
+
+    from workbench.core import secrets
+
+    with tempfile.NamedTemporaryFile("w", prefix="workbench-lane-", suffix=".traceback.txt",
+                                     delete=False, encoding="utf-8") as f:
+        f.write(secrets.scrub(text or "(the worker sent no traceback)\n"))
+    return f.name
 
 
 def check_text_args(args: argparse.Namespace) -> None:

@@ -4,7 +4,8 @@
 worker.py). ``get(version)`` keeps one lane per version for this process and
 starts a new one when the last one died. A lane that dies raises ``LaneDied``
 (a WorkbenchError, one line with the worker's last stderr line); callers that
-stream turn it into error rows (session.py).
+stream turn it into error rows (session.py). A worker that raises anything else raises
+``LaneFailed`` here (errors.py), with the worker's traceback kept on it.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import threading
 import time
 from typing import TYPE_CHECKING
 
-from workbench.errors import WorkbenchError
+from workbench.errors import LaneFailed, WorkbenchError
 from workbench.lanes import tree, versions
 
 if TYPE_CHECKING:
@@ -31,10 +32,6 @@ WORKER = "workbench.lanes.worker"  # the program a lane runs unless its caller n
 
 class LaneDied(WorkbenchError):
     """The worker process exited (or never answered)."""
-
-
-class LaneFailed(RuntimeError):
-    """The worker raised something other than a WorkbenchError: a bug, with its traceback."""
 
 
 class Lane:
@@ -136,7 +133,8 @@ class Lane:
                     return
         if answer.get("kind") == "WorkbenchError":
             raise WorkbenchError(answer["error"])
-        raise LaneFailed(f"vLLM {self.version} lane, op {op}: {answer['error']}\n{answer.get('traceback', '')}")
+        first = " ".join(str(answer.get("error")).split())[:500]
+        raise LaneFailed(f"vLLM {self.version} lane, op {op}: {first}", str(answer.get("traceback") or ""))
 
     def close(self) -> None:
         if self.proc is None:

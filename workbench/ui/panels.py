@@ -51,6 +51,8 @@ class Banner(W.HTML):
             self.show("warning", f"{where}interrupted (the rows so far are kept)")
         else:
             tb = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+            if getattr(exc, "worker_traceback", ""):  # a lane's bug (LaneFailed): where it really raised
+                tb += "\nthe lane worker's traceback:\n" + exc.worker_traceback
             first = str(exc).splitlines()[0] if str(exc) else ""
             self.show("error", f"{where}unexpected {type(exc).__name__}: {first}", tb)
 
