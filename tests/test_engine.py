@@ -311,3 +311,18 @@ def test_a_reset_of_one_stepper_does_not_disturb_another(engine_stepper):
     assert list(states) == []  # the dropped one was aborted, not left to run to its end
     assert dropped not in build.current().router.boxes
     assert comparable(other.run().rows) == comparable(replayed(s, CALL).rows)  # it waited
+
+
+def test_the_engine_takes_the_workbench_tokenizer(engine_stepper):
+    """An engine started on a built-in tokenizer reuses the instance the session loaded
+    (vLLM's own tokenizer cache, under the key its ModelConfig looks it up with), and
+    loads no second copy."""
+    from vllm.tokenizers import cached_tokenizer_from_config
+
+    from workbench.core.tokenizers import load_tokenizer
+
+    s = session()
+    engine_stepper.load(s)
+    llm = build.current().llm
+    assert cached_tokenizer_from_config(llm.model_config) is load_tokenizer("qwen3") is s.tokenizer
+    assert build.current().engine_args["use_tqdm_on_load"] is False  # no progress widget in a cell

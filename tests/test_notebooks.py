@@ -1,11 +1,13 @@
 """The notebooks run top to bottom (nbclient, this venv's ipykernel), outputs stripped.
 
 01-03 and 05 each run in one fresh kernel (01 builds the one embedded engine of its
-kernel); 04 needs a GPU: without one its first cell stops it with one line.
+kernel), with no error, no stderr and no progress bar in any cell; 04 needs a GPU:
+without one its first cell stops it with one line.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 import time
@@ -35,6 +37,22 @@ def errors(nb) -> list[str]:
             for o in c.get("outputs", []) if o.output_type == "error"]
 
 
+# tqdm's bar as text ("Loading safetensors checkpoint shards: 100% Completed | 1/1 [00:00<...]")
+# or as its notebook widget, whose text/plain is the same line
+PROGRESS = re.compile(r"\d{1,3}%(\s*Completed)?\s*\||\bit/s\]|checkpoint shards|TqdmHBox")
+
+
+def progress_bars(nb) -> list[str]:
+    """Every cell output that is, or holds, a progress bar."""
+    found = []
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            texts = [o.get("text", "")] + [v for k, v in o.get("data", {}).items()
+                                           if k.startswith("text/") and isinstance(v, str)]
+            found += [t[:120] for t in texts if PROGRESS.search(t)]
+    return found
+
+
 def test_notebooks_are_built_and_stripped():
     import nbformat
 
@@ -56,6 +74,7 @@ def test_notebook_runs_top_to_bottom(name):
     stderr = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "stream" and o.name == "stderr"]
     assert stderr == [], "start-up noise or a log line reached a cell"
+    assert progress_bars(nb) == [], "a progress bar reached a cell (vLLM's weight loading, a lane)"
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, "the notebook shows a Workbench"

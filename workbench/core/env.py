@@ -2,6 +2,8 @@
 
 import os
 
+from workbench.core import deferred
+
 _DEFAULTS = {
     # The in-process engine (InprocClient) is what lets us step it and read its
     # structured-output manager; a separate EngineCore process would hide both.
@@ -19,3 +21,5 @@ _DEFAULTS = {
 
 for _key, _value in _DEFAULTS.items():
     os.environ.setdefault(_key, _value)
+
+deferred.install()  # jsonschema's optional IRI grammar, compiled only when first used

@@ -122,7 +122,9 @@ def engine_args(spec: EngineSpec, model: str, folder: Path | None, tokenizer_fol
                 tensor_parallel_size=spec.tensor_parallel_size,
                 pipeline_parallel_size=spec.pipeline_parallel_size,
                 logits_processors=[SCRIPT_PROCESSOR], disable_log_stats=True,
-                reasoning_parser=reasoning_parser or "")
+                reasoning_parser=reasoning_parser or "",
+                # tqdm.auto draws a widget in a notebook's cell, past quiet()'s redirects
+                use_tqdm_on_load=False)
     if any((tokenizer_folder / f).is_file() for f in ("tekken.json", "tokenizer.model.v7", "tokenizer.model.v3")):
         args["tokenizer_mode"] = "mistral"  # vLLM's MistralTokenizer, as for replay
     for name in ("max_model_len", "dtype", "enforce_eager", "gpu_memory_utilization"):
