@@ -29,8 +29,17 @@ def session(inputs, setup: Setup, status):
                              f"pick it to edit a config")
     from workbench.lanes.session import LaneSession
 
-    status(f"vLLM {inputs.vllm}: starting its lane (a worker process, about 10 s the first time)…", None)
-    return LaneSession(setup, versions.check(inputs.vllm), prompt_token_ids=inputs.prompt_token_ids)
+    version = versions.check(inputs.vllm)
+    return LaneSession(setup, version, prompt_token_ids=inputs.prompt_token_ids,
+                       lane=_lane(version, status))
+
+
+def _lane(version: str, status):
+    """The version's lane; what starting it says goes to the widget's status line (a
+    print would land in JupyterLab's log console, in red, like an error)."""
+    from workbench.lanes import lane
+
+    return lane.get(version, progress=lambda message: status(message, None))
 
 
 def check_source(inputs) -> None:
@@ -40,12 +49,11 @@ def check_source(inputs) -> None:
                              f"for vLLM {inputs.vllm}, save its stream as a recording, then replay that")
 
 
-def names(version: str | None) -> dict[str, list[str]]:
-    """Registered tool/reasoning names of ``version`` (the installed one when None)."""
+def names(version: str | None, status=None) -> dict[str, list[str]]:
+    """Registered tool/reasoning names of ``version`` (the installed one when None);
+    ``status(message, fraction)`` hears a lane start."""
     if versions.is_installed(version):
         from workbench.core.parsers import registered_names
 
         return registered_names()
-    from workbench.lanes import lane
-
-    return lane.get(version).call("names")["names"]
+    return _lane(version, status or (lambda message, fraction: None)).call("names")["names"]
