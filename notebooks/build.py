@@ -67,11 +67,11 @@ arguments piece by piece. The last delta carries `finish_reason`: the engine sai
 the serving layer reports `tool_calls` because tool calls were streamed."""),
     ("code", """wb.run()
 wb.frame()[["step", "tokens", "phase", "content", "tool_calls", "sse", "finish_reason"]].tail(12)"""),
-    ("code", """wb.rows[-1].finish_reason, wb.model.final["stream"]["tool_calls"]"""),
+    ("code", """wb.rows[-1].finish_reason, wb.model.final.stream.tool_calls"""),
     ("md", """The *final message* tab puts the joined stream next to the non-streaming answer
 (`parse` on the whole text). Here they differ only in the `"\\n\\n"` between `</think>` and
 the call: streamed as content, dropped by the non-streaming parse."""),
-    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final.diffs]"""),
     ("md", """**`tool_choice: "required"` and its grammar.** Now the request forces a call. Hermes's
 `adjust_request` turns off `skip_special_tokens` and adds a *structural tag*: a grammar of
 its own call syntax that the engine enforces once reasoning has ended. The grammar column
@@ -142,7 +142,7 @@ TOOL_ARGS = "ARG_VALUE_CHUNK"
 the text into the *config editor* replays the same stream through the new format."""),
     ("code", """wb = workbench.show(TEXT, tools=TOOLS, run=True)
 wb.reload_config(MY_FORMAT)          # [] means: it is now the active parser
-wb.model.final["stream"]"""),
+wb.model.final.stream"""),
     ("md", """**A mistake is reported, not applied.** A typo in a state name comes back as a problem
 with its line; the editor's banner shows it and the last good config stays active."""),
     ("code", """problems = wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
@@ -152,9 +152,9 @@ with its line; the editor's banner shows it and the last good config stays activ
 there on changes (marked in the table), and the tool call disappears into the reasoning."""),
     ("code", """wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
                                   'to = "REASONING", emit = []'))
-wb.changed[:5], wb.model.final["stream"]["tool_calls"]"""),
+wb.changed[:5], wb.model.final.stream.tool_calls"""),
     ("code", """wb.reload_config(MY_FORMAT)   # and back
-wb.model.final["stream"]["tool_calls"]"""),
+wb.model.final.stream.tool_calls"""),
     ("md", """**Watch the machine.** The *state machine* tab draws the active format: its states, and
 each transition labelled with its terminal and the events it emits. The state after the
 selected row is lit (the one before it dashed, the transition taken in bold). Select the
@@ -165,7 +165,7 @@ wb.diagram"""),
     ("md", """**Compare with the built-in parser.** A/B runs two parser specs on the same stream,
 side by side, and names the first step whose client-visible output differs."""),
     ("code", """ab = wb.compare("hermes+qwen3", "editor")
-ab.first_step, {f: v["same"] for f, v in ab.final["stream"].items()}"""),
+ab.first_step, {d.field: d.same for d in ab.final["stream"]}"""),
     ("md", """**Check and fuzz it.** `check` compares the stream with the non-streaming answer, replays
 the same tokens in other groupings (whole, k-token batches, random, every two-chunk split,
 detokenizer holdback) against one-token deltas, checks the client contract, and shrinks
@@ -191,7 +191,7 @@ wb.describe()["parser"]["tool"], len(wb.rows)"""),
     ("md", """**The divergence.** The final-message tab highlights the differing fields; the first
 divergent step is the first delta after which the joined stream can no longer become the
 non-streaming answer."""),
-    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final.diffs]"""),
     ("code", """row = wb.goto_divergence()      # selects it in the table and shows its detail
 row.step, row.tokens, row.delta, row.chunk"""),
     ("md", """**Check and shrink.** The checker confirms the finding and shrinks the text to the
@@ -201,7 +201,7 @@ fewest tokens that still show it."""),
     ("code", """wb.minimal_text()"""),
     ("code", """small = wb.minimal_workbench()   # the shrunk case, in a widget of its own
 display(small)
-[(d.field, d.equal, d.first_step) for d in small.model.final["diffs"]]"""),
+[(d.field, d.equal, d.first_step) for d in small.model.final.diffs]"""),
     ("md", """**Export the shrunk case.** A standalone pytest file with the tokens, the request and the
 groupings (the findings are re-checked for this stream); it imports only vLLM and fails now,
 as it should until the parser is fixed."""),
@@ -230,11 +230,11 @@ workbench.require_gpu()"""),
 wb.step(8)
 wb.frame()[["step", "tokens", "phase", "reasoning", "content", "sse"]]"""),
     ("code", """wb.run()
-[(d.field, d.equal, d.first_step) for d in wb.model.final["diffs"]]"""),
+[(d.field, d.equal, d.first_step) for d in wb.model.final.diffs]"""),
     ("md", """**`tool_choice: "required"`**: the grammar constrains the real model's output."""),
     ("code", """req = workbench.show("", source="engine", model=MODEL, tokenizer=MODEL, tools=TOOLS,
                      tool_choice="required", run=True)
-req.describe()["request"]["structured_outputs"], req.model.final["stream"]["tool_calls"]"""),
+req.describe()["request"]["structured_outputs"], req.model.final.stream.tool_calls"""),
     ("code", """report = wb.check(fuzz=20)
 [f.headline() for f in report.findings]"""),
 ]

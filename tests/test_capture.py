@@ -202,7 +202,7 @@ def test_server_source_steps_one_chunk_per_step(fake, chunks):
     assert len(first) == 1 and first[0].extra["chunk"] == chunks[1]
     assert Handler.seen[-1]["body"]["return_token_ids"] is True
     m.run()
-    assert m.done and m.final["stream"]["tool_calls"][0]["name"] == "get_weather"
+    assert m.done and m.final.stream.tool_calls[0].name == "get_weather"
     assert [r.extra["chunk"] for r in m.rows] == chunks[1:-1]
     from workbench.capture.compare import normal
 

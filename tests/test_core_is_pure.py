@@ -41,7 +41,7 @@ def test_core_never_imports_widgets():
 
 
 def test_ui_logic_and_other_layers_are_widget_free():
-    assert _fresh(["workbench.ui", "workbench.ui.model", "workbench.ui.inputs", "workbench.ui.styles",
+    assert _fresh(["workbench.ui", "workbench.ui.model", "workbench.ui.inputs",
                    "workbench.ui.final", "workbench.ui.sources", "workbench.ui.recordings",
                    "workbench.check", "workbench.engine"]) == ""
 

@@ -7,6 +7,7 @@ wheels of their own to check hashing and atomic extraction.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -226,7 +227,8 @@ def test_lane_rows_equal_in_process_rows_on_a_shared_parser(lane):
     assert there.deltas_from_text(SEED_TEXT) == deltas
     a, b = here.replay(deltas), there.replay(deltas)
     view = lambda r: (r.step, r.token_ids, r.text, r.phase_before, r.phase, r.sse, r.error, r.states,  # noqa: E731
-                      [{**c, "id": None} for c in r.tool_calls], r.reasoning, r.content)
+                      [dataclasses.replace(c, id=None) for c in r.tool_calls], r.reasoning, r.content,  # noqa: E131
+                      [r.phase_before.kind, r.phase.kind], r.events)
     assert [view(r) for r in a.rows] == [view(r) for r in b.rows]
     assert b.stream["tool_calls"][0]["arguments"] == '{"city": "Paris"}'
     assert b.parser["vllm"] == LANE
@@ -317,7 +319,7 @@ def test_a_lane_that_dies_mid_stream_becomes_error_rows(lane):
     assert all(r.error for r in rest) and len(run.rows) == len(deltas)
     assert "lane died" in rest[0].error and "exit code 3" in rest[0].error and "worker crashed" in rest[0].error
     stream, nonstream = run.final()
-    assert stream["reasoning"] == "".join(r.reasoning or "" for r in first) and "died" in nonstream["error"]
+    assert stream.reasoning == "".join(r.reasoning or "" for r in first) and "died" in nonstream.error
     dying.close()
     assert lane.alive  # the shared lane and this process go on
     assert lane.call("ping") == {}
@@ -374,18 +376,18 @@ def test_widget_version_picker_and_ab_across_versions(lane):
     assert wb.controls.vllm.value == LANE and None in [v for _, v in wb.controls.vllm.options]
     wb.run()
     assert not wb.banner.value, wb.banner.value
-    new_calls = wb.model.final["nonstream"]["tool_calls"]
-    assert json.loads(new_calls[0]["arguments"]) == {"city": "Paris"}
+    new_calls = wb.model.final.nonstream.tool_calls
+    assert json.loads(new_calls[0].arguments) == {"city": "Paris"}
     assert "step5" in [v for _, v in wb.controls.tool_parser.options]  # the picker lists 0.33's names
     sent = [r for r in wb.model.rows if r.sse]
     assert sent and all(json.loads(r.chunk)["object"] == "chat.completion.chunk" for r in sent)
     wb.controls.vllm.value = None  # the installed vLLM, same stream
     wb.replay()
-    assert wb.model.final["nonstream"]["tool_calls"] != new_calls
+    assert wb.model.final.nonstream.tool_calls != new_calls
     assert wb.model.changed  # the rows that differ between the two versions are marked
     res = wb.compare("deepseek_v3@0.32.0", f"deepseek_v3@{LANE}")
     assert res.label_a == "deepseek_v3@0.32.0"
-    assert res.first_step is not None and f"@{LANE}" in wb.ab.right.value
+    assert res.first_step is not None and f"@{LANE}" in wb.ab.label_b.value
     assert res.first_step in wb.model.changed
 
 

@@ -123,7 +123,7 @@ def test_rows_equal_direct_vllm(sessions, qwen3_tokenizer, pair, name, chunking)
             assert row.delta is None or row.finish_reason  # the final chunk is sent empty
             continue
         assert row.reasoning == msg.reasoning and row.content == msg.content
-        assert [(c["index"], c["name"], c["arguments"]) for c in row.tool_calls] == [
+        assert [(c.index, c.name, c.arguments) for c in row.tool_calls] == [
             (tc.index, tc.function.name if tc.function else None,
              tc.function.arguments if tc.function else None) for tc in msg.tool_calls]
     reasoning, content, calls = _joined(direct_msgs)
@@ -149,7 +149,7 @@ def test_seed_example_phases_and_sse(sessions):
     assert not end.sse and end.delta is None  # None -> the server sends no chunk
     first_call = next(r for r in rows if r.tool_calls)
     call = first_call.tool_calls[0]
-    assert call["index"] == 0 and call["name"] == "get_weather" and call["id"].startswith("chatcmpl-tool-")
+    assert call.index == 0 and call.name == "get_weather" and call.id.startswith("chatcmpl-tool-")
     chunk = json.loads(first_call.chunk)
     assert chunk["object"] == "chat.completion.chunk"
     assert chunk["choices"][0]["delta"]["tool_calls"][0]["function"]["name"] == "get_weather"
@@ -309,7 +309,7 @@ def test_formats_equal_direct_vllm(family_sessions, tok, name, chunking):
             assert row.delta is None or row.finish_reason
             continue
         assert (row.reasoning, row.content) == (msg.reasoning, msg.content)
-        assert [(c["index"], c["name"], c["arguments"]) for c in row.tool_calls] == [
+        assert [(c.index, c.name, c.arguments) for c in row.tool_calls] == [
             (tc.index, tc.function.name if tc.function else None,
              tc.function.arguments if tc.function else None) for tc in msg.tool_calls]
     reasoning, content, calls = _joined(direct_msgs)

@@ -12,21 +12,25 @@ from pathlib import Path
 
 import pytest
 
+from workbench.core import rows as schema
+from workbench.core.machine import Phase
+from workbench.core.messages import MessageDelta
 from workbench.core.rows import Row
 from workbench.ui import table
 
 ROOT = Path(__file__).resolve().parents[1]
+REASONING, CONTENT = Phase.of("reasoning"), Phase.of("content")
 
 
 def rows(n: int, start: int = 1) -> list[Row]:
-    return [Row(i, [100 + i], [f"Ġw{i}"], f" w{i}", "reasoning", "reasoning", {"reasoning": f" w{i}"},
+    return [Row(i, [100 + i], [f"Ġw{i}"], f" w{i}", REASONING, REASONING, MessageDelta(reasoning=f" w{i}"),
                 True, parser_us=12.5) for i in range(start, start + n)]
 
 
 @pytest.fixture
 def sent(monkeypatch):
     out: list[dict] = []
-    monkeypatch.setattr(table.DeltaTable, "send", lambda self, content, buffers=None: out.append(
+    monkeypatch.setattr(table.RecordTable, "send", lambda self, content, buffers=None: out.append(
         json.loads(json.dumps(content))))
     return out
 
@@ -59,12 +63,28 @@ def test_appends_send_only_the_new_rows_and_big_batches_in_chunks(sent):
     assert sum(len(m["rows"]) for m in sent) == n == len(t.records)
 
 
-def test_record_keeps_none_out_and_marks_changes():
-    r = Row(2, [5], ["ĊĊ"], "\n\n", "reasoning", "content", {"reasoning": None, "content": ""}, True)
-    rec = table.record(r, changed=True)
+def test_the_schema_goes_over_the_comm_and_records_follow_it():
+    t = table.DeltaTable()
+    shown = [c for c in schema.COLUMNS if c.shown is True]
+    assert t.columns == [c.spec() for c in shown]  # the front end keeps no column list of its own
+    assert all(set(spec) == {"name", "title", "description", "kind", "width", "grow"} for spec in t.columns)
+    r = Row(2, [5], ["ĊĊ"], "\n\n", REASONING, CONTENT, MessageDelta(reasoning=None, content=""), True)
+    t.changed = {2}
+    rec = t.record(r)
+    assert set(rec) - {"_c", "_k", "_sse", "_sc", "_us"} <= {c.name for c in shown}
     assert rec["content"] == "" and "reasoning" not in rec  # "" is a value, None is left out
-    assert rec["changed"] is True and rec["state_change"] is True
+    assert rec["phase"] == "reasoning→content" and rec["sse"] == "chunk" and rec["_sc"] is True
+    assert rec["_c"].split() == ["ph-content", "sc", "changed"] and rec["_k"] == "content"
     assert rec["tokens"] == ["ĊĊ"]  # no tokenizer: the raw form
+
+
+def test_a_generic_table_of_other_records():
+    cols = (schema.Column("step", "n", "the event's number", lambda e: e["n"], schema.NUMBER, grow=0),
+            schema.Column("type", "type", "the event type", lambda e: e["type"], schema.LABEL))
+    t = table.RecordTable(cols, features=[])
+    t.append_records([t.cells({"n": 1, "type": "response.created"})])
+    assert t.records == [{"step": 1, "type": "response.created"}] and t.features == []
+    assert [c["title"] for c in t.columns] == ["n", "type"]
 
 
 def test_columns_grow_for_errors_and_shrink_on_a_new_stream(sent):
@@ -72,6 +92,6 @@ def test_columns_grow_for_errors_and_shrink_on_a_new_stream(sent):
     bad = rows(1)[0]
     bad.error = "ValueError: boom"
     t.append([bad])
-    assert t.columns[-1] == "error"
+    assert t.shown()[-1] == "error" and t.records[0]["error"] == "ValueError: boom"
     t.set_rows(rows(2))
-    assert t.columns == table.BASE_COLUMNS
+    assert t.shown() == [c.name for c in schema.COLUMNS if c.shown is True]

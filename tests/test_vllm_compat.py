@@ -40,6 +40,12 @@ def _harmony_class():
     return HarmonyParser
 
 
+def _segment_names():
+    from vllm.parser import harmony
+
+    return {t.name for t in getattr(harmony, "_SegmentType", ())}
+
+
 def _streaming_engine_class():
     from vllm.parser.engine.streaming_parser_engine import StreamingParserEngine
 
@@ -72,6 +78,7 @@ HAS = {
                                                                       "_parser_engine_cls"),
     "HarmonyParser._parser": lambda tok: _set_in_init(_harmony_class(), "_parser"),
     "HarmonyParser._normalize_recipient": lambda tok: callable(getattr(_harmony_class(), "_normalize_recipient", None)),
+    "harmony._SegmentType": lambda tok: _segment_names() == {"TOOL", "REASONING", "CONTENT", "IGNORE"},
     "Parser._stream_state": lambda tok: hasattr(_composed(tok, "hermes", "qwen3"), "_stream_state"),
     "StructuredOutputManager._get_constraint_bounds": lambda tok: hasattr(_som_class(), "_get_constraint_bounds"),
     "StreamingParserEngine.feed": lambda tok: callable(getattr(_streaming_engine_class(), "feed", None)),

@@ -1,7 +1,7 @@
 """The notebook widget, headless: built from the public API, driven with .click().
 
 Rows are checked against a direct Session.replay (vLLM's own parser calls), the
-table's styles against the Styler rule, and the banner against raised errors.
+table's records against the column schema, and the banner against raised errors.
 """
 
 from __future__ import annotations
@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SEED_TEXT, WEATHER_TOOLS
-from workbench.ui import styles
 
 ROOT = Path(__file__).resolve().parents[1]
 TRUNCATED = ROOT / "parsers/recordings/hermes/truncated_arguments.jsonl"
@@ -77,7 +76,7 @@ def test_step_appends_one_row_then_run_finishes(wb, direct):
         assert (got.token_ids, got.text, got.phase_before, got.phase, got.sse, got.finish_reason) == \
                (want.token_ids, want.text, want.phase_before, want.phase, want.sse, want.finish_reason)
         assert (got.reasoning, got.content) == (want.reasoning, want.content)
-    assert wb.model.final["stream"]["tool_calls"][0]["name"] == "get_weather"
+    assert wb.model.final.stream.tool_calls[0].name == "get_weather"
     wb.step_button.click()  # past the end: nothing new, no error
     assert len(wb.rows) == 26 and wb.banner.value == ""
 
@@ -85,20 +84,27 @@ def test_step_appends_one_row_then_run_finishes(wb, direct):
 def test_table_records_phase_chunk_and_state_change(wb, direct):
     wb.run_button.click()
     think, reasoning, end, content = (row_cells(wb, s) for s in (1, 2, 6, 7))
-    assert (think["phase"], think["sse"]) == ("reasoning", False)  # <think>: no SSE chunk
-    assert (reasoning["phase"], reasoning["sse"], reasoning["reasoning"]) == ("reasoning", True, "Weather")
-    assert (end["phase_before"], end["phase"], end["state_change"]) == ("reasoning", "tool", True)
-    assert "state_change" not in reasoning
+    assert (think["phase"], think["sse"], think["_c"]) == ("reasoning", "none", "ph-reasoning no-sse")  # <think>
+    assert (reasoning["phase"], reasoning["sse"], reasoning["reasoning"]) == ("reasoning", "chunk", "Weather")
+    assert reasoning["_sse"] and reasoning["_k"] == "reasoning" and reasoning["_us"] > 0
+    assert (end["phase"], end["_sc"], end["_c"]) == ("reasoning→tool", True, "ph-tool no-sse sc")
+    assert "_sc" not in reasoning
     # None stays out of the record ("blank"), "" would be kept: content "\n\n" is a value
     assert "content" not in end and content["content"] == "\n\n" == direct.rows[6].content
     # tokens are decoded text; the byte-level form stays on the Row (the detail shows both)
     assert wb.rows[6].tokens == ["ĊĊ"] and content["tokens"] == ["\n\n"]
-    assert think["tokens"] == ["<think>"] and think["special"] == [0]
+    assert think["tokens"] == ["<think>"] and think["_sp"] == [0]
     wb.select(7)
     assert "ĊĊ" in wb.detail.html.value and "⏎⏎" in wb.detail.html.value
-    # the Styler of the whole table applies the same rule
-    html = wb.styled().to_html()
-    assert styles.PHASE_COLOURS["tool"] in html and "reasoning→tool" in html
+    # the front end draws the schema's columns, titles and tooltips
+    from workbench.core.rows import BY_NAME
+
+    assert [c["name"] for c in wb.table.columns] == ["step", "tokens", "text", "phase", "reasoning", "content",
+                                                     "tool_calls", "sse", "finish_reason"]
+    assert wb.table.columns[3] == BY_NAME["phase"].spec() and wb.table.columns[3]["description"]
+    frame = wb.frame()
+    assert list(frame.columns) == list(BY_NAME) and frame["phase"][5] == "tool"
+    assert frame["content"][0] is None and frame["error"].isna().all() and not frame.isin([float("nan")]).any().any()
 
 
 def test_error_row_is_red_and_the_stream_goes_on(wb):
@@ -111,7 +117,8 @@ def test_error_row_is_red_and_the_stream_goes_on(wb):
     parser.parse_delta = boom  # this instance only
     wb.step_button.click()
     assert wb.rows[-1].error == "ValueError: parser exploded"
-    assert row_cells(wb, 3)["error"] == "ValueError: parser exploded" and "error" in wb.table.columns
+    assert row_cells(wb, 3)["error"] == "ValueError: parser exploded" and "error" in wb.table.shown()
+    assert row_cells(wb, 3)["_k"] == "error" and "error" not in row_cells(wb, 2)
     assert "1 error rows" in wb.controls.status.value
     assert wb.banner.value == ""  # a parser error is a row, not a widget failure
     wb.select(3)
@@ -152,10 +159,10 @@ def test_replay_marks_changed_rows(wb):
     wb.controls.replay_button.click()
     assert wb.banner.value == ""
     assert wb.table.changed and min(wb.table.changed) == 6  # </think>: reasoning→content now
-    assert row_cells(wb, 8).get("changed") is True
+    assert "changed" in row_cells(wb, 8)["_c"].split()
     assert "changed" not in row_cells(wb, 2)
     assert "rows changed" in wb.controls.status.value
-    assert wb.model.final["stream"]["tool_calls"] == []
+    assert wb.model.final.stream.tool_calls == ()
 
 
 def test_final_panel_highlights_and_links_the_first_divergent_step():
@@ -251,23 +258,23 @@ def test_config_editor_problems_keep_the_last_good_config():
     wb = Workbench(text, tools=WEATHER_TOOLS, config="parsers/teaching.toml")
     assert "name = \"teaching\"" in wb.editor.text.value
     wb.run_button.click()
-    good_final = wb.model.final["stream"]
-    assert good_final["tool_calls"][0]["name"] == "get_weather"
+    good_final = wb.model.final.stream
+    assert good_final.tool_calls[0].name == "get_weather"
     end = '{ from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },'
     assert end in wb.editor.text.value
     typo = wb.editor.text.value.replace(end, end.replace('"CONTENT"', '"CONTNT"'))
     wb.editor.text.value = typo  # reload on change
     assert "transitions[1].to: unknown state 'CONTNT'" in banner_of(wb.editor.problems)
     assert "last good config stays active" in banner_of(wb.editor.problems)
-    assert wb.model.final["stream"] == good_final and wb.banner.value == ""
+    assert wb.model.final.stream == good_final and wb.banner.value == ""
     # break one transition for real: </think> no longer ends the reasoning
     broken = wb.editor.text.value.replace('to = "CONTNT",   emit = ["REASONING_END"]',
                                           'to = "REASONING", emit = []')
     assert wb.reload_config(broken) == []
     assert wb.editor.problems.value == ""
-    assert 7 in wb.table.changed and row_cells(wb, 7).get("changed") is True
-    assert wb.model.final["stream"]["tool_calls"] == []
-    assert "</tool_call>" in wb.model.final["stream"]["reasoning"]
+    assert 7 in wb.table.changed and "changed" in row_cells(wb, 7)["_c"].split()
+    assert wb.model.final.stream.tool_calls == ()
+    assert "</tool_call>" in wb.model.final.stream.reasoning
     wb.controls.config.value = "parsers/qwen3.toml"  # a picker takes over again
     assert wb.model.inputs.config_text is None and 'name = "qwen3"' in wb.editor.text.value
 
@@ -279,7 +286,16 @@ def test_ab_compares_two_specs_on_the_same_stream():
     res = wb.compare("hermes+qwen3", "+qwen3")
     assert res.first_step == 8  # <tool_call>: a tool call for A, content for B
     assert "first step whose client-visible output differs: <b>8</b>" in wb.ab.summary.value
-    assert 'data-step="8"' in wb.ab.left.value and styles.CHANGED_CSS in wb.ab.right.value
+    # the same front-end table on both sides, every differing step marked on both
+    differing = {s.step for s in res.steps if not s.same}
+    for side, rows in ((wb.ab.left, res.a.rows), (wb.ab.right, res.b.rows)):
+        assert [r["step"] for r in side.records] == [r.step for r in rows]
+        assert {r["step"] for r in side.records if "changed" in r["_c"].split()} == differing
+        assert side.features == ["strip"] and side.selected == 8
+    assert 8 in differing and "content" not in wb.ab.left.records[7]  # hermes holds the marker back
+    assert wb.ab.right.records[7]["content"] == "<tool_call>" and wb.ab.right.records[7]["_k"] == "content"
+    wb.ab.left.selected = 9  # a pick on one side picks the same step on the other
+    assert wb.ab.right.selected == 9
     wb.ab.spec_b.value = ""
     wb.ab.compare_button.click()
     assert "A/B: give two parser specs" in banner(wb)
@@ -326,7 +342,7 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
     assert wb.banner.value == "" and len(wb.rows) == 1
     assert wb.describe()["request"]["structured_outputs"]["structural_tag"]
     wb.step(2)
-    assert "grammar" in wb.table.columns and "closed" in row_cells(wb, 1)["grammar"]
+    assert "grammar" in wb.table.shown() and "closed" in row_cells(wb, 1)["grammar"]
 
     def engine_failure(*a, **k):
         raise RuntimeError("engine went away")
@@ -378,8 +394,8 @@ def test_two_engine_workbenches_each_own_their_stream(engine_stepper, tmp_path):
     b.run_button.click()
     assert [t for r in a.rows for t in r.token_ids] == a_ids and len(a.rows) == 26
     assert [t for r in b.rows for t in r.token_ids] == b_ids
-    assert a.model.final["stream"]["reasoning"] == "Weather is needed."
-    assert b.model.final["stream"]["reasoning"] is None
+    assert a.model.final.stream.reasoning == "Weather is needed."
+    assert b.model.final.stream.reasoning is None
     assert len(a.model.stream_deltas()) == len(a.rows) and len(b.model.stream_deltas()) == len(b.rows)
     assert a.check(fuzz=0, shrink_budget_s=0, text_budget_s=0).checked["tokens"] == len(a_ids)
     assert a.save_recording(tmp_path / "a.jsonl") == 26

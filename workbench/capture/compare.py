@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from workbench.capture import chunks
 from workbench.core.deltas import Delta, deltas_from_ids
+from workbench.core.messages import SERVER, SEVERE, Difference
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -102,20 +103,15 @@ def normal(chunk: str | None):
     return obj
 
 
-@dataclass
-class Step:
-    step: int
-    server: list[str]
-    here: list[str]
-
-    @property
-    def same(self) -> bool:
-        return [normal(c) for c in self.server] == [normal(c) for c in self.here]
+def step(n: int, server: list[str], here: list[str]) -> Difference:
+    """One step: the server's chunks (a) against the ones this vLLM's rows predict (b)."""
+    same = [normal(c) for c in server] == [normal(c) for c in here]
+    return Difference(SERVER, None, n, server, here, severity=None if same else SEVERE)
 
 
 @dataclass
 class Comparison:
-    steps: list[Step]
+    steps: list[Difference]  # kind "server", one per step
     first_difference: int | None
     cause: str | None
     server_version: str | None
@@ -124,8 +120,7 @@ class Comparison:
     def to_dict(self) -> dict:
         return {"first_difference": self.first_difference, "cause": self.cause,
                 "server_vllm_version": self.server_version, "notes": self.notes,
-                "steps": [{"step": s.step, "same": s.same, "server": s.server, "here": s.here}
-                          for s in self.steps]}
+                "steps": [s.to_dict() for s in self.steps]}
 
 
 def server_chunks(recording: Recording, index: int) -> list[str]:
@@ -150,7 +145,7 @@ def compare(result, recording: Recording, here: str = "?", notes: list[str] | No
     for i, r in enumerate(result.rows):
         d = recording.deltas[i]
         cut = "capture_error" in d.extra and not d.extra.get("chunk")  # nothing came from the server
-        steps.append(Step(r.step, [] if cut else server_chunks(recording, i), [] if cut else r.chunks))
+        steps.append(step(r.step, [] if cut else server_chunks(recording, i), [] if cut else r.chunks))
     first = next((s.step for s in steps if not s.same), None)
     cause = likely_cause(steps, first, origin, here) if first is not None else None
     return Comparison(steps, first, cause, origin.get("server_vllm_version"),
@@ -167,18 +162,18 @@ def _delta_of(raw_chunks: list[str]) -> dict:
     return out
 
 
-def likely_cause(steps: list[Step], first: int, origin: dict, here_parser: str) -> str:
+def likely_cause(steps: list[Difference], first: int, origin: dict, here_parser: str) -> str:
     """The likeliest reason the server's chunks differ from this vLLM's rows."""
     from workbench.core.versions import vllm_version
 
     server_v, here_v = origin.get("server_vllm_version"), vllm_version()
     notes = [n for n in origin.get("notes") or [] if n.startswith("chat-template")]
-    step = next(s for s in steps if s.step == first)
-    if any(c.startswith('{"error"') for c in step.server):
+    at = next(s for s in steps if s.step == first)
+    if any(c.startswith('{"error"') for c in at.a):
         return f"the server streamed an error at step {first}"
     # which fields each side ever sends, over the whole stream
-    server = _delta_of([c for s in steps for c in s.server])
-    here = _delta_of([c for s in steps for c in s.here])
+    server = _delta_of([c for s in steps for c in s.a])
+    here = _delta_of([c for s in steps for c in s.b])
     if "tool_calls" in server and "tool_calls" not in here and "content" in here:
         return ("server flag: the server parses tool calls here but this replay has no tool parser "
                 "(the server runs --enable-auto-tool-choice --tool-call-parser; pass the same "

@@ -107,7 +107,7 @@ class ServerSource:
                          c.finish_reason, extra={"chunk": c.raw})
         return None
 
-    def final(self) -> tuple[dict, dict]:
+    def final(self):
+        """(the joined stream, the non-streaming answer): two messages.Final."""
         finish = (self.all[-1].finish_reason if self.all else None) or "stop"
-        return (self.run.result.to_dict(),
-                self.session.nonstream(self.run.text, self.run.token_ids, finish).to_dict())
+        return self.run.result.final(), self.session.nonstream(self.run.text, self.run.token_ids, finish)

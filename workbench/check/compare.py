@@ -19,11 +19,12 @@ from workbench.core.messages import (CHUNKING, COSMETIC, ERROR, STREAM_VS_NONSTR
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
+
     from workbench.core.rows import Row
 
 
-def steps_of(rows: Sequence[Row]) -> list[dict | None]:
-    """Per row, the delta the client received (None where no chunk was sent)."""
+def steps_of(rows: Sequence[Row]) -> list:
+    """Per row, the MessageDelta the client received (None where no chunk was sent)."""
     return [r.delta if r.sse and r.error is None else None for r in rows]
 
 
@@ -34,23 +35,22 @@ def final_of(stream) -> Final:
     return replace(final, content=None) if final.content == "" else final
 
 
-def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref_name: str) -> list[Difference]:
-    """One difference per field where ``final`` (from ``rows``) differs from ``reference``."""
-    found = []
-    final, reference = final_of(final).to_dict(), final_of(reference).to_dict()
-    diffs = props.differences(final, reference)
-    if not diffs:
-        return found
-    steps = steps_of(rows)
-    for field, severity in diffs.items():
-        raw = severity == COSMETIC
-        a, b = props.raw_view(final, field), props.raw_view(reference, field)
-        ns, nr = props.norm_view(final, field), props.norm_view(reference, field)
-        found.append(Difference(kind=kind, field=field,
-                                first_step=props.first_step(steps, reference, field, raw=raw),
-                                a=a, b=b, severity=severity, chunking=chunking,
-                                detail=describe(field, final, reference, ref_name, severity),
-                                normalised={"stream": ns, "nonstream": nr} if (ns, nr) != (a, b) else None))
+def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref_name: str,
+            equal: bool = False) -> list[Difference]:
+    """One difference per field where ``final`` (from ``rows``) differs from ``reference``
+    (``equal``: every field, severity None where they agree)."""
+    final, reference = final_of(final), final_of(reference)
+    found, steps = [], None
+    for d in props.differences(final, reference, kind=kind, equal=equal):
+        if d.severity is None:
+            found.append(replace(d, chunking=chunking))
+            continue
+        if steps is None:
+            steps = steps_of(rows)
+        found.append(replace(d, first_step=props.first_step(steps, reference, d.field, raw=d.cosmetic),
+                             chunking=chunking,
+                             detail=describe(d.field, final.to_dict(), reference.to_dict(), ref_name,
+                                             d.severity)))
     return found
 
 

@@ -110,7 +110,7 @@ def _hinted(tokenizer_name: str) -> set[str]:
 def _agrees(result) -> bool:
     """Whether stream and non-stream agree on the message (cosmetic differences allowed)."""
     diffs = props.differences(final_of(result.stream_final), result.nonstream_final, MESSAGE_FIELDS)
-    return "error" not in diffs.values()
+    return all(d.cosmetic for d in diffs)
 
 
 def rank_tool_parsers(setup: Setup, reasoning, prompt_ids: Sequence[int], deltas: Sequence[Delta], report: DoctorReport) -> list[dict]:

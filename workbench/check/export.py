@@ -95,7 +95,7 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
 
 
 MESSAGES = HERE.parent / "core" / "messages.py"
-_MESSAGES_IMPORT = re.compile(r"^from workbench\.core\.messages import .*\n", re.M)
+_MESSAGES_IMPORT = re.compile(r"^from workbench\.core\.messages import (\([^)]*\)|.*)\n", re.M)
 
 
 def _body(path: Path) -> str:
@@ -108,7 +108,7 @@ def props_source() -> str:
     """core/messages.py then check/props.py (less its import of messages), to paste."""
     props = _body(HERE / "props.py")
     if len(_MESSAGES_IMPORT.findall(props)) != 1:
-        raise RuntimeError("check/props.py must import core/messages.py on one line")
+        raise RuntimeError("check/props.py must import core/messages.py in one statement")
     return _body(MESSAGES) + "\n\n" + _MESSAGES_IMPORT.sub("", props)
 
 

@@ -109,11 +109,11 @@ def stream(grouping):
     steps = []
     for n, (ids, text) in enumerate(deltas):
         if parser is None:
-            steps.append(MessageDelta(content=text).to_dict())
+            steps.append(MessageDelta(content=text))
             continue
         msg = parser.parse_delta(text, list(ids), request, CASE["prompt_token_ids"],
                                  finished=n == len(deltas) - 1)
-        steps.append(as_json(MessageDelta.from_vllm(msg)))
+        steps.append(MessageDelta.from_vllm(msg))
     return steps, accumulate(steps)
 
 
@@ -121,17 +121,17 @@ def nonstream():
     parser, request = new_parser()
     text = "".join(CASE["token_texts"])
     if parser is None:
-        return Final(content=text).to_dict()
+        return Final(content=text)
     parser.set_prompt_token_ids(CASE["prompt_token_ids"])
     reasoning, content, calls = parser.parse(text, request, enable_auto_tools=CASE["parser"]["tool_parser"]
                                              is not None, model_output_token_ids=CASE["token_ids"])
     return Final(reasoning if request.include_reasoning else None, content,
-                 tuple(ToolCall(i, None, c.name, c.arguments) for i, c in enumerate(calls or []))).to_dict()
+                 tuple(ToolCall(i, None, c.name, c.arguments) for i, c in enumerate(calls or [])))
 
 
 def severe(final, reference):
-    return {f: (raw_view(final, f), raw_view(reference, f))
-            for f, sev in differences(final, reference, MESSAGE_FIELDS).items() if sev == "error"}
+    return {d.field: (d.a, d.b) for d in differences(final, reference, MESSAGE_FIELDS)
+            if d.severity == SEVERE}
 
 
 # -- the tests ---------------------------------------------------------------------

@@ -1,10 +1,10 @@
-"""The properties `workbench check` asserts, as pure functions over a message's JSON.
+"""The properties `workbench check` asserts, as pure functions over the message model.
 
 No imports beyond the standard library and core/messages.py: ``workbench export``
 pastes both files into every exported pytest file, so the exported test asserts
-exactly what ``check`` found. A *step* is the client-side view of one chunk,
-``MessageDelta.to_dict()`` (or None when nothing was sent); a *final* is what a client
-holds at the end, a ``Final`` or its ``to_dict()``.
+exactly what ``check`` found. A *step* is the client-side view of one chunk, a
+``MessageDelta`` (or None when nothing was sent); a *final* is what a client holds at
+the end, a ``Final``. Either may also come as its JSON (an exported test holds JSON).
 """
 
 from __future__ import annotations
@@ -13,22 +13,22 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from workbench.core.messages import FIELDS, TEXT_FIELDS, Accumulator, as_json
+from workbench.core.messages import (COSMETIC, FIELDS, SEVERE, STREAM_VS_NONSTREAM, TEXT_FIELDS,
+                                     Accumulator, Difference, Final, MessageDelta, as_json)
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable
     from typing import Any
-    from workbench.core.deltas import Delta
 
 _WS = re.compile(r"\s+")
 
 
-def accumulate(deltas: Sequence[Delta]) -> dict:
-    """The message fields (reasoning, content, tool_calls) a streaming client joins from ``deltas``."""
+def accumulate(deltas: Iterable[MessageDelta | dict | None]) -> Final:
+    """The Final a streaming client joins from ``deltas`` (reasoning, content, tool_calls)."""
     acc = Accumulator()
     for d in deltas:
         acc.add(d)
-    return acc.message
+    return acc.final()
 
 
 def norm_text(value: Any) -> str:
@@ -66,17 +66,21 @@ def norm_view(final, field: str):
     return norm_text(final.get(field))
 
 
-def differences(final, reference, fields=FIELDS) -> dict:
-    """field -> "error" (differs when normalised) or "cosmetic" (raw only) for differing fields."""
+def differences(final, reference, fields=FIELDS, kind=STREAM_VS_NONSTREAM, equal=False) -> list:
+    """One Difference per field of ``final`` against ``reference`` (two Finals) that differs:
+    severity "error" when the normalised views differ, "cosmetic" when only the raw ones do;
+    a and b are the raw views. ``equal``: every field, severity None where they agree."""
     final, reference = as_json(final), as_json(reference)
-    out = {}
+    out = []
     for field in fields:
         if field not in final or field not in reference:
             continue
-        if norm_view(final, field) != norm_view(reference, field):
-            out[field] = "error"
-        elif raw_view(final, field) != raw_view(reference, field):
-            out[field] = "cosmetic"
+        a, b = raw_view(final, field), raw_view(reference, field)
+        na, nb = norm_view(final, field), norm_view(reference, field)
+        severity = SEVERE if na != nb else COSMETIC if a != b else None
+        if severity is not None or equal:
+            norm = {"stream": na, "nonstream": nb} if (na, nb) != (a, b) else None
+            out.append(Difference(kind, field, None, a, b, severity, normalised=norm))
     return out
 
 
@@ -113,7 +117,7 @@ def first_step(steps, reference: dict, field: str, raw: bool = False):
     acc, reference = Accumulator(), as_json(reference)
     for n, d in enumerate(steps, 1):
         acc.add(d)
-        if d and not can_still_match(acc.message, reference, field, raw):
+        if d is not None and not can_still_match(acc.to_dict(), reference, field, raw):
             return n
     return len(steps) or None
 
@@ -135,6 +139,7 @@ def contract_problems(steps, markers) -> list:
     marker appears in content or reasoning.
     """
     problems, seen, last_args_step = [], {}, {}
+    steps = [as_json(d) for d in steps]
     for n, d in enumerate(steps, 1):
         for tc in (d or {}).get("tool_calls") or []:
             i = tc.get("index")
@@ -155,19 +160,18 @@ def contract_problems(steps, markers) -> list:
             if tc.get("arguments"):
                 last_args_step[i] = n
     final = accumulate(steps)
-    for call in final["tool_calls"]:
-        args = call["arguments"]
+    for call in final.tool_calls:
         try:
-            json.loads(args)
+            json.loads(call.arguments)
         except (ValueError, RecursionError):
-            problems.append({"field": "tool_calls", "step": last_args_step.get(call["index"], len(steps)),
-                             "detail": f"call {call['index']}: arguments do not join to valid JSON: "
-                                       f"{args!r}"})
+            problems.append({"field": "tool_calls", "step": last_args_step.get(call.index, len(steps)),
+                             "detail": f"call {call.index}: arguments do not join to valid JSON: "
+                                       f"{call.arguments!r}"})
     for field, marker in marker_leaks(final, markers):
         acc, step = Accumulator(), None
         for n, d in enumerate(steps, 1):
             acc.add(d)
-            if marker in (acc.message.get(field) or ""):
+            if marker in (getattr(acc.final(), field) or ""):
                 step = n
                 break
         problems.append({"field": field, "step": step, "detail": f"marker {marker!r} leaked into {field}"})

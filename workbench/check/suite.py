@@ -80,6 +80,10 @@ def api_contract_keys(face: Face, rows: Sequence[Row]) -> set:
     return {(f.field, _signature(f.detail)) for f in api_faces.contract(face, rows, "") if f.severity == SEVERE}
 
 
+def _severe(diffs: list[Difference], field: str) -> bool:
+    return any(d.field == field and d.severity == SEVERE for d in diffs)
+
+
 def _signature(detail: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "#", detail)
 
@@ -116,7 +120,7 @@ class Checker:
             self.base_face = face if self.session.api != "chat" else None
         else:
             self.base_rows, self.base_stream, self.base_face = stream_face(self.session, self.tokens.token_deltas)
-        self.base_final = compare.final_of(self.base_stream).to_dict()
+        self.base_final = compare.final_of(self.base_stream)
         self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
         found += self.chunking(None if one_token else (label, self.deltas), known)
@@ -147,11 +151,11 @@ class Checker:
             out.insert(0, G.Variant(label, deltas, sizes if plain else None))
         return out
 
-    def differs(self, deltas: list[Delta]) -> tuple[dict, list, Final]:
+    def differs(self, deltas: list[Delta]) -> tuple[list[Difference], list, Final]:
         rows, st, self._face = stream_face(self.session, deltas)
         return props.differences(compare.final_of(st), self.base_final), rows, st
 
-    def probe(self, v: G.Variant) -> tuple[dict, bool, list]:
+    def probe(self, v: G.Variant) -> tuple[list[Difference], bool, list]:
         """(field differences from one-token deltas, whether a delta raised, contract keys)."""
         diffs, rows, _ = self.differs(v.deltas)
         keys = {(p["field"], _signature(p["detail"]))
@@ -172,8 +176,8 @@ class Checker:
         extra: list[Difference] = []
         seen_contract, errored = base_contract | known_contract, False
         for v, (diffs, raised, keys) in zip(variants, probes):
-            for fld, sev in diffs.items():
-                failing.setdefault(fld, []).append((v, sev))
+            for d in diffs:
+                failing.setdefault(d.field, []).append((v, d.severity))
             new_keys = [k for k in keys if k not in seen_contract]
             if (raised and not errored) or new_keys:
                 _, rows, st = self.differs(v.deltas)
@@ -201,7 +205,7 @@ class Checker:
             start = min(shrinkable, key=lambda v: len(G.merges(v.sizes)))
             n = len(self.tokens)
             res = shrink.minimal_grouping(
-                lambda sizes: self.differs(self.tokens.deltas(sizes))[0].get(fld) == SEVERE,
+                lambda sizes: _severe(self.differs(self.tokens.deltas(sizes))[0], fld),
                 n, start.sizes, self.opt.shrink_budget_s)
             v = self.tokens.variant(G.merge_label(res.value), res.value)
             extra.update(shrunk_from=start.label, minimal_grouping=v.label,
@@ -261,7 +265,7 @@ class Checker:
             if groups is None:
                 r = self.session.replay(ts.token_deltas)
                 got, reference = self.finals(r)
-                return props.differences(compare.final_of(got), reference).get(target.field) == SEVERE
+                return _severe(props.differences(compare.final_of(got), reference), target.field)
             sizes, run = [], None
             for i in kept:
                 if groups[i] == run:
@@ -271,8 +275,7 @@ class Checker:
                     run = groups[i]
             _, base = stream(self.session, ts.token_deltas)
             _, var = stream(self.session, ts.deltas(sizes))
-            diffs = props.differences(compare.final_of(var), compare.final_of(base))
-            return diffs.get(target.field) == SEVERE
+            return _severe(props.differences(compare.final_of(var), compare.final_of(base)), target.field)
 
         if not fails(tuple(range(n))):  # the finding does not reproduce this way; nothing to shrink
             return

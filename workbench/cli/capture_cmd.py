@@ -117,5 +117,5 @@ def comparison_table(cmp):
     for s in cmp.steps:
         mark = "=" if s.same else ("▶" if s.step == cmp.first_difference else "≠")
         style = None if s.same else ("bold red" if s.step == cmp.first_difference else "red")
-        t.add_row(str(s.step), mark, _brief(s.server), _brief(s.here), style=style)
+        t.add_row(str(s.step), mark, _brief(s.a), _brief(s.b), style=style)
     return t

@@ -105,10 +105,10 @@ def _print(result, changed_only: bool) -> None:
     f = Table(title="final message", header_style="bold")
     for col in ("mode", "field", "A", "B", ""):
         f.add_column(col, overflow="fold")
-    for mode, fields in result.final.items():
-        for name, pair in fields.items():
-            f.add_row(mode, name, escape(repr(pair["a"])), escape(repr(pair["b"])), "" if pair["same"] else "≠",
-                      style=None if pair["same"] else "yellow")
+    for mode, diffs in result.final.items():
+        for d in diffs:
+            f.add_row(mode, d.field, escape(repr(d.a)), escape(repr(d.b)), "" if d.same else "≠",
+                      style=None if d.same else "yellow")
     con.print(f)
     if result.same:
         con.print("same: every step, every state and both final messages agree")
@@ -117,5 +117,4 @@ def _print(result, changed_only: bool) -> None:
     con.print(f"first differing step: {first if first is not None else 'none'}"
               + (f"; state machine first differs at step {result.first_machine_step}"
                  if result.first_machine_step is not None else "")
-              + ("" if all(p["same"] for m in result.final.values() for p in m.values())
-                 else "; final messages differ"))
+              + ("" if result.finals_same else "; final messages differ"))

@@ -8,46 +8,47 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from workbench.core.rows import Row, format_tool_calls
+from workbench.core.machine import Kind
+from workbench.core.rows import LABEL, NUMBER, TEXT, TOKENS, Column, Row, shown_columns
 
 if TYPE_CHECKING:
     from typing import Any
 
-PHASE_STYLE = {"reasoning": "magenta", "content": "green", "tool": "cyan",
-               # Harmony's channels (workbench.core.machine.harmony_phase)
-               "analysis": "magenta", "final": "green", "commentary": "green"}
-
-
-def phase_style(phase: str) -> str:
-    if "to=" in phase:  # a Harmony message addressed to a tool
-        return "cyan"
-    return PHASE_STYLE.get(phase, "default")
+KIND_STYLE = {Kind.REASONING: "magenta", Kind.CONTENT: "green", Kind.TOOL: "cyan"}
 
 
 def _short(value: Any, width: int = 40) -> str:
-    if value is None:
-        return ""
     s = repr(value)
     return s if len(s) <= width else s[: width - 1] + "…"
 
 
+def cell(column: Column, row: Row) -> str:
+    """One cell as terminal text, drawn by the column's kind (rich markup escaped: model
+    text is data, and Mistral's "[TOOL_CALLS]" / "[/THINK]" would be tags)."""
+    value = column.shown_value(row)
+    if value is None:
+        return ""
+    if column.kind == TOKENS:
+        text = " ".join(value)
+    elif column.kind == TEXT:
+        text = _short(value, 24 if column.name == "text" else 40)
+    else:
+        text = str(value)
+    if column.name == "phase":
+        return f"[{KIND_STYLE.get(row.phase.kind, 'default')}]{escape(text)}[/]"
+    return escape(text)
+
+
 def rows_table(rows: list[Row], title: str | None = None) -> Table:
+    """The rows under the schema's shown columns (core/rows.py), as the widget's table."""
+    columns = shown_columns(rows)
     t = Table(title=title, show_lines=False, header_style="bold")
-    for col in ("step", "ids", "text", "phase", "reasoning", "content", "tool_calls", "sse", "µs", "notes"):
-        t.add_column(col, overflow="fold")
+    for c in columns:
+        t.add_column(c.title, overflow="fold", justify="right" if c.kind == NUMBER else "left",
+                     no_wrap=c.kind == LABEL and c.name != "phase")
     for r in rows:
-        phase = r.phase_before if r.phase == r.phase_before else f"{r.phase_before}→{r.phase}"
-        notes = r.error or ""
-        if r.finish_reason:
-            notes = f"finish={r.finish_reason} {notes}".strip()
-        if r.logs:
-            notes = (notes + " " if notes else "") + f"[{len(r.logs)} log] {r.logs[-1][:60]}"
         style = "red" if r.error else ("dim" if not r.sse else None)
-        # Model text is data, never rich markup: Mistral's "[TOOL_CALLS]" / "[/THINK]" would be tags.
-        t.add_row(str(r.step), " ".join(map(str, r.token_ids)), escape(_short(r.text, 24)),
-                  f"[{phase_style(r.phase)}]{escape(phase)}[/]", escape(_short(r.reasoning)),
-                  escape(_short(r.content)), escape(format_tool_calls(r.tool_calls)),
-                  "yes" if r.sse else "-", f"{r.parser_us:.0f}", escape(notes), style=style)
+        t.add_row(*(cell(c, r) for c in columns), style=style)
     return t
 
 

@@ -18,7 +18,7 @@ from itertools import zip_longest
 from typing import TYPE_CHECKING
 
 from workbench.core.deltas import Delta
-from workbench.core.messages import FIELDS, SEVERE, STEP, Difference
+from workbench.core.messages import FIELDS, FINAL, SEVERE, STEP, Difference
 from workbench.core.parsers import ParserSpec
 from workbench.core.rows import Row
 from workbench.core.session import Result, Session, Setup
@@ -54,27 +54,34 @@ class DiffResult:
     first_step: int | None
     first_machine_step: int | None
     machine_comparable: bool
-    final: dict  # {"stream"|"nonstream": {field: {"a", "b", "same"}}}
+    final: dict[str, list[Difference]]  # "stream"|"nonstream" -> one per field (kind "final")
+
+    @property
+    def finals_same(self) -> bool:
+        return all(d.same for ds in self.final.values() for d in ds)
 
     @property
     def same(self) -> bool:
-        return (self.first_step is None and self.first_machine_step is None
-                and all(v["same"] for m in self.final.values() for v in m.values()))
+        return self.first_step is None and self.first_machine_step is None and self.finals_same
 
     def to_dict(self) -> dict:
         return {"a": {"label": self.label_a, "parser": self.a.parser},
                 "b": {"label": self.label_b, "parser": self.b.parser},
                 "same": self.same, "first_step": self.first_step,
                 "first_machine_step": self.first_machine_step,
-                "machine_comparable": self.machine_comparable, "final": self.final,
+                "machine_comparable": self.machine_comparable,
+                "final": {mode: {d.field: {"a": d.a, "b": d.b, "same": d.same} for d in ds}
+                          for mode, ds in self.final.items()},
                 "steps": [s.to_dict() for s in self.steps]}
 
 
 def _view(row: Row | None) -> dict | None:
+    """What is compared of a row (its JSON, tool-call ids normalised)."""
     if row is None:
         return None
-    return {"text": row.text, "token_ids": row.token_ids, "phase": row.phase,
-            **{f: normalise(getattr(row, f)) for f in OUTPUT_FIELDS + MACHINE_FIELDS if f != "text"}}
+    d = row.to_dict(chunk=False)
+    return {"text": row.text, "token_ids": row.token_ids, "phase": d["phase"],
+            **{f: normalise(d[f]) for f in OUTPUT_FIELDS + MACHINE_FIELDS if f != "text"}}
 
 
 def compare(a: Result, b: Result, label_a: str = "A", label_b: str = "B") -> DiffResult:
@@ -94,15 +101,20 @@ def compare(a: Result, b: Result, label_a: str = "A", label_b: str = "B") -> Dif
             first = n
         if machine and first_machine is None:
             first_machine = n
-    final = {mode: {f: _pair(getattr(a, mode).get(f), getattr(b, mode).get(f)) for f in FINAL_FIELDS
-                    if f in getattr(a, mode) or f in getattr(b, mode)}
+    final = {mode: _fields(getattr(a, mode + "_final"), getattr(b, mode + "_final"))
              for mode in ("stream", "nonstream")}
     return DiffResult(label_a, label_b, a, b, steps, first, first_machine, comparable, final)
 
 
-def _pair(x, y) -> dict:
-    x, y = normalise(x), normalise(y)
-    return {"a": x, "b": y, "same": x == y}
+def _fields(fa, fb) -> list[Difference]:
+    """A's final message against B's, field by field (random ids normalised)."""
+    ja, jb = fa.to_dict(), fb.to_dict()
+    out = []
+    for f in FINAL_FIELDS:
+        if f in ja or f in jb:
+            x, y = normalise(ja.get(f)), normalise(jb.get(f))
+            out.append(Difference(FINAL, f, None, x, y, severity=None if x == y else SEVERE))
+    return out
 
 
 def run(setup: Setup, spec_a: ParserSpec, spec_b: ParserSpec, *, text: str | None = None,

@@ -1,23 +1,88 @@
 """Read-only views into a live vLLM Parser: its phase and its state machines.
 
 The phase is the one ``DelegatingParser.parse_delta`` is in (reasoning, then
-tool when a tool parser exists, else content). Engine-based parsers also run
-``StreamingParserEngine`` instances; we expose their ``state`` and record the
-``SemanticEvent``s each ``feed``/``finish`` returns, without changing them.
+tool when a tool parser exists, else content; for Harmony, the channel and
+recipient). Engine-based parsers also run ``StreamingParserEngine`` instances;
+we expose their ``state`` and record the ``SemanticEvent``s each
+``feed``/``finish`` returns, without changing them.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any, TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
 
 if TYPE_CHECKING:
     from vllm.parser.abstract_parser import Parser
+
     from workbench.core.session import Session
 
 _TOOL_STATES = {"MESSAGE_HEADER", "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"}
+
+
+class Kind(str, Enum):
+    """Which message field a phase's text goes to."""
+
+    REASONING = "reasoning"
+    CONTENT = "content"
+    TOOL = "tool"
+    OTHER = "other"  # none: Harmony's header between messages, a channel vLLM ignores
+
+
+class Phase(str):
+    """A phase: its label ('reasoning', 'content', 'tool', or a Harmony channel and recipient
+    such as 'analysis', 'commentary to=functions.get_weather', 'final', 'header') and its
+    ``kind``. It compares, hashes and prints as the label; ``Phase.of`` keeps one per label."""
+
+    kind: Kind
+
+    def __new__(cls, label: str, kind: Kind) -> Phase:
+        obj = super().__new__(cls, label)
+        obj.kind = kind
+        return obj
+
+    def __reduce__(self):
+        return Phase.of, (str(self), self.kind.value)
+
+    @staticmethod
+    def of(label: str, kind: Kind | str | None = None) -> Phase:
+        """The phase called ``label``; without ``kind``, one of Kind's own labels (else OTHER)."""
+        if kind is None:
+            kind = _LABELS.get(label, Kind.OTHER)
+        key = (label, Kind(kind))
+        phase = _PHASES.get(key)
+        if phase is None:
+            phase = _PHASES[key] = Phase(label, key[1])
+        return phase
+
+
+_LABELS = {k.value: k for k in Kind}
+_PHASES: dict[tuple[str, Kind], Phase] = {}
+REASONING, CONTENT, TOOL = (Phase.of(k.value) for k in (Kind.REASONING, Kind.CONTENT, Kind.TOOL))
+HEADER = Phase.of("header", Kind.OTHER)
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """One SemanticEvent a state machine returned: which engine (its role), the EventType's
+    name, its value and tool index (-1: none)."""
+
+    engine: str
+    type: str
+    value: object = None
+    tool_index: int = -1
+
+    def to_dict(self) -> dict:
+        return {"engine": self.engine, "type": self.type, "value": self.value,
+                "tool_index": self.tool_index}
+
+    @classmethod
+    def from_dict(cls, d: dict) -> Event:
+        return cls(d["engine"], d["type"], d.get("value"), d.get("tool_index", -1))
 
 
 def engines(parser: Parser | None) -> dict[str, Any]:
@@ -38,56 +103,74 @@ def states(parser: Parser | None) -> dict[str, str]:
     return {role: eng.state.name for role, eng in engines(parser).items()}
 
 
-def phase(parser: Parser | None, prompt_ids: Sequence[int] | None = None) -> str:
-    """'reasoning', 'tool' or 'content': where the next delta's text will go."""
+def phase(parser: Parser | None, prompt_ids: Sequence[int] | None = None) -> Phase:
+    """Where the next delta's text will go (``prompt_ids``: before the first delta)."""
+    return phase_reader(parser)(prompt_ids)
+
+
+def phase_reader(parser):
+    """``read(prompt_ids=None) -> Phase`` for this parser instance, its kind of parser
+    decided once (a stream asks after every delta)."""
     if parser is None:
-        return "content"
+        return lambda prompt_ids=None: CONTENT
     if compat.is_harmony(parser):
-        return harmony_phase(parser)
+        return lambda prompt_ids=None: harmony_phase(parser)
     if compat.is_parser_engine(parser):  # a single ParserEngine: its own machine decides
         # parse_delta feeds the engine without initialize_streaming, so its state is the truth.
-        name = compat.streaming_engine(parser).state.name
-        return "reasoning" if name == "REASONING" else "tool" if name in _TOOL_STATES else "content"
-    state = compat.stream_state(parser)
-    ended = state.reasoning_ended
-    if not state.prompt_reasoning_checked and prompt_ids is not None:
-        # parse_delta checks the prompt on its first call; show that outcome up front.
-        ended = parser.reasoning_parser is None or parser.is_reasoning_end(list(prompt_ids))
-    if parser.reasoning_parser is not None and not ended:
-        return "reasoning"
-    if parser.tool_parser is not None and ended:
-        return "tool"
-    return "content"
+        engine = compat.streaming_engine(parser)
+
+        def read_engine(prompt_ids=None) -> Phase:
+            name = engine.state.name
+            return REASONING if name == "REASONING" else TOOL if name in _TOOL_STATES else CONTENT
+        return read_engine
+    has_reasoning, has_tool = parser.reasoning_parser is not None, parser.tool_parser is not None
+
+    def read(prompt_ids=None) -> Phase:
+        state = compat.stream_state(parser)
+        ended = state.reasoning_ended
+        if not state.prompt_reasoning_checked and prompt_ids is not None:
+            # parse_delta checks the prompt on its first call; show that outcome up front.
+            ended = not has_reasoning or parser.is_reasoning_end(list(prompt_ids))
+        if has_reasoning and not ended:
+            return REASONING
+        return TOOL if has_tool and ended else CONTENT
+    return read
 
 
-def harmony_phase(parser: Parser | None) -> str:
+def harmony_phase(parser: Parser | None) -> Phase:
     """HarmonyParser reads channels at the token level (openai_harmony's StreamableParser):
     its current channel and recipient, e.g. 'analysis', 'commentary to=functions.f', 'final';
-    'header' between messages (after <|end|>/<|start|>, before <|message|>)."""
+    'header' between messages (after <|end|>/<|start|>, before <|message|>). The kind is
+    vLLM's own segment type for that channel and recipient."""
     sp = compat.harmony_streamable(parser)  # None until the first token: the prompt ends in <|start|>assistant
     if sp is None:
-        return "header"
+        return HEADER
     channel = sp.current_channel
     recipient = compat.harmony_recipient(parser, sp.current_recipient)
-    if channel is None:
-        return "header" if recipient is None else f"to={recipient}"
-    return channel if recipient is None else f"{channel} to={recipient}"
+    if channel is None and recipient is None:
+        return HEADER
+    label = f"to={recipient}" if channel is None else channel if recipient is None \
+        else f"{channel} to={recipient}"
+    return Phase.of(label, _SEGMENT_KINDS[compat.harmony_segment(channel, recipient)])
+
+
+_SEGMENT_KINDS = {"TOOL": Kind.TOOL, "REASONING": Kind.REASONING, "CONTENT": Kind.CONTENT,
+                  "IGNORE": Kind.OTHER}
 
 
 class EventRecorder:
     """Keeps the events each engine's feed/finish returns on this instance."""
 
     def __init__(self, engines_by_role: dict[str, object]) -> None:
-        self.events: list[dict] = []
+        self.events: list[Event] = []
         for role, eng in engines_by_role.items():
             compat.record_events(eng, lambda events, role=role: self._keep(role, events))
 
     def _keep(self, role: str, events) -> None:
         for ev in events:
-            self.events.append({"engine": role, "type": ev.type.name, "value": ev.value,
-                                "tool_index": ev.tool_index})
+            self.events.append(Event(role, ev.type.name, ev.value, ev.tool_index))
 
-    def take(self) -> list[dict]:
+    def take(self) -> list[Event]:
         if not self.events:
             return []
         out, self.events = self.events, []

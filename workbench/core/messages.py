@@ -47,12 +47,23 @@ class MessageDelta:
         """vLLM's DeltaMessage (read by attribute, so this file needs no vLLM import)."""
         if msg is None:
             return None
+        if not msg.tool_calls:
+            return cls(msg.reasoning, msg.content)
         calls = []
-        for tc in msg.tool_calls or ():
+        for tc in msg.tool_calls:
             fn = tc.function
             calls.append(ToolCallDelta(tc.index, tc.id, tc.type, fn.name if fn else None,
                                        fn.arguments if fn else None))
         return cls(msg.reasoning, msg.content, tuple(calls))
+
+    @classmethod
+    def of(cls, value) -> MessageDelta | None:
+        """``value`` itself (any object with these fields), None, or one from its JSON."""
+        if value is None or not isinstance(value, dict):
+            return value
+        return cls(value.get("reasoning"), value.get("content"), tuple(
+            ToolCallDelta(tc.get("index", 0), tc.get("id"), tc.get("type"), tc.get("name"),
+                          tc.get("arguments")) for tc in value.get("tool_calls") or ()))
 
     def to_dict(self) -> dict:
         return {"reasoning": self.reasoning, "content": self.content,
@@ -110,46 +121,50 @@ class Final:
 
 def as_json(value: Any):
     """A Final or MessageDelta as its JSON; JSON (or None) as it is."""
-    return value.to_dict() if isinstance(value, (Final, MessageDelta)) else value
+    return value.to_dict() if hasattr(value, "to_dict") else value
 
 
 class Accumulator:
     """Joins sent deltas as an OpenAI streaming client does (tool calls keyed by index).
 
-    ``message`` is the JSON joined so far (reasoning, content, tool_calls), updated in
-    place; ``final()`` the typed message."""
+    The text arrives in parts and is joined when asked for (``final()``): adding to one
+    growing string copied the whole text so far on every delta."""
 
     def __init__(self) -> None:
-        self.message: dict[str, Any] = {"reasoning": None, "content": None, "tool_calls": []}
         self.finish_reason: str | None = None
-        self._by_index: dict = {}
+        self._reasoning: list[str] | None = None  # None: no delta carried the field yet
+        self._content: list[str] | None = None
+        self._calls: dict[int, list] = {}  # index -> [id, name, argument parts]
 
     def add(self, delta) -> None:
         """One sent delta: a MessageDelta, its JSON, or None (nothing sent)."""
-        if not delta:
+        if delta is None:
             return
-        d = as_json(delta)
-        out = self.message
-        for key in TEXT_FIELDS:
-            if d.get(key) is not None:
-                out[key] = (out[key] or "") + d[key]
-        for tc in d.get("tool_calls") or ():
-            slot = self._by_index.get(tc["index"])
+        if isinstance(delta, dict):
+            delta = MessageDelta.of(delta)
+        if delta.reasoning is not None:
+            if self._reasoning is None:
+                self._reasoning = []
+            self._reasoning.append(delta.reasoning)
+        if delta.content is not None:
+            if self._content is None:
+                self._content = []
+            self._content.append(delta.content)
+        for tc in delta.tool_calls:
+            slot = self._calls.get(tc.index)
             if slot is None:
-                slot = self._by_index[tc["index"]] = {"index": tc["index"], "id": None,
-                                                      "name": None, "arguments": ""}
-                out["tool_calls"].append(slot)
-            if tc.get("id") and not slot["id"]:
-                slot["id"] = tc["id"]
-            if tc.get("name"):
-                slot["name"] = (slot["name"] or "") + tc["name"]
-            if tc.get("arguments"):
-                slot["arguments"] += tc["arguments"]
+                slot = self._calls[tc.index] = [None, None, []]
+            if tc.id and not slot[0]:
+                slot[0] = tc.id
+            if tc.name:
+                slot[1] = (slot[1] or "") + tc.name
+            if tc.arguments:
+                slot[2].append(tc.arguments)
 
     def final(self) -> Final:
-        m = self.message
-        return Final(m["reasoning"], m["content"],
-                     tuple(ToolCall(c["index"], c["id"], c["name"], c["arguments"]) for c in m["tool_calls"]),
+        join = lambda parts: None if parts is None else "".join(parts)  # noqa: E731
+        return Final(join(self._reasoning), join(self._content),
+                     tuple(ToolCall(i, c[0], c[1], "".join(c[2])) for i, c in self._calls.items()),
                      self.finish_reason)
 
     def to_dict(self) -> dict:
@@ -164,6 +179,7 @@ CONTRACT = "contract"  # a client-contract rule broken by the chunks themselves
 ERROR = "error"  # the parser raised
 FINAL = "final"  # one field of the streamed vs the non-streaming message, for display
 STEP = "step"  # one step of an A/B run: side a's row vs side b's
+SERVER = "server"  # one step of a capture: the server's SSE chunks (a) vs this vLLM's (b)
 
 # severity: "error" fails `check`; "cosmetic" (whitespace, None vs "") only with --strict
 SEVERE = "error"
@@ -208,6 +224,8 @@ class Difference:
         if self.kind == STEP:
             return {"step": self.first_step, "a": self.a, "b": self.b, "output": list(self.fields),
                     "machine": self.machine, "same": self.same}
+        if self.kind == SERVER:
+            return {"step": self.first_step, "same": self.same, "server": self.a, "here": self.b}
         d = {"kind": self.kind, "field": self.field, "first_step": self.first_step,
              "chunking": self.chunking, "stream": self.a, "nonstream": self.b,
              "severity": self.severity, "detail": self.detail}

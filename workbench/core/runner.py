@@ -11,6 +11,7 @@ from __future__ import annotations
 import time
 import traceback
 from typing import TYPE_CHECKING
+
 from workbench.core import logs, machine, serving
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final, MessageDelta, ToolCall
@@ -18,6 +19,7 @@ from workbench.core.rows import Row
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+
     from vllm.parser.abstract_parser import Parser
     from vllm.tokenizers import TokenizerLike
 
@@ -31,7 +33,12 @@ def make_parser(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, reque
 
 
 class StreamRun:
-    """One stream through one fresh parser instance; ``feed`` returns its row."""
+    """One stream through one fresh parser instance; ``feed`` returns its row.
+
+    ``feed`` is the per-delta hot path (bench/replay_overhead.py): what does not change
+    within a stream is decided here once (the parser's kind of phase, the serving
+    switches), and a row's "before" is the previous row's "after" (nothing touches the
+    parser between two deltas)."""
 
     def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int], chat_template_kwargs: dict):
         self.tokenizer = tokenizer
@@ -40,6 +47,7 @@ class StreamRun:
         self.parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)
         self.engines = machine.engines(self.parser)
         self.recorder = machine.EventRecorder(self.engines)
+        self.serving = serving.StreamPolicy(request, self.parser is not None)
         self.result = Accumulator()  # what a streaming client joins from the sent chunks
         self.rows: list[Row] = []
         self.tools_streamed = False
@@ -47,86 +55,96 @@ class StreamRun:
         self._texts: list[str] = []
         self.token_ids: list[int] = []
         self._tokens: dict[int, str] = {}
+        self._read_phase = machine.phase_reader(self.parser)
+        self._phase = None  # where the next delta starts (read at the first feed, with the prompt)
+        self._states = self._read_states()
 
     @property
     def text(self) -> str:
         """The output text so far (what a non-streaming response would carry)."""
         return "".join(self._texts)
 
-    def _token(self, token_id: int) -> str:
-        tok = self._tokens.get(token_id)
-        if tok is None:
-            tok = self._tokens[token_id] = self.tokenizer.convert_ids_to_tokens([token_id])[0]
-        return tok
+    def _read_states(self) -> dict[str, str]:
+        return {role: eng.state.name for role, eng in self.engines.items()} if self.engines else {}
+
+    def _token_texts(self, ids: list[int]) -> list[str]:
+        known = self._tokens
+        missing = [t for t in ids if t not in known]
+        if missing:
+            for t, text in zip(missing, self.tokenizer.convert_ids_to_tokens(missing)):
+                known[t] = text
+        return [known[t] for t in ids]
 
     def feed(self, delta: Delta) -> Row:
         ids = list(delta.token_ids)
-        tokens = [self._token(t) for t in ids]
-        phase_before = machine.phase(self.parser, self.prompt_ids)
-        states_before = {role: eng.state.name for role, eng in self.engines.items()}
+        step = len(self.rows) + 1
+        tokens = self._token_texts(ids)
+        before = self._phase
+        if before is None:
+            before = self._read_phase(self.prompt_ids)
+        states_before = self._states
         self._texts.append(delta.text)
         self.token_ids += ids
         extra = dict(delta.extra) if delta.extra else {}
         opening = None
-        if not self.rows:  # the server's first iteration: the role chunk, content ""
+        if step == 1:  # the server's first iteration: the role chunk, content ""
             opening = serving.opening_chunk_json(self.request, self.prompt_ids)
-            self.result.add(MessageDelta(content=""))
+            self.result.add(_OPENING)
         if delta.finish_reason == "error":
             # The server raises GenerationError before parsing: an error chunk, then [DONE].
             self.result.finish_reason = "error"
-            row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, phase_before, None,
-                      True, finish_reason="error", engine_steps=delta.engine_steps,
-                      logs=["finish_reason error: the server sends an error chunk, no parse_delta"],
-                      states_before=states_before, states=states_before, extra=extra,
-                      opening_chunk=opening, _chunk=serving.error_chunk_json())
+            row = Row(step, ids, tokens, delta.text, before, before, None, True, "error", None,
+                      ["finish_reason error: the server sends an error chunk, no parse_delta"], 0.0,
+                      delta.engine_steps, states_before, states_before, [], extra, opening, None,
+                      None, serving.error_chunk_json())
             self.rows.append(row)
             return row
         if not delta.text and not ids and not self.num_tokens:
-            row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, phase_before, None,
-                      False, logs=["skipped: nothing generated yet (the server sends no chunk)"],
-                      engine_steps=delta.engine_steps, states_before=states_before,
-                      states=states_before, extra=extra, opening_chunk=opening)
+            row = Row(step, ids, tokens, delta.text, before, before, None, False, None, None,
+                      ["skipped: nothing generated yet (the server sends no chunk)"], 0.0,
+                      delta.engine_steps, states_before, states_before, [], extra, opening)
             self.rows.append(row)
             return row
         self.num_tokens += len(ids)
         msg = error = None
+        parser = self.parser
         with logs.capture() as lines:
             t0 = time.perf_counter()
             try:
-                if self.parser is None:
+                if parser is None:
                     from vllm.entrypoints.generate.base.protocol import DeltaMessage
 
                     msg = DeltaMessage(content=delta.text)
                 else:
-                    msg = self.parser.parse_delta(
+                    msg = parser.parse_delta(
                         delta_text=delta.text, delta_token_ids=list(ids),
                         request=self.request, prompt_token_ids=self.prompt_ids,
-                        finished=delta.finished)
+                        finished=delta.finish_reason is not None)
             except Exception as e:
                 error = f"{type(e).__name__}: {e}"
                 extra["traceback"] = traceback.format_exc()
             parser_us = (time.perf_counter() - t0) * 1e6
         if msg is not None and msg.tool_calls:
             self.tools_streamed = True
-        finish = serving.stream_finish_reason(self.request, delta.finish_reason, self.tools_streamed)
-        sse, sent, sent_dict = False, None, None
-        has_parser = self.parser is not None
+        policy = self.serving
+        finish = policy.finish_reason(delta.finish_reason, self.tools_streamed)
+        sse, sent, sent_msg = False, None, None
         if error is None:
-            sse, sent = serving.stream_delta(self.request, msg, delta.finish_reason, has_parser)
+            sse, sent = policy.delta(msg, delta.finish_reason)
             sent_msg = MessageDelta.from_vllm(sent if sent is not None else msg)
-            sent_dict = sent_msg.to_dict() if sent_msg is not None else None
             if sse:
-                self.result.add(sent_dict)
+                self.result.add(sent_msg)
         if finish:
             self.result.finish_reason = finish
-        usage = self._usage_chunk() if delta.finished and serving.include_usage(self.request) else None
-        row = Row(len(self.rows) + 1, ids, tokens, delta.text, phase_before, machine.phase(self.parser),
-                  sent_dict, sse, finish_reason=finish, error=error, logs=lines, parser_us=parser_us,
-                  engine_steps=delta.engine_steps, states_before=states_before,
-                  states={role: eng.state.name for role, eng in self.engines.items()},
-                  events=self.recorder.take(), extra=extra, opening_chunk=opening,
-                  usage_chunk=usage, _sent=sent,
-                  _chunk_ids=serving.chunk_token_ids(self.request, has_parser, ids))
+        usage = self._usage_chunk() if finish and policy.usage else None
+        after = self._read_phase()
+        # parse_delta checks the prompt first thing; if it raised before that, the next
+        # delta still starts from the prompt's phase (as a fresh read would say)
+        self._phase = after if error is None else None
+        states = self._states = self._read_states()
+        row = Row(step, ids, tokens, delta.text, before, after, sent_msg, sse, finish, error, lines,
+                  parser_us, delta.engine_steps, states_before, states, self.recorder.take(), extra,
+                  opening, usage, sent, None, ids if policy.ids_in_chunks else None)
         self.rows.append(row)
         return row
 
@@ -135,6 +153,9 @@ class StreamRun:
         if getattr(self.parser, "reasoning_parser_cls", None) is not None:
             reasoning = self.parser.count_reasoning_tokens(tuple(self.token_ids))
         return serving.usage_chunk_json(len(self.prompt_ids), self.num_tokens, reasoning)
+
+
+_OPENING = MessageDelta(content="")
 
 
 def nonstream(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int], chat_template_kwargs: dict,

@@ -22,14 +22,6 @@ def is_named(request) -> bool:
     return type(request.tool_choice) is ChatCompletionNamedToolChoiceParam
 
 
-def stream_finish_reason(request, raw: str | None, tools_streamed: bool) -> str | None:
-    if raw is None:
-        return None
-    if tools_streamed and not is_named(request) and raw == "stop":
-        return "tool_calls"
-    return raw or "stop"
-
-
 def hide_stream_metadata(request, has_parser: bool) -> bool:
     """Hidden reasoning also hides per-chunk token ids (they would leak it)."""
     return not request.include_reasoning and has_parser
@@ -43,21 +35,40 @@ def chunk_token_ids(request, has_parser: bool, ids: Sequence[int]) -> list[int] 
     return None
 
 
-def stream_delta(request, delta_message, raw_finish: str | None, has_parser: bool = True):
-    """(send?, the DeltaMessage the client actually receives)."""
-    if delta_message is None:
-        # No logprobs in the workbench's requests: only the final chunk, or every
-        # chunk under return_token_ids (so no token goes missing), is forced out.
-        if raw_finish is None and chunk_token_ids(request, has_parser, ()) is None:
-            return False, None
-        from vllm.entrypoints.generate.base.protocol import DeltaMessage
+class StreamPolicy:
+    """What the server decides per streamed delta, for one request (its switches read
+    once: a stream asks after every delta)."""
 
-        delta_message = DeltaMessage()
-    if request.parallel_tool_calls is False:
-        from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
+    def __init__(self, request, has_parser: bool) -> None:
+        self.request = request
+        self.named = is_named(request)
+        self.ids_in_chunks = chunk_token_ids(request, has_parser, ()) is not None
+        self.filter_parallel = request.parallel_tool_calls is False
+        self.usage = include_usage(request)
 
-        delta_message = maybe_filter_parallel_tool_calls(delta_message, request)
-    return True, delta_message
+    def finish_reason(self, raw: str | None, tools_streamed: bool) -> str | None:
+        """The finish_reason the client sees: "tool_calls" once calls streamed (auto/required)."""
+        if raw is None:
+            return None
+        if tools_streamed and not self.named and raw == "stop":
+            return "tool_calls"
+        return raw or "stop"
+
+    def delta(self, delta_message, raw_finish: str | None):
+        """(send?, the DeltaMessage the client actually receives)."""
+        if delta_message is None:
+            # No logprobs in the workbench's requests: only the final chunk, or every
+            # chunk under return_token_ids (so no token goes missing), is forced out.
+            if raw_finish is None and not self.ids_in_chunks:
+                return False, None
+            from vllm.entrypoints.generate.base.protocol import DeltaMessage
+
+            delta_message = DeltaMessage()
+        if self.filter_parallel:
+            from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
+
+            delta_message = maybe_filter_parallel_tool_calls(delta_message, self.request)
+        return True, delta_message
 
 
 def chunk_json(delta_message, finish_reason: str | None, token_ids: list[int] | None = None) -> str:

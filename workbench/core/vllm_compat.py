@@ -50,6 +50,8 @@ PRIVATE = {
     "HarmonyParser._parser": "the openai_harmony StreamableParser: its current channel and recipient "
                              "(vllm/parser/harmony.py)",
     "HarmonyParser._normalize_recipient": "the recipient as HarmonyParser names it (vllm/parser/harmony.py)",
+    "harmony._SegmentType": "which message field a Harmony channel and recipient go to: a phase's "
+                            "kind (vllm/parser/harmony.py)",
     "Parser._stream_state": "the phase parse_delta is in: reasoning_ended, prompt_reasoning_checked "
                             "(vllm/parser/abstract_parser.py)",
     "StructuredOutputManager._get_constraint_bounds": "whether the grammar gate is open for a request "
@@ -172,6 +174,19 @@ def harmony_streamable(parser: Parser | None):
 
 def harmony_recipient(parser: Parser | None, recipient: str | None):
     return read(type(parser), "HarmonyParser", "_normalize_recipient")(recipient)
+
+
+def harmony_segment(channel: str | None, recipient: str | None) -> str:
+    """HarmonyParser's segment type for a channel and (normalised) recipient: TOOL,
+    REASONING, CONTENT or IGNORE."""
+    return _segment_type().from_channel_and_recipient(channel, recipient).name
+
+
+@cache
+def _segment_type():
+    from vllm.parser import harmony
+
+    return read(harmony, "harmony", "_SegmentType")
 
 
 def stream_state(parser: Parser | None):

@@ -15,9 +15,11 @@ import itertools
 from typing import TYPE_CHECKING
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final
-from workbench.core.rows import Row
+from workbench.core.machine import Phase
+from workbench.core.rows import Row, typed
 from workbench.core.session import Result, Setup
 from workbench.lanes import lane as lanes, versions
+from workbench.lanes.worker import KINDS
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -53,16 +55,19 @@ def _wire_fields() -> list[str]:
     return row_fields()
 
 
+
 def lane_row(names: list[str], values: list, delta: Delta, lane, run: str | None) -> LaneRow:
     """A row from a feed answer (``names``: worker.row_fields) and the delta it was fed."""
+    d = dict(zip(names, values))
     row = LaneRow(token_ids=list(delta.token_ids), text=delta.text, engine_steps=delta.engine_steps,
-                  **dict(zip(names, values)))
+                  **typed(d, d[KINDS]))
     row._lane, row._run = lane, run
     return row
 
 
 def error_row(step: int, delta: Delta, error: str) -> Row:
-    return Row(step, list(delta.token_ids), [], delta.text, "?", "?", None, False,
+    unknown = Phase.of("?")
+    return Row(step, list(delta.token_ids), [], delta.text, unknown, unknown, None, False,
                finish_reason=delta.finish_reason, error=error, engine_steps=delta.engine_steps)
 
 
@@ -125,7 +130,7 @@ class LaneSession:
         run = self.stream()
         run.feed_many(deltas)
         stream, nonstream = run.final(deltas[-1].finish_reason or "stop" if deltas else "stop")
-        return Result(rows=run.rows, stream_final=Final.of(stream), nonstream_final=Final.of(nonstream),
+        return Result(rows=run.rows, stream_final=stream, nonstream_final=nonstream,
                       parser=self.parser_info,
                       text=run.text, token_ids=run.token_ids)
 
@@ -183,14 +188,15 @@ class LaneStreamRun:
                 joined.finish_reason = r.finish_reason
         return joined
 
-    def final(self, finish_reason: str = "stop") -> tuple[dict, dict]:
+    def final(self, finish_reason: str = "stop") -> tuple[Final, Final]:
+        """(what the stream joined to, the non-streaming answer)."""
         if self.dead is None:
             try:
                 out = self.session.lane.call("finish", sid=self.session.sid, finish_reason=finish_reason)
-                return out["stream"], out["nonstream"]
+                return Final.of(out["stream"]), Final.of(out["nonstream"])
             except lanes.LaneDied as e:
                 self.dead = str(e)
-        return self.result.to_dict(), _dead_answer(self.dead)
+        return self.result.final(), Final.of(_dead_answer(self.dead))
 
 
 def _dead_answer(error: str) -> dict:

@@ -97,7 +97,8 @@ class Worker:
         return run
 
     def op_feed(self, sid: str, deltas: list):
-        """Rows as lists in ``Row`` field order (no chunk: ``op_chunk`` serialises it on demand)."""
+        """Rows as lists of their JSON in ``row_fields`` order (no chunk: ``op_chunk``
+        serialises it on demand)."""
         from workbench.core.deltas import Delta
 
         run = self._run(sid)
@@ -186,15 +187,14 @@ def setup_from_dict(d: dict):
 
 # Row fields the client already has: it sent the delta they are copied from.
 FROM_DELTA = ("token_ids", "text", "engine_steps")
+KINDS = "phase_kinds"  # the two phases' kinds, which a row's JSON leaves out
 
 
 def row_fields() -> list[str]:
-    """The Row fields a feed answer carries per row, in this order."""
-    from dataclasses import fields
+    """What a feed answer carries per row, in this order: Row's fields as JSON, then the kinds."""
+    from workbench.core.rows import FIELDS
 
-    from workbench.core.rows import Row
-
-    return [f.name for f in fields(Row) if not f.name.startswith("_") and f.name not in FROM_DELTA]
+    return [f for f in FIELDS if f not in FROM_DELTA] + [KINDS]
 
 
 _FIELDS: list[str] = []
@@ -202,8 +202,9 @@ _FIELDS: list[str] = []
 
 def _row(row: Row) -> list:
     if not _FIELDS:
-        _FIELDS.extend(row_fields())
-    return [getattr(row, f) for f in _FIELDS]
+        _FIELDS.extend(row_fields()[:-1])
+    d = row.to_dict(chunk=False)
+    return [d[f] for f in _FIELDS] + [[row.phase_before.kind.value, row.phase.kind.value]]
 
 
 def _plain(value: Any):

@@ -1,7 +1,7 @@
 """The notebook layer: ipywidgets over the widget-free core.
 
-``Workbench`` and ``show`` load ipywidgets on first use, so ``workbench.ui.model``,
-``styles`` and ``final`` (the logic the widget renders) import without it.
+``Workbench`` and ``show`` load ipywidgets on first use, so ``workbench.ui.model``
+and ``final`` (the logic the widget renders) import without it.
 """
 
 from __future__ import annotations

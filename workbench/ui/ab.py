@@ -1,4 +1,5 @@
-"""A/B mode: two parser specs on one stream, side by side (``core.diff`` does the work)."""
+"""A/B mode: two parser specs on one stream, side by side (``core.diff`` does the work):
+the same front-end table twice, the steps that differ marked on both sides."""
 
 from __future__ import annotations
 
@@ -6,26 +7,19 @@ import html
 
 import ipywidgets as W
 
-from workbench.ui import styles
 from workbench.ui.final import as_json
+from workbench.ui.table import DELTA_LEGEND, DeltaTable, TokenText
 
-WINDOW = 60
-
-
-def side_html(result, differing: set[int], start: int, label: str) -> str:
-    cols = styles.columns(False)
-    body = [styles.row_html(styles.record(r, r.step in differing), cols)
-            for r in result.rows[start:start + WINDOW]]
-    return styles.table_html(body, cols, caption=label)
+AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side"]]
 
 
 def final_html(res) -> str:
     rows = []
-    for mode, fields in res.final.items():
-        for f, v in fields.items():
-            mark = "" if v["same"] else " style='background:#fff59d'"
-            rows.append(f"<tr{mark}><td>{mode}</td><td>{f}</td><td>{html.escape(as_json(v['a']))}</td>"
-                        f"<td>{html.escape(as_json(v['b']))}</td></tr>")
+    for mode, diffs in res.final.items():
+        for d in diffs:
+            mark = "" if d.same else " style='background:var(--jp-warn-color3, #fff59d)'"
+            rows.append(f"<tr{mark}><td>{mode}</td><td>{d.field}</td><td>{html.escape(as_json(d.a))}</td>"
+                        f"<td>{html.escape(as_json(d.b))}</td></tr>")
     head = (f"<tr><th>answer</th><th>field</th><th>A: {html.escape(res.label_a)}</th>"
             f"<th>B: {html.escape(res.label_b)}</th></tr>")
     return f"<table class='wb-table' style='font:12px monospace'>{head}{''.join(rows)}</table>"
@@ -68,20 +62,41 @@ class ABPanel(W.VBox):
         self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary")
         self.summary = W.HTML("<i>two parser specs, the current stream: Compare</i>")
         self.final = W.HTML("")
-        self.left, self.right = W.HTML(""), W.HTML("")
+        side = dict(height=260, features=("strip",), legend=AB_LEGEND,
+                    layout=W.Layout(flex="1 1 0", min_width="0"))
+        self.left, self.right = DeltaTable(**side), DeltaTable(**side)
+        self.label_a, self.label_b = W.HTML(""), W.HTML("")
         self.result = None
+        # a step picked on one side is picked on the other too
+        self.left.on_select(lambda step: self._pick(self.right, step))
+        self.right.on_select(lambda step: self._pick(self.left, step))
+        sides = [W.VBox([label, table], layout=W.Layout(flex="1 1 0", min_width="0"))
+                 for label, table in ((self.label_a, self.left), (self.label_b, self.right))]
         super().__init__([W.HBox([self.spec_a, self.spec_b, self.compare_button]), self.summary,
-                          self.final, W.HBox([self.left, self.right])])
+                          self.final, W.HBox(sides, layout=W.Layout(width="100%"))])
+        self.add_class("wb-ab")
 
-    def show(self, res) -> None:
+    @staticmethod
+    def _pick(table: DeltaTable, step: int | None) -> None:
+        if (step or 0) != table.selected:
+            table.select(step)
+
+    def show(self, res, tokenizer=None) -> None:
+        """``tokenizer``: the stream's, so both sides show each token's text."""
         self.result = res
         differing = {s.step for s in res.steps if not s.same}
-        start = max(0, (res.first_step or res.first_machine_step or 1) - 5)
         with self.hold_sync():
             self.summary.value = summary_html(res)
             self.final.value = final_html(res)
-            self.left.value = side_html(res.a, differing, start, f"A: {res.label_a}")
-            self.right.value = side_html(res.b, differing, start, f"B: {res.label_b}")
+            self.label_a.value = f"<b>A: {html.escape(res.label_a)}</b>"
+            self.label_b.value = f"<b>B: {html.escape(res.label_b)}</b>"
+            for table, result in ((self.left, res.a), (self.right, res.b)):
+                if tokenizer is not None and getattr(table.decode, "tokenizer", None) is not tokenizer:
+                    table.decode = TokenText(tokenizer)
+                table.set_rows(result.rows, differing)
+            first = res.first_step or res.first_machine_step
+            self.left.select(first)
+            self.right.select(first)
 
 
 class ABActions:
@@ -151,7 +166,7 @@ class ABActions:
             res = diff.run(self.model.inputs.setup(), specs[0], specs[1], deltas=deltas,
                            prompt_token_ids=self.model.session.prompt_ids)
         res.label_a, res.label_b = [f"{lb}@{v}" if v else lb for lb, v in zip(labels, versions)]
-        self.ab.show(res)
+        self.ab.show(res, self.model.session.tokenizer)
         self._status("A/B: " + ("A and B agree" if res.same else
                                 f"first differing step {res.first_step or res.first_machine_step}"))
         return res

@@ -4,6 +4,7 @@ shrunk minimal grouping shown in the table, and the pytest export (``workbench.c
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 import ipywidgets as W
 
@@ -94,7 +95,7 @@ class CheckActions:
         self.checks.show(report)
         self.checks.checked = [id(d) for d in deltas]
         if self.model.final is not None:
-            self.model.final["findings"] = report.findings
+            self.model.final = replace(self.model.final, findings=report.findings)
             self.final.show(self.model.final)
         severe = sum(not f.cosmetic for f in report.findings)
         self._status(f"check: {severe} finding(s), {len(report.findings) - severe} cosmetic")
@@ -130,8 +131,6 @@ class CheckActions:
 
     def replay_minimal(self):
         """Stream the shrunk minimal text (same request and parser) in this widget."""
-        from dataclasses import replace
-
         from workbench.errors import WorkbenchError
 
         text = self.minimal_text()

@@ -41,7 +41,7 @@ def taken(machine: dict, before: str | None, after: str | None, row: Row) -> lis
     only a transition whose terminal is in the delta's text and whose events it emitted."""
     if not before or not after:
         return []
-    events = {e.get("type") for e in row.events if e.get("engine") == machine["role"]}
+    events = {e.type for e in row.events if e.engine == machine["role"]}
     found = []
     for i, e in enumerate(machine["edges"]):
         if e["from"] != before or e["to"] != after:

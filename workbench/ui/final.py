@@ -16,10 +16,8 @@ import json
 import re
 from typing import TYPE_CHECKING
 
-from workbench.check import props
-from workbench.check.compare import final_of, steps_of
-from workbench.core.messages import FIELDS, FINAL, Difference
-from workbench.core.rows import Row
+from workbench.check import compare as check_compare
+from workbench.core.messages import FINAL, Difference
 
 if TYPE_CHECKING:
     from typing import Any
@@ -29,31 +27,19 @@ def as_json(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False)
 
 
-def _calls_text(calls: list[dict]) -> str:
-    """One JSON object per call and line: name and arguments (ids are random per run)."""
-    return "\n".join(as_json({"name": c.get("name"), "arguments": c.get("arguments")}) for c in calls)
+def shown(d: Difference) -> tuple[str, str]:
+    """(stream, non-stream) of one field as display text: JSON values; tool calls one JSON
+    object per call and line, name and arguments (ids are random per run)."""
+    if d.field == "tool_calls":
+        return tuple("\n".join(as_json(c) for c in side) for side in (d.a, d.b))
+    return as_json(d.a), as_json(d.b)
 
 
-def compare(rows: list[Row], stream, nonstream) -> list[Difference]:
-    """One Difference per message field (kind "final": a and b as display text), judged by
-    the same properties as `workbench check` (tool arguments compared as parsed JSON;
-    whitespace-only differences are cosmetic, severity None: equal)."""
-    final, reference = final_of(stream).to_dict(), final_of(nonstream).to_dict()
-    diffs = props.differences(final, reference)
-    steps = steps_of(rows)
-    out = []
-    for f in FIELDS:
-        severity = diffs.get(f)
-        first = None
-        if severity is not None:
-            first = (rows[-1].step if rows else None) if f == "finish_reason" else \
-                props.first_step(steps, reference, f, raw=severity == "cosmetic")
-        if f == "tool_calls":
-            s, n = _calls_text(final[f]), _calls_text(reference[f])
-        else:
-            s, n = as_json(final.get(f)), as_json(reference.get(f))
-        out.append(Difference(FINAL, f, first, s, n, severity))
-    return out
+def compare(rows, stream, nonstream) -> list[Difference]:
+    """One Difference per message field (kind "final", equal ones included), judged as
+    `workbench check` judges them (tool arguments compared as parsed JSON; whitespace-only
+    differences are cosmetic)."""
+    return check_compare.against(rows, stream, nonstream, FINAL, "", "non-stream", equal=True)
 
 
 def first_divergent_step(diffs: list[Difference]) -> int | None:

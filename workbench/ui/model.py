@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 
 from workbench.core.deltas import Delta
+from workbench.core.messages import Difference, Final
 from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
 from workbench.ui import final as final_mod, recordings
@@ -25,13 +26,27 @@ def _quiet(message: str, fraction: float | None = None) -> None:
     pass
 
 
+@dataclass
+class FinalView:
+    """The end of a stream: what the client joined, the non-streaming answer, their
+    field differences and the first divergent step; check findings once run."""
+
+    stream: Final
+    nonstream: Final
+    diffs: list[Difference]
+    first_step: int | None
+    notes: list[str] = field(default_factory=list)
+    findings: list[Difference] | None = None
+
+
 def rows_changed(old: list[Row], new: list[Row]) -> set[int]:
     """Steps whose visible outcome differs between two runs of one stream (the random
     tool-call ids each run draws anew are not a difference)."""
     from workbench.core.diff import normalise
 
     def key(r: Row):
-        return (r.phase_before, r.phase, normalise(r.delta), r.sse, r.finish_reason, r.error)
+        delta = normalise(r.delta.to_dict()) if r.delta is not None else None
+        return (r.phase_before, r.phase, delta, r.sse, r.finish_reason, r.error)
     changed = {n.step for o, n in zip(old, new) if key(o) != key(n)}
     longer = old if len(old) > len(new) else new
     changed.update(r.step for r in longer[min(len(old), len(new)):])
@@ -48,7 +63,7 @@ class WorkbenchModel:
         self.rows: list[Row] = []
         self.changed: set[int] = set()
         self.selected: int | None = None
-        self.final: dict | None = None
+        self.final: FinalView | None = None
         self.engine_factory: Callable | None = None  # set by the engine adapter
         self.stepper = None  # this widget's own EngineStepper (its own engine request)
         self.origin: dict | None = None  # where the rows came from, for a saved recording
@@ -237,9 +252,8 @@ class WorkbenchModel:
     def _finish(self) -> None:
         stream, nonstream = self.source.final()
         diffs = final_mod.compare(self.rows, stream, nonstream)
-        self.final = {"stream": stream, "nonstream": nonstream, "diffs": diffs,
-                      "first_step": final_mod.first_divergent_step(diffs), "findings": None,
-                      "notes": list(getattr(self.source, "notes", []))}
+        self.final = FinalView(stream, nonstream, diffs, final_mod.first_divergent_step(diffs),
+                               list(getattr(self.source, "notes", [])))
 
     def save_recording(self, path: str) -> int:
         """Write the stream so far (finished or not) as a JSONL recording."""

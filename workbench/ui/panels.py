@@ -10,10 +10,9 @@ from typing import TYPE_CHECKING
 import ipywidgets as W
 
 from workbench.core import secrets
-from workbench.core.rows import Row, format_tool_calls
+from workbench.core.rows import Row, format_tool_calls, grammar_of
 from workbench.errors import WorkbenchError
-from workbench.ui.final import inline_diff_html
-from workbench.ui.styles import grammar_of
+from workbench.ui.final import inline_diff_html, shown
 
 if TYPE_CHECKING:
     from typing import Any
@@ -93,9 +92,8 @@ def row_detail_html(row: Row, decode=None) -> str:
                      f"<td><code>{html.escape(t)}</code></td></tr>"
                      for i, t in zip(row.token_ids, row.tokens))
     chunk = json.dumps(json.loads(row.chunk), indent=1, ensure_ascii=False) if row.chunk else "(no SSE chunk)"
-    events = "".join(f"<li>{html.escape(e.get('engine', ''))}: <b>{html.escape(str(e.get('type')))}"
-                     f"</b> {html.escape(repr(e.get('value')))}"
-                     + (f" tool #{e['tool_index']}" if e.get("tool_index", -1) >= 0 else "") + "</li>"
+    events = "".join(f"<li>{html.escape(e.engine)}: <b>{html.escape(e.type)}</b> {html.escape(repr(e.value))}"
+                     + (f" tool #{e.tool_index}" if e.tool_index >= 0 else "") + "</li>"
                      for e in row.events) or "<li>(none)</li>"
     delta = row.delta
     pairs = [
@@ -105,7 +103,7 @@ def row_detail_html(row: Row, decode=None) -> str:
         ("text", visible(row.text)),
         ("phase", html.escape(f"{row.phase_before} → {row.phase}")),
         ("DeltaMessage", "parse_delta returned None" if delta is None else
-         "<br>".join(f"{k}: {visible(v)}" for k, v in delta.items() if k != "tool_calls")
+         f"reasoning: {visible(delta.reasoning)}<br>content: {visible(delta.content)}"
          + (f"<br>tool_calls: {visible(format_tool_calls(row.tool_calls))}" if row.tool_calls else "")),
         ("states", _states(row.states_before, row.states) if row.states or row.states_before
          else "(no state machine)"),
@@ -149,26 +147,28 @@ class RowDetail(W.VBox):
             self.html.value = row_detail_html(row, decode)
 
 
-def final_html(final: dict) -> str:
+def final_html(final) -> str:
+    """``final``: the model's FinalView."""
     head = ("<tr><th>field</th><th>streaming (joined SSE chunks)</th>"
             "<th>non-streaming (parse on the whole text)</th></tr>")
     body = []
-    for d in final["diffs"]:
+    for d in final.diffs:
+        a, b = shown(d)
         if d.equal:
-            a, b = html.escape(d.stream), html.escape(d.nonstream)
+            a, b = html.escape(a), html.escape(b)
             mark = "✓"
         else:
-            a, b = inline_diff_html(d.stream, d.nonstream)
+            a, b = inline_diff_html(a, b)
             mark = "✗ cosmetic" if d.severity == "cosmetic" else "✗"
             if d.first_step:
                 mark += f" first at step {d.first_step}"
         body.append(f"<tr><th>{d.field}<br><small>{mark}</small></th>"
                     f"<td style='white-space:pre-wrap'>{a}</td><td style='white-space:pre-wrap'>{b}</td></tr>")
     extra = ""
-    err = final["nonstream"].get("error")
+    err = final.nonstream.error
     if err:
         extra = f"<div style='color:#b71c1c'>non-streaming parse raised: {html.escape(err)}</div>"
-    for note in final.get("notes") or []:
+    for note in final.notes:
         extra += f"<div style='color:#8d6e63'>note: {html.escape(note)}</div>"
     return (f"<table class='wb-final' style='font:12px monospace;border-collapse:collapse'>{head}"
             + "".join(body) + "</table>" + extra)
@@ -195,7 +195,8 @@ class FinalPanel(W.VBox):
         self.first_step: int | None = None
         super().__init__([self.html, self.goto, self.findings])
 
-    def show(self, final: dict | None) -> None:
+    def show(self, final) -> None:
+        """``final``: the model's FinalView, or None before the stream ends."""
         with self.hold_sync():
             if final is None:
                 self.html.value = "<i>the final messages appear when the stream ends</i>"
@@ -204,11 +205,11 @@ class FinalPanel(W.VBox):
                 self.findings.value = ""
                 return
             self.html.value = final_html(final)
-            self.first_step = final["first_step"]
+            self.first_step = final.first_step
             if self.first_step is None:
                 self.goto.description, self.goto.disabled = "streaming = non-streaming", True
             else:
                 self.goto.description = f"first divergent step: {self.first_step}"
                 self.goto.disabled = False
-            if final.get("findings") is not None:
-                self.findings.value = findings_html(final["findings"])
+            if final.findings is not None:
+                self.findings.value = findings_html(final.findings)

@@ -2,7 +2,7 @@
 
 Every source has the same small shape: ``step() -> list[Row]`` (one delta, or
 one engine step), ``done``, ``deltas`` (what was streamed so far: the recording
-in progress), ``final() -> (stream, nonstream)`` once done, and ``close()``
+in progress), ``final() -> (stream, nonstream)`` (two ``Final``) once done, and ``close()``
 when the widget drops it. The widget never knows which one it drives.
 """
 
@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.core.deltas import Delta
+from workbench.core.messages import Final
 from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
 
@@ -53,10 +54,9 @@ class ReplaySource:
     def close(self) -> None:
         pass
 
-    def final(self) -> tuple[dict, dict]:
+    def final(self) -> tuple[Final, Final]:
         finish = (self.all[self.pos - 1].finish_reason if self.pos else None) or "stop"
-        return (self.run.result.to_dict(),
-                self.session.nonstream(self.run.text, self.run.token_ids, finish).to_dict())
+        return self.run.result.final(), self.session.nonstream(self.run.text, self.run.token_ids, finish)
 
 
 class EngineSource:
@@ -97,7 +97,7 @@ class EngineSource:
     def origin(self) -> dict:
         return self.stepper.origin()
 
-    def final(self) -> tuple[dict, dict]:
+    def final(self) -> tuple[Final, Final]:
         result = self.stepper.result()
         self.notes = list(result.notes)
-        return result.stream, result.nonstream
+        return result.stream_final, result.nonstream_final

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING
 import ipywidgets as W
 
 from workbench.core.rows import Row, to_frame
-from workbench.ui import styles
 from workbench.ui.ab import ABActions
 from workbench.ui.check import CheckActions
 from workbench.ui.controls import Controls
@@ -245,7 +244,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         if last is not None:
             text += f" · phase {last.phase}"
         if m.final is not None:
-            first = m.final["first_step"]
+            first = m.final.first_step
             text += " · finished: " + ("streaming = non-streaming" if first is None
                                        else f"streaming ≠ non-streaming from step {first}")
         errors = sum(1 for r in m.rows if r.error)
@@ -270,10 +269,8 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         return {"parser": session.parser_info, "request": session.request_view()}
 
     def frame(self):
+        """The rows as a pandas DataFrame, one column per schema column (core/rows.py)."""
         return to_frame(self.model.rows)
-
-    def styled(self):
-        return styles.styled(self.model.rows, changed=self.model.changed)
 
     @property
     def step_button(self) -> W.Button:

@@ -1,21 +1,19 @@
-// The workbench's delta table, token strip and parser-cost chart (an anywidget ES module).
+// A table of records, with an optional token strip and cost chart (an anywidget ES module).
 //
-// Python sends {kind: "reset" | "rows", start, rows} custom messages: one record per
-// delta, only the new ones per Step. The view keeps the records and puts only the rows
-// in view into the DOM (virtualised), so 100,000 rows scroll as smoothly as 26.
-// Selection is the synced `selected` trait (0: none), set by clicks and j/k/arrows.
+// Generic: Python sends the column schema as the synced `columns` trait ({name, title,
+// description, kind, width, grow} each, workbench/core/rows.py) and the records as
+// {kind: "reset" | "rows", start, rows} custom messages, only the new ones per Step. A
+// record holds one value per column name, its row's CSS classes in `_c`, and what the
+// strip and chart read (`_k` colour kind, `_sse`, `_sc` state change, `_us`, `_sp`
+// special-token indexes). The table puts only the rows in view into the DOM
+// (virtualised), so 100,000 rows scroll as smoothly as 26. Selection is the synced
+// `selected` trait (the `key` column's value; 0: none), set by clicks and j/k/arrows.
+// `features` turns on the "strip" and "cost" pictures; `legend` is [[class, label], ...].
 
 const ROW_H = 22;
 const OVERSCAN = 8;
 const STRIP_LINES = 4;
 const COST_H = 36;
-const WIDTHS = {
-  step: [40, "40px"], tokens: [96, "minmax(96px, 1.4fr)"], text: [72, "minmax(72px, 1fr)"],
-  phase: [140, "140px"], reasoning: [72, "minmax(72px, 1.3fr)"],
-  content: [72, "minmax(72px, 1.3fr)"], tool_calls: [96, "minmax(96px, 2fr)"],
-  sse: [46, "46px"], finish: [64, "minmax(64px, 84px)"], grammar: [110, "minmax(110px, 1.3fr)"],
-  error: [90, "minmax(90px, 1.2fr)"],
-};
 const WS = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
 const ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
@@ -30,142 +28,202 @@ function shown(v) {
   return esc(s).replace(/[ \n\t\r]+/g, (m) => `<span class="wb-ws">${plain(m)}</span>`);
 }
 
-const phaseOf = (r) =>
-  r.phase_before && r.phase_before !== r.phase ? `${r.phase_before}→${r.phase}` : r.phase;
+/** The text a cell's tooltip and the strip's hover show. */
+function textOf(v) {
+  if (v === undefined || v === null) return "None";
+  return plain(Array.isArray(v) ? v.join(" | ") : String(v));
+}
 
-const VALUE = {
-  step: (r) => r.step,
-  tokens: (r) => (r.tokens || []).join(""),
-  text: (r) => r.text, phase: phaseOf, reasoning: (r) => r.reasoning, content: (r) => r.content,
-  tool_calls: (r) => r.tool_calls, sse: (r) => (r.sse ? "chunk" : "none"),
-  finish: (r) => r.finish, grammar: (r) => r.grammar, error: (r) => r.error,
-};
-
-function cellHTML(r, c) {
-  if (c === "tokens") {
-    const sp = r.special || [];
-    return (r.tokens || []).map((t, i) =>
+/** One cell's HTML, drawn by its column's kind: text, tokens, label or number. */
+function cellHTML(r, col) {
+  const v = r[col.name];
+  if (col.kind === "tokens") {
+    const sp = r._sp || [];
+    return (v || []).map((t, i) =>
       `<span class="wb-tok${sp.includes(i) ? " wb-tok-special" : ""}">${shown(t)}</span>`).join("");
   }
-  if (c === "step" || c === "phase" || c === "sse") return esc(String(VALUE[c](r)));
-  return shown(VALUE[c](r));
+  if (col.kind === "text") return shown(v);
+  return v === undefined || v === null ? "" : esc(String(v));
 }
 
-function rowHTML(r, i, cols, selected) {
-  const cls = ["wb-row", `ph-${r.error ? "error" : r.phase}`];
-  if (!r.sse) cls.push("no-sse");
-  if (r.state_change) cls.push("sc");
-  if (r.changed) cls.push("changed");
-  const cells = cols.map((c) => {
-    const v = VALUE[c](r);
-    const title = v === undefined || v === null ? "None" : plain(String(v)).slice(0, 400);
-    return `<div class="wb-cell wb-c-${c}" role="gridcell" title="${esc(title)}">${cellHTML(r, c)}</div>`;
-  });
-  return `<div class="${cls.join(" ")}" role="row" data-step="${r.step}" aria-selected="${selected}" ` +
-    `aria-rowindex="${i + 2}" ` +
-    `style="top:${i * ROW_H}px">${cells.join("")}</div>`;
+/** The rows both pictures share: records, and which record each token belongs to. */
+class Store {
+  constructor() { this.clear(); }
+  clear() {
+    this.rows = [];
+    this.tokRow = []; // token index -> row index
+    this.maxUs = 0;
+  }
+  add(rs, tokens) {
+    for (const r of rs) {
+      const i = this.rows.length;
+      this.rows.push(r);
+      const toks = tokens ? r[tokens] || [] : [];
+      for (let t = 0; t < toks.length; t++) this.tokRow.push(i);
+      if ((r._us || 0) > this.maxUs) this.maxUs = r._us;
+    }
+  }
 }
 
-const LEGEND = `
-  <span class="wb-key ph-reasoning">reasoning</span><span class="wb-key ph-content">content</span>
-  <span class="wb-key ph-tool">tool</span><span class="wb-key ph-reasoning no-sse">no SSE chunk</span>
-  <span class="wb-key ph-error">parser raised</span><span class="wb-key sc">phase/state change</span>
-  <span class="wb-key changed">changed by the last replay</span>
-  <span class="wb-hint"><span class="wb-ws">␣⏎⇥</span> whitespace · blank = None ·
-  <span class="wb-empty">""</span> = empty string · click, j/k or ↑/↓ select</span>`;
-
-function render({ model, el }) {
-  const rows = [];
-  const tokRow = []; // token index -> row index
-  let maxUs = 0;
-  let changedCount = 0;
-  let costTop = { n: 0, top: 1 }; // the chart's scale, recomputed as the stream grows by 2%
-  let following = true;
-  let drawn = "";
-  let picsQueued = false;
-
-  el.classList.add("wb-dt");
-  el.innerHTML = `<div class="wb-legend">${LEGEND}</div>
-    <div class="wb-pics"><span class="wb-pic-label">tokens</span><canvas class="wb-strip"></canvas>
-    <span class="wb-pic-label wb-cost-label">parser µs</span><canvas class="wb-cost"></canvas></div>
-    <div class="wb-caption" aria-live="polite">no rows yet</div>
-    <div class="wb-scroll" tabindex="0" role="grid" data-lm-suppress-shortcuts="true">
-    <div class="wb-head" role="row" aria-rowindex="1"></div><div class="wb-body"></div></div>`;
-  const scroll = el.querySelector(".wb-scroll");
-  const head = el.querySelector(".wb-head");
-  const body = el.querySelector(".wb-body");
-  const caption = el.querySelector(".wb-caption");
-  const strip = el.querySelector(".wb-strip");
-  const cost = el.querySelector(".wb-cost");
-  const pics = el.querySelector(".wb-pics");
-  const costLabel = el.querySelector(".wb-cost-label");
-  let stripGeom = null;
-  let costGeom = null;
-
-  const cols = () => model.get("columns");
-  const selected = () => model.get("selected") || 0;
-
-  function layout() {
-    const cs = cols();
-    el.style.setProperty("--wb-cols", cs.map((c) => (WIDTHS[c] || [80, "80px"])[1]).join(" "));
-    el.style.setProperty("--wb-minw", `${cs.reduce((a, c) => a + (WIDTHS[c] || [80])[0], 0)}px`);
-    head.innerHTML = cs.map((c) => `<div class="wb-cell" role="columnheader">${c}</div>`).join("");
-    drawn = "";
+// -- the table ----------------------------------------------------------------------
+class Table {
+  constructor(el, model, store, pick) {
+    this.model = model;
+    this.store = store;
+    this.following = true;
+    this.drawn = "";
+    el.insertAdjacentHTML("beforeend", `<div class="wb-caption" aria-live="polite">no rows yet</div>
+      <div class="wb-scroll" tabindex="0" role="grid" data-lm-suppress-shortcuts="true">
+      <div class="wb-head" role="row" aria-rowindex="1"></div><div class="wb-body"></div></div>`);
+    this.el = el;
+    this.scroll = el.querySelector(".wb-scroll");
+    this.head = el.querySelector(".wb-head");
+    this.body = el.querySelector(".wb-body");
+    this.caption = el.querySelector(".wb-caption");
+    this.captionExtra = () => "";
+    this.scroll.addEventListener("scroll", () => {
+      const s = this.scroll;
+      this.following = s.scrollTop + s.clientHeight >= s.scrollHeight - ROW_H / 2;
+      this.render();
+    });
+    this.body.addEventListener("click", (e) => {
+      const row = e.target.closest("[data-row]");
+      if (row) pick(Number(row.dataset.row));
+    });
+    this.scroll.addEventListener("keydown", (e) => this.key(e, pick));
   }
 
-  function renderRows() {
+  get cols() { return this.model.get("columns"); }
+  get keyName() { return this.model.get("key"); }
+  selectedIndex() {
+    const sel = this.model.get("selected") || 0;
+    if (!sel) return -1;
+    const k = this.keyName;
+    const rows = this.store.rows;
+    const i = sel - 1; // keys are 1..n in order, so look there first
+    if (i < rows.length && rows[i][k] === sel) return i;
+    return rows.findIndex((r) => r[k] === sel);
+  }
+
+  layout() {
+    const cs = this.cols;
+    this.el.style.setProperty("--wb-cols", cs.map((c) =>
+      (c.grow ? `minmax(${c.width}px, ${c.grow}fr)` : `${c.width}px`)).join(" "));
+    this.el.style.setProperty("--wb-minw", `${cs.reduce((a, c) => a + c.width, 0)}px`);
+    this.head.innerHTML = cs.map((c) => `<div class="wb-cell wb-c-${c.name}" role="columnheader" ` +
+      `title="${esc(c.description || "")}">${esc(c.title)}</div>`).join("");
+    this.drawn = "";
+  }
+
+  rowHTML(r, i, selected) {
+    const cells = this.cols.map((c) =>
+      `<div class="wb-cell wb-c-${c.name}" role="gridcell" title="${esc(textOf(r[c.name]).slice(0, 400))}">` +
+      `${cellHTML(r, c)}</div>`);
+    const k = this.keyName;
+    return `<div class="wb-row ${r._c || ""}" role="row" data-row="${i}" data-${k}="${esc(String(r[k]))}" ` +
+      `aria-selected="${selected}" aria-rowindex="${i + 2}" style="top:${i * ROW_H}px">${cells.join("")}</div>`;
+  }
+
+  render() {
+    const rows = this.store.rows;
     const n = rows.length;
-    body.style.height = `${n * ROW_H}px`;
+    const s = this.scroll;
+    this.body.style.height = `${n * ROW_H}px`;
     // as tall as the rows, up to `height` (then it scrolls); never under four rows
-    scroll.style.height = `${Math.min(model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4)}px`;
-    const top = scroll.scrollTop;
-    const first = Math.max(0, Math.floor(top / ROW_H) - OVERSCAN);
-    const last = Math.min(n, Math.ceil((top + scroll.clientHeight) / ROW_H) + OVERSCAN);
-    const sel = selected();
+    s.style.height = `${Math.min(this.model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4)}px`;
+    const first = Math.max(0, Math.floor(s.scrollTop / ROW_H) - OVERSCAN);
+    const last = Math.min(n, Math.ceil((s.scrollTop + s.clientHeight) / ROW_H) + OVERSCAN);
+    const sel = this.selectedIndex();
     const key = `${first}:${last}:${n}:${sel}`;
-    if (key === drawn) return;
-    drawn = key;
-    const cs = cols();
+    if (key === this.drawn) return;
+    this.drawn = key;
     let html = "";
-    for (let i = first; i < last; i++) html += rowHTML(rows[i], i, cs, rows[i].step === sel);
-    body.innerHTML = html;
-    scroll.setAttribute("aria-rowcount", String(n + 1));
-    caption.textContent = n === 0 ? "no rows yet" : `${n} rows · ${tokRow.length} tokens` +
-      (changedCount ? ` · ${changedCount} changed by the last replay` : "") + (sel ? ` · step ${sel} selected` : "");
+    for (let i = first; i < last; i++) html += this.rowHTML(rows[i], i, i === sel);
+    this.body.innerHTML = html;
+    s.setAttribute("aria-rowcount", String(n + 1));
+    const selKey = this.model.get("selected");
+    this.caption.textContent = n === 0 ? "no rows yet" : `${n} rows` + this.captionExtra() +
+      (sel >= 0 ? ` · ${this.keyName} ${selKey} selected` : "");
   }
 
-  function colours() {
-    const s = getComputedStyle(el);
-    const v = (name) => s.getPropertyValue(name).trim();
-    return { reasoning: v("--wb-reasoning"), content: v("--wb-content"), tool: v("--wb-tool"),
-      error: v("--wb-error"), other: v("--wb-other"), fg: v("--wb-fg"), bg: v("--wb-bg"),
-      sel: v("--wb-select"), font: v("--wb-font") };
-  }
-  const colourOf = (C, r) => (r.error ? C.error : C[r.phase] || C.other);
-
-  function canvasSize(c, w, h) {
-    const dpr = window.devicePixelRatio || 1;
-    c.style.width = `${w}px`;
-    c.style.height = `${h}px`;
-    c.width = Math.max(1, Math.round(w * dpr));
-    c.height = Math.max(1, Math.round(h * dpr));
-    const ctx = c.getContext("2d");
-    ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
-    return ctx;
+  appended(atBottom) {
+    this.render();
+    const s = this.scroll;
+    if (atBottom && s.scrollTop + s.clientHeight < s.scrollHeight) {
+      s.scrollTop = s.scrollHeight;
+      this.render();
+    }
   }
 
-  function drawStrip(C, W) {
+  ensureVisible(i) {
+    if (i < 0) return;
+    const s = this.scroll;
+    const y = i * ROW_H;
+    const view = s.clientHeight - ROW_H;
+    if (y < s.scrollTop) s.scrollTop = y;
+    else if (y + ROW_H > s.scrollTop + view) s.scrollTop = y + ROW_H - view;
+  }
+
+  key(e, pick) {
+    const n = this.store.rows.length;
+    const page = Math.max(1, Math.floor(this.scroll.clientHeight / ROW_H) - 2);
+    const moves = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1, PageDown: page, PageUp: -page };
+    const cur = this.selectedIndex();
+    let next = null;
+    if (e.key in moves) next = cur >= 0 ? cur + moves[e.key] : (moves[e.key] > 0 ? 0 : n - 1);
+    else if (e.key === "Home") next = 0;
+    else if (e.key === "End") next = n - 1;
+    if (next === null || !n) return;
+    e.preventDefault();
+    e.stopPropagation();
+    pick(Math.max(0, Math.min(n - 1, next)));
+  }
+
+  focus() { this.scroll.focus({ preventScroll: true }); }
+}
+
+// -- the pictures ---------------------------------------------------------------------
+function colours(el) {
+  const s = getComputedStyle(el);
+  const v = (name) => s.getPropertyValue(name).trim();
+  return { reasoning: v("--wb-reasoning"), content: v("--wb-content"), tool: v("--wb-tool"),
+    error: v("--wb-error"), other: v("--wb-other"), fg: v("--wb-fg"), bg: v("--wb-bg"),
+    sel: v("--wb-select"), font: v("--wb-font") };
+}
+const colourOf = (C, r) => C[r._k] || C.other;
+
+function canvasSize(c, w, h) {
+  const dpr = window.devicePixelRatio || 1;
+  c.style.width = `${w}px`;
+  c.style.height = `${h}px`;
+  c.width = Math.max(1, Math.round(w * dpr));
+  c.height = Math.max(1, Math.round(h * dpr));
+  const ctx = c.getContext("2d");
+  ctx.setTransform(dpr, 0, 0, dpr, 0, 0);
+  return ctx;
+}
+
+/** One cell per token (or per k tokens), coloured by phase, pale without a chunk. */
+class Strip {
+  constructor(canvas, store, tokens) {
+    this.canvas = canvas;
+    this.store = store;
+    this.tokens = tokens;
+    this.geom = null;
+  }
+
+  draw(C, W, sel) {
+    const { rows, tokRow } = this.store;
     const n = tokRow.length;
-    if (!n || W <= 0) { canvasSize(strip, Math.max(W, 1), 1); stripGeom = null; return; }
+    const canvas = this.canvas;
+    if (!n || W <= 0) { canvasSize(canvas, Math.max(W, 1), 1); this.geom = null; return; }
     let k = 1;
     let cw = Math.min(44, Math.floor((W * STRIP_LINES) / n));
     if (cw < 3) { cw = 3; k = Math.ceil((3 * n) / (W * STRIP_LINES)); }
     const cells = Math.ceil(n / k);
     const perLine = Math.max(1, Math.floor(W / cw));
     const lineH = cw >= 16 ? 18 : 10;
-    const lines = Math.ceil(cells / perLine);
-    const ctx = canvasSize(strip, W, lines * lineH);
-    const sel = selected();
+    const ctx = canvasSize(canvas, W, Math.ceil(cells / perLine) * lineH);
     ctx.font = `10px ${C.font}`;
     ctx.textBaseline = "middle";
     for (let j = 0; j < cells; j++) {
@@ -176,201 +234,210 @@ function render({ model, el }) {
       const y = Math.floor(j / perLine) * lineH;
       const w = cw - (cw > 4 ? 1 : 0);
       ctx.fillStyle = colourOf(C, r);
-      ctx.globalAlpha = r.sse ? 0.5 : 0.12; // chunk: filled; no chunk: pale and outlined
+      ctx.globalAlpha = r._sse ? 0.5 : 0.12; // chunk: filled; no chunk: pale and outlined
       ctx.fillRect(x, y + 1, w, lineH - 2);
       ctx.globalAlpha = 1;
-      if (!r.sse && cw > 4) { ctx.strokeStyle = ctx.fillStyle; ctx.lineWidth = 1; ctx.strokeRect(x + 0.5, y + 1.5, w - 1, lineH - 3); }
+      if (!r._sse && cw > 4) { ctx.strokeStyle = ctx.fillStyle; ctx.lineWidth = 1; ctx.strokeRect(x + 0.5, y + 1.5, w - 1, lineH - 3); }
       let mark = false;
       let isSel = false;
       for (let t = t0; t < t1; t++) {
-        const row = rows[tokRow[t]];
-        if (row.state_change && (t === 0 || tokRow[t - 1] !== tokRow[t])) mark = true;
-        if (row.step === sel) isSel = true;
+        if (rows[tokRow[t]]._sc && (t === 0 || tokRow[t - 1] !== tokRow[t])) mark = true;
+        if (tokRow[t] === sel) isSel = true;
       }
       if (mark) { ctx.fillStyle = C.fg; ctx.fillRect(x, y, 2, lineH); }
       if (isSel) { ctx.strokeStyle = C.sel; ctx.lineWidth = 2; ctx.strokeRect(x + 1, y + 1, cw - 2, lineH - 2); }
       if (cw >= 16 && k === 1) {
-        const first = t0 === 0 || tokRow[t0 - 1] !== tokRow[t0];
-        const toks = r.tokens || [];
-        const idx = first ? 0 : t0 - tokRow.indexOf(tokRow[t0]);
+        const idx = t0 - tokRow.indexOf(tokRow[t0]); // this token's place in its row
         ctx.save();
         ctx.beginPath();
         ctx.rect(x + 2, y, cw - 4, lineH);
         ctx.clip();
         ctx.fillStyle = C.fg;
-        ctx.fillText(plain(String(toks[idx] ?? "")), x + 3, y + lineH / 2);
+        ctx.fillText(plain(String((r[this.tokens] || [])[idx] ?? "")), x + 3, y + lineH / 2);
         ctx.restore();
       }
     }
-    stripGeom = { k, cw, perLine, lineH, n };
+    this.geom = { k, cw, perLine, lineH, n };
   }
 
-  function drawCost(C, W) {
+  /** The row index under the mouse, or -1. */
+  at(e) {
+    const g = this.geom;
+    if (!g) return -1;
+    const b = this.canvas.getBoundingClientRect();
+    const col = Math.floor((e.clientX - b.left) / g.cw);
+    const line = Math.floor((e.clientY - b.top) / g.lineH);
+    if (col >= g.perLine) return -1;
+    const t = (line * g.perLine + col) * g.k;
+    return t < g.n ? this.store.tokRow[t] : -1;
+  }
+}
+
+/** The parser's time per delta as bars, scaled to the 95th percentile. */
+class CostChart {
+  constructor(canvas, label, store) {
+    this.canvas = canvas;
+    this.label = label;
+    this.store = store;
+    this.geom = null;
+    this.clear();
+  }
+
+  clear() { this.top = { n: 0, top: 1 }; } // the scale, recomputed as the stream grows by 2%
+
+  draw(C, W, sel) {
+    const { rows, maxUs } = this.store;
     const n = rows.length;
-    if (!n || W <= 0) { canvasSize(cost, Math.max(W, 1), 1); costGeom = null; return; }
+    const canvas = this.canvas;
+    if (!n || W <= 0) { canvasSize(canvas, Math.max(W, 1), 1); this.geom = null; return; }
     const k = Math.max(1, Math.ceil(n / W));
     const bars = Math.ceil(n / k);
     const bw = Math.min(12, W / bars);
-    const ctx = canvasSize(cost, W, COST_H);
-    const sel = selected();
-    // scaled to the 95th percentile: one slow first call must not flatten every other bar
-    if (n < costTop.n || n > costTop.n * 1.02) {
-      const sorted = Float64Array.from(rows, (r) => r.us || 0).sort();
-      costTop = { n, top: Math.max(sorted[Math.floor(0.95 * (n - 1))] * 1.25, 1) };
+    const ctx = canvasSize(canvas, W, COST_H);
+    // one slow first call must not flatten every other bar
+    if (n < this.top.n || n > this.top.n * 1.02) {
+      const sorted = Float64Array.from(rows, (r) => r._us || 0).sort();
+      this.top = { n, top: Math.max(sorted[Math.floor(0.95 * (n - 1))] * 1.25, 1) };
     }
-    const top = costTop.top;
+    const top = this.top.top;
     const scale = (COST_H - 3) / top;
     for (let j = 0; j < bars; j++) {
       let best = j * k;
       let hasSel = false;
       for (let i = j * k; i < Math.min(n, (j + 1) * k); i++) {
-        if ((rows[i].us || 0) > (rows[best].us || 0)) best = i;
-        if (rows[i].step === sel) hasSel = true;
+        if ((rows[i]._us || 0) > (rows[best]._us || 0)) best = i;
+        if (i === sel) hasSel = true;
       }
       const r = rows[best];
-      const h = Math.min(COST_H, Math.max(1, (r.us || 0) * scale));
+      const h = Math.min(COST_H, Math.max(1, (r._us || 0) * scale));
       const w = Math.max(1, bw - (bw > 3 ? 1 : 0));
-      ctx.globalAlpha = r.sse ? 0.9 : 0.45;
+      ctx.globalAlpha = r._sse ? 0.9 : 0.45;
       ctx.fillStyle = hasSel ? C.sel : colourOf(C, r);
       ctx.fillRect(j * bw, COST_H - h, w, h);
       ctx.globalAlpha = 1;
       if (h === COST_H) { ctx.fillStyle = C.fg; ctx.fillRect(j * bw, 0, w, 2); } // off the scale
     }
-    ctx.globalAlpha = 1;
-    costGeom = { k, bw, n };
-    costLabel.textContent = `parser µs\n0–${top.toFixed(0)}`;
-    costLabel.title = `bar height: parser time per delta, 0 to ${top.toFixed(0)} µs; ` +
+    this.geom = { k, bw, n };
+    this.label.textContent = `parser µs\n0–${top.toFixed(0)}`;
+    this.label.title = `bar height: parser time per delta, 0 to ${top.toFixed(0)} µs; ` +
       `capped bars are slower (the slowest: ${maxUs.toFixed(0)} µs)`;
   }
 
-  function drawPics() {
-    picsQueued = false;
-    const W = Math.max(0, pics.clientWidth - 80);
-    const C = colours();
-    drawStrip(C, W);
-    drawCost(C, W);
+  at(e) {
+    const g = this.geom;
+    if (!g) return -1;
+    const i = Math.floor((e.clientX - this.canvas.getBoundingClientRect().left) / g.bw) * g.k;
+    return i < g.n ? i : -1;
   }
-  const queuePics = () => {
-    if (!picsQueued) { picsQueued = true; requestAnimationFrame(drawPics); }
-  };
+}
 
-  function stripIndex(e) {
-    if (!stripGeom) return -1;
-    const g = stripGeom;
-    const b = strip.getBoundingClientRect();
-    const col = Math.floor((e.clientX - b.left) / g.cw);
-    const line = Math.floor((e.clientY - b.top) / g.lineH);
-    if (col >= g.perLine) return -1;
-    const t = (line * g.perLine + col) * g.k;
-    return t < g.n ? tokRow[t] : -1;
-  }
-  function costIndex(e) {
-    if (!costGeom) return -1;
-    const i = Math.floor((e.clientX - cost.getBoundingClientRect().left) / costGeom.bw) * costGeom.k;
-    return i < costGeom.n ? i : -1;
+// -- the widget -----------------------------------------------------------------------
+function legendHTML(legend) {
+  if (!legend || !legend.length) return "";
+  const keys = legend.map(([cls, label]) => `<span class="wb-key ${esc(cls)}">${esc(label)}</span>`).join("");
+  return `<div class="wb-legend">${keys}<span class="wb-hint"><span class="wb-ws">␣⏎⇥</span> whitespace · ` +
+    `blank = None · <span class="wb-empty">""</span> = empty string · click, j/k or ↑/↓ select</span></div>`;
+}
+
+function render({ model, el }) {
+  const store = new Store();
+  const features = model.get("features") || [];
+  const tokens = (model.get("columns").find((c) => c.kind === "tokens") || {}).name || "tokens";
+  el.classList.add("wb-dt");
+  el.innerHTML = legendHTML(model.get("legend"));
+  let strip = null;
+  let chart = null;
+  let pics = null;
+  if (features.includes("strip") || features.includes("cost")) {
+    el.insertAdjacentHTML("beforeend", '<div class="wb-pics"></div>');
+    pics = el.querySelector(".wb-pics");
+    if (features.includes("strip")) {
+      pics.insertAdjacentHTML("beforeend", '<span class="wb-pic-label">tokens</span><canvas class="wb-strip"></canvas>');
+      strip = new Strip(pics.querySelector(".wb-strip"), store, tokens);
+    }
+    if (features.includes("cost")) {
+      pics.insertAdjacentHTML("beforeend", '<span class="wb-pic-label wb-cost-label">parser µs</span>' +
+        '<canvas class="wb-cost"></canvas>');
+      chart = new CostChart(pics.querySelector(".wb-cost"), pics.querySelector(".wb-cost-label"), store);
+    }
   }
 
-  function select(step) {
-    if (!rows.length) return;
-    const s = Math.max(1, Math.min(rows.length, step));
-    model.set("selected", s);
+  const select = (i) => {
+    const rows = store.rows;
+    if (i < 0 || i >= rows.length) return;
+    model.set("selected", rows[i][model.get("key")]);
     model.save_changes();
+  };
+  const table = new Table(el, model, store, (i) => { select(i); table.focus(); });
+  if (strip) table.captionExtra = () => ` · ${store.tokRow.length} tokens`;
+
+  let queued = false;
+  const drawPics = () => {
+    queued = false;
+    const W = Math.max(0, pics.clientWidth - 80);
+    const C = colours(el);
+    const sel = table.selectedIndex();
+    if (strip) strip.draw(C, W, sel);
+    if (chart) chart.draw(C, W, sel);
+  };
+  const queuePics = () => {
+    if (pics && !queued) { queued = true; requestAnimationFrame(drawPics); }
+  };
+  const pickFrom = (pic) => (e) => {
+    const i = pic.at(e);
+    if (i >= 0) { select(i); table.focus(); } // so j/k go on from there
+  };
+  if (strip) {
+    strip.canvas.addEventListener("click", pickFrom(strip));
+    strip.canvas.addEventListener("mousemove", (e) => {
+      const i = strip.at(e);
+      const r = store.rows[i];
+      strip.canvas.title = i >= 0 ? `${model.get("key")} ${r[model.get("key")]}: ${textOf(r[tokens])}` +
+        (r.phase ? ` (${r.phase})` : "") : "";
+    });
+  }
+  if (chart) {
+    chart.canvas.addEventListener("click", pickFrom(chart));
+    chart.canvas.addEventListener("mousemove", (e) => {
+      const i = chart.at(e);
+      if (i >= 0) chart.canvas.title = `${model.get("key")} ${store.rows[i][model.get("key")]}: ` +
+        `${(store.rows[i]._us || 0).toFixed(0)} µs`;
+    });
   }
 
-  function ensureVisible(step) {
-    const i = rows.findIndex((r) => r.step === step);
-    if (i < 0) return;
-    const y = i * ROW_H;
-    const view = scroll.clientHeight - ROW_H;
-    if (y < scroll.scrollTop) scroll.scrollTop = y;
-    else if (y + ROW_H > scroll.scrollTop + view) scroll.scrollTop = y + ROW_H - view;
-  }
-
-  function append(rs) {
-    const atBottom = following;
-    for (const r of rs) {
-      const i = rows.length;
-      rows.push(r);
-      for (let t = 0; t < (r.tokens || []).length; t++) tokRow.push(i);
-      if ((r.us || 0) > maxUs) maxUs = r.us;
-      if (r.changed) changedCount++;
-    }
-    renderRows();
-    if (atBottom && scroll.scrollTop + scroll.clientHeight < scroll.scrollHeight) {
-      scroll.scrollTop = scroll.scrollHeight;
-      renderRows();
-    }
+  const append = (rs) => {
+    const atBottom = table.following;
+    store.add(rs, strip ? tokens : null);
+    table.appended(atBottom);
     queuePics();
-  }
-
-  function onMessage(msg) {
+  };
+  const onMessage = (msg) => {
     if (msg.kind === "reset") {
-      rows.length = 0;
-      tokRow.length = 0;
-      maxUs = 0;
-      changedCount = 0;
-      costTop = { n: 0, top: 1 };
-      drawn = "";
-      following = true;
+      store.clear();
+      if (chart) chart.clear();
+      table.drawn = "";
+      table.following = true;
       append(msg.rows);
     } else if (msg.kind === "rows") {
-      if (msg.start === rows.length) append(msg.rows);
-      else if (msg.start > rows.length) model.send({ kind: "hello" }); // missed some: ask again
+      if (msg.start === store.rows.length) append(msg.rows);
+      else if (msg.start > store.rows.length) model.send({ kind: "hello" }); // missed some: ask again
     }
-  }
-
-  const onSelected = () => { ensureVisible(selected()); drawn = ""; renderRows(); queuePics(); };
-  const onColumns = () => { layout(); renderRows(); };
+  };
+  const onSelected = () => { table.ensureVisible(table.selectedIndex()); table.drawn = ""; table.render(); queuePics(); };
+  const onColumns = () => { table.layout(); table.render(); };
   model.on("msg:custom", onMessage);
   model.on("change:selected", onSelected);
   model.on("change:columns", onColumns);
   model.on("change:height", onColumns);
 
-  scroll.addEventListener("scroll", () => {
-    following = scroll.scrollTop + scroll.clientHeight >= scroll.scrollHeight - ROW_H / 2;
-    renderRows();
-  });
-  body.addEventListener("click", (e) => {
-    const row = e.target.closest("[data-step]");
-    if (row) { select(Number(row.dataset.step)); scroll.focus({ preventScroll: true }); }
-  });
-  scroll.addEventListener("keydown", (e) => {
-    const page = Math.max(1, Math.floor(scroll.clientHeight / ROW_H) - 2);
-    const moves = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1, PageDown: page, PageUp: -page };
-    const cur = selected();
-    let next = null;
-    if (e.key in moves) next = cur ? cur + moves[e.key] : (moves[e.key] > 0 ? 1 : rows.length);
-    else if (e.key === "Home") next = 1;
-    else if (e.key === "End") next = rows.length;
-    if (next === null) return;
-    e.preventDefault();
-    e.stopPropagation();
-    select(next);
-  });
-  const pick = (i) => {
-    if (i < 0) return;
-    select(rows[i].step);
-    scroll.focus({ preventScroll: true }); // so j/k go on from there
-  };
-  strip.addEventListener("click", (e) => pick(stripIndex(e)));
-  cost.addEventListener("click", (e) => pick(costIndex(e)));
-  strip.addEventListener("mousemove", (e) => {
-    const i = stripIndex(e);
-    strip.title = i >= 0 ? `step ${rows[i].step}: ${plain((rows[i].tokens || []).join(" | "))} (${phaseOf(rows[i])})` : "";
-  });
-  cost.addEventListener("mousemove", (e) => {
-    const i = costIndex(e);
-    if (i >= 0) cost.title = `step ${rows[i].step}: ${(rows[i].us || 0).toFixed(0)} µs`;
-  });
-
-  const resized = new ResizeObserver(() => { drawn = ""; renderRows(); queuePics(); });
-  resized.observe(scroll);
-  resized.observe(pics);
+  const resized = new ResizeObserver(() => { table.drawn = ""; table.render(); queuePics(); });
+  resized.observe(table.scroll);
+  if (pics) resized.observe(pics);
   const themed = new MutationObserver(queuePics); // JupyterLab's theme switch: canvases redraw
   themed.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name"] });
 
-  layout();
-  renderRows();
+  table.layout();
+  table.render();
   model.send({ kind: "hello" });
   return () => {
     resized.disconnect();
