@@ -6,10 +6,12 @@ Each start first checks the tree's manifest (every file's sha256, ``verify_s``, 
 0.3 s). Each start is paired with a fresh interpreter importing the installed vLLM the
 same way: the floor any vLLM process pays (most of it is torch and vLLM's config).
 Per delta: the same 3,000+-token hermes + qwen3 stream (bench/replay_overhead.py's)
-through the in-process runner and through the lane, interleaved rounds, two ways:
-``replay`` (all deltas in one request, as replay/diff/check do) and ``step``
-(one request per delta, as the widget's Step does). Prints the figures, then one
-JSON line with ``ratio`` = lane replay / in-process (goal <= 1.5).
+through the in-process runner and through the lane, interleaved rounds, three ways:
+``replay`` (all deltas in one request, as replay/diff/check do), ``run`` (the widget's
+Run: its ReplaySource stepped in growing batches, one request each, vs the in-process
+source stepped delta by delta; goal <= 1.5) and ``step`` (one request per delta, a
+Step click each). Prints the figures, then one JSON line with ``ratio`` = lane replay
+/ in-process (goal <= 1.5) and ``run_ratio``.
 """
 
 from __future__ import annotations
@@ -39,6 +41,22 @@ def in_process(session, deltas) -> float:
 def lane_replay(session, deltas) -> float:
     t0 = time.perf_counter()
     session.stream().feed_many(deltas)
+    return time.perf_counter() - t0
+
+
+def widget_run(session, deltas) -> float:
+    """What the widget's Run does with this session's stream (model.run / SlicedRun)."""
+    from workbench.ui.running import Batches
+    from workbench.ui.sources import ReplaySource
+
+    t0 = time.perf_counter()
+    source = ReplaySource(session, deltas)
+    batches = Batches(0.05) if source.batches else None
+    while not source.done:
+        t = time.perf_counter()
+        source.step(batches.n if batches else 1)
+        if batches:
+            batches.took(time.perf_counter() - t)
     return time.perf_counter() - t0
 
 
@@ -88,14 +106,17 @@ def main() -> None:
     deltas = here.deltas_from_text(long_text())
     n_tokens = sum(len(d.token_ids) for d in deltas)
     assert n_tokens >= 3000, n_tokens
-    for fn, s in ((in_process, here), (lane_replay, there), (lane_step, there)):  # warm-up
+    for fn, s in ((in_process, here), (lane_replay, there), (lane_step, there), (widget_run, here),
+                  (widget_run, there)):  # warm-up
         fn(s, deltas)
-    t_here, t_replay, t_step = [], [], []
+    t_here, t_replay, t_step, t_run_here, t_run = [], [], [], [], []
     for _ in range(args.rounds):
         t_here.append(in_process(here, deltas))
         t_replay.append(lane_replay(there, deltas))
         t_step.append(lane_step(there, deltas))
-    h, r, s = (statistics.median(x) for x in (t_here, t_replay, t_step))
+        t_run_here.append(widget_run(here, deltas))
+        t_run.append(widget_run(there, deltas))
+    h, r, s, rh, rl = (statistics.median(x) for x in (t_here, t_replay, t_step, t_run_here, t_run))
     per = lambda t: round(t / len(deltas) * 1e6, 1)  # noqa: E731
     warm = min(starts[1:] or starts)
     result = {"bench": "lane_cost", "version": args.version, "tokens": n_tokens, "deltas": len(deltas),
@@ -105,13 +126,16 @@ def main() -> None:
               "start_vs_installed_import": round(statistics.median(starts) / statistics.median(floors), 3),
               "in_process_us_per_delta": per(h), "lane_replay_us_per_delta": per(r),
               "lane_step_us_per_delta": per(s), "ratio": round(r / h, 3), "step_ratio": round(s / h, 3),
-              "goal": 1.5, "load_avg": round(os.getloadavg()[0], 2)}
+              "widget_run_us_per_delta": per(rh), "lane_widget_run_us_per_delta": per(rl),
+              "run_ratio": round(rl / rh, 3), "goal": 1.5, "load_avg": round(os.getloadavg()[0], 2)}
     if not args.json:
         print(f"lane starts: {', '.join(f'{x:.2f} s' for x in starts)} (warm: {warm:.2f} s, goal <= 10 s); "
               f"a fresh interpreter importing the installed vLLM: {', '.join(f'{x:.2f} s' for x in floors)}")
         print(f"{n_tokens} tokens, {len(deltas)} deltas, median of {args.rounds} interleaved rounds: "
               f"in-process {per(h)} us/delta, lane replay {per(r)} us/delta ({r / h:.2f}x), "
               f"lane one request per delta {per(s)} us/delta ({s / h:.2f}x)")
+        print(f"the widget's Run: in-process {per(rh)} us/delta, lane (batched requests) {per(rl)} us/delta "
+              f"({rl / rh:.2f}x, goal <= 1.5)")
     print(json.dumps(result))
     lanes.close_all()
 

@@ -6,7 +6,9 @@
   own tokens; a click on a row (and j, and the token strip) selects it and its
   detail shows beside the table; the table and the detail fit one screen;
 - in Light and in Dark the table's text has a computed contrast >= 4.5:1 against
-  its background; screenshots of both go to artifacts/.
+  its background; screenshots of both go to artifacts/;
+- the A/B tab draws the same table twice, the differing steps marked on both, a pick on
+  one side picks the step on the other; contrast and screenshots in Light and Dark.
 """
 
 from __future__ import annotations
@@ -41,6 +43,11 @@ LOOK = [
     # every kind of row for the contrast test: reasoning, content, tool, no chunk
     "c = workbench.show('<think>a b</think>Hello  there.\\tok', tool_parser=None, run=True)",
 ]
+AB = [
+    "import workbench\n" + TOOLS,
+    f"ab = workbench.show({SCRIPT_A!r}, tools=TOOLS, run=True)\n"
+    "res = ab.compare('hermes+qwen3', '+qwen3')\nab.tabs.selected_index = 4",
+]
 
 # The worst contrast of table text (cells, header, legend) against the background it is
 # drawn on: backgrounds composited up the tree on a canvas, text colour composited on top.
@@ -70,6 +77,8 @@ CONTRAST_JS = """(root) => {
   return worst;
 }"""
 
+CELLS_CONTRAST_JS = CONTRAST_JS.replace(".wb-row .wb-cell, .wb-head .wb-cell, .wb-key, .wb-caption", "td, th")
+
 
 @pytest.fixture
 def lab(tmp_path):
@@ -79,6 +88,7 @@ def lab(tmp_path):
     shutil.copy(TOUR, root / TOUR.name)
     write_notebook(root / "separate.ipynb", SEPARATE)
     write_notebook(root / "look.ipynb", LOOK)
+    write_notebook(root / "ab.ipynb", AB)
     with lab_server(tmp_path, root) as server:
         yield server
 
@@ -203,3 +213,36 @@ def test_click_select_detail_fits_the_screen_and_theme_contrast(lab, page):
                 assert worst["ratio"] >= 4.5, (theme, worst)
             c.locator(".wb-dt").evaluate("(el) => el.scrollIntoView({block: 'start'})")
             page.screenshot(path=str(ARTIFACTS / f"theme_{theme.split()[-1].lower()}.png"))
+
+
+def test_ab_tab_is_two_tables_with_the_differing_steps_marked(lab, page):
+    base, token = lab
+    with failure_screenshot(page):
+        open_notebook(page, base, token, "ab.ipynb")
+        run_all(page, timeout_ms=300_000)
+        _no_error_outputs(page)
+        panel = page.locator(".wb-ab").first
+        panel.scroll_into_view_if_needed()
+        a, b = panel.locator(".wb-dt").nth(0), panel.locator(".wb-dt").nth(1)
+        for side in (a, b):  # step 7 is <tool_call>: a call for A (held back), content for B
+            side.locator(".wb-row[data-step='7']").wait_for(timeout=60_000)
+            assert "changed" in side.locator(".wb-row[data-step='7']").get_attribute("class")
+            assert "differs from the other side" in side.locator(".wb-legend").inner_text()
+            assert side.locator("canvas.wb-strip").bounding_box()["height"] >= 10
+        assert b.locator(".wb-row[data-step='7'] .wb-c-content").inner_text() == "<tool_call>"
+        assert a.locator(".wb-row[data-step='7'] .wb-c-content").inner_text() == ""
+        assert "changed" not in a.locator(".wb-row[data-step='1']").get_attribute("class")
+        a.locator(".wb-row[data-step='9']").click()  # picked on A: picked on B too
+        b.locator(".wb-row[data-step='9'][aria-selected='true']").wait_for()
+        head = [h.get_attribute("title") for h in a.locator(".wb-head .wb-cell").all()]
+        assert all(head) and len(head) >= 9  # the schema's descriptions as tooltips
+        for theme in ("JupyterLab Light", "JupyterLab Dark"):
+            if theme != "JupyterLab Light":
+                set_theme(page, theme)
+            for side in (a, b):
+                worst = side.evaluate(CONTRAST_JS)
+                assert worst["ratio"] >= 4.5, (theme, worst)
+            worst = panel.locator("table").first.evaluate(CELLS_CONTRAST_JS)  # the final messages
+            assert worst["ratio"] >= 4.5, (theme, worst)
+            panel.evaluate("(el) => el.scrollIntoView({block: 'start'})")
+            page.screenshot(path=str(ARTIFACTS / f"ab_{theme.split()[-1].lower()}.png"))

@@ -10,6 +10,8 @@ import ipywidgets as W
 from workbench.ui.final import as_json
 from workbench.ui.table import DELTA_LEGEND, DeltaTable, TokenText
 
+# tinted like the table's rows, so Light and Dark both stay readable
+DIFFERS_CSS = "background:color-mix(in srgb, var(--jp-warn-color1, #f57c00) 22%, var(--jp-layout-color0, #fff))"
 AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side"]]
 
 
@@ -17,7 +19,7 @@ def final_html(res) -> str:
     rows = []
     for mode, diffs in res.final.items():
         for d in diffs:
-            mark = "" if d.same else " style='background:var(--jp-warn-color3, #fff59d)'"
+            mark = "" if d.same else f" style='{DIFFERS_CSS}'"
             rows.append(f"<tr{mark}><td>{mode}</td><td>{d.field}</td><td>{html.escape(as_json(d.a))}</td>"
                         f"<td>{html.escape(as_json(d.b))}</td></tr>")
     head = (f"<tr><th>answer</th><th>field</th><th>A: {html.escape(res.label_a)}</th>"
@@ -62,19 +64,23 @@ class ABPanel(W.VBox):
         self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary")
         self.summary = W.HTML("<i>two parser specs, the current stream: Compare</i>")
         self.final = W.HTML("")
+        self.label_a, self.label_b = W.HTML(""), W.HTML("")
+        self.left = self.right = None  # the two tables, made at the first Compare
+        self.sides = W.HBox([], layout=W.Layout(width="100%"))
+        self.result = None
+        super().__init__([W.HBox([self.spec_a, self.spec_b, self.compare_button]), self.summary,
+                          self.final, self.sides])
+        self.add_class("wb-ab")
+
+    def _tables(self) -> None:
         side = dict(height=260, features=("strip",), legend=AB_LEGEND,
                     layout=W.Layout(flex="1 1 0", min_width="0"))
         self.left, self.right = DeltaTable(**side), DeltaTable(**side)
-        self.label_a, self.label_b = W.HTML(""), W.HTML("")
-        self.result = None
         # a step picked on one side is picked on the other too
         self.left.on_select(lambda step: self._pick(self.right, step))
         self.right.on_select(lambda step: self._pick(self.left, step))
-        sides = [W.VBox([label, table], layout=W.Layout(flex="1 1 0", min_width="0"))
-                 for label, table in ((self.label_a, self.left), (self.label_b, self.right))]
-        super().__init__([W.HBox([self.spec_a, self.spec_b, self.compare_button]), self.summary,
-                          self.final, W.HBox(sides, layout=W.Layout(width="100%"))])
-        self.add_class("wb-ab")
+        self.sides.children = [W.VBox([label, table], layout=W.Layout(flex="1 1 0", min_width="0"))
+                               for label, table in ((self.label_a, self.left), (self.label_b, self.right))]
 
     @staticmethod
     def _pick(table: DeltaTable, step: int | None) -> None:
@@ -85,6 +91,8 @@ class ABPanel(W.VBox):
         """``tokenizer``: the stream's, so both sides show each token's text."""
         self.result = res
         differing = {s.step for s in res.steps if not s.same}
+        if self.left is None:
+            self._tables()
         with self.hold_sync():
             self.summary.value = summary_html(res)
             self.final.value = final_html(res)

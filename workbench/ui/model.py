@@ -8,6 +8,7 @@ final comparison. The widget only forwards clicks here and renders the result.
 from __future__ import annotations
 
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
@@ -17,6 +18,7 @@ from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
 from workbench.ui import final as final_mod, recordings
 from workbench.ui.inputs import SOURCES, TOOL_CHOICES, Inputs, resolve  # noqa: F401
+from workbench.ui.running import Batches
 from workbench.ui.sources import ReplaySource
 
 Status = Callable[[str, "float | None"], None]
@@ -172,13 +174,20 @@ class WorkbenchModel:
     def done(self) -> bool:
         return self.source is not None and self.source.done
 
-    def step(self) -> list[Row]:
+    @property
+    def batches(self) -> bool:
+        """Whether the current source takes its deltas in batches (a lane's replay)."""
+        return bool(getattr(self.source, "batches", False))
+
+    def step(self, n: int = 1) -> list[Row]:
+        """One delta (one engine step, one server chunk); ``n`` deltas where the source
+        takes batches."""
         if self.source is None:
             self.start()
         if self.source.done:
             self.status("the stream is finished: Reset or Replay", None)
             return []
-        new = self.source.step()
+        new = self.source.step(n) if n > 1 and self.batches else self.source.step()
         self.rows.extend(new)
         if self.source.done:
             self._finish()
@@ -190,12 +199,16 @@ class WorkbenchModel:
             self.start()
         new: list[Row] = []
         total = self.source.total
+        batches = Batches(0.05) if self.batches else None
         while not self.source.done:
-            rows = self.step()
+            t0 = time.perf_counter()
+            rows = self.step(batches.n if batches else 1)
+            if batches:
+                batches.took(time.perf_counter() - t0)
             new.extend(rows)
             if on_rows is not None:
                 on_rows(rows)
-            if total and len(self.rows) % every == 0:
+            if total and (len(self.rows) % every == 0 or batches):
                 self.status(f"running: {len(self.rows)}/{total} deltas", len(self.rows) / total)
         return new
 

@@ -9,6 +9,10 @@ the work, so the engine, the model and the widgets need no locks (a worker
 thread would need one around the shared engine and every widget update).
 Without a running event loop (plain Python, tests) ``start`` returns False and
 the caller runs synchronously.
+
+A source whose deltas go to a lane (another vLLM's worker process) takes them in
+batches (``Batches``): each batch is one request to the lane, so a Run pays the
+request's round trip once per batch instead of once per delta.
 """
 
 from __future__ import annotations
@@ -18,13 +22,29 @@ import time
 from collections.abc import Callable
 
 
+class Batches:
+    """How many deltas the next step takes: twice as many while a step stays well inside
+    a slice, half as many when it does not, so a batch never holds the loop much longer
+    than one slice."""
+
+    def __init__(self, slice_s: float, most: int = 4096) -> None:
+        self.n, self.slice_s, self.most = 1, slice_s, most
+
+    def took(self, seconds: float) -> None:
+        if seconds < self.slice_s / 4:
+            self.n = min(self.most, self.n * 2)
+        elif seconds > self.slice_s:
+            self.n = max(1, self.n // 2)
+
+
 class SlicedRun:
-    def __init__(self, step: Callable[[], object], done: Callable[[], bool],
+    def __init__(self, step: Callable[..., object], done: Callable[[], bool],
                  show: Callable[[], None], failed: Callable[[BaseException], None],
-                 finished: Callable[[bool], None], slice_s: float = 0.05) -> None:
-        self.step, self.done, self.show, self.failed = step, done, show, failed
+                 finished: Callable[[bool], None], slice_s: float = 0.05, batch: bool = False) -> None:
+        self.step, self.done, self.show, self.failed = step, done, show, failed  # step(), step(n) batched
         self.finished = finished  # called with stopped=True/False at the end, error or not
         self.slice_s = slice_s
+        self.batches = Batches(slice_s) if batch else None
         self.task: asyncio.Task | None = None
         self.stopped = False
 
@@ -50,7 +70,12 @@ class SlicedRun:
             while not self.stopped and not self.done():
                 end = time.perf_counter() + self.slice_s
                 while not self.stopped and not self.done() and time.perf_counter() < end:
-                    self.step()
+                    if self.batches is None:
+                        self.step()
+                        continue
+                    t0 = time.perf_counter()
+                    self.step(self.batches.n)
+                    self.batches.took(time.perf_counter() - t0)
                 self.show()
                 await asyncio.sleep(0.001)  # the kernel handles waiting messages (Stop) here
         except Exception as e:  # the task has no caller: the widget's banner shows it
@@ -70,7 +95,8 @@ class RunActions:
         rows stream in and Stop is heard; synchronous where no loop runs."""
         self._begin()
         run = SlicedRun(self.model.step, lambda: self.model.done, self._sync,
-                        lambda e: self._failed(e, "Run"), self._run_ended, self.run_slice_s)
+                        lambda e: self._failed(e, "Run"), self._run_ended, self.run_slice_s,
+                        batch=self.model.batches)
         if not run.start():
             self.run()
             return

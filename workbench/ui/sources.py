@@ -31,6 +31,8 @@ class ReplaySource:
         self.all = list(deltas)
         self.run = session.stream()
         self.pos = 0
+        # a lane's run answers many deltas in one request: Run steps it in batches
+        self.batches = hasattr(self.run, "feed_many")
 
     @property
     def done(self) -> bool:
@@ -44,9 +46,14 @@ class ReplaySource:
     def deltas(self) -> list[Delta]:
         return self.all[:self.pos]
 
-    def step(self) -> list[Row]:
+    def step(self, n: int = 1) -> list[Row]:
+        """The next delta's row (``n``: the next n deltas' rows, fed in one batch)."""
         if self.done:
             return []
+        if n > 1 and self.batches:
+            deltas = self.all[self.pos:self.pos + n]
+            self.pos += len(deltas)
+            return self.run.feed_many(deltas)
         delta = self.all[self.pos]
         self.pos += 1
         return [self.run.feed(delta)]

@@ -416,8 +416,9 @@ function render({ model, el }) {
       store.clear();
       if (chart) chart.clear();
       table.drawn = "";
-      table.following = true;
+      table.following = !model.get("selected"); // a selected row stays in view, else the end does
       append(msg.rows);
+      if (!table.following) onSelected();
     } else if (msg.kind === "rows") {
       if (msg.start === store.rows.length) append(msg.rows);
       else if (msg.start > store.rows.length) model.send({ kind: "hello" }); // missed some: ask again
