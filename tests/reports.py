@@ -188,8 +188,8 @@ def answers(case: dict, version: str | None = None) -> dict:
 
 
 def _argument_indexes(row) -> set[int]:
-    calls = ((row.delta or {}).get("tool_calls") or []) if row.sse else []
-    return {call["index"] for call in calls if call.get("arguments")}
+    calls = row.tool_calls if row.sse else ()
+    return {call.index for call in calls if call.arguments}
 
 
 def argument_deltas(rows) -> list[int]:
@@ -204,7 +204,7 @@ def argument_deltas(rows) -> list[int]:
 def silent_run(rows) -> int:
     """The most deltas in a row that sent no argument piece, from a call's first chunk (its
     name) to its last argument piece: large for a parser that buffers, small for one that streams."""
-    named = [n for n, row in enumerate(rows) if row.sse and (row.delta or {}).get("tool_calls")]
+    named = [n for n, row in enumerate(rows) if row.sse and row.tool_calls]
     marks = named[:1] + [n for n, row in enumerate(rows) if _argument_indexes(row)]
     return max((b - a - 1 for a, b in zip(marks, marks[1:])), default=0)
 
