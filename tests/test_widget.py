@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from workbench.errors import WorkbenchError
 
 ROOT = Path(__file__).resolve().parents[1]
 TRUNCATED = ROOT / "parsers/recordings/hermes/truncated_arguments.jsonl"
@@ -353,6 +354,10 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
     assert len(wb.rows) == 3
     assert wb.save_recording(tmp_path / "partial.jsonl") == 3  # nothing streamed is lost
     assert len(rec.load(tmp_path / "partial.jsonl").deltas) == 3
+    before = (tmp_path / "partial.jsonl").read_bytes()
+    with pytest.raises(WorkbenchError, match="partial.jsonl exists"):  # refused, as the CLI's -o
+        wb.save_recording(tmp_path / "partial.jsonl")
+    assert (tmp_path / "partial.jsonl").read_bytes() == before
     wb.model.source.step = original
     wb.run_button.click()
     assert wb.banner.value == "" and wb.rows[-1].finish_reason == "tool_calls"

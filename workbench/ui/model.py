@@ -268,9 +268,10 @@ class WorkbenchModel:
         self.final = FinalView(stream, nonstream, diffs, final_mod.first_divergent_step(diffs),
                                list(getattr(self.source, "notes", [])))
 
-    def save_recording(self, path: str) -> int:
-        """Write the stream so far (finished or not) as a JSONL recording."""
-        return recordings.save(self, path)
+    def save_recording(self, path: str, force: bool = False) -> int:
+        """Write the stream so far (finished or not) as a JSONL recording; an existing
+        file only with ``force``."""
+        return recordings.save(self, path, force)
 
     # -- view state -----------------------------------------------------
     def select(self, step: int | None) -> Row | None:

@@ -47,14 +47,20 @@ def open_deltas(inputs: Inputs) -> Opened:
                                                            choose_parser=False))
 
 
-def save(model: WorkbenchModel, path: str) -> int:
-    """The model's stream so far (a recording in progress included) as JSONL."""
+def save(model: WorkbenchModel, path: str, force: bool = False) -> int:
+    """The model's stream so far (a recording in progress included) as JSONL. An existing
+    file is refused unless ``force``, as the CLI's ``-o`` refuses it without --force."""
+    from pathlib import Path
+
     from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     deltas = model.recorded()
     if not deltas:
         raise WorkbenchError("nothing to save: Step or Run first")
+    if not force and Path(path).exists():
+        raise WorkbenchError(f"{path} exists: give another name, or overwrite it "
+                             "(save_recording(path, force=True); the Save button asks first)")
     session = model.ensure_session()
     i = model.inputs
     origin = model.origin or {"kind": "text"}
@@ -63,5 +69,5 @@ def save(model: WorkbenchModel, path: str) -> int:
         parser["config_text"] = i.config_text
     header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
                              session.setup.request.to_dict(), session.prompt_ids, origin, parser)
-    rec.save(path, header, deltas)
+    rec.save(path, header, deltas, overwrite=force)
     return len(deltas)

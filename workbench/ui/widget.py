@@ -192,9 +192,10 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         if notes:  # a cut stream, another tokenizer build, a changed config: as the CLI prints them
             self.banner.show("warning", "; ".join(notes))
 
-    def save_recording(self, path: str) -> int:
-        """The stream so far (a recording in progress included) as a JSONL recording."""
-        n = self.model.save_recording(path)
+    def save_recording(self, path: str, force: bool = False) -> int:
+        """The stream so far (a recording in progress included) as a JSONL recording.
+        An existing file is refused (WorkbenchError) unless ``force``."""
+        n = self.model.save_recording(path, force)
         self._status(f"saved {n} deltas to {path}")
         return n
 
