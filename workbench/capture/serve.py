@@ -67,6 +67,8 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
     if reasoning_parser:
         cmd += ["--reasoning-parser", reasoning_parser]
     env = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "VLLM_LOGGING_STREAM": "ext://sys.stdout"}
+    if (Path(model) / "o200k_base.tiktoken").is_file():  # gpt-oss: Harmony reads its ranks offline
+        env["TIKTOKEN_ENCODINGS_BASE"] = model
     t0 = time.perf_counter()
     out = log.open("w")
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,

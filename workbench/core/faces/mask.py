@@ -16,7 +16,8 @@ if TYPE_CHECKING:
 
 MADE_UP = {"id": "id", "item_id": "id", "call_id": "call", "signature": "signature",
            "created_at": "time", "created": "time", "completed_at": "time"}
-CACHE_STATE = {"cached_tokens", "cache_write_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"}
+CACHE_STATE = {"cached_tokens", "cache_write_tokens", "cache_read_input_tokens", "cache_creation_input_tokens",
+               "cached_tokens_per_turn"}  # (Harmony's usage: one count per turn)
 
 
 def masked(value: Any, names: dict | None = None):
@@ -27,10 +28,10 @@ def masked(value: Any, names: dict | None = None):
     def walk(v: Any, key=None):
         if isinstance(v, dict):
             return {k: walk(x, k) for k, x in v.items()}
+        if key in CACHE_STATE and (isinstance(v, int) or isinstance(v, list)):
+            return "<cache>"
         if isinstance(v, list):
             return [walk(x) for x in v]
-        if key in CACHE_STATE and isinstance(v, int):
-            return "<cache>"
         kind = MADE_UP.get(key)
         if kind is None or v is None:
             return v
