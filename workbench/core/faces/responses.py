@@ -78,12 +78,29 @@ def usage(session: Session, result):
                                                   tool_output_tokens_per_turn=[]))
 
 
-def response_of(session: Session, result, output, status: str, created: int, usage_=None):
+def response_of(session: Session, result, output, status: str, created: int, usage_=None, messages=(None, None)):
+    """``messages``: (input_messages, output_messages) for ``enable_response_messages``."""
     from vllm.entrypoints.openai.responses.protocol import ResponsesResponse
 
     return ResponsesResponse.from_request(session.request, sampling_params(session),
                                           model_name=model_name(session), created_time=created,
-                                          output=output, status=status, usage=usage_)
+                                          output=output, status=status, usage=usage_,
+                                          input_messages=messages[0], output_messages=messages[1])
+
+
+def raw_messages(session: Session, result) -> tuple:
+    """``enable_response_messages`` on the simple path: SimpleContext's one raw message for the
+    prompt (its text and ids) and one for the whole output; (None, None) when not asked."""
+    from vllm.entrypoints.openai.responses.protocol import ResponseRawMessageAndToken
+
+    if not session.request.enable_response_messages or result is None:
+        return None, None
+    prompt = list(session.prompt_ids)
+    # the rendered prompt's text (RequestOutput.prompt); decoding its ids gives it back
+    inputs = [ResponseRawMessageAndToken(message=session.tokenizer.decode(prompt), tokens=prompt)]
+    outputs = ([ResponseRawMessageAndToken(message=result.text, tokens=list(result.token_ids))]
+               if result.text or result.token_ids else [])
+    return inputs, outputs
 
 
 def status_of(finish: str | None) -> str:
@@ -101,7 +118,8 @@ def opening(session: Session, result, created: int) -> list:
 def completed(session: Session, result, output, finish, created: int):
     from vllm.entrypoints.openai.responses.protocol import ResponseCompletedEvent
 
-    final = response_of(session, result, output, status_of(finish), created, usage(session, result))
+    final = response_of(session, result, output, status_of(finish), created, usage(session, result),
+                        raw_messages(session, result))
     return ResponseCompletedEvent(type="response.completed", sequence_number=-1, response=final)
 
 
@@ -174,7 +192,7 @@ def nonstream_body(session: Session, result, finish: str | None) -> dict:
                                             maybe_filter_parallel_tool_calls(calls or [], request),
                                             None, request.tools)
     return response_of(session, result, items, status_of(finish), int(time.time()),
-                       usage(session, result)).model_dump(mode="json", by_alias=True)
+                       usage(session, result), raw_messages(session, result)).model_dump(mode="json", by_alias=True)
 
 
 def face(session: Session, result, nonstream: bool = True) -> Face:
