@@ -237,3 +237,57 @@ def test_api_faces_run_inside_a_lane_with_that_versions_converters(run_cli, tool
         if api == "responses":
             created = set(there["events"][0]["response"]) - set(here["events"][0]["response"])
             assert "prompt_cache_key" in created, created
+
+
+# -- diff --api: the A/B of two specs on one API, and two APIs over one stream -----------
+
+def test_diff_on_an_api_compares_that_apis_events_and_client(run_cli, tools_file, seed):
+    """`diff --api messages`: each step compares the Anthropic events each spec's server sends
+    (not the chat chunks), and the final answers are what the SDK ends with and the body."""
+    from workbench.core.faces.mask import masked
+
+    code, out, err = run_cli("diff", "--text", SEED_TEXT, "--a", "hermes+qwen3", "--b", "hermes", "--tools",
+                             tools_file, "--api", "messages", "--json")
+    res = json.loads(out)
+    assert code == 0 and (res["a"]["api"], res["b"]["api"]) == ("messages", "messages")
+    _, r, face = seed["messages"]
+    assert [s["a"]["events"] for s in res["steps"]] == [[masked(e) for e in face.row_events(i)]
+                                                        for i in range(len(r.rows))]
+    assert res["first_step"] == 1 and "events" in res["steps"][0]["output"]
+    stream = res["final"]["stream"]  # the SDK's object: a thinking block on A, the raw text on B
+    assert stream["reasoning"] == {"a": "Weather is needed.", "b": None, "same": False}
+    assert stream["content"]["b"] == "<think>Weather is needed.</think>\n\n"
+    assert stream["tool_calls"]["same"] and stream["finish_reason"]["a"] == "tool_use"
+    code, out, _ = run_cli("diff", "--text", SEED_TEXT, "--a", "hermes+qwen3", "--b", "hermes+qwen3", "--tools",
+                           tools_file, "--api", "responses", "--json")
+    assert code == 0 and json.loads(out)["same"]  # made-up ids and timestamps do not count
+
+
+def test_diff_across_two_apis_compares_what_each_client_received(run_cli, tools_file, tmp_path):
+    """`--api chat --api-b messages`: the same stream through two APIs. Each step compares what
+    the client received (reasoning, content, tool-call name and arguments), the end what it holds
+    (the finish in one vocabulary: chat's tool_calls and Anthropic's tool_use are both a call)."""
+    common = ["diff", "--text", SEED_TEXT, "--a", "hermes+qwen3", "--b", "hermes+qwen3"]
+    code, out, _ = run_cli(*common, "--tools", tools_file, "--api", "chat", "--api-b", "messages", "--json")
+    res = json.loads(out)
+    assert code == 0 and res["same"], [s for s in res["steps"] if not s["same"]]
+    assert [s["a"]["visible"] for s in res["steps"]][6]["content"] == "\n\n"  # step 7: "\n\n", both
+    finish = res["final"]["stream"]["finish_reason"]
+    assert (finish["a"], finish["b"], finish["outcome"]) == ("tool_calls", "tool_use",
+                                                             {"a": "tool_call", "b": "tool_call"})
+    # include_reasoning: false hides the thinking from a chat client; Anthropic has no such
+    # field, so a Messages client of the same request sees it
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"messages": [{"role": "user", "content": "Weather in Paris?"}],
+                               "tools": WEATHER_TOOLS, "include_reasoning": False}))
+    code, out, _ = run_cli(*common, "--request", req, "--api", "chat", "--api-b", "messages", "--json")
+    res = json.loads(out)
+    assert code == 0 and res["first_step"] == 2 and res["steps"][1]["output"] == ["visible"]
+    assert res["steps"][1]["b"]["visible"]["reasoning"] == "Weather" and res["steps"][1]["a"]["visible"][
+        "reasoning"] is None
+    assert res["final"]["stream"]["reasoning"] == {"a": None, "b": "Weather is needed.", "same": False}
+    code, out, err = run_cli(*common, "--tools", tools_file, "--api", "chat", "--api-b", "messages")
+    assert code == 0 and "on messages" in out and "same: every step" in out, out
+    code, out, err = run_cli("diff", "--text", SEED_TEXT, "--a", "hermes+qwen3@0.33.0", "--b", "hermes+qwen3",
+                             "--tools", tools_file, "--api", "messages")
+    assert code == 2 and err.count("\n") == 1 and "compares the chat face" in err

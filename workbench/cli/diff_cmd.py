@@ -7,6 +7,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common
+from workbench.core.faces import APIS
 from workbench.core.parsers import ParserSpec
 
 if TYPE_CHECKING:
@@ -24,6 +25,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--b", required=True, metavar="SPEC", type=_spec, help=f"parser B: {SPEC_HELP}")
     common.add_code_options(p)
     common.add_request_options(p)
+    p.add_argument("--api-b", choices=APIS, metavar="API",
+                   help="side B reads the stream through this API (chat, responses, messages) while side A "
+                        "reads it through --api: the two clients compared step by step (what each received) "
+                        "and at the end (what each holds)")
     p.add_argument("--json", action="store_true", help="one JSON object: first_step, final, steps")
     p.add_argument("--changed", action="store_true", help="show only the steps that differ")
     p.set_defaults(run=run)
@@ -43,6 +48,11 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core import diff
 
     src = common.resolve_source(args, "compare", with_parser=False)
+    if (args.a[1] or args.b[1]) and (src.setup.api != "chat" or args.api_b not in (None, "chat")):
+        from workbench.errors import WorkbenchError
+
+        raise WorkbenchError("diff across vLLM versions (@VERSION) compares the chat face; for another API "
+                             "run `workbench replay --api API --vllm VERSION` on each version")
     if args.a[1] or args.b[1]:  # across vLLM versions (workbench.lanes)
         from workbench.lanes import diff as lane_diff, versions
 
@@ -52,9 +62,9 @@ def run(args: argparse.Namespace) -> int:
         result = lane_diff.run(src.setup, a, b, prompt_token_ids=src.prompt_ids, **kw)
     elif src.recording is not None:
         result = diff.run(src.setup, args.a[0], args.b[0], deltas=src.recording.deltas,
-                          chunking=args.chunking, prompt_token_ids=src.prompt_ids)
+                          chunking=args.chunking, prompt_token_ids=src.prompt_ids, api_b=args.api_b)
     else:
-        result = diff.run(src.setup, args.a[0], args.b[0], text=src.text)
+        result = diff.run(src.setup, args.a[0], args.b[0], text=src.text, api_b=args.api_b)
     if args.json:
         common.print_json(result.to_dict())
     else:
@@ -76,8 +86,8 @@ def _print(result, changed_only: bool) -> None:
     from workbench.core.rows import format_tool_calls
 
     con = console()
-    con.print(f"A: {result.label_a}  ({result.a.parser['class']})")
-    con.print(f"B: {result.label_b}  ({result.b.parser['class']})")
+    con.print(f"A: {result.label_a}  ({result.a.parser['class']}) on {result.api_a}")
+    con.print(f"B: {result.label_b}  ({result.b.parser['class']}) on {result.api_b}")
     t = Table(header_style="bold")
     for col in ("step", "text", "A phase", "A output", "B phase", "B output", "differs"):
         t.add_column(col, overflow="fold")
@@ -85,13 +95,18 @@ def _print(result, changed_only: bool) -> None:
     def out(v: Any):
         if v is None:
             return "(no step)"
-        d = v["delta"] or {}
+        if v.get("events") is not None:  # an API face: its events for the step
+            from workbench.cli.render_faces import event_summary
+
+            return "; ".join(f"{e.get('type')} {event_summary(e)}".strip() for e in v["events"]) or "(no event)"
+        d = v.get("visible") or v["delta"] or {}
         parts = [f"{k[0]}:{d[k]!r}" for k in ("reasoning", "content") if d.get(k) is not None]
         if d.get("tool_calls"):
             parts.append(format_tool_calls(d["tool_calls"]))
         if v["error"]:
             parts.append(f"error: {v['error']}")
-        return " ".join(parts) + ("" if v["sse"] else " (no chunk)")
+        sent = any(d.get(k) for k in ("reasoning", "content", "tool_calls")) if "visible" in v else v["sse"]
+        return " ".join(parts) + ("" if sent else " (nothing sent)")
 
     for s in result.steps:
         if changed_only and s.same:
@@ -102,7 +117,8 @@ def _print(result, changed_only: bool) -> None:
                   (s.b or {}).get("phase", ""), escape(out(s.b)), what,
                   style="yellow" if s.output else ("cyan" if s.machine else None))
     con.print(t)
-    f = Table(title="final message", header_style="bold")
+    f = Table(title="final message (stream: what the client ends with; nonstream: the non-streaming answer)",
+              header_style="bold")
     for col in ("mode", "field", "A", "B", ""):
         f.add_column(col, overflow="fold")
     for mode, diffs in result.final.items():
