@@ -65,17 +65,33 @@ def test_appends_send_only_the_new_rows_and_big_batches_in_chunks(sent):
 
 def test_the_schema_goes_over_the_comm_and_records_follow_it():
     t = table.DeltaTable()
-    shown = [c for c in schema.COLUMNS if c.shown is True]
-    assert t.columns == [c.spec() for c in shown]  # the front end keeps no column list of its own
-    assert all(set(spec) == {"name", "title", "description", "kind", "width", "grow"} for spec in t.columns)
+    assert t.columns == [c.spec() for c in schema.COLUMNS]  # the front end keeps no column list of its own
+    assert all(set(spec) == {"name", "title", "description", "kind", "width", "grow", "shown", "fit", "field"}
+               for spec in t.columns)
+    assert {c["name"]: c["field"] for c in t.columns if c["field"]} == \
+        {"reasoning": "reasoning", "content": "content", "tool_calls": "tool"}  # coloured by field
     r = Row(2, [5], ["ĊĊ"], "\n\n", REASONING, CONTENT, MessageDelta(reasoning=None, content=""), True)
     t.changed = {2}
     rec = t.record(r)
-    assert set(rec) - {"_c", "_k", "_sse", "_sc", "_us"} <= {c.name for c in shown}
+    assert set(rec) - {"_c", "_k", "_sse", "_sc", "_us"} <= {c.name for c in schema.COLUMNS}
     assert rec["content"] == "" and "reasoning" not in rec  # "" is a value, None is left out
     assert rec["phase"] == "reasoning→content" and rec["sse"] == "chunk" and rec["_sc"] is True
-    assert rec["_c"].split() == ["ph-content", "sc", "changed"] and rec["_k"] == "content"
+    assert rec["_c"].split() == ["k-content", "sc", "changed"] and rec["_k"] == "content"
     assert rec["tokens"] == ["ĊĊ"]  # no tokenizer: the raw form
+
+
+def test_the_strip_colours_by_the_field_a_row_fills_not_by_the_phase():
+    """The seed's "\n\n" row: the parser is in the tool phase, but the text went to content."""
+    from workbench.core.machine import Phase as P
+    from workbench.core.messages import ToolCallDelta
+
+    tool = P.of("tool")
+    blank = Row(7, [271], ["ĊĊ"], "\n\n", REASONING, tool, MessageDelta(content="\n\n"), True)
+    call = Row(8, [9], ["x"], "x", tool, tool, MessageDelta(tool_calls=(ToolCallDelta(0, "id", "function", "f"),)), True)
+    held = Row(9, [9], ["x"], "x", tool, tool, None, False)
+    assert [table.strip_kind(r) for r in (blank, call, held)] == ["content", "tool", "tool"]
+    t = table.DeltaTable()
+    assert "id=" not in t.record(call)["tool_calls"] and "name=f" in t.record(call)["tool_calls"]
 
 
 def test_a_generic_table_of_other_records():
@@ -93,5 +109,19 @@ def test_columns_grow_for_errors_and_shrink_on_a_new_stream(sent):
     bad.error = "ValueError: boom"
     t.append([bad])
     assert t.shown()[-1] == "error" and t.records[0]["error"] == "ValueError: boom"
+    assert "err" in t.records[0]["_c"].split() and t.records[0]["_k"] == "error"
     t.set_rows(rows(2))
     assert t.shown() == [c.name for c in schema.COLUMNS if c.shown is True]
+
+
+def test_ctrl_c_gets_the_selected_rows_as_json(sent):
+    t = table.DeltaTable()
+    t.append(rows(3))
+    sent.clear()
+    t._on_msg(t, {"kind": "copy", "keys": [1, 3]}, [])
+    (answer,) = sent
+    assert answer["kind"] == "clipboard" and answer["n"] == 2
+    assert [json.loads(line)["step"] for line in answer["text"].splitlines()] == [1, 3]
+    assert json.loads(answer["text"].splitlines()[0]) == json.loads(json.dumps(t.rows[0].to_dict(), default=str))
+    t.selection = [2, 3]
+    assert [r.step for r in t.selected_rows()] == [2, 3]

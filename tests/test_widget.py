@@ -85,10 +85,12 @@ def test_step_appends_one_row_then_run_finishes(wb, direct):
 def test_table_records_phase_chunk_and_state_change(wb, direct):
     wb.run_button.click()
     think, reasoning, end, content = (row_cells(wb, s) for s in (1, 2, 6, 7))
-    assert (think["phase"], think["sse"], think["_c"]) == ("reasoning", "none", "ph-reasoning no-sse")  # <think>
+    assert (think["phase"], think["sse"], think["_c"]) == ("reasoning", "none", "k-reasoning no-sse")  # <think>
     assert (reasoning["phase"], reasoning["sse"], reasoning["reasoning"]) == ("reasoning", "chunk", "Weather")
     assert reasoning["_sse"] and reasoning["_k"] == "reasoning" and reasoning["_us"] > 0
-    assert (end["phase"], end["_sc"], end["_c"]) == ("reasoning→tool", True, "ph-tool no-sse sc")
+    assert (end["phase"], end["_sc"], end["_c"]) == ("reasoning→tool", True, "k-tool no-sse sc")
+    # colours go by field: the "\n\n" row is in the tool phase, but its text went to content
+    assert content["_c"].startswith("k-tool") and content["_k"] == "content"
     assert "_sc" not in reasoning
     # None stays out of the record ("blank"), "" would be kept: content "\n\n" is a value
     assert "content" not in end and content["content"] == "\n\n" == direct.rows[6].content
@@ -100,9 +102,10 @@ def test_table_records_phase_chunk_and_state_change(wb, direct):
     # the front end draws the schema's columns, titles and tooltips
     from workbench.core.rows import BY_NAME
 
-    assert [c["name"] for c in wb.table.columns] == ["step", "tokens", "text", "phase", "reasoning", "content",
-                                                     "tool_calls", "sse", "finish_reason"]
-    assert wb.table.columns[3] == BY_NAME["phase"].spec() and wb.table.columns[3]["description"]
+    assert wb.table.shown() == ["step", "tokens", "text", "phase", "reasoning", "content", "tool_calls", "sse",
+                                "finish_reason"]
+    phase = next(c for c in wb.table.columns if c["name"] == "phase")
+    assert phase == BY_NAME["phase"].spec() and phase["description"] and phase["fit"]
     frame = wb.frame()
     assert list(frame.columns) == list(BY_NAME) and frame["phase"][5] == "tool"
     assert frame["content"][0] is None and frame["error"].isna().all() and not frame.isin([float("nan")]).any().any()
@@ -184,7 +187,7 @@ def test_final_panel_highlights_and_links_the_first_divergent_step():
 def test_selection_both_ways_between_python_and_the_front_end(wb):
     wb.run_button.click()
     wb.select(2)  # Python -> the front end's synced trait
-    assert wb.table.selected == 2 and "<td>2</td>" in wb.detail.html.value
+    assert wb.table.selected == 2 and "<td>2</td>" in wb.detail.html.value and wb.table.selection == [2]
     wb.table.selected = 8  # a click or j/k in the front end sets the trait
     assert wb.model.selected == 8 and wb.detail.step.value == 8
     assert "tool_call" in wb.detail.html.value

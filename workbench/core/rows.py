@@ -100,13 +100,14 @@ def typed(d: dict, kinds: tuple[str, str] | None = None) -> dict:
     return out
 
 
-def format_tool_calls(calls) -> str:
-    """Tool-call deltas (typed or their JSON) in one line: ``#0 id=… name=… args+='…'``."""
+def format_tool_calls(calls, ids: bool = True) -> str:
+    """Tool-call deltas (typed or their JSON) in one line: ``#0 id=… name=… args+='…'``
+    (``ids``: with the call ids, which a server draws at random per call)."""
     parts = []
     for c in calls:
         c = c.to_dict() if hasattr(c, "to_dict") else c
         head = f"#{c['index']}"
-        if c.get("id"):
+        if c.get("id") and ids:
             head += f" id={c['id']}"
         if c.get("name"):
             head += f" name={c['name']}"
@@ -147,7 +148,9 @@ class Column:
     a frame's cell), ``display(record)`` what a table shows (JSON-able; default: the value)
     and ``kind`` how it is drawn; ``shown`` whether it shows by default (``"auto"``: when
     some row has a value); ``width`` its default width in px, ``grow`` its share of the
-    spare width (0: fixed)."""
+    spare width (0: fixed); ``fit``: px up to which it widens to its longest value (0:
+    never); ``field``: the message field its value is (reasoning, content, tool), which a
+    table colours where it has a value."""
 
     name: str
     title: str
@@ -158,6 +161,8 @@ class Column:
     width: int = 72
     grow: float = 1.0
     display: Callable | None = None
+    fit: int = 0
+    field: str | None = None
 
     def shown_value(self, record):
         return (self.display or self.value)(record)
@@ -165,7 +170,8 @@ class Column:
     def spec(self) -> dict:
         """What a front end needs to draw it (the widget's comm)."""
         return {"name": self.name, "title": self.title, "description": self.description,
-                "kind": self.kind, "width": self.width, "grow": self.grow}
+                "kind": self.kind, "width": self.width, "grow": self.grow, "shown": self.shown,
+                "fit": self.fit, "field": self.field}
 
 
 def phase_shown(row: Row) -> str:
@@ -174,35 +180,36 @@ def phase_shown(row: Row) -> str:
 
 COLUMNS: tuple[Column, ...] = (
     Column("step", "step", "the delta's number in the stream (1-based)", lambda r: r.step, NUMBER,
-           width=40, grow=0),
+           width=40, grow=0, fit=64),
     Column("token_ids", "ids", "the token ids of this delta", lambda r: list(r.token_ids), LABEL,
            shown=False, width=72, grow=0.6),
     Column("tokens", "tokens", "the tokens of this delta, each as its text", lambda r: list(r.tokens),
-           TOKENS, width=96, grow=1.4),
+           TOKENS, width=64, grow=1.2),
     Column("text", "text", "the text vLLM's detokenizer released for these tokens (delta_text)",
-           lambda r: r.text, width=72, grow=1),
+           lambda r: r.text, width=56, grow=1),
     Column("phase_before", "before", "where the parser was before this delta", lambda r: str(r.phase_before),
-           LABEL, shown=False, width=80, grow=0),
+           LABEL, shown=False, width=64, grow=0, fit=280),
     Column("phase", "phase", "where the parser sends the text: reasoning, content, tool (or a "
-           "Harmony channel); before→after at a change", lambda r: str(r.phase), LABEL, width=140,
-           grow=0, display=phase_shown),
+           "Harmony channel); before→after at a change", lambda r: str(r.phase), LABEL, width=56,
+           grow=0, display=phase_shown, fit=300),
     Column("reasoning", "reasoning", "the DeltaMessage's reasoning (blank: None)", lambda r: r.reasoning,
-           width=72, grow=1.3),
+           width=64, grow=1.2, field="reasoning"),
     Column("content", "content", "the DeltaMessage's content (blank: None)", lambda r: r.content,
-           width=72, grow=1.3),
-    Column("tool_calls", "tool_calls", "the DeltaMessage's tool-call deltas: #index, id, name, args+=",
-           lambda r: format_tool_calls(r.tool_calls) or None, width=96, grow=2),
+           width=64, grow=1.2, field="content"),
+    Column("tool_calls", "tool_calls", "the DeltaMessage's tool-call deltas: #index, name=, args+= "
+           "(the call ids: the widget's row detail, --json)", lambda r: format_tool_calls(r.tool_calls) or None,
+           width=150, grow=2.4, field="tool", display=lambda r: format_tool_calls(r.tool_calls, ids=False) or None),
     Column("sse", "SSE", "whether the server sends an SSE chunk for this delta", lambda r: r.sse, LABEL,
-           width=46, grow=0, display=lambda r: "chunk" if r.sse else "none"),
+           width=40, grow=0, display=lambda r: "chunk" if r.sse else "none", fit=56),
     Column("finish_reason", "finish", "the finish_reason the client sees on this chunk",
-           lambda r: r.finish_reason, LABEL, width=64, grow=0.2),
+           lambda r: r.finish_reason, LABEL, width=48, grow=0, fit=96),
     Column("grammar", "grammar", "the engine's grammar: gate open or closed, tokens allowed",
            grammar_of, shown="auto", width=110, grow=1.3),
     Column("error", "error", "what parse_delta raised", lambda r: r.error, shown="auto", width=90, grow=1.2),
     Column("logs", "logs", "vLLM's log lines during this delta", lambda r: "\n".join(r.logs) or None,
            shown="auto", width=90, grow=1),
     Column("parser_us", "µs", "the parser's time for this delta, in µs", lambda r: round(r.parser_us, 1),
-           NUMBER, shown=False, width=56, grow=0),
+           NUMBER, shown=False, width=48, grow=0, fit=72),
 )
 BY_NAME = {c.name: c for c in COLUMNS}
 

@@ -12,7 +12,7 @@ from workbench.ui.table import DELTA_LEGEND, DeltaTable, TokenText
 
 # tinted like the table's rows, so Light and Dark both stay readable
 DIFFERS_CSS = "background:color-mix(in srgb, var(--jp-warn-color1, #f57c00) 22%, var(--jp-layout-color0, #fff))"
-AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side"]]
+AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side", "changed"]]
 
 
 def final_html(res) -> str:

@@ -1,24 +1,33 @@
 // A table of records, with an optional token strip and cost chart (an anywidget ES module).
 //
 // Generic: Python sends the column schema as the synced `columns` trait ({name, title,
-// description, kind, width, grow} each, workbench/core/rows.py) and the records as
-// {kind: "reset" | "rows", start, rows} custom messages, only the new ones per Step. A
-// record holds one value per column name, its row's CSS classes in `_c`, and what the
-// strip and chart read (`_k` colour kind, `_sse`, `_sc` state change, `_us`, `_sp`
-// special-token indexes). The table puts only the rows in view into the DOM
-// (virtualised), so 100,000 rows scroll as smoothly as 26. Selection is the synced
-// `selected` trait (the `key` column's value; 0: none), set by clicks and j/k/arrows.
-// `features` turns on the "strip" and "cost" pictures; `legend` is [[class, label], ...].
+// description, kind, width, grow, shown, fit, field} each, workbench/core/rows.py) and the
+// records as {kind: "reset" | "rows", start, rows} custom messages, only the new ones per
+// Step. A record holds one value per column name (None left out), its row's CSS classes
+// in `_c`, and what the strip and chart read (`_k` colour, `_sse`, `_sc` state change,
+// `_us`, `_sp` special-token indexes). Only the rows in view are in the DOM (virtualised),
+// so 100,000 rows scroll as smoothly as 26. A cell whose column has a `field` (reasoning,
+// content, tool) is coloured by it where it has a value; a `fit` column widens to its
+// longest value. Columns resize by their header's edge and hide from the "columns" menu;
+// both are kept in localStorage under the `storage` trait (notebook and table role).
+// Selection: `selected` (the focused key, 0: none) and `selection` (every selected key),
+// set by clicks (shift: a range, ctrl/cmd: one more), j/k/arrows (shift: extend). Ctrl+C
+// asks Python for the selection's JSON ({kind: "copy"}) and puts the answer
+// ({kind: "clipboard"}) on the clipboard; {kind: "download"} saves a file. Tables with
+// the same `group` scroll together. `legend` is [[class, label, seen key], ...]: an entry
+// shows once a record on screen has its key.
 
 const ROW_H = 22;
 const OVERSCAN = 8;
 const STRIP_LINES = 4;
 const COST_H = 36;
+const PAD = 12; // a cell's horizontal padding and border
 const WS = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
 const ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
 const esc = (s) => s.replace(/[&<>"]/g, (c) => ESC[c]);
 const plain = (s) => s.replace(/[ \n\t\r]/g, (c) => WS[c]);
+const groups = (globalThis.__wbTableGroups ||= new Map()); // group -> Set of tables
 
 /** A value as HTML: whitespace visible, None blank, "" as a visible "" mark. */
 function shown(v) {
@@ -34,7 +43,6 @@ function textOf(v) {
   return plain(Array.isArray(v) ? v.join(" | ") : String(v));
 }
 
-/** One cell's HTML, drawn by its column's kind: text, tokens, label or number. */
 function cellHTML(r, col) {
   const v = r[col.name];
   if (col.kind === "tokens") {
@@ -46,82 +54,219 @@ function cellHTML(r, col) {
   return v === undefined || v === null ? "" : esc(String(v));
 }
 
-/** The rows both pictures share: records, and which record each token belongs to. */
+function lengthOf(v) {
+  if (v === undefined || v === null) return 0;
+  return Array.isArray(v) ? v.reduce((a, t) => a + String(t).length + 1, 0) : String(v).length;
+}
+
+/** The records, which token belongs to which, and what the legend and layout need. */
 class Store {
   constructor() { this.clear(); }
   clear() {
     this.rows = [];
     this.tokRow = []; // token index -> row index
     this.maxUs = 0;
+    this.seen = new Set(); // legend keys seen
+    this.have = new Set(); // columns some record has a value in
+    this.longest = {}; // fit column -> its longest value (characters)
   }
-  add(rs, tokens) {
+  add(rs, cols, tokens) {
+    const fields = cols.filter((c) => c.field);
+    const fits = cols.filter((c) => c.fit);
     for (const r of rs) {
       const i = this.rows.length;
       this.rows.push(r);
       const toks = tokens ? r[tokens] || [] : [];
       for (let t = 0; t < toks.length; t++) this.tokRow.push(i);
       if ((r._us || 0) > this.maxUs) this.maxUs = r._us;
+      for (const name in r) if (name[0] !== "_") this.have.add(name);
+      for (const c of fields) if (r[c.name] !== undefined) this.seen.add(`f:${c.field}`);
+      for (const c of fits) this.longest[c.name] = Math.max(this.longest[c.name] || 0, lengthOf(r[c.name]));
+      for (const cls of (r._c || "").split(" ")) if (cls) this.seen.add(cls.startsWith("k-") ? `k:${cls.slice(2)}` : cls);
     }
+  }
+}
+
+/** What the user chose for a table's columns, kept per notebook and table role. */
+class Prefs {
+  constructor(key) {
+    this.key = key ? `wb-table:${key}` : "";
+    this.widths = {};
+    this.hidden = {}; // name -> true (hidden) / false (shown though hidden by default)
+    try {
+      const saved = this.key && JSON.parse(localStorage.getItem(this.key) || "{}");
+      Object.assign(this.widths, saved.widths || {});
+      Object.assign(this.hidden, saved.hidden || {});
+    } catch (e) { /* no storage: the defaults */ }
+  }
+  save() {
+    try {
+      if (this.key) localStorage.setItem(this.key, JSON.stringify({ widths: this.widths, hidden: this.hidden }));
+    } catch (e) { /* no storage */ }
   }
 }
 
 // -- the table ----------------------------------------------------------------------
 class Table {
-  constructor(el, model, store, pick) {
+  constructor(el, model, store) {
     this.model = model;
     this.store = store;
+    this.prefs = new Prefs(model.get("storage"));
     this.following = true;
     this.drawn = "";
-    el.insertAdjacentHTML("beforeend", `<div class="wb-caption" aria-live="polite">no rows yet</div>
-      <div class="wb-scroll" tabindex="0" role="grid" data-lm-suppress-shortcuts="true">
+    this.anchor = -1;
+    this.charW = 7.2;
+    el.insertAdjacentHTML("beforeend", `<div class="wb-caption"><span class="wb-count" aria-live="polite">no rows yet</span>
+      <button class="wb-colbtn" type="button" title="show or hide columns; drag a header's right edge to resize">columns ▾</button>
+      <div class="wb-colmenu" hidden></div></div>
+      <div class="wb-scroll" tabindex="0" role="grid" aria-multiselectable="true" data-lm-suppress-shortcuts="true">
       <div class="wb-head" role="row" aria-rowindex="1"></div><div class="wb-body"></div></div>`);
     this.el = el;
     this.scroll = el.querySelector(".wb-scroll");
     this.head = el.querySelector(".wb-head");
     this.body = el.querySelector(".wb-body");
-    this.caption = el.querySelector(".wb-caption");
+    this.count = el.querySelector(".wb-count");
+    this.menu = el.querySelector(".wb-colmenu");
     this.captionExtra = () => "";
     this.scroll.addEventListener("scroll", () => {
       const s = this.scroll;
       this.following = s.scrollTop + s.clientHeight >= s.scrollHeight - ROW_H / 2;
       this.render();
+      this.syncGroup();
     });
     this.body.addEventListener("click", (e) => {
       const row = e.target.closest("[data-row]");
-      if (row) pick(Number(row.dataset.row));
+      if (row) this.pick(Number(row.dataset.row), e);
     });
-    this.scroll.addEventListener("keydown", (e) => this.key(e, pick));
+    this.scroll.addEventListener("keydown", (e) => this.key(e));
+    el.querySelector(".wb-colbtn").addEventListener("click", () => this.toggleMenu());
+    this.menu.addEventListener("change", (e) => {
+      const name = e.target.dataset.col;
+      if (!name) return;
+      this.prefs.hidden[name] = !e.target.checked;
+      this.prefs.save();
+      this.layout();
+      this.render();
+    });
+    this.menu.addEventListener("click", (e) => {
+      if (!e.target.classList.contains("wb-reset")) return;
+      this.prefs.widths = {};
+      this.prefs.hidden = {};
+      this.prefs.save();
+      this.toggleMenu(false);
+      this.layout();
+      this.render();
+    });
+    this.head.addEventListener("pointerdown", (e) => this.startResize(e));
+    this.head.addEventListener("dblclick", (e) => {
+      const name = e.target.dataset && e.target.dataset.grip;
+      if (!name) return;
+      delete this.prefs.widths[name];
+      this.prefs.save();
+      this.layout();
+      this.render();
+    });
   }
 
-  get cols() { return this.model.get("columns"); }
+  get schema() { return this.model.get("columns"); }
   get keyName() { return this.model.get("key"); }
-  selectedIndex() {
-    const sel = this.model.get("selected") || 0;
-    if (!sel) return -1;
-    const k = this.keyName;
+
+  /** The columns shown: the default (shown, or "auto" once a record has a value) unless the user chose. */
+  visible() {
+    return this.schema.filter((c) => {
+      const pref = this.prefs.hidden[c.name];
+      if (pref !== undefined) return !pref;
+      return c.shown === true || (c.shown === "auto" && this.store.have.has(c.name));
+    });
+  }
+
+  indexOfKey(key) {
+    if (!key) return -1;
     const rows = this.store.rows;
-    const i = sel - 1; // keys are 1..n in order, so look there first
-    if (i < rows.length && rows[i][k] === sel) return i;
-    return rows.findIndex((r) => r[k] === sel);
+    const k = this.keyName;
+    const i = key - 1; // keys are 1..n in order, so look there first
+    if (i >= 0 && i < rows.length && rows[i][k] === key) return i;
+    return rows.findIndex((r) => r[k] === key);
+  }
+  selectedIndex() { return this.indexOfKey(this.model.get("selected") || 0); }
+
+  widthOf(c) {
+    const user = this.prefs.widths[c.name];
+    if (user) return user;
+    const head = Math.ceil(c.title.length * this.charW) + PAD + 6; // a header is never cut
+    const fit = c.fit ? Math.min(c.fit, Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD) : 0;
+    return Math.max(c.width, head, fit);
   }
 
   layout() {
-    const cs = this.cols;
-    this.el.style.setProperty("--wb-cols", cs.map((c) =>
-      (c.grow ? `minmax(${c.width}px, ${c.grow}fr)` : `${c.width}px`)).join(" "));
-    this.el.style.setProperty("--wb-minw", `${cs.reduce((a, c) => a + c.width, 0)}px`);
+    const cs = this.cols = this.visible();
+    const probe = document.createElement("span");
+    probe.className = "wb-cell";
+    probe.style.cssText = "position:absolute;visibility:hidden;padding:0;border:0";
+    probe.textContent = "0".repeat(20);
+    this.body.appendChild(probe);
+    this.charW = probe.getBoundingClientRect().width / 20 || 7.2;
+    probe.remove();
+    const widths = cs.map((c) => this.widthOf(c));
+    this.el.style.setProperty("--wb-cols", cs.map((c, i) =>
+      (c.grow && !this.prefs.widths[c.name] ? `minmax(${widths[i]}px, ${c.grow}fr)` : `${widths[i]}px`)).join(" "));
+    this.el.style.setProperty("--wb-minw", `${widths.reduce((a, w) => a + w, 0)}px`);
     this.head.innerHTML = cs.map((c) => `<div class="wb-cell wb-c-${c.name}" role="columnheader" ` +
-      `title="${esc(c.description || "")}">${esc(c.title)}</div>`).join("");
+      `title="${esc(c.description || "")}">${esc(c.title)}<span class="wb-grip" data-grip="${esc(c.name)}" ` +
+      `title="drag to resize; double-click: back to the default"></span></div>`).join("");
+    this.fitted = JSON.stringify(cs.map((c) => (c.fit ? this.store.longest[c.name] || 0 : 0)));
     this.drawn = "";
   }
 
-  rowHTML(r, i, selected) {
-    const cells = this.cols.map((c) =>
-      `<div class="wb-cell wb-c-${c.name}" role="gridcell" title="${esc(textOf(r[c.name]).slice(0, 400))}">` +
-      `${cellHTML(r, c)}</div>`);
+  /** A fit column's longest value grew: lay out again (a few times per stream, not per row). */
+  refit() {
+    const now = JSON.stringify(this.cols.map((c) => (c.fit ? this.store.longest[c.name] || 0 : 0)));
+    const auto = this.schema.some((c) => c.shown === "auto" && this.store.have.has(c.name) && !this.cols.includes(c));
+    if (now !== this.fitted || auto) this.layout();
+  }
+
+  startResize(e) {
+    const name = e.target.dataset && e.target.dataset.grip;
+    if (!name) return;
+    e.preventDefault();
+    const cell = e.target.parentElement;
+    const x0 = e.clientX;
+    const w0 = cell.getBoundingClientRect().width;
+    const move = (ev) => {
+      this.prefs.widths[name] = Math.max(28, Math.round(w0 + ev.clientX - x0));
+      this.layout();
+      this.render();
+    };
+    const up = () => {
+      window.removeEventListener("pointermove", move);
+      window.removeEventListener("pointerup", up);
+      this.prefs.save();
+    };
+    window.addEventListener("pointermove", move);
+    window.addEventListener("pointerup", up);
+  }
+
+  toggleMenu(open) {
+    const show = open === undefined ? this.menu.hidden : open;
+    if (show) {
+      const vis = new Set(this.visible().map((c) => c.name));
+      this.menu.innerHTML = this.schema.map((c) => `<label title="${esc(c.description || "")}"><input type="checkbox" ` +
+        `data-col="${esc(c.name)}"${vis.has(c.name) ? " checked" : ""}> ${esc(c.title)}</label>`).join("") +
+        '<button type="button" class="wb-reset">default columns and widths</button>';
+    }
+    this.menu.hidden = !show;
+  }
+
+  rowHTML(r, i, selected, focused) {
+    const cells = this.cols.map((c) => {
+      const tint = c.field && r[c.name] !== undefined ? ` f-${c.field}` : "";
+      return `<div class="wb-cell wb-c-${c.name}${tint}" role="gridcell" ` +
+        `title="${esc(textOf(r[c.name]).slice(0, 400))}">${cellHTML(r, c)}</div>`;
+    });
     const k = this.keyName;
-    return `<div class="wb-row ${r._c || ""}" role="row" data-row="${i}" data-${k}="${esc(String(r[k]))}" ` +
-      `aria-selected="${selected}" aria-rowindex="${i + 2}" style="top:${i * ROW_H}px">${cells.join("")}</div>`;
+    return `<div class="wb-row ${r._c || ""}${focused ? " wb-focus" : ""}" role="row" data-row="${i}" ` +
+      `data-${k}="${esc(String(r[k]))}" aria-selected="${selected}" aria-rowindex="${i + 2}" ` +
+      `style="top:${i * ROW_H}px">${cells.join("")}</div>`;
   }
 
   render() {
@@ -130,23 +275,28 @@ class Table {
     const s = this.scroll;
     this.body.style.height = `${n * ROW_H}px`;
     // as tall as the rows, up to `height` (then it scrolls); never under four rows
-    s.style.height = `${Math.min(this.model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4)}px`;
+    s.style.height = `${Math.min(this.model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4 + 14)}px`;
     const first = Math.max(0, Math.floor(s.scrollTop / ROW_H) - OVERSCAN);
     const last = Math.min(n, Math.ceil((s.scrollTop + s.clientHeight) / ROW_H) + OVERSCAN);
-    const sel = this.selectedIndex();
-    const key = `${first}:${last}:${n}:${sel}`;
+    const focus = this.selectedIndex();
+    const chosen = new Set(this.model.get("selection") || []);
+    const key = `${first}:${last}:${n}:${focus}:${[...chosen].join(",")}`;
     if (key === this.drawn) return;
     this.drawn = key;
+    const k = this.keyName;
     let html = "";
-    for (let i = first; i < last; i++) html += this.rowHTML(rows[i], i, i === sel);
+    for (let i = first; i < last; i++) {
+      html += this.rowHTML(rows[i], i, chosen.has(rows[i][k]) || i === focus, i === focus);
+    }
     this.body.innerHTML = html;
     s.setAttribute("aria-rowcount", String(n + 1));
-    const selKey = this.model.get("selected");
-    this.caption.textContent = n === 0 ? "no rows yet" : `${n} rows` + this.captionExtra() +
-      (sel >= 0 ? ` · ${this.keyName} ${selKey} selected` : "");
+    const sel = chosen.size > 1 ? ` · ${chosen.size} selected (Ctrl+C copies their JSON)` :
+      focus >= 0 ? ` · ${k} ${rows[focus][k]} selected` : "";
+    this.count.textContent = n === 0 ? "no rows yet" : `${n} rows${this.captionExtra()}${sel}`;
   }
 
   appended(atBottom) {
+    this.refit();
     this.render();
     const s = this.scroll;
     if (atBottom && s.scrollTop + s.clientHeight < s.scrollHeight) {
@@ -159,15 +309,49 @@ class Table {
     if (i < 0) return;
     const s = this.scroll;
     const y = i * ROW_H;
-    const view = s.clientHeight - ROW_H;
+    const view = s.clientHeight - 2 * ROW_H;
     if (y < s.scrollTop) s.scrollTop = y;
     else if (y + ROW_H > s.scrollTop + view) s.scrollTop = y + ROW_H - view;
   }
 
-  key(e, pick) {
+  /** Select row i: alone, or (shift) the range from the anchor, or (ctrl/cmd) one more. */
+  pick(i, e = {}) {
+    const rows = this.store.rows;
+    if (i < 0 || i >= rows.length) return;
+    const k = this.keyName;
+    let keys;
+    if (e.shiftKey && this.anchor >= 0) {
+      const [a, b] = [Math.min(this.anchor, i), Math.max(this.anchor, i)];
+      keys = rows.slice(a, b + 1).map((r) => r[k]);
+    } else if (e.ctrlKey || e.metaKey) {
+      const now = new Set(this.model.get("selection") || []);
+      if (now.has(rows[i][k])) now.delete(rows[i][k]);
+      else now.add(rows[i][k]);
+      keys = [...now].sort((x, y) => x - y);
+      this.anchor = i;
+    } else {
+      keys = [rows[i][k]];
+      this.anchor = i;
+    }
+    this.model.set("selection", keys);
+    this.model.set("selected", rows[i][k]);
+    this.model.save_changes();
+    this.focus();
+  }
+
+  key(e) {
     const n = this.store.rows.length;
+    if ((e.ctrlKey || e.metaKey) && (e.key === "c" || e.key === "C")) {
+      const keys = this.model.get("selection") || [];
+      const one = this.model.get("selected");
+      const want = keys.length ? keys : one ? [one] : [];
+      if (want.length) this.model.send({ kind: "copy", keys: want });
+      e.preventDefault();
+      e.stopPropagation();
+      return;
+    }
     const page = Math.max(1, Math.floor(this.scroll.clientHeight / ROW_H) - 2);
-    const moves = { j: 1, ArrowDown: 1, k: -1, ArrowUp: -1, PageDown: page, PageUp: -page };
+    const moves = { j: 1, J: 1, ArrowDown: 1, k: -1, K: -1, ArrowUp: -1, PageDown: page, PageUp: -page };
     const cur = this.selectedIndex();
     let next = null;
     if (e.key in moves) next = cur >= 0 ? cur + moves[e.key] : (moves[e.key] > 0 ? 0 : n - 1);
@@ -176,10 +360,25 @@ class Table {
     if (next === null || !n) return;
     e.preventDefault();
     e.stopPropagation();
-    pick(Math.max(0, Math.min(n - 1, next)));
+    if (e.shiftKey && this.anchor < 0) this.anchor = Math.max(cur, 0);
+    this.pick(Math.max(0, Math.min(n - 1, next)), { shiftKey: e.shiftKey });
   }
 
   focus() { this.scroll.focus({ preventScroll: true }); }
+
+  /** Tables of one group keep the same rows in view. */
+  syncGroup() {
+    const name = this.model.get("group");
+    if (!name || this.syncing) return;
+    for (const other of groups.get(name) || []) {
+      if (other === this) continue;
+      other.syncing = true;
+      other.scroll.scrollTop = this.scroll.scrollTop;
+      other.scroll.scrollLeft = this.scroll.scrollLeft;
+      other.render();
+      requestAnimationFrame(() => { other.syncing = false; });
+    }
+  }
 }
 
 // -- the pictures ---------------------------------------------------------------------
@@ -203,7 +402,7 @@ function canvasSize(c, w, h) {
   return ctx;
 }
 
-/** One cell per token (or per k tokens), coloured by phase, pale without a chunk. */
+/** One cell per token (or per k tokens), coloured by the field its text went to, pale without a chunk. */
 class Strip {
   constructor(canvas, store, tokens) {
     this.canvas = canvas;
@@ -332,11 +531,39 @@ class CostChart {
 }
 
 // -- the widget -----------------------------------------------------------------------
-function legendHTML(legend) {
-  if (!legend || !legend.length) return "";
-  const keys = legend.map(([cls, label]) => `<span class="wb-key ${esc(cls)}">${esc(label)}</span>`).join("");
-  return `<div class="wb-legend">${keys}<span class="wb-hint"><span class="wb-ws">␣⏎⇥</span> whitespace · ` +
-    `blank = None · <span class="wb-empty">""</span> = empty string · click, j/k or ↑/↓ select</span></div>`;
+const HINT = '<span class="wb-hint"><span class="wb-ws">␣⏎⇥</span> whitespace · blank = None · ' +
+  '<span class="wb-empty">""</span> = empty string · click, j/k or ↑/↓ select · shift/ctrl-click more · ' +
+  "Ctrl+C copies rows as JSON</span>";
+
+function legendHTML(legend, seen) {
+  const keys = (legend || []).filter(([, , key]) => !key || seen.has(key))
+    .map(([cls, label]) => `<span class="wb-key ${esc(cls)}">${esc(label)}</span>`).join("");
+  return keys + HINT;
+}
+
+function copyText(text) {
+  const fallback = () => {
+    const ta = document.createElement("textarea");
+    ta.value = text;
+    ta.style.cssText = "position:fixed;left:-9999px";
+    document.body.appendChild(ta);
+    ta.select();
+    document.execCommand("copy");
+    ta.remove();
+  };
+  if (navigator.clipboard && navigator.clipboard.writeText) navigator.clipboard.writeText(text).catch(fallback);
+  else fallback();
+}
+
+function download(name, text) {
+  const url = URL.createObjectURL(new Blob([text], { type: "application/x-ndjson" }));
+  const a = document.createElement("a");
+  a.href = url;
+  a.download = name || "rows.jsonl";
+  document.body.appendChild(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 1000);
 }
 
 function render({ model, el }) {
@@ -344,7 +571,14 @@ function render({ model, el }) {
   const features = model.get("features") || [];
   const tokens = (model.get("columns").find((c) => c.kind === "tokens") || {}).name || "tokens";
   el.classList.add("wb-dt");
-  el.innerHTML = legendHTML(model.get("legend"));
+  el.innerHTML = '<div class="wb-legend"></div>';
+  const legend = el.querySelector(".wb-legend");
+  let seenSize = -1;
+  const drawLegend = () => {
+    if (store.seen.size === seenSize) return;
+    seenSize = store.seen.size;
+    legend.innerHTML = legendHTML(model.get("legend"), store.seen);
+  };
   let strip = null;
   let chart = null;
   let pics = null;
@@ -362,14 +596,13 @@ function render({ model, el }) {
     }
   }
 
-  const select = (i) => {
-    const rows = store.rows;
-    if (i < 0 || i >= rows.length) return;
-    model.set("selected", rows[i][model.get("key")]);
-    model.save_changes();
-  };
-  const table = new Table(el, model, store, (i) => { select(i); table.focus(); });
+  const table = new Table(el, model, store);
   if (strip) table.captionExtra = () => ` · ${store.tokRow.length} tokens`;
+  const group = model.get("group");
+  if (group) {
+    if (!groups.has(group)) groups.set(group, new Set());
+    groups.get(group).add(table);
+  }
 
   let queued = false;
   const drawPics = () => {
@@ -385,7 +618,7 @@ function render({ model, el }) {
   };
   const pickFrom = (pic) => (e) => {
     const i = pic.at(e);
-    if (i >= 0) { select(i); table.focus(); } // so j/k go on from there
+    if (i >= 0) table.pick(i, e); // then j/k go on from there
   };
   if (strip) {
     strip.canvas.addEventListener("click", pickFrom(strip));
@@ -407,29 +640,54 @@ function render({ model, el }) {
 
   const append = (rs) => {
     const atBottom = table.following;
-    store.add(rs, strip ? tokens : null);
+    store.add(rs, model.get("columns"), strip ? tokens : null);
+    el.classList.toggle("wb-empty-table", store.rows.length === 0); // no pictures of nothing
     table.appended(atBottom);
+    drawLegend();
     queuePics();
+  };
+  let flash = null;
+  const say = (text) => {
+    table.count.textContent = text;
+    clearTimeout(flash);
+    flash = setTimeout(() => { table.drawn = ""; table.render(); }, 2500);
   };
   const onMessage = (msg) => {
     if (msg.kind === "reset") {
       store.clear();
       if (chart) chart.clear();
       table.drawn = "";
+      seenSize = -1;
       table.following = !model.get("selected"); // a selected row stays in view, else the end does
+      table.layout();
       append(msg.rows);
       if (!table.following) onSelected();
     } else if (msg.kind === "rows") {
       if (msg.start === store.rows.length) append(msg.rows);
       else if (msg.start > store.rows.length) model.send({ kind: "hello" }); // missed some: ask again
+    } else if (msg.kind === "clipboard") {
+      copyText(msg.text);
+      say(`copied ${msg.n === undefined ? "" : `${msg.n} `}row${msg.n === 1 ? "" : "s"} as JSON`);
+    } else if (msg.kind === "download") {
+      download(msg.name, msg.text);
+      say(`saved ${msg.name}`);
     }
   };
-  const onSelected = () => { table.ensureVisible(table.selectedIndex()); table.drawn = ""; table.render(); queuePics(); };
+  const onSelected = () => {
+    table.ensureVisible(table.selectedIndex());
+    table.drawn = "";
+    table.render();
+    table.syncGroup();
+    queuePics();
+  };
   const onColumns = () => { table.layout(); table.render(); };
   model.on("msg:custom", onMessage);
   model.on("change:selected", onSelected);
+  model.on("change:selection", onSelected);
   model.on("change:columns", onColumns);
   model.on("change:height", onColumns);
+  const closeMenu = (e) => { if (!el.contains(e.target)) table.toggleMenu(false); };
+  document.addEventListener("pointerdown", closeMenu);
 
   const resized = new ResizeObserver(() => { table.drawn = ""; table.render(); queuePics(); });
   resized.observe(table.scroll);
@@ -437,14 +695,19 @@ function render({ model, el }) {
   const themed = new MutationObserver(queuePics); // JupyterLab's theme switch: canvases redraw
   themed.observe(document.body, { attributes: true, attributeFilter: ["data-jp-theme-name"] });
 
+  drawLegend();
+  el.classList.add("wb-empty-table");
   table.layout();
   table.render();
   model.send({ kind: "hello" });
   return () => {
     resized.disconnect();
     themed.disconnect();
+    document.removeEventListener("pointerdown", closeMenu);
+    if (group && groups.has(group)) groups.get(group).delete(table);
     model.off("msg:custom", onMessage);
     model.off("change:selected", onSelected);
+    model.off("change:selection", onSelected);
     model.off("change:columns", onColumns);
     model.off("change:height", onColumns);
   };
