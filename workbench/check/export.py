@@ -49,14 +49,20 @@ def vocab(tokenizer: TokenizerLike) -> dict[str, int]:
 
 
 def _groupings(n: int, report) -> list[dict]:
+    from workbench.core import chunking as C
+
     out = [{"label": label, "sizes": list(sizes)} for label, sizes in G.whole(n) + G.k_batches(n, (2, 4))]
     out.append({"label": "holdback:1", "holdback": 1})
     for f in report.findings if report else ():
-        label = f.extra.get("minimal_grouping") or f.chunking
-        if label.startswith("merge:"):
-            out.append({"label": label, "sizes": list(G.parse_merge_label(label, n))})
-        elif label.startswith("holdback:"):
-            out.append({"label": label, "holdback": int(label.split(":")[1])})
+        label = f.extra.get("minimal_grouping") or f.extra.get("grouping") or f.chunking
+        try:
+            delay, sizes = C.hold_back_delay(label), C.sizes(label, n)
+        except WorkbenchError:  # "source", "nonstream": no grouping of their own
+            continue
+        if delay is not None:
+            out.append({"label": label, "holdback": delay})
+        elif label != "token":
+            out.append({"label": label, "sizes": list(sizes)})
     seen, unique = set(), []
     for g in out:
         if g["label"] not in seen:
@@ -98,9 +104,14 @@ MESSAGES = HERE.parent / "core" / "messages.py"
 _MESSAGES_IMPORT = re.compile(r"^from workbench\.core\.messages import (\([^)]*\)|.*)\n", re.M)
 
 
+_TYPE_CHECKING_BLOCK = re.compile(r"^if TYPE_CHECKING:\n(?:(?:    .*)?\n)*", re.M)
+
+
 def _body(path: Path) -> str:
     text = path.read_text(encoding="utf-8")
     body = text.split('"""', 2)[2]  # drop the module docstring
+    # The pasted file imports nothing of the workbench; annotation-only imports never run anyway.
+    body = _TYPE_CHECKING_BLOCK.sub("", body)
     return body.replace("from __future__ import annotations\n", "").strip() + "\n"
 
 

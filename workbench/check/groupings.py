@@ -15,14 +15,15 @@ import random
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from workbench.core.deltas import Delta, deltas_from_ids, split
+from workbench.core import chunking as C
+from workbench.core.chunking import MAX_CHUNK, at_label, from_merges, merge_label, merges  # noqa: F401
+from workbench.core.deltas import Delta, deltas_from_ids, hold_back, split
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterable, Sequence
     from workbench.core.session import Session
 
 VLLM_SEED = 20260902  # tests/tool_parsers/common_tests.py's split-invariance seed
-MAX_CHUNK = 4  # vLLM's random_groupings default
 MTP_BATCHES = (2, 3, 4, 8)
 
 
@@ -90,19 +91,13 @@ class TokenStream:
                                     stop_terminated=self.stop_terminated))
 
     def holdback(self, delay: int = 1) -> list[Delta]:
-        """One token per delta, its text ``delay`` deltas late; the last delta flushes
-        the rest (vLLM's ``replay_with_text_holdback``)."""
-        out, held, last = [], [], len(self.ids) - 1
-        for i, (tid, text) in enumerate(zip(self.ids, self.texts)):
-            held.append(text)
-            if i == last:
-                chunk, held = "".join(held), []
-            elif len(held) > delay:
-                chunk = held.pop(0)
-            else:
-                chunk = ""
-            out.append(Delta((tid,), chunk, self.finish_reason if i == last else None))
-        return out
+        """One token per delta, its text ``delay`` deltas late (``core/deltas.hold_back``)."""
+        return hold_back(self.token_deltas, delay)
+
+    def named(self, label: str) -> list[Delta]:
+        """The deltas of any ``--chunking`` name (``core/chunking.py``) over these tokens."""
+        delay = C.hold_back_delay(label)
+        return self.holdback(delay) if delay is not None else self.deltas(C.sizes(label, len(self)))
 
     def variant(self, label: str, sizes: Sequence[int]) -> Variant:
         return Variant(label, None, tuple(sizes), self)
@@ -112,23 +107,37 @@ def whole(n: int) -> list[tuple[str, tuple]]:
     return [("whole", (n,))] if n > 1 else []
 
 
-def two_chunk(n: int) -> list[tuple[str, tuple]]:
-    return [(f"split:{i}", (i, n - i)) for i in range(1, n)]
+def two_chunk(n: int, at: set[int] | None = None) -> list[tuple[str, tuple]]:
+    """Every two-chunk split, or only those at the positions ``at``."""
+    return [(f"split:{i}", (i, n - i)) for i in range(1, n) if at is None or i in at]
+
+
+def marker_positions(texts: list[str], markers: Iterable[str], every: int = 16, reach: int = 2) -> set[int]:
+    """Split positions within ``reach`` tokens of a marker in the text, plus every
+    ``every``-th: where a delta boundary can fall inside or beside the format's markup."""
+    starts, at = [], 0
+    for t in texts:
+        starts.append(at)
+        at += len(t)
+    text = "".join(texts)
+    hot: set[int] = set()
+    for m in markers:
+        i = text.find(m)
+        while i >= 0:
+            first = next((k for k in range(len(texts)) if starts[k] + len(texts[k]) > i), len(texts) - 1)
+            last = next((k for k in range(first, len(texts)) if starts[k] + len(texts[k]) >= i + len(m)), first)
+            hot.update(range(first - reach + 1, last + reach + 1))
+            i = text.find(m, i + 1)
+    n = len(texts)
+    return {k for k in hot if 0 < k < n} | set(range(every, n, every))
 
 
 def random_groupings(n: int, count: int, seed: int = VLLM_SEED,
                      max_chunk: int = MAX_CHUNK) -> list[tuple[str, tuple]]:
-    """Drawn as vLLM's ``random_groupings`` draws them (one RNG for all ``count``)."""
+    """Drawn as vLLM's ``random_groupings`` draws them (one RNG for all ``count``); each
+    label (``random:SEED[:MAX]#I``) names its grouping for ``--chunking``."""
     rng = random.Random(seed)
-    out = []
-    for j in range(count):
-        sizes, left = [], n
-        while left > 0:
-            s = min(rng.randint(1, max_chunk), left)
-            sizes.append(s)
-            left -= s
-        out.append((f"random:{seed}#{j}", tuple(sizes)))
-    return out
+    return [(C.random_label(seed, j, max_chunk), C.random_sizes(n, rng, max_chunk)) for j in range(count)]
 
 
 def k_batches(n: int, ks: Sequence[int] = MTP_BATCHES) -> list[tuple[str, tuple]]:
@@ -136,11 +145,12 @@ def k_batches(n: int, ks: Sequence[int] = MTP_BATCHES) -> list[tuple[str, tuple]
 
 
 def standard(n: int, fuzz: int, seed: int = VLLM_SEED, max_chunk: int = MAX_CHUNK,
-             ks: Sequence[int] = MTP_BATCHES) -> list[tuple[str, tuple]]:
-    """whole, k-token batches, N random groupings, every two-chunk split; no
-    duplicates and never the one-token grouping itself."""
+             ks: Sequence[int] = MTP_BATCHES, split_at: set[int] | None = None) -> list[tuple[str, tuple]]:
+    """whole, k-token batches, N random groupings, every two-chunk split (or those at
+    ``split_at``); no duplicates and never the one-token grouping itself."""
     seen, out = set(), []
-    for label, sizes in whole(n) + k_batches(n, ks) + random_groupings(n, fuzz, seed, max_chunk) + two_chunk(n):
+    for label, sizes in (whole(n) + k_batches(n, ks) + random_groupings(n, fuzz, seed, max_chunk)
+                         + two_chunk(n, split_at)):
         if sizes in seen or all(s == 1 for s in sizes):
             continue
         seen.add(sizes)
@@ -148,42 +158,5 @@ def standard(n: int, fuzz: int, seed: int = VLLM_SEED, max_chunk: int = MAX_CHUN
     return out
 
 
-def merges(sizes: Sequence[int]) -> set[int]:
-    """Token positions i whose token shares a delta with token i+1."""
-    out, i = set(), 0
-    for s in sizes:
-        out.update(range(i, i + s - 1))
-        i += s
-    return out
-
-
-def from_merges(n: int, merged) -> tuple[int, ...]:
-    sizes, run = [], 1
-    for i in range(n - 1):
-        if i in merged:
-            run += 1
-        else:
-            sizes.append(run)
-            run = 1
-    sizes.append(run)
-    return tuple(sizes)
-
-
-def merge_label(sizes: Sequence[int]) -> str:
-    """'token', or 'merge:3-5,41-42': the 0-based token spans sharing one delta."""
-    spans, i = [], 0
-    for s in sizes:
-        if s > 1:
-            spans.append(f"{i}-{i + s - 1}")
-        i += s
-    return "merge:" + ",".join(spans) if spans else "token"
-
-
 def parse_merge_label(label: str, n: int) -> tuple[int, ...]:
-    if label == "token":
-        return (1,) * n
-    merged = set()
-    for span in label.removeprefix("merge:").split(","):
-        a, b = (int(x) for x in span.split("-"))
-        merged.update(range(a, b))
-    return from_merges(n, merged)
+    return C.sizes(label, n)

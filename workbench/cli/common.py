@@ -26,11 +26,26 @@ def add_source_options(p: argparse.ArgumentParser, recording: bool = True) -> No
     p.add_argument("--text", help="model output text to stream")
     p.add_argument("--text-file", metavar="F", help="read the model output text from a file")
     p.add_argument("--tokenizer", metavar="NAME|PATH", help="built-in tokenizer name or a folder (default qwen3)")
-    p.add_argument("--chunking", type=_chunking, help="token (default), k:N or random:SEED[:MAX]")
+    p.add_argument("--chunking", type=_chunking,
+                   help="how the tokens are grouped into deltas: token (default), whole, k:N, "
+                        "random:SEED[:MAX][#I], split:K, merge:A-B,..., at:I,J,... (token offsets where a "
+                        "delta ends), holdback:D; every grouping name `check` prints")
+    p.add_argument("--deltas", metavar="FILE.json",
+                   help="the stream's exact deltas: a JSON list of texts (each a delta's text) or of "
+                        "token-id lists")
+    add_finish_option(p)
     if recording:
         p.add_argument("--force", action="store_true",
                        help="replay a recording whose tokenizer name or sha256 differs (a note, not an "
                             "error); overwrite an existing output file (-o, --save)")
+
+
+def add_finish_option(p: argparse.ArgumentParser) -> None:
+    from workbench.core.recording import FINISH_REASONS
+
+    p.add_argument("--finish-reason", choices=FINISH_REASONS,
+                   help="how a --text stream ends, on its last delta: stop (then EOS; the default), length "
+                        "(cut by max_tokens), abort, error, repetition")
 
 
 def add_parser_options(p: argparse.ArgumentParser, config: bool = True) -> None:
@@ -195,11 +210,12 @@ def source_text(args: argparse.Namespace) -> str | None:
 
 @dataclass
 class Source:
-    """What REC | --text | --text-file resolved to, with the settings for it."""
+    """What REC | --text | --text-file | --deltas resolved to, with the settings for it."""
 
     setup: object  # workbench.core.session.Setup
     recording: object | None  # workbench.core.recording.Recording
     text: str | None
+    given: object = None  # --deltas: core.chunking.GivenDeltas
 
     @property
     def prompt_ids(self) -> list[int] | None:
@@ -214,6 +230,9 @@ def resolve_source(args: argparse.Namespace, what: str, with_parser: bool = True
     recording = getattr(args, "recording", None)
     if recording and text is not None:
         raise WorkbenchError("give a recording or --text/--text-file, not both")
+    given = given_deltas(args, text)
+    if recording and given is not None:
+        raise WorkbenchError("give a recording or --deltas, not both")
     code = {"plugins": tuple(args.plugin), "allow_callables": tuple(args.allow_callable), **template_options(args)}
     if recording:
         from workbench.core.open_recording import Given, open_recording
@@ -231,14 +250,26 @@ def resolve_source(args: argparse.Namespace, what: str, with_parser: bool = True
         for line in opened.notes:
             note(args, line)
         return Source(setup, r, None)
-    if text is None:
-        raise WorkbenchError(f"nothing to {what}: give REC.jsonl, --text or --text-file")
+    if text is None and given is None:
+        raise WorkbenchError(f"nothing to {what}: give REC.jsonl, --text, --text-file or --deltas")
     api, body = api_request(args)
     setup = Setup(tokenizer=args.tokenizer or "qwen3", request=request_spec(args),
                   chunking=args.chunking or "token", api=api, api_request=body, **code)
     if with_parser:
         setup.parser = parser_spec(args)
-    return Source(setup, None, text)
+    return Source(setup, None, text, given)
+
+
+def given_deltas(args: argparse.Namespace, text: str | None) -> object:
+    """--deltas FILE.json (core/chunking.py ``read_deltas``); None without it."""
+    path = getattr(args, "deltas", None)
+    if not path:
+        return None
+    if getattr(args, "chunking", None):
+        raise WorkbenchError("--deltas gives the grouping itself: drop --chunking")
+    from workbench.core.chunking import read_deltas
+
+    return read_deltas(path, text)
 
 
 def refuse_existing(path: str | Path, force: bool) -> None:
@@ -289,4 +320,10 @@ def load_source(args: argparse.Namespace, what: str = "replay", finish_reason: s
         r = src.recording
         deltas = session.regroup(r.deltas, args.chunking) if args.chunking else r.deltas
         return session, deltas, r
+    finish_reason = getattr(args, "finish_reason", None) or finish_reason
+    if src.given is not None:
+        deltas, notes = session.deltas_from_given(src.given, finish_reason)
+        for line in notes:
+            note(args, line)
+        return session, deltas, None
     return session, session.deltas_from_text(src.text, finish_reason=finish_reason), None

@@ -42,6 +42,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     g.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N")
     g.add_argument("--pipeline-parallel-size", type=int, default=1, metavar="N")
     g.add_argument("--gpu-memory-utilization", type=float, metavar="F")
+    p.add_argument("--finish-reason", choices=("stop", "length"),
+                   help="how a scripted text ends: stop (then EOS; default) or length (the engine's max_tokens "
+                        "ends it right after the text); --max-tokens N cuts it as the engine does")
     p.add_argument("-o", "--output", required=True, metavar="REC.jsonl", help="the recording to write")
     p.add_argument("--force", action="store_true", help="overwrite an existing -o file")
     p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
@@ -79,6 +82,14 @@ def run(args: argparse.Namespace) -> int:
                   request=common.request_spec(args), plugins=tuple(args.plugin),
                   allow_callables=tuple(args.allow_callable), api=api, api_request=body,
                   **common.template_options(args))
+    if args.finish_reason == "length":
+        if text is None:
+            raise WorkbenchError("--finish-reason length needs --text or --text-file (the text it cuts after)")
+        from workbench.core.deltas import encode_text
+        from workbench.core.tokenizers import load_tokenizer
+
+        n = len(encode_text(load_tokenizer(tokenizer), text))
+        setup.request.max_tokens = min(setup.request.max_tokens or n, n)  # the engine stops there: length
     face_session = Session(setup) if api != "chat" else None
     # The engine runs the chat request the API's converters rendered (the same prompt and
     # tokens); the recording keeps the API and its body, and the face reads its deltas.
@@ -132,7 +143,7 @@ def show(result, stepper, con: Console | None = None) -> None:
     for r in result.rows:
         for line in r.extra.get("engine_logs", []):
             con.print(f"[dim]engine log at step {r.step}:[/] {line}")
-    con.print(render.final_table(result.stream, result.nonstream))
+    con.print(render.final_table(result.stream, result.nonstream, result.rows))
     con.print(f"usage: {json.dumps(result.usage)}")
     for note in result.notes:
         con.print(f"[yellow]note:[/] {note}")

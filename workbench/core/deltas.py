@@ -10,14 +10,13 @@ the final EOS) appear exactly where the server would produce them.
 
 from __future__ import annotations
 
-import random
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import Any, TYPE_CHECKING
 
-from workbench.core import limits
+from workbench.core import chunking as chunking_mod, limits
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -53,37 +52,15 @@ class Delta:
                    d.get("engine_steps", 1), d.get("extra") or {})
 
 
-_CHUNKING = re.compile(r"^(token|k:(\d+)|random:(\d+)(?::(\d+))?)$")
-
-
 def parse_chunking(text: str) -> str:
-    """Validate 'token', 'k:N' or 'random:SEED[:MAX]'; returns it unchanged."""
-    m = _CHUNKING.match(text)
-    if not m or (m.group(2) is not None and int(m.group(2)) < 1) or (m.group(4) is not None
-                                                                    and int(m.group(4)) < 1):
-        raise WorkbenchError(f"bad --chunking {text!r}: use token, k:N (N>=1) or random:SEED[:MAX] (MAX>=1)")
-    return text
+    """Validate a grouping name (``core/chunking.py``); returns it unchanged."""
+    return chunking_mod.parse(text)
 
 
 def group_sizes(n_tokens: int, chunking: str) -> list[int]:
-    """How many tokens each delta carries: one per delta, k per delta, or seeded 1..MAX
-    groups (as speculative decoding / MTP produce)."""
-    parse_chunking(chunking)
-    if chunking == "token":
-        return [1] * n_tokens
-    kind, _, rest = chunking.partition(":")
-    if kind == "k":
-        k = int(rest)
-        return [min(k, n_tokens - i) for i in range(0, n_tokens, k)]
-    seed, _, max_s = rest.partition(":")
-    rng = random.Random(int(seed))
-    hi = int(max_s or 4)
-    sizes, left = [], n_tokens
-    while left > 0:
-        s = min(rng.randint(1, hi), left)
-        sizes.append(s)
-        left -= s
-    return sizes
+    """How many tokens each delta carries (``core/chunking.py``; holdback: one each)."""
+    sizes = chunking_mod.sizes(chunking, n_tokens)
+    return list(sizes) if sizes is not None else [1] * n_tokens
 
 
 def split(ids: Sequence[int], sizes: Sequence[int]) -> list[list[int]]:
@@ -154,10 +131,50 @@ def deltas_from_ids(
         yield Delta(tuple(group), text, finish_reason if last else None)
 
 
+def grouped(tokenizer: TokenizerLike, ids: Sequence[int], prompt_ids: Sequence[int], params: SamplingParams,
+            chunking: str,
+            finish_reason: str = "stop", stop_terminated: bool = True) -> list[Delta]:
+    """``ids`` as the deltas of ``chunking`` (any name of ``core/chunking.py``)."""
+    delay = chunking_mod.hold_back_delay(chunking)
+    groups = split(ids, group_sizes(len(ids), chunking))
+    out = list(deltas_from_ids(tokenizer, ids, prompt_ids, params, groups, finish_reason=finish_reason,
+                               stop_terminated=stop_terminated))
+    return hold_back(out, delay) if delay is not None else out
+
+
+def hold_back(token_deltas: Sequence[Delta], delay: int) -> list[Delta]:
+    """One token per delta, its text ``delay`` deltas late; the last delta flushes the
+    rest (vLLM's ``replay_with_text_holdback``)."""
+    out, held, last = [], [], len(token_deltas) - 1
+    for i, d in enumerate(token_deltas):
+        held.append(d.text)
+        if i == last:
+            chunk, held = "".join(held), []
+        elif len(held) > delay:
+            chunk = held.pop(0)
+        else:
+            chunk = ""
+        out.append(Delta(d.token_ids, chunk, d.finish_reason if i == last else None))
+    return out
+
+
+def cut(ids: list[int], eos: int | None, max_tokens: int | None, finish_reason: str) -> tuple[list[int], str]:
+    """The ids the engine emits for a text's ``ids`` (then ``eos`` if it stops) under
+    ``max_tokens``, and how it ends: vLLM checks the stop token before the length
+    (vllm/v1/core/sched/utils.py ``check_stop``), so an EOS that is token max_tokens stops."""
+    if eos is not None:
+        ids = ids + [eos]
+    if max_tokens is None or len(ids) <= max_tokens:
+        return ids, finish_reason
+    return ids[:max_tokens], "length"
+
+
 def deltas_from_text(tokenizer: TokenizerLike, text: str, prompt_ids: Sequence[int], params: SamplingParams,
                      chunking: str = "token", add_eos: bool = True,
-                     finish_reason: str = "stop") -> list[Delta]:
-    """The deltas a server would stream if the model wrote ``text`` then EOS."""
+                     finish_reason: str = "stop", max_tokens: int | None = None) -> list[Delta]:
+    """The deltas a server would stream if the model wrote ``text`` then EOS (with
+    ``finish_reason`` other than stop: the text alone, ending that way). ``max_tokens``
+    cuts the output as the engine would (finish_reason "length")."""
     from workbench.core.tokenizers import stop_token_ids
 
     limits.check_text(text)
@@ -166,10 +183,8 @@ def deltas_from_text(tokenizer: TokenizerLike, text: str, prompt_ids: Sequence[i
     # Text that already ends on a stop token (gpt-oss's <|call|>) stopped there.
     stopped = finish_reason == "stop" and bool(ids) and ids[-1] in stop_token_ids(tokenizer)
     eos = eos_id(tokenizer) if add_eos and finish_reason == "stop" and not stopped else None
-    if eos is not None:
-        ids.append(eos)
+    ids, finish = cut(ids, eos, max_tokens, finish_reason)
     if not ids:
         raise WorkbenchError("the text is empty: nothing to stream")
-    groups = split(ids, group_sizes(len(ids), chunking))
-    return list(deltas_from_ids(tokenizer, ids, prompt_ids, params, groups, finish_reason=finish_reason,
-                                stop_terminated=eos is not None or stopped))
+    stop_terminated = finish == "stop" and (eos is not None or stopped)
+    return grouped(tokenizer, ids, prompt_ids, params, chunking, finish, stop_terminated)

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from workbench.core import faces, parsers, request as req, trust
 from workbench.core.faces import bodies
-from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, group_sizes, split
+from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, grouped
 from workbench.core.messages import Final
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
@@ -29,6 +29,8 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
     from vllm.parser.abstract_parser import Parser
+
+    from workbench.core.chunking import GivenDeltas
 
 DEFAULT_MAX_TOKENS = 4096
 
@@ -80,7 +82,9 @@ class Result:
 class Session:
     def __init__(self, setup: Setup, prompt_token_ids: list[int] | None = None) -> None:
         from workbench.core.tokenizers import load_tokenizer
+        from workbench.core.vllm_compat import size_regex_cache
 
+        size_regex_cache()
         self.setup = setup
         self.api = faces.check_api(setup.api)
         plugin_modules = [parsers.load_plugin(plugin) for plugin in setup.plugins]
@@ -146,19 +150,67 @@ class Session:
 
     def deltas_from_text(self, text: str, chunking: str | None = None,
                          finish_reason: str = "stop") -> list[Delta]:
+        """The deltas of ``text`` (then EOS when it stops), cut by the request's max_tokens
+        as the engine would."""
         return deltas_from_text(self.tokenizer, text, self.prompt_ids, self.params,
-                                chunking or self.setup.chunking, finish_reason=finish_reason)
+                                chunking or self.setup.chunking, finish_reason=finish_reason,
+                                max_tokens=self.setup.request.max_tokens)
 
     def regroup(self, deltas: list[Delta], chunking: str) -> list[Delta]:
         """The same token ids grouped differently, re-detokenized by vLLM's detokenizer."""
         ids = [t for d in deltas for t in d.token_ids]
         finish = deltas[-1].finish_reason or "stop"
+        return grouped(self.tokenizer, ids, self.prompt_ids, self.params, chunking, finish,
+                       stop_terminated=self._stopped(ids, finish))
+
+    def _stopped(self, ids: Sequence[int], finish: str) -> bool:
         from workbench.core.tokenizers import stop_token_ids
 
-        groups = split(ids, group_sizes(len(ids), chunking))
-        stopped = bool(ids) and ids[-1] in stop_token_ids(self.tokenizer)
+        return finish == "stop" and bool(ids) and ids[-1] in stop_token_ids(self.tokenizer)
+
+    def deltas_from_groups(self, groups: list[list[int]], finish_reason: str = "stop") -> list[Delta]:
+        """Exactly these deltas (token ids per delta), detokenized as vLLM does."""
+        ids = [t for g in groups for t in g]
         return list(deltas_from_ids(self.tokenizer, ids, self.prompt_ids, self.params, groups,
-                                    finish_reason=finish, stop_terminated=stopped))
+                                    finish_reason=finish_reason,
+                                    stop_terminated=self._stopped(ids, finish_reason)))
+
+    def deltas_from_pieces(self, pieces: list[str], finish_reason: str = "stop") -> tuple[list[Delta], list[str]]:
+        """(deltas, notes) for a client's delta texts: the joined text's ids (then EOS when it
+        stops), each token in the delta its text ends in, so the boundaries are the pieces'."""
+        whole = deltas_from_text(self.tokenizer, "".join(pieces), self.prompt_ids, self.params, "token",
+                                 finish_reason=finish_reason)
+        ends, at = [], 0
+        for piece in pieces:
+            at += len(piece)
+            ends.append(at)
+        groups: list[list[int]] = [[] for _ in pieces]
+        k = done = 0
+        for d in whole:
+            done += len(d.text)
+            while k < len(ends) - 1 and done > ends[k]:
+                k += 1
+            groups[k].extend(d.token_ids)
+        out = [g for g in groups if g] or [[]]
+        deltas = self.deltas_from_groups(out, whole[-1].finish_reason or finish_reason)
+        notes = []
+        if [d.text for d in deltas] != [p for p, g in zip(pieces, groups) if g]:
+            first = next(i for i, (d, p) in enumerate(zip(deltas, pieces)) if d.text != p)
+            notes.append(f"delta {first + 1}: a token spans the boundary of the given texts, so the "
+                         f"delta is {deltas[first].text!r}, not {pieces[first]!r}")
+        return deltas, notes
+
+    def deltas_from_given(self, given: GivenDeltas, finish_reason: str = "stop") -> tuple[list[Delta], list[str]]:
+        """(deltas, notes) for ``--deltas`` (``core.chunking.GivenDeltas``): texts or token-id lists."""
+        if given.texts is not None:
+            return self.deltas_from_pieces(given.texts, finish_reason)
+        groups = given.ids or []
+        size = len(self.tokenizer)
+        bad = [t for g in groups for t in g if t >= size]
+        if bad:
+            raise WorkbenchError(f"--deltas: token id {bad[0]} is not in the {self.setup.tokenizer} vocabulary "
+                                 f"({size} ids)")
+        return self.deltas_from_groups(groups, finish_reason), []
 
     def stream(self) -> StreamRun:
         return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,

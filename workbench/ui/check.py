@@ -15,7 +15,7 @@ def findings_html(report) -> str:
                 f"of {report.checked.get('tokens', '?')} tokens")
     items = []
     for f in report.findings:
-        mark = "~" if f.cosmetic else "✗"
+        mark = "~" if f.cosmetic else "!" if f.severity == "warning" else "✗"
         extra = ""
         if "minimal_grouping" in f.extra:
             extra += (f"<br>minimal grouping <code>{html.escape(f.extra['minimal_grouping'])}</code> "
@@ -47,6 +47,7 @@ class CheckPanel(W.VBox):
                           W.HBox([self.export_path, self.export_button]), self.exported])
 
     def minimal_grouping(self) -> str | None:
+        """The first finding's grouping, as the ``--chunking`` name `workbench replay` takes."""
         for f in (self.report.findings if self.report else []):
             if "minimal_grouping" in f.extra:
                 return f.extra["minimal_grouping"]
@@ -97,12 +98,13 @@ class CheckActions:
         if self.model.final is not None:
             self.model.final = replace(self.model.final, findings=report.findings)
             self.final.show(self.model.final)
-        severe = sum(not f.cosmetic for f in report.findings)
-        self._status(f"check: {severe} finding(s), {len(report.findings) - severe} cosmetic")
+        severe = sum(f.severe for f in report.findings)
+        self._status(f"check: {severe} finding(s), {len(report.findings) - severe} warning(s) or cosmetic")
         return report
 
     def show_grouping(self, label: str | None = None):
-        """Replay the stream grouped as ``label`` (default: the shrunk minimal grouping)."""
+        """Replay the stream grouped as ``label`` (a ``--chunking`` name; default: the shrunk
+        minimal grouping), the same string `workbench replay --chunking` takes."""
         from workbench.check import groupings as G
         from workbench.errors import WorkbenchError
 
@@ -111,12 +113,7 @@ class CheckActions:
             raise WorkbenchError("no minimal grouping yet: run Check first")
         session, deltas = self._check_input()
         tokens = G.TokenStream.from_deltas(session, deltas)
-        n = len(tokens)
-        sizes = (G.parse_merge_label(label, n) if label.startswith("merge:") or label == "token"
-                 else dict(G.standard(n, self.checks.fuzz.value)).get(label))
-        if sizes is None:
-            raise WorkbenchError(f"unknown grouping {label!r}")
-        changed = self.model.replay(tokens.deltas(sizes))
+        changed = self.model.replay(tokens.named(label))  # any --chunking name (core/chunking.py)
         self._sync()
         self._status(f"grouping {label}: {len(self.model.rows)} deltas, {len(changed)} rows differ "
                      "from the previous run (marked)")
