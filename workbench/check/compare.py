@@ -9,7 +9,6 @@ reference (``props.first_step``).
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.check import props
@@ -28,11 +27,23 @@ def steps_of(rows: Sequence[Row]) -> list:
     return [r.delta if r.sse and r.error is None else None for r in rows]
 
 
-def final_of(stream) -> Final:
-    """A Final, from itself or from its JSON. Every stream opens with content "" (the
-    server's role chunk): that alone is no finding, so it reads as None."""
-    final = Final.of(stream)
-    return replace(final, content=None) if final.content == "" else final
+def final_of(stream: Final | dict) -> Final:
+    """A Final, from itself or from its JSON."""
+    return Final.of(stream)
+
+
+def role_chunk_only(field: str, a: object, b: object) -> bool:
+    """Every stream opens with the server's role chunk, content "": a streaming client
+    ends with "" where the non-streaming answer has null. The serving layer's, by
+    design (OpenAI's too), so no finding."""
+    return field == "content" and a == "" and b is None
+
+
+def parser_loop_content(rows: Sequence[Row]) -> str | None:
+    """The content the parser itself returned, joined (None when it returned none):
+    what a bare ``parse_delta`` loop ends with, without the role chunk."""
+    parts = [r.content for r in rows if r.sse and r.error is None and r.content is not None]
+    return "".join(parts) if parts else None
 
 
 def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref_name: str,
@@ -42,6 +53,10 @@ def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref
     final, reference = final_of(final), final_of(reference)
     found, steps = [], None
     for d in props.differences(final, reference, kind=kind, equal=equal):
+        if role_chunk_only(d.field, d.a, d.b):  # the server's opening chunk: no finding
+            if equal:
+                found.append(replace(d, severity=None, chunking=chunking))
+            continue
         if d.severity is None:
             found.append(replace(d, chunking=chunking))
             continue

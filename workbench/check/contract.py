@@ -59,6 +59,11 @@ def parser_markers(session: Session) -> dict[str, list[str]]:
     """role -> the marker strings the configured parser knows for that role."""
     parser = make_parser(session.parser_cls, session.tokenizer, session.request,
                          session.setup.request.chat_template_kwargs)
+    return instance_markers(parser, session.request.tool_choice)
+
+
+def instance_markers(parser: object, tool_choice: object = None) -> dict[str, list[str]]:
+    """role -> the marker strings a parser instance knows (``tool_choice`` "none": no tool role)."""
     if parser is None:
         return {}
     roles: dict[str, set[str]] = {}
@@ -67,7 +72,7 @@ def parser_markers(session: Session) -> dict[str, list[str]]:
     for role, sub in compat.sub_parsers(parser).items():
         if sub is not None:
             roles[role] = _attr_markers(sub) | _engine_markers(sub, role)
-    if session.request.tool_choice == "none":
+    if tool_choice == "none":
         roles.pop("tool", None)  # tool markup is content when the request turns tools off
     return {role: sorted(m for m in ms if m.strip() and len(m) > 1) for role, ms in roles.items()}
 
@@ -81,6 +86,21 @@ def markers(session: Session) -> list[str]:
     found = set(special_tokens(session.tokenizer))
     for ms in parser_markers(session).values():
         found.update(ms)
+    return sorted(found)
+
+
+def format_literals(session: Session, markers_: list[str]) -> list[str]:
+    """Every literal of the format: ``markers_`` plus each terminal spelling of the parser's
+    declarative engines (`<function=`, `>`...), which the client never sees either."""
+    parser = make_parser(session.parser_cls, session.tokenizer, session.request,
+                         session.setup.request.chat_template_kwargs)
+    found = set(markers_)
+    subs = [parser] if compat.is_parser_engine(parser) else list(compat.sub_parsers(parser).values())
+    for sub in subs:
+        pe = sub if compat.is_parser_engine(sub) else compat.adapter_engine(sub) if sub is not None else None
+        config = getattr(pe, "parser_engine_config", None)
+        if config is not None:
+            found |= set(config.terminal_literals)
     return sorted(found)
 
 

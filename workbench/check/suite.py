@@ -1,11 +1,15 @@
 """`check`: every check over one stream, with one Session.
 
-1. The stream as given: stream vs non-stream, the client contract, parser errors.
+1. The stream as given: stream vs non-stream, the client contract, parser errors,
+   model text that reaches no field (``coverage``), arguments held back (``timing``).
 2. Chunking invariance: whole, k-token batches, N seeded random groupings, every
    two-chunk split and detokenizer holdback, each compared with one-token deltas;
    per field, the failing grouping with the fewest merges is shrunk to a minimal
    one, and the first severe finding to a minimal text.
 3. Parser cost per delta.
+
+Every finding carries ``extra["grouping"]``: a ``--chunking`` name (``core/chunking.py``)
+that `workbench replay` accepts and that reproduces it (None for the non-streaming answer).
 """
 
 from __future__ import annotations
@@ -15,9 +19,11 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workbench.check import api_faces, compare, contract, cost as cost_mod, groupings as G, parallel, props, shrink
-from workbench.core.deltas import Delta, deltas_from_ids
-from workbench.core.messages import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Difference, Final
+from workbench.check import api_faces, compare, contract, cost as cost_mod, coverage, groupings as G, parallel, props
+from workbench.check import evidence, minimal_text, shrink, timing
+from workbench.core import chunking as C
+from workbench.core.deltas import Delta
+from workbench.core.messages import ERROR, SEVERE, Difference, Final
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -34,7 +40,8 @@ class Report:
 
     @property
     def consistent(self) -> bool:
-        return not any(f.severity != "cosmetic" for f in self.findings)
+        """No finding of severity error (warnings and cosmetic ones only with --strict)."""
+        return not any(f.severe for f in self.findings)
 
     def exit_code(self, strict: bool = False) -> int:
         return 1 if (self.findings if strict else not self.consistent) else 0
@@ -54,6 +61,7 @@ class Options:
     text_budget_s: float = 5.0  # 0: do not shrink the text
     cost: bool = True
     jobs: int = 0  # processes for the groupings (0: one per core, up to 4)
+    splits: str = "all"  # two-chunk splits: "all", or "markers" (next to the format's markers, every 16th)
 
 
 def stream(session: Session, deltas: list[Delta]) -> tuple[list, Final]:
@@ -102,7 +110,7 @@ class Checker:
         t0 = time.perf_counter()
         one_token = all(len(d.token_ids) == 1 for d in self.deltas)
         label = "token" if one_token else (self.label or "source")
-        src = self.session.replay(self.deltas)
+        src = self.source = self.session.replay(self.deltas)
         self.nonstream = src.nonstream_final
         found = compare.errors(src.rows, label)
         if self.session.api == "chat":
@@ -122,12 +130,20 @@ class Checker:
             self.base_rows, self.base_stream, self.base_face = stream_face(self.session, self.tokens.token_deltas)
         self.base_final = compare.final_of(self.base_stream)
         self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
+        t = time.perf_counter()
+        found += coverage.findings(self.session, src, contract.format_literals(self.session, self.markers),
+                                   label, evidence.tool_marker_pairs(self.session))
+        found += timing.findings(self.base_rows, "token")
+        self.timings["coverage"] = time.perf_counter() - t
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
         found += self.chunking(None if one_token else (label, self.deltas), known)
         if self.opt.text_budget_s > 0:
-            self.shrink_text(found)
+            minimal_text.shrink_text(self, found, stream)
+        for f in found:
+            f.extra.setdefault("grouping", self.grouping_of(f.chunking, label))
         report = Report(found, {"tokens": len(self.tokens), "groupings": self.checked_groupings,
-                                "baseline": "token", "markers": self.markers,
+                                "baseline": "token", "markers": self.shown_markers(src.text),
+                                "special_tokens": len(contract.special_tokens(self.session.tokenizer)),
                                 "seconds": self.timings})
         if self.opt.cost:
             t = time.perf_counter()
@@ -136,11 +152,29 @@ class Checker:
         self.timings["total"] = time.perf_counter() - t0
         return report
 
+    def grouping_of(self, chunking: str, label: str) -> str | None:
+        """The ``--chunking`` name that replays a finding seen with ``chunking``."""
+        if chunking == "nonstream":
+            return None
+        if chunking == label == "source":  # a recording's own deltas, where their ids line up
+            v = self.variants_source
+            return C.at_label(v.sizes) if v is not None and v.sizes is not None else None
+        return chunking
+
+    def shown_markers(self, text: str) -> list[str]:
+        """The parser's markers, and the tokenizer's special tokens that occur in the text
+        (every special token is checked; listing a vocabulary's thousand placeholders is not)."""
+        own = {m for ms in contract.parser_markers(self.session).values() for m in ms}
+        return [m for m in self.markers if m in own or m in text]
+
     # -- chunking invariance -------------------------------------------------
+    variants_source: G.Variant | None = None
+
     def variants(self, source: list[Delta] | None) -> list[G.Variant]:
         n = len(self.tokens)
+        at = G.marker_positions(self.tokens.texts, self.markers) if self.opt.splits == "markers" else None
         out = [self.tokens.variant(label, sizes) for label, sizes in
-               G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk)]
+               G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk, split_at=at)]
         if self.opt.holdback and n > 1:
             out.append(G.Variant(f"holdback:{self.opt.holdback}", self.tokens.holdback(self.opt.holdback), None))
         if source is not None:
@@ -149,6 +183,7 @@ class Checker:
             # A plain grouping (shrinkable) when every delta has tokens and the texts line up.
             plain = min(sizes) >= 1 and [d.text for d in self.tokens.deltas(sizes)] == [d.text for d in deltas]
             out.insert(0, G.Variant(label, deltas, sizes if plain else None))
+            self.variants_source = out[0]
         return out
 
     def differs(self, deltas: list[Delta]) -> tuple[list[Difference], list, Final]:
@@ -232,59 +267,6 @@ class Checker:
         client = (face.client or {}).get("object")
         got = finals.final_of(face.api, client) if client is not None else Final(error="SDK refused")
         return got, finals.final_of(face.api, face.response)
-
-    # -- minimal text --------------------------------------------------------
-    def shrink_text(self, found: list[Difference]) -> None:
-        order = {"tool_calls": 0, "reasoning": 1, "content": 2}
-        candidates = [f for f in found if f.severity == SEVERE and (
-            (f.kind == STREAM_VS_NONSTREAM and f.chunking == "token")
-            or (f.kind == CHUNKING and f.chunking.startswith(("merge:", "whole", "split:", "random:", "k:"))))]
-        if not candidates:
-            return
-        target = min(candidates, key=lambda f: order.get(f.field, 3))
-        t = time.perf_counter()
-        tk = self.tokens
-        n = len(tk)
-        groups = None
-        if target.kind == CHUNKING:
-            sizes = G.parse_merge_label(target.chunking, n) if target.chunking.startswith("merge:") \
-                else dict(G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk)).get(target.chunking)
-            if sizes is None:
-                return
-            groups = [g for g, s in enumerate(sizes) for _ in range(s)]
-
-        def token_stream(kept) -> G.TokenStream:
-            ids = [tk.ids[i] for i in kept]
-            s = self.session
-            ds = list(deltas_from_ids(s.tokenizer, ids, s.prompt_ids, s.params, [[i] for i in ids],
-                                      finish_reason=tk.finish_reason, stop_terminated=tk.stop_terminated))
-            return G.TokenStream(s, ds)
-
-        def fails(kept) -> bool:
-            ts = token_stream(kept)
-            if groups is None:
-                r = self.session.replay(ts.token_deltas)
-                got, reference = self.finals(r)
-                return _severe(props.differences(compare.final_of(got), reference), target.field)
-            sizes, run = [], None
-            for i in kept:
-                if groups[i] == run:
-                    sizes[-1] += 1
-                else:
-                    sizes.append(1)
-                    run = groups[i]
-            _, base = stream(self.session, ts.token_deltas)
-            _, var = stream(self.session, ts.deltas(sizes))
-            return _severe(props.differences(compare.final_of(var), compare.final_of(base)), target.field)
-
-        if not fails(tuple(range(n))):  # the finding does not reproduce this way; nothing to shrink
-            return
-        res = shrink.minimal_tokens(fails, n, keep_last=tk.stop_terminated, budget_s=self.opt.text_budget_s)
-        ts = token_stream(res.value)
-        target.extra["minimal_text"] = {"text": ts.text, "tokens": len(res.value), "of_tokens": n,
-                                        "token_positions": list(res.value), "complete": res.complete,
-                                        "tests": res.tests, "seconds": round(res.seconds, 2)}
-        self.timings["shrink_text"] = time.perf_counter() - t
 
 
 def check(session: Session, deltas: list[Delta], options: Options | None = None, label: str | None = None) -> Report:

@@ -20,8 +20,6 @@ def add_check_options(p: argparse.ArgumentParser, many_versions: bool = False) -
     common.add_source_options(p)
     common.add_parser_options(p)
     common.add_request_options(p)
-    p.add_argument("--finish-reason", choices=("stop", "length"),
-                   help="how a --text stream ends: stop (EOS, default) or length (cut off by max_tokens)")
     add_vllm_option(p, many=many_versions)
 
 
@@ -35,6 +33,8 @@ def add_fuzz_options(p: argparse.ArgumentParser) -> None:
                    help="detokenizer holdback: text D deltas after its ids (0: off; default 1)")
     p.add_argument("--shrink-budget", type=float, default=5.0, metavar="S",
                    help="seconds for each shrink (grouping, then text; 0: no text shrinking)")
+    p.add_argument("--splits", choices=("all", "markers"), default="all",
+                   help="two-chunk splits: all (default), or only next to the format's markers and every 16th")
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
     report = check(session, deltas, label=label, options=Options(
         fuzz=args.fuzz, seed=args.seed, max_chunk=args.max_chunk, holdback=args.holdback,
         shrink_budget_s=max(args.shrink_budget, 0.1), text_budget_s=args.shrink_budget,
-        cost=not args.no_cost, jobs=args.jobs))
+        cost=not args.no_cost, jobs=args.jobs, splits=args.splits))
     if args.json:
         common.print_json(report.to_dict())
         return report.exit_code(args.strict)
@@ -77,7 +77,9 @@ def run(args: argparse.Namespace) -> int:
           f"(whole, k-token batches, {args.fuzz} random seed {args.seed}, two-chunk splits"
           f"{f', holdback:{args.holdback}' if args.holdback else ''})")
     for f in report.findings:
-        print(("  ~ " if f.cosmetic else "  ✗ ") + f.headline())
+        print(("  ~ " if f.cosmetic else "  ! " if f.severity == "warning" else "  ✗ ") + f.headline())
+        if f.extra.get("grouping") not in (None, "token"):
+            print(f"      replay it: --chunking {f.extra['grouping']}")
         if "minimal_grouping" in f.extra:
             sh = f.extra["shrink"]
             print(f"      minimal grouping {f.extra['minimal_grouping']} (shrunk from {f.extra['shrunk_from']} "
@@ -88,8 +90,9 @@ def run(args: argparse.Namespace) -> int:
                   f"{'' if m['complete'] else ', budget ran out'}): {m['text']!r}")
     if report.cost:
         print("  " + summary(report.cost))
-    severe = sum(not f.cosmetic for f in report.findings)
-    cosmetic = len(report.findings) - severe
+    severe = sum(f.severe for f in report.findings)
+    warnings = sum(f.severity == "warning" for f in report.findings)
+    cosmetic = len(report.findings) - severe - warnings
     verdict = "consistent" if report.consistent else "INCONSISTENT"
-    print(f"{verdict}: {severe} finding(s), {cosmetic} cosmetic")
+    print(f"{verdict}: {severe} finding(s), {warnings} warning(s), {cosmetic} cosmetic")
     return report.exit_code(args.strict)

@@ -29,7 +29,7 @@ def _key(f: dict) -> tuple[str, str]:
 def _cell(f: dict | None) -> str:
     if f is None:
         return "—"
-    mark = "~" if f["severity"] == "cosmetic" else "✗"
+    mark = "~" if f["severity"] == "cosmetic" else "!" if f["severity"] == "warning" else "✗"
     step = f" step {f['first_step']}" if f.get("first_step") else ""
     return f"{mark} {f['chunking']}{step}"
 

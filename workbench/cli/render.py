@@ -52,8 +52,16 @@ def rows_table(rows: list[Row], title: str | None = None) -> Table:
     return t
 
 
-def final_table(stream: dict, nonstream: dict) -> Table:
+def final_table(stream: dict, nonstream: dict, rows: list | None = None) -> Table:
+    """Stream vs non-stream per field; with ``rows``, a caption where the stream's content is
+    only the server's role chunk (a bare parse_delta loop would end with null)."""
     t = Table(title="final message", header_style="bold")
+    if rows is not None:
+        from workbench.check.compare import parser_loop_content
+
+        if stream.get("content") == "" and parser_loop_content(rows) is None:
+            t.caption = ('streaming content "" is the server\'s opening role chunk; the parser itself sent none '
+                         "(a bare parse_delta loop ends with null)")
     t.add_column("field")
     t.add_column("stream", overflow="fold")
     t.add_column("non-stream", overflow="fold")

@@ -68,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
                   f"(reasoning={info['reasoning']}, tool={info['tool']})")
         con.print(render.rows_table(result.rows))
         if face is None:
-            con.print(render.final_table(result.stream, result.nonstream))
+            con.print(render.final_table(result.stream, result.nonstream, result.rows))
         else:
             from workbench.cli import render_faces
 

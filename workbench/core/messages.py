@@ -181,8 +181,10 @@ FINAL = "final"  # one field of the streamed vs the non-streaming message, for d
 STEP = "step"  # one step of an A/B run: side a's row vs side b's
 SERVER = "server"  # one step of a capture: the server's SSE chunks (a) vs this vLLM's (b)
 
-# severity: "error" fails `check`; "cosmetic" (whitespace, None vs "") only with --strict
+# severity: "error" fails `check`; "warning" (stream timing: right, but late) and "cosmetic"
+# (whitespace, None vs "") only with --strict
 SEVERE = "error"
+WARNING = "warning"
 COSMETIC = "cosmetic"
 
 
@@ -213,6 +215,10 @@ class Difference:
     @property
     def cosmetic(self) -> bool:
         return self.severity == COSMETIC
+
+    @property
+    def severe(self) -> bool:
+        return self.severity == SEVERE
 
     @property
     def equal(self) -> bool:

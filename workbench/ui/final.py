@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from workbench.check import compare as check_compare
 from workbench.core.messages import FINAL, Difference
+from workbench.core.rows import Row
 
 if TYPE_CHECKING:
     from typing import Any
@@ -40,6 +41,18 @@ def compare(rows, stream, nonstream) -> list[Difference]:
     `workbench check` judges them (tool arguments compared as parsed JSON; whitespace-only
     differences are cosmetic)."""
     return check_compare.against(rows, stream, nonstream, FINAL, "", "non-stream", equal=True)
+
+
+def content_note(rows: list[Row], stream: dict | object) -> str | None:
+    """Where the joined stream's content differs from a bare parse_delta loop's: the server's
+    opening role chunk carries content "", so a client holds "" where the parser sent none."""
+    from workbench.check.compare import parser_loop_content
+
+    content = (stream.get("content") if isinstance(stream, dict) else getattr(stream, "content", None))
+    if content == "" and parser_loop_content(rows) is None:
+        return ('streaming content "" is the server\'s opening role chunk (role "assistant", content ""); '
+                "the parser itself sent no content (a bare parse_delta loop ends with null)")
+    return None
 
 
 def first_divergent_step(diffs: list[Difference]) -> int | None:

@@ -265,8 +265,9 @@ class WorkbenchModel:
     def _finish(self) -> None:
         stream, nonstream = self.source.final()
         diffs = final_mod.compare(self.rows, stream, nonstream)
+        note = final_mod.content_note(self.rows, stream)
         self.final = FinalView(stream, nonstream, diffs, final_mod.first_divergent_step(diffs),
-                               list(getattr(self.source, "notes", [])))
+                               list(getattr(self.source, "notes", [])) + ([note] if note else []))
 
     def save_recording(self, path: str, force: bool = False) -> int:
         """Write the stream so far (finished or not) as a JSONL recording; an existing

@@ -1,0 +1,221 @@
+"""`text_dropped`: model output that reaches no field of the answer, in either mode.
+
+Every word of the model's text (runs of letters and digits, in any script) should
+reach reasoning, content, a call's name or its arguments, unless it is part of the
+format itself: a parser marker (`<tool_call>`, `<|channel|>`, an engine terminal
+such as `<function=`) or syntax the parser reads (`"name":` in Hermes JSON, the
+`commentary` of a Harmony header). Markers are known; syntax is found by asking the
+parser: each word that no field carries is replaced by a filler of the same length
+and the text parsed again. If the answer changes, the parser read the word (syntax);
+if nothing changes, the word was dropped. A word no field carries and whose
+replacement changes nothing is what this finding reports, with where it is.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from workbench.core.messages import MESSAGE_FIELDS, Difference, Final, as_json
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from workbench.core.session import Result, Session
+
+TEXT_DROPPED = "text_dropped"
+MAX_PROBES = 12  # distinct words re-parsed; more are reported unprobed in the detail
+_WORD = re.compile(r"\w+")
+
+
+@dataclass
+class Span:
+    start: int
+    end: int
+    text: str
+    step: int | None  # the delta that carried its last character
+
+
+def _words(text: str | None) -> list[str]:
+    return _WORD.findall(text or "")
+
+
+def _arg_words(arguments: str | None) -> list[str]:
+    try:
+        value = json.loads(arguments or "")
+    except (ValueError, RecursionError):
+        return _words(arguments)
+    out: list[str] = []
+
+    def walk(v: object) -> None:
+        if isinstance(v, dict):
+            for k, x in v.items():
+                out.extend(_words(k))
+                walk(x)
+        elif isinstance(v, list):
+            for x in v:
+                walk(x)
+        elif isinstance(v, str):
+            out.extend(_words(v))
+        else:
+            out.extend(_words(json.dumps(v)))
+    walk(value)
+    return out
+
+
+def field_words(final: Final | dict) -> list[list[str]]:
+    """The words of each field of a message (reasoning, content, the calls in order)."""
+    d = as_json(final)
+    calls = []
+    for c in d.get("tool_calls") or []:
+        calls += _words(c.get("name")) + _arg_words(c.get("arguments"))
+    return [_words(d.get("reasoning")), _words(d.get("content")), calls]
+
+
+def masked(text: str, literals: Iterable[str], pairs: Sequence[tuple[str, str]] = (),
+           finals: Sequence[Final] = ()) -> str:
+    """``text`` with its format literals blanked, a literal cut at the very end, and the markup
+    of each call (a start/end marker pair around a call's name): same length, so offsets hold."""
+    out = list(text)
+
+    def blank(i: int, j: int) -> None:
+        out[i:j] = " " * (j - i)
+
+    names = {c.name for f in finals for c in Final.of(f).tool_calls if c.name}
+    for start, end in pairs:
+        i = text.find(start)
+        while i >= 0:
+            j = text.find(end, i + len(start))
+            stop = j + len(end) if j >= 0 else len(text)
+            if any(n in text[i:stop] for n in names):
+                blank(i, stop)
+            i = text.find(start, stop)
+    lits = sorted((x for x in literals if x and x.strip()), key=len, reverse=True)
+    for lit in lits:
+        i = text.find(lit)
+        while i >= 0:
+            blank(i, i + len(lit))
+            i = text.find(lit, i + len(lit))
+    tail = len(text.rstrip())
+    for lit in lits:
+        k = next((k for k in range(min(len(lit) - 1, tail), 1, -1) if lit.startswith(text[tail - k:tail])), 0)
+        if k:
+            blank(tail - k, tail)
+            break
+    return "".join(out)
+
+
+def uncovered(text: str, literals: Iterable[str], finals: Sequence[Final],
+              pairs: Sequence[tuple[str, str]] = ()) -> list[re.Match]:
+    """The word matches of ``text`` (markers and calls' markup blanked) that no field of
+    ``finals`` carries."""
+    found = list(_WORD.finditer(masked(text, literals, pairs, finals)))
+    words = [m.group() for m in found]
+    covered: set[int] = set()
+    for final in finals:
+        for seq in field_words(final):
+            if not seq:
+                continue
+            sm = difflib.SequenceMatcher(None, words, seq, autojunk=False)
+            for block in sm.get_matching_blocks():
+                covered.update(range(block.a, block.a + block.size))
+    return [m for i, m in enumerate(found) if i not in covered]
+
+
+def _filler(word: str) -> str:
+    return ("q" if set(word) <= {"x"} else "x") * len(word)
+
+
+def _same(a: Final, b: Final) -> bool:
+    da, db = a.to_dict(), b.to_dict()
+    for field in MESSAGE_FIELDS:
+        if field == "tool_calls":
+            if [(c["name"], c["arguments"]) for c in da[field]] != [(c["name"], c["arguments"]) for c in db[field]]:
+                return False
+        elif (da[field] or "") != (db[field] or ""):
+            return False
+    return True
+
+
+def _spans(text: str, dropped: list[re.Match], steps: list[int | None]) -> list[Span]:
+    """Adjacent dropped words (only spaces or punctuation between them) as one span."""
+    out: list[Span] = []
+    for m in dropped:
+        if out and not _WORD.search(text[out[-1].end:m.start()]) and "\n\n" not in text[out[-1].end:m.start()]:
+            out[-1] = Span(out[-1].start, m.end(), text[out[-1].start:m.end()], steps[m.end() - 1])
+        else:
+            out.append(Span(m.start(), m.end(), m.group(), steps[m.end() - 1]))
+    return out
+
+
+def parsed(session: Session, text: str, ids: Sequence[int] | None = None) -> Final | None:
+    """What the parser's ``parse`` returns for ``text`` (with ``ids``, or its ids as the
+    tokenizer encodes it), before the serving layer; None when it raises (no fair probe)."""
+    from workbench.core.deltas import encode_text
+    from workbench.core.messages import ToolCall
+    from workbench.core.runner import make_parser
+
+    parser = make_parser(session.parser_cls, session.tokenizer, session.request,
+                         session.setup.request.chat_template_kwargs)
+    if parser is None:
+        return Final(content=text)
+    try:
+        parser.set_prompt_token_ids(list(session.prompt_ids))
+        ids = list(ids) if ids is not None else encode_text(session.tokenizer, text)
+        reasoning, content, calls = parser.parse(text, session.request, enable_auto_tools=session.enable_auto_tools,
+                                                 model_output_token_ids=ids)
+    except Exception:  # noqa: BLE001  (a parse that raises is check's own finding)
+        return None
+    return Final(reasoning, content, tuple(ToolCall(i, None, c.name, c.arguments) for i, c in enumerate(calls or [])))
+
+
+def findings(session: Session, result: Result, literals: Iterable[str], chunking: str,
+             pairs: Sequence[tuple[str, str]] = ()) -> list[Difference]:
+    """A text_dropped finding when words of the model output reach neither mode's answer."""
+    text = result.text
+    base = parsed(session, text)
+    exact = parsed(session, text, result.token_ids) if base is not None else None
+    if exact is None or result.nonstream_final.error or not _same(base, exact):
+        return []  # the text re-encoded does not parse as the stream's ids do (Harmony reads ids): no fair probe
+    candidates = uncovered(text, literals, (result.stream_final, base), pairs)
+    if not candidates:
+        return []
+    by_word: dict[str, list[re.Match]] = {}
+    for m in candidates:
+        by_word.setdefault(m.group(), []).append(m)
+    dropped: list[re.Match] = []
+    for word, ms in list(by_word.items())[:MAX_PROBES]:
+        probe = list(text)
+        for m in ms:
+            probe[m.start():m.end()] = _filler(word)
+        again = parsed(session, "".join(probe))
+        if again is not None and _same(again, base):
+            dropped += ms
+    if not dropped:
+        return []
+    steps, at = [], 0
+    for r in result.rows:
+        at += len(r.text)
+        steps += [r.step] * len(r.text)
+    steps += [result.rows[-1].step if result.rows else None] * (len(text) - len(steps))
+    spans = _spans(text, sorted(dropped, key=lambda m: m.start()), steps)
+    unprobed = max(len(by_word) - MAX_PROBES, 0)
+    shown = "; ".join(f"{s.text!r} (chars {s.start}-{s.end}, step {s.step})" for s in spans[:3])
+    more = f" and {len(spans) - 3} more" if len(spans) > 3 else ""
+    return [Difference(TEXT_DROPPED, "text", spans[0].step, [s.text for s in spans], None,
+                       detail=f"{sum(len(s.text) for s in spans)} character(s) of the model output reach "
+                              f"neither reasoning, content nor a tool call, streamed or not: {shown}{more}"
+                              + (f" ({unprobed} other word(s) not probed)" if unprobed else ""),
+                       chunking=chunking,
+                       extra={"dropped": [{"start": s.start, "end": s.end, "text": s.text, "step": s.step,
+                                           "context": context(text, s)} for s in spans]})]
+
+
+def context(text: str, span: Span, width: int = 30) -> str:
+    """The span in brackets with ``width`` characters on each side."""
+    a, b = max(span.start - width, 0), min(span.end + width, len(text))
+    return ("…" if a else "") + text[a:span.start] + "[" + text[span.start:span.end] + "]" + \
+        text[span.end:b] + ("…" if b < len(text) else "")

@@ -1,0 +1,194 @@
+"""What the model's text itself says, for the doctor: is a call left open at the end,
+did the model write valid JSON arguments, which answer (streamed or not) is worse.
+
+These read the text with the configured parser's own markers: start/end pairs from
+a legacy parser's ``X_start_token`` / ``X_end_token`` attributes and from an engine
+config's ``X_START`` / ``X_END`` (``PREFIX`` / ``CLOSE``) terminals.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import TYPE_CHECKING
+
+from workbench.check import coverage
+from workbench.core import vllm_compat as compat
+from workbench.core.messages import Final
+from workbench.core.runner import make_parser
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable, Sequence
+
+    from workbench.core.session import Session
+
+_ATTR = re.compile(r"^(?P<stem>\w*?)_?(?P<side>start|end|begin)_(?:token|str|tag)$")
+_TERMINAL = re.compile(r"^(?P<stem>\w*?)_?(?P<side>START|PREFIX|BEGIN|OPEN|END|CLOSE)$")
+_OPEN = {"start", "begin", "START", "PREFIX", "BEGIN", "OPEN"}
+
+
+def _pair(named: dict[str, str], pattern: re.Pattern) -> list[tuple[str, str]]:
+    sides: dict[str, dict[str, str]] = {}
+    for name, value in named.items():
+        m = pattern.match(name)
+        if m and isinstance(value, str) and value.strip():
+            sides.setdefault(m["stem"].lower(), {})["open" if m["side"] in _OPEN else "close"] = value
+    return [(s["open"], s["close"]) for stem, s in sorted(sides.items())
+            if "open" in s and "close" in s and "think" not in stem and "reason" not in stem]
+
+
+def tool_starts(session: Session, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """Markers that open tool-call markup: each pair's start, and the tool parser's other
+    markers that close nothing ([TOOL_CALLS])."""
+    from workbench.check.contract import parser_markers
+
+    ends = {e for _, e in pairs}
+    return list(dict.fromkeys([s for s, _ in pairs] + [m for m in parser_markers(session).get("tool", [])
+                                                       if m not in ends]))
+
+
+def tool_marker_pairs(session: Session) -> list[tuple[str, str]]:
+    """(start, end) spellings of the tool parser's markup, outermost first as declared."""
+    parser = make_parser(session.parser_cls, session.tokenizer, session.request,
+                         session.setup.request.chat_template_kwargs)
+    if parser is None:
+        return []
+    subs = [parser] if compat.is_parser_engine(parser) else [compat.sub_parsers(parser).get("tool")]
+    out: list[tuple[str, str]] = []
+    for sub in subs:
+        if sub is None:
+            continue
+        pe = sub if compat.is_parser_engine(sub) else compat.adapter_engine(sub)
+        config = getattr(pe, "parser_engine_config", None)
+        if config is not None:
+            first = {k: (v if isinstance(v, str) else v[0]) for k, v in config.terminals.items()}
+            out += _pair(first, _TERMINAL)
+        else:
+            attrs = {}
+            for name in dir(sub):
+                if _ATTR.match(name):
+                    try:
+                        attrs[name] = getattr(sub, name)
+                    except Exception:  # a property needing state the instance lacks
+                        continue
+            out += _pair(attrs, _ATTR)
+    return list(dict.fromkeys(out))
+
+
+def valid_json(text: str | None) -> bool:
+    try:
+        json.loads(text or "")
+    except (ValueError, RecursionError):  # the model's own text, as a client would test it
+        return False
+    return True
+
+
+def written_json(text: str, arguments: str | None) -> str | None:
+    """How the model wrote a call's (invalid) ``arguments``, found in ``text``: "valid" (a JSON
+    value starts there: the parser lost part of it), "unfinished" (it runs to the end of
+    the text), "invalid" (the model's JSON is broken), or None (not found as written)."""
+    probe = (arguments or "").strip()[:40]
+    if len(probe) < 2 or probe not in text:
+        return None
+    at = text.index(probe)
+    try:
+        json.JSONDecoder().raw_decode(text, at)
+    except RecursionError:
+        return "invalid"
+    except json.JSONDecodeError as e:
+        tail = text[e.pos:].strip()
+        return "unfinished" if e.pos >= len(text.rstrip()) or not tail or e.msg.startswith("Unterminated") \
+            else "invalid"
+    return "valid"
+
+
+def _decoded(text: str, at: int) -> str:
+    """"valid", "unfinished" (runs to the end of the text) or "invalid": the JSON value at ``at``."""
+    try:
+        json.JSONDecoder().raw_decode(text, at)
+    except RecursionError:
+        return "invalid"
+    except json.JSONDecodeError as e:
+        end = len(text.rstrip())
+        return "unfinished" if e.pos >= end or e.msg.startswith("Unterminated") else "invalid"
+    return "valid"
+
+
+def json_after(text: str, starts: Iterable[str]) -> list[tuple[int, str]]:
+    """For each start marker followed (after whitespace) by ``{`` or ``[``: (where, how the model
+    wrote that JSON), in text order. Formats whose call body is JSON (Hermes, Mistral...)."""
+    out = []
+    for m in starts:
+        i = text.find(m)
+        while i >= 0:
+            j = i + len(m)
+            k = len(text) - len(text[j:].lstrip())
+            if k < len(text) and text[k] in "[{":
+                out.append((i, _decoded(text, k)))
+            i = text.find(m, j)
+    return sorted(out)
+
+
+def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Final], literals: Iterable[str] = (),
+                starts: Iterable[str] = ()) -> str | None:
+    """Why the text ends inside a tool call, or None: its last start marker is never closed and
+    what follows it is a call (a name either mode found) or markup only (not a marker quoted in
+    prose), or the last streamed call's arguments run to the end unfinished."""
+    finals = [Final.of(f) for f in finals]
+    names = {c.name for f in finals for c in f.tool_calls if c.name}
+    for start, end in pairs:
+        i = text.rfind(start)
+        if i >= 0 and text.rfind(end) < i:
+            region = text[i:]
+            if any(n in region for n in names) or not re.search(r"\w", coverage.masked(region, literals)):
+                return f"{start!r} is never closed by {end!r}"
+    calls = finals[0].tool_calls if finals else ()
+    if calls and not valid_json(calls[-1].arguments) and written_json(text, calls[-1].arguments) == "unfinished":
+        return f"call {calls[-1].index}'s arguments run to the end of the text unfinished"
+    bodies = json_after(text, starts)
+    if bodies and bodies[-1][1] == "unfinished":
+        return "the JSON after the last tool-call marker runs to the end of the text unfinished"
+    return None
+
+
+def invalid_written(text: str, finals: Sequence[Final], starts: Iterable[str] = ()) -> list[str]:
+    """Tool-call JSON the model itself wrote invalid: a call's arguments (in either mode) as
+    written, or the body after a tool-call marker."""
+    out = [f"the JSON after the tool-call marker at char {i}" for i, state in json_after(text, starts)
+           if state == "invalid"]
+    for f in finals:
+        for c in Final.of(f).tool_calls:
+            if not valid_json(c.arguments) and written_json(text, c.arguments) == "invalid":
+                out.append(repr(c.arguments[:80]))
+    return list(dict.fromkeys(out))
+
+
+def ok_calls(final: Final, tool_names: set[str]) -> list:
+    return [c for c in final.tool_calls if c.name and valid_json(c.arguments)
+            and isinstance(json.loads(c.arguments), dict) and (not tool_names or c.name in tool_names)]
+
+
+def bad_calls(final: Final) -> list:
+    return [c for c in final.tool_calls if not c.name or not valid_json(c.arguments)]
+
+
+def badness(final: Final, other: Final, text: str, markers: list[str], literals: Iterable[str],
+            tool_names: set[str]) -> dict:
+    """How far one answer falls short of the text, next to the other mode's answer."""
+    leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v})
+    mine = len(coverage.uncovered(text, literals, (final,)))
+    theirs = len(coverage.uncovered(text, literals, (other,)))
+    return {"bad_calls": len(bad_calls(final)), "leaked": leaks,
+            "missing_calls": max(len(ok_calls(other, tool_names)) - len(ok_calls(final, tool_names)), 0),
+            "lost_words": max(mine - theirs, 0)}
+
+
+def score(b: dict) -> int:
+    """0: nothing short of the text; more: further short."""
+    return b["bad_calls"] + len(b["leaked"]) + b["missing_calls"] + (1 if b["lost_words"] else 0)
+
+
+def unknown_names(finals: Sequence[Final], tool_names: set[str]) -> list[str]:
+    if not tool_names:
+        return []
+    return sorted({c.name for f in finals for c in f.tool_calls if c.name and c.name not in tool_names})
