@@ -1,66 +1,70 @@
-"""`workbench doctor`: the usual "why does my client see this?" causes, diagnosed.
+"""`workbench doctor`: why a client sees what it sees, and which part of vLLM made it so.
 
-Every answer comes from running vLLM: the configured parsers on the stream, and,
-when tool calls arrive as plain content, every registered tool parser on the
-same text (ranked by what they extract). A parser that cannot start, or raises,
-is a finding of the diagnosis, so it is caught per parser and listed.
+The evidence comes from running vLLM, in this order: the stream as given against the
+non-streaming answer (which field, from which step), the same tokens in other
+groupings (check's chunking fuzz, shrunk to a minimal grouping), the text itself
+(a call left open, words no field carries), and the configuration (parsers that
+cannot start or do not match the text, tools off, thinking settings). ``causes``
+(check/causes.py) turns it into classes, most likely first; a parser cause names
+the file and method (check/where.py). Whether another vLLM version still shows it
+is the CLI's to ask the lanes (cli/doctor_versions.py).
 """
 
 from __future__ import annotations
 
-import json
-import re
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workbench.check import props
-from workbench.check.compare import final_of
-from workbench.check.contract import parser_markers
-from workbench.core.messages import MESSAGE_FIELDS
-from workbench.core.parsers import ParserSpec, registered_names
+from workbench.check import api_evidence, causes as C, config_diagnoses, evidence as E, rank
+from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
+from workbench.check.contract import format_literals, parser_markers
+from workbench.check.suite import Checker, Options
+from workbench.core.parsers import ParserSpec
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
-    from typing import Any
-    from vllm.tokenizers import TokenizerLike
-    from workbench.core.deltas import Delta
-    from workbench.core.session import Session
-    from workbench.core.session import Setup
+    from collections.abc import Callable, Sequence
 
-PROBLEM, NOTE = "problem", "note"
-THINK_MARKERS = ("<think>", "</think>")
-ANY_TOOL = {"type": "function", "function": {"name": "any_tool", "parameters": {"type": "object"}}}
+    from vllm.tokenizers import TokenizerLike
+
+    from workbench.core.deltas import Delta
+    from workbench.core.session import Session, Setup
 
 
 @dataclass
-class Diagnosis:
-    code: str
-    severity: str  # problem | note
-    message: str
-    fix: str = ""
-    evidence: dict = field(default_factory=dict)
+class DoctorOptions:
+    fuzz: int = 10
+    shrink_budget_s: float = 2.0
+    text_budget_s: float = 2.0
+    jobs: int = 0
 
 
 @dataclass
 class DoctorReport:
     setup: dict
+    causes: list[C.Cause] = field(default_factory=list)
     diagnoses: list[Diagnosis] = field(default_factory=list)
+    findings: list = field(default_factory=list)  # check's Differences: the evidence
+    modes: dict = field(default_factory=dict)  # {"stream", "nonstream", "parser_content"}
     tool_parsers: list[dict] = field(default_factory=list)  # ranked, those that extract calls
     reasoning_parsers: list[dict] = field(default_factory=list)
     failures: list[dict] = field(default_factory=list)  # {"kind", "parser", "error"}
+    checked: dict = field(default_factory=dict)
+    context: object = None  # (session, deltas, check report) for --report; not serialised
+
+    def parser_causes(self) -> list:
+        return [c for c in self.causes if c.cls in C.PARSER]
 
     @property
     def ok(self) -> bool:
-        return not any(d.severity == PROBLEM for d in self.diagnoses)
+        return not any(c.severity == "error" for c in self.causes) and \
+            not any(d.severity == PROBLEM for d in self.diagnoses)
 
     def to_dict(self) -> dict:
-        return {"ok": self.ok, "setup": self.setup, "diagnoses": [asdict(d) for d in self.diagnoses],
+        return {"ok": self.ok, "setup": self.setup, "causes": [c.to_dict() for c in self.causes],
+                "diagnoses": [asdict(d) for d in self.diagnoses],
+                "findings": [f.to_dict() for f in self.findings], "modes": self.modes,
                 "tool_parsers": self.tool_parsers, "reasoning_parsers": self.reasoning_parsers,
-                "failures": self.failures}
-
-
-def _error(e: BaseException) -> str:
-    return f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"
+                "failures": self.failures, "checked": self.checked}
 
 
 def start_error(spec: ParserSpec, tokenizer: TokenizerLike) -> str | None:
@@ -70,227 +74,94 @@ def start_error(spec: ParserSpec, tokenizer: TokenizerLike) -> str | None:
     try:
         parsers.compose(spec, tokenizer)
     except Exception as e:  # noqa: BLE001  (WorkbenchError from vLLM's TypeError, ImportError...)
-        return _error(e)
+        return rank.error_line(e)
     return None
 
 
-def _session(setup: Setup, spec: ParserSpec, prompt_ids: Sequence[int]):
+def _working_spec(setup: Setup, tok: TokenizerLike, report: DoctorReport) -> ParserSpec:
+    spec = setup.parser
+    if not (spec.tool_parser or spec.reasoning_parser or spec.config):
+        return spec
+    err = start_error(spec, tok)
+    if not err:
+        return spec
+    parts = [("tool", ParserSpec(spec.tool_parser)), ("reasoning", ParserSpec(None, spec.reasoning_parser))]
+    broken = [kind for kind, s in parts if (s.tool_parser or s.reasoning_parser) and start_error(s, tok)]
+    report.diagnoses.append(Diagnosis(
+        "parser_cannot_start", PROBLEM,
+        f"vLLM refuses {spec.label()} with the {setup.tokenizer} tokenizer (its markers are not in the "
+        f"vocabulary): {err}", "use the model's own tokenizer, or a parser that matches this one (see the rankings)",
+        {"error": err, "broken": broken or ["combination"]}))
+    return ParserSpec(None if "tool" in broken or not broken else spec.tool_parser,
+                      None if "reasoning" in broken or not broken else spec.reasoning_parser)
+
+
+def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | None = None,
+             prompt_ids: Sequence[int] | None = None, finish_reason: str = "stop",
+             options: DoctorOptions | None = None, label: str | None = None,
+             deltas_of: Callable[[Session], list[Delta]] | None = None) -> DoctorReport:
+    """Diagnose ``deltas``, a ``text`` (grouped as ``setup.chunking``, ending with
+    ``finish_reason``) or what ``deltas_of(session)`` returns, under ``setup``. ``label``
+    names the grouping of given deltas (a ``--chunking`` name)."""
+    from workbench.check.compare import parser_loop_content
+    from workbench.check.where import locate
     from workbench.core.session import Session
-
-    return Session(replace(setup, parser=spec), prompt_token_ids=prompt_ids)
-
-
-def _run(setup: Setup, spec: ParserSpec, prompt_ids: Sequence[int], deltas: Sequence[Delta]):
-    """(session, Result, None) or (None, None, error) for one parser combination on the stream."""
-    try:
-        session = _session(setup, spec, prompt_ids)
-        result = session.replay(deltas)
-    except Exception as e:  # noqa: BLE001  (listed as that parser's failure)
-        return None, None, _error(e)
-    if result.nonstream_final.error:
-        return None, None, result.nonstream_final.error
-    if result.errors:
-        return None, None, f"parse_delta raised at step {result.errors[0].step}: {result.errors[0].error}"
-    return session, result, None
-
-
-def _marker_match(session: Session, role: str, text: str) -> float:
-    """Share of the parser's own markers for ``role`` that occur in the text."""
-    marks = parser_markers(session).get(role) or []
-    return sum(m in text for m in marks) / len(marks) if marks else 0.0
-
-
-def _hinted(tokenizer_name: str) -> set[str]:
-    """Parser names the workbench lists for a built-in tokenizer (a tie-breaker only)."""
-    from workbench.core.tokenizers import DESCRIPTIONS
-
-    return set(re.findall(r"[a-z0-9_]+", DESCRIPTIONS.get(tokenizer_name, "")))
-
-
-def _agrees(result) -> bool:
-    """Whether stream and non-stream agree on the message (cosmetic differences allowed)."""
-    diffs = props.differences(final_of(result.stream_final), result.nonstream_final, MESSAGE_FIELDS)
-    return all(d.cosmetic for d in diffs)
-
-
-def rank_tool_parsers(setup: Setup, reasoning, prompt_ids: Sequence[int], deltas: Sequence[Delta], report: DoctorReport) -> list[dict]:
-    names = {t["function"]["name"] for t in setup.request.tools or [] if "function" in t}
-    hinted = _hinted(setup.tokenizer)
-    ranked = []
-    for name in registered_names()["tool"]:
-        session, result, err = _run(setup, ParserSpec(name, reasoning), prompt_ids, deltas)
-        if err:
-            report.failures.append({"kind": "tool", "parser": name, "error": err})
-            continue
-        calls = result.nonstream_final.tool_calls
-        streamed = result.stream_final.tool_calls
-        if not calls and not streamed:
-            continue
-        both = calls or streamed
-        ranked.append({
-            "parser": name, "calls": len(calls), "stream_calls": len(streamed),
-            "names": [c.name for c in both],
-            "known_names": all(c.name in names for c in both) if names else None,
-            "valid_json": all(_valid_json(c.arguments) for c in both),
-            "stream_agrees": _agrees(result),
-            "content_left": result.nonstream_final.content,
-            "markers_found": round(_marker_match(session, "tool", result.text), 2),
-            "hinted": name in hinted})
-    ranked.sort(key=lambda r: (not r["stream_agrees"], -min(r["calls"], r["stream_calls"]),
-                               not r["valid_json"], r["known_names"] is False,
-                               len((r["content_left"] or "").strip()), -r["markers_found"], not r["hinted"],
-                               r["parser"]))
-    return ranked
-
-
-def rank_reasoning_parsers(setup: Setup, tool, prompt_ids: Sequence[int], deltas: Sequence[Delta], report: DoctorReport) -> list[dict]:
-    hinted = _hinted(setup.tokenizer)
-    ranked = []
-    for name in registered_names()["reasoning"]:
-        session, result, err = _run(setup, ParserSpec(tool, name), prompt_ids, deltas)
-        if err:
-            report.failures.append({"kind": "reasoning", "parser": name, "error": err})
-            continue
-        r, st = result.nonstream_final.reasoning, result.stream_final
-        seen = (st.content or "") + (st.reasoning or "") + r if r else ""
-        if not r or any(m in seen for m in THINK_MARKERS):
-            continue  # nothing extracted, or the markup is still there
-        ranked.append({"parser": name, "reasoning_chars": len(r),
-                       "stream_agrees": _agrees(result),
-                       "content_left": result.nonstream_final.content,
-                       "markers_found": round(_marker_match(session, "reasoning", result.text), 2),
-                       "hinted": name in hinted})
-    ranked.sort(key=lambda r: (not r["stream_agrees"], -r["markers_found"], not r["hinted"],
-                               -r["reasoning_chars"], r["parser"]))
-    return ranked
-
-
-def _valid_json(text: str) -> bool:
-    try:
-        json.loads(text or "")  # the model's own text, as a client would test it
-    except (ValueError, RecursionError):
-        return False
-    return True
-
-
-def _prompt_tail(tokenizer: TokenizerLike, prompt_ids: Sequence[int]) -> str:
-    return tokenizer.decode(list(prompt_ids[-32:]), skip_special_tokens=False)
-
-
-def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | None = None, prompt_ids: Sequence[int] | None = None,
-             finish_reason: str = "stop") -> DoctorReport:
-    """Diagnose a recording's ``deltas`` or a ``text`` under ``setup``."""
     from workbench.core.tokenizers import load_tokenizer
 
+    opt = options or DoctorOptions()
     tok = load_tokenizer(setup.tokenizer)
-    spec = setup.parser
-    report = DoctorReport(setup={"tokenizer": setup.tokenizer, "parser": spec.to_dict(),
-                                 "tool_choice": setup.request.tool_choice,
+    report = DoctorReport(setup={"tokenizer": setup.tokenizer, "parser": setup.parser.to_dict(),
                                  "tools": len(setup.request.tools or [])})
-    working = spec
-    if spec.tool_parser or spec.reasoning_parser or spec.config:
-        err = start_error(spec, tok)
-        if err:
-            parts = [("tool", ParserSpec(spec.tool_parser)), ("reasoning", ParserSpec(None, spec.reasoning_parser))]
-            broken = [kind for kind, s in parts if (s.tool_parser or s.reasoning_parser) and start_error(s, tok)]
-            report.diagnoses.append(Diagnosis(
-                "parser_cannot_start", PROBLEM,
-                f"vLLM refuses {spec.label()} with the {setup.tokenizer} tokenizer (its markers are not in "
-                f"the vocabulary): {err}",
-                "use the model's own tokenizer, or a parser that matches this one (see the rankings)",
-                {"error": err, "broken": broken or ["combination"]}))
-            working = ParserSpec(None if "tool" in broken or not broken else spec.tool_parser,
-                                 None if "reasoning" in broken or not broken else spec.reasoning_parser)
-    session = _session(setup, working, prompt_ids)  # the working parts start: checked above
-    if deltas is None:
+    working = _working_spec(setup, tok, report)
+    face_session = Session(replace(setup, parser=working), prompt_token_ids=prompt_ids)
+    # The parser is the same behind every API: its evidence comes from the chat request the
+    # API's converters rendered (as `record --api` runs it); the API's own stream is extra.
+    session = face_session if face_session.api == "chat" else Session(
+        replace(face_session.setup, api="chat", api_request=None), prompt_token_ids=face_session.prompt_ids)
+    if deltas_of is not None:
+        deltas = deltas_of(session)
+    elif deltas is None:
         deltas = session.deltas_from_text(text, finish_reason=finish_reason)
-    result = session.replay(deltas)
-    stream, nonstream = result.stream_final, result.nonstream_final
-    content = (stream.content or "") + (nonstream.content or "")
-    report.setup["finish_reason"] = deltas[-1].finish_reason
+        label = label or (setup.chunking if setup.chunking != "token" else None)
+    # vLLM's detokenizer holds text back only for stop strings: without them no server does.
+    holdback = 1 if session.params.stop else 0
+    checker = Checker(session, deltas, Options(fuzz=opt.fuzz, shrink_budget_s=opt.shrink_budget_s,
+                                               text_budget_s=opt.text_budget_s, cost=False, jobs=opt.jobs,
+                                               splits="markers", holdback=holdback), label)
+    checked = checker.run()
+    result = checker.source
+    view = session.request_view()
+    report.setup.update(tool_choice=view["tool_choice"], finish_reason=deltas[-1].finish_reason,
+                        chunking=label or ("token" if all(len(d.token_ids) == 1 for d in deltas) else "source"),
+                        deltas=len(deltas), vllm=_vllm_version(), api=face_session.api)
+    report.findings, report.checked = checked.findings, checked.checked
+    report.modes = {"stream": result.stream, "nonstream": result.nonstream,
+                    "parser_content": parser_loop_content(result.rows)}
+    report.context = (session, deltas, checked)
 
-    # Tool calls arriving as plain content.
-    if not stream.tool_calls and not nonstream.tool_calls:
-        tools_off = not setup.request.tools or setup.request.tool_choice == "none"
-        # With tools off vLLM parses no calls at all; rank as if the request had turned them on.
-        ranking = replace(setup, request=replace(setup.request, tools=setup.request.tools or [ANY_TOOL],
-                                                 tool_choice="auto")) if tools_off else setup
-        report.tool_parsers = rank_tool_parsers(ranking, working.reasoning_parser, session.prompt_ids, deltas,
-                                                report)
-        if report.tool_parsers:
-            best = report.tool_parsers[0]["parser"]
-            if working.tool_parser is None:
-                code, why = "no_tool_parser", "no tool parser is configured (no auto tool choice)"
-                fix = f"start vLLM with --enable-auto-tool-choice --tool-call-parser {best}"
-            elif tools_off:
-                code, why = "tools_off_in_request", "the request has no tools or tool_choice \"none\""
-                fix = "send the tools with the request, tool_choice \"auto\""
-            else:
-                code, why = "wrong_tool_parser", f"the {working.tool_parser} parser extracts no call from it"
-                fix = f"use --tool-call-parser {best}"
-            report.diagnoses.append(Diagnosis(
-                code, PROBLEM, f"tool calls arrive as plain content: {why}; "
-                f"{len(report.tool_parsers)} registered tool parser(s) extract calls from this text", fix,
-                {"content": _clip(stream.content), "best": report.tool_parsers[0]}))
-
-    # Thinking in content, or the answer in reasoning.
-    tail = _prompt_tail(tok, session.prompt_ids)
-    opened = tail.rfind("<think>") > tail.rfind("</think>")
-    if any(m in content for m in THINK_MARKERS):
-        report.reasoning_parsers = rank_reasoning_parsers(setup, working.tool_parser, session.prompt_ids, deltas,
-                                                          report)
-        best = report.reasoning_parsers[0]["parser"] if report.reasoning_parsers else "qwen3"
-        if working.reasoning_parser is None:
-            report.diagnoses.append(Diagnosis(
-                "no_reasoning_parser", PROBLEM, "thinking arrives as content: no reasoning parser is configured"
-                + (" (and the prompt already opened <think>, so the output only closes it)" if opened else ""),
-                f"start vLLM with --reasoning-parser {best}", {"content": _clip(stream.content)}))
-        else:
-            report.diagnoses.append(Diagnosis(
-                "thinking_in_content", PROBLEM,
-                f"thinking markup reaches the content although {working.reasoning_parser} is configured"
-                + ("; the prompt already opened <think>" if opened else ""),
-                "check the chat_template_kwargs (enable_thinking) and the reasoning parser",
-                {"content": _clip(stream.content), "prompt_tail": tail}))
-    elif working.reasoning_parser and stream.reasoning and not stream.content \
-            and not stream.tool_calls and "</think>" not in result.text:
-        report.diagnoses.append(Diagnosis(
-            "answer_in_reasoning", PROBLEM,
-            "the whole answer arrives as reasoning: the output never closes thinking, and the "
-            f"{working.reasoning_parser} parser assumes it opened"
-            + (" (the prompt closed it already)" if tail.rfind("</think>") > tail.rfind("<think>") else ""),
-            'if the model did not think, pass chat_template_kwargs {"enable_thinking": false}',
-            {"reasoning": _clip(stream.reasoning), "prompt_tail": tail}))
-
-    # The old reasoning_content field.
-    if stream.reasoning:
-        chunk = next((r.chunk for r in result.rows if r.chunk and '"reasoning"' in r.chunk), None)
-        report.diagnoses.append(Diagnosis(
-            "reasoning_field", NOTE,
-            "reasoning arrives in delta.reasoning / message.reasoning; a client that reads the old "
-            "reasoning_content field sees none of it",
-            "read `reasoning` (vLLM accepts `reasoning_content` only in request messages, renaming it)",
-            {"chunk": chunk}))
-
-    # A call cut off by max_tokens.
-    if deltas[-1].finish_reason == "length":
-        marks = parser_markers(session).get("tool", [])
-        starts = [m for m in marks if "/" not in m and m in result.text]
-        cut = [c for c in stream.tool_calls if not _valid_json(c.arguments)]
-        open_markup = any(result.text.count(s) > result.text.count(s.replace("<", "</", 1)) for s in starts)
-        if cut or open_markup:
-            report.diagnoses.append(Diagnosis(
-                "cut_off_call", PROBLEM,
-                "max_tokens cut the output inside a tool call (finish_reason \"length\"): "
-                + (f"call {cut[0].index} has incomplete arguments {cut[0].arguments!r}" if cut
-                   else "the call markup is never closed"),
-                f"raise max_tokens (now {setup.request.max_tokens or 'the default'}); clients must treat "
-                "finish_reason \"length\" as an incomplete call",
-                {"stream_tool_calls": result.stream["tool_calls"], "nonstream_content": _clip(nonstream.content)}))
+    tool_names = {t["function"]["name"] for t in setup.request.tools or [] if "function" in t}
+    config_diagnoses.run(report, setup, session, working, result, deltas, tool_names)
+    markers = checker.markers
+    pairs = E.tool_marker_pairs(session)
+    facts = C.Facts(text=result.text, finish=deltas[-1].finish_reason or "stop", stream=result.stream_final,
+                    nonstream=result.nonstream_final, findings=checked.findings,
+                    diagnoses=[d for d in report.diagnoses if d.severity == PROBLEM and d.code != "cut_off_call"],
+                    markers=sorted({m for ms in parser_markers(session).values() for m in ms}) or markers,
+                    literals=format_literals(session, markers), pairs=pairs,
+                    starts=E.tool_starts(session, pairs), tool_names=tool_names, parallel_tool_calls=setup.request.parallel_tool_calls,
+                    phase_at={r.step: r.phase_before for r in result.rows})
+    report.causes = C.classify(facts, lambda role, mode: locate(session.parser_cls, role, mode))
+    api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
+    if api is not None:
+        report.causes += api_evidence.causes(api, C.Cause)
+        report.modes["api"] = api_evidence.to_dict(api)
     return report
 
 
-def _clip(value: Any, width: int = 160):
-    if not isinstance(value, str) or len(value) <= width:
-        return value
-    return value[: width - 1] + "…"
+def _vllm_version() -> str:
+    from workbench.core.versions import vllm_version
+
+    return vllm_version()
+
+
+__all__ = ["diagnose", "DoctorReport", "DoctorOptions", "Diagnosis", "start_error", "ANY_TOOL", "PROBLEM", "NOTE"]

@@ -52,7 +52,8 @@ def _main(argv: list[str] | None) -> int:
     real, sys.stdout = sys.stdout, stdout.Guarded(sys.stdout)
     try:
         check_text_args(args)
-        elsewhere = dispatch(args, sys.argv[1:] if argv is None else list(argv))
+        args.argv = sys.argv[1:] if argv is None else [str(a) for a in argv]  # doctor re-runs it as check
+        elsewhere = dispatch(args, args.argv)
         code = args.run(args) if elsewhere is None else elsewhere
         sys.stdout.flush()
         return code

@@ -1,65 +1,171 @@
-"""`workbench doctor`: why a client sees what it sees, diagnosed by running vLLM's parsers.
+"""`workbench doctor`: why a client sees what it sees, and which part of vLLM made it so.
 
-Exit 1 when a problem is diagnosed, 0 when only notes (or nothing) remain.
+The text output is printed from the same dict `--json` prints. `--report bug.md`
+writes an upstream-ready report and the exported pytest file beside it. Exit 1
+when a cause (severity error) or a problem is diagnosed, 0 otherwise.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.cli import common
-
-
 from workbench.cli import check_cmd, common
 
 if TYPE_CHECKING:
     import argparse
 
+HERE_ONLY = {"--json": 0, "--report": 1}  # flag -> values it takes: not for the lanes' run
+
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
-    p = sub.add_parser("doctor", help="diagnose tool calls in content, thinking in content, cut-off calls...")
+    p = sub.add_parser("doctor", help="name the cause: stream vs non-stream, groupings, the text, the settings")
     check_cmd.add_check_options(p)
+    p.add_argument("--report", metavar="BUG.md",
+                   help="write an upstream-ready report (versions, flags, minimal text and grouping, expected "
+                        "vs actual, the rows) and test_BUG.py beside it; refuses existing files without --force")
     p.add_argument("--json", action="store_true",
-                   help='one JSON object: {"ok", "setup", "diagnoses", "tool_parsers", "reasoning_parsers", '
-                        '"failures"}')
+                   help='one JSON object: {"ok", "setup", "causes": [{"class", ...}], "diagnoses", "findings", '
+                        '"modes", "tool_parsers", "reasoning_parsers", "failures", "checked"}')
     p.set_defaults(run=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from workbench.check.doctor import diagnose
+def lane_argv(argv: list[str]) -> list[str]:
+    """The doctor's command line for the other vLLM versions: --json, no report."""
+    out, skip = ["doctor"], 0
+    for a in argv[1:]:
+        if skip:
+            skip -= 1
+            continue
+        name = a.split("=", 1)[0]
+        if name in HERE_ONLY:
+            skip = HERE_ONLY[name] if "=" not in a else 0
+            continue
+        out.append(a)
+    return out + ["--json"]
 
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.check import bugreport
+    from workbench.check.doctor import DoctorOptions, diagnose
+
+    if args.report:
+        from workbench.core import outputs
+
+        outputs.refuse_existing(bugreport.paths(args.report), args.force)
     src = common.resolve_source(args, "diagnose")
-    setup = src.setup
+    finish = args.finish_reason or "stop"
+    label = args.chunking if args.chunking and args.chunking != "token" else None
     if src.recording is not None:
-        report = diagnose(setup, deltas=src.recording.deltas, prompt_ids=src.prompt_ids)
+        r = src.recording
+
+        def deltas_of(session):
+            return session.regroup(r.deltas, args.chunking) if args.chunking else r.deltas
+    elif src.given is not None:
+        def deltas_of(session):
+            deltas, notes = session.deltas_from_given(src.given, finish)
+            for line in notes:
+                common.note(args, line)
+            return deltas
+    else:
+        def deltas_of(session):
+            return session.deltas_from_text(src.text, finish_reason=finish)
+    report = diagnose(src.setup, prompt_ids=src.prompt_ids, options=DoctorOptions(), label=label,
+                      deltas_of=deltas_of)
+    if report.parser_causes() and not args.vllm:  # --vllm V: that version only
+        from workbench.cli.doctor_versions import attach
+
+        attach(report.parser_causes(), lane_argv(getattr(args, "argv", None) or ["doctor"]))
+    if src.recording is not None:
         from workbench.capture import compare as capture_compare
 
         if capture_compare.is_capture(src.recording.header):
-            found = capture_compare.diagnosis(setup, src.recording)
+            found = capture_compare.diagnosis(src.setup, src.recording)
             report.diagnoses[:0] = [found] if found else []
-    else:
-        report = diagnose(setup, text=src.text, finish_reason=args.finish_reason or "stop")
+    if args.report:
+        written = bugreport.write(report, args.report, getattr(args, "argv", []), args.force)
+        common.note(args, "wrote " + " and ".join(str(p) for p in written))
+    data = report.to_dict()
     if args.json:
-        common.print_json(report.to_dict())
-        return 0 if report.ok else 1
-    s = report.setup
-    print(f"doctor: {setup.parser.label()} on {s['tokenizer']}, {s['tools']} tool(s), "
-          f"tool_choice={s['tool_choice']}, finish_reason={s['finish_reason']}")
-    for d in report.diagnoses:
-        print(f"  {'✗' if d.severity == 'problem' else 'i'} {d.code}: {d.message}")
-        if d.fix:
-            print(f"      fix: {d.fix}")
-    if report.tool_parsers:
-        print("  tool parsers that extract calls from this text (best first):")
-        for r in report.tool_parsers[:8]:
-            print(f"    {r['parser']:<16} {r['calls']} call(s) {', '.join(r['names'])}"
-                  f"{'' if r['stream_agrees'] else '  (stream differs)'}{'' if r['valid_json'] else '  (bad JSON)'}")
-    if report.reasoning_parsers:
-        print("  reasoning parsers that extract the thinking: "
-              + ", ".join(r["parser"] for r in report.reasoning_parsers[:8]))
-    if report.failures:
-        print(f"  {len(report.failures)} parser(s) could not run on this tokenizer/text: "
-              + ", ".join(f"{f['kind']}:{f['parser']}" for f in report.failures))
-    if not report.diagnoses:
-        print("  nothing wrong found")
+        common.print_json(data)
+    else:
+        print("\n".join(render(data)))
     return 0 if report.ok else 1
+
+
+def _parser_label(p: dict) -> str:
+    return f"config:{p['config']}" if p.get("config") else f"{p.get('tool_parser') or '-'}+{p.get('reasoning_parser') or '-'}"
+
+
+def evidence_lines(d: dict) -> list[str]:
+    found = [f for f in d["findings"] if f.get("severity") != "cosmetic"]
+    modes = [f for f in found if f["kind"] == "stream_vs_nonstream"]
+    chunked = [f for f in found if f["kind"] == "chunking"]
+    out = ["evidence:"]
+    if modes:
+        for f in modes:
+            out.append(f"  stream vs non-stream: {f['field']} from step {f['first_step']}: {f['detail']}")
+    else:
+        out.append("  stream vs non-stream: they agree" + (" (up to whitespace / None vs '')" if any(
+            f["kind"] == "stream_vs_nonstream" for f in d["findings"]) else ""))
+    groupings = d["checked"].get("groupings", 0)
+    if chunked:
+        for f in chunked:
+            out.append(f"  chunking: {f['field']} depends on the grouping ({f['detail']}); replay it with "
+                       f"--chunking {f.get('minimal_grouping') or f.get('grouping') or f['chunking']}")
+    else:
+        out.append(f"  chunking: no grouping of the {d['checked'].get('tokens', '?')} tokens changes the answer "
+                   f"({groupings} checked)")
+    for f in found:
+        if f["kind"] not in ("stream_vs_nonstream", "chunking"):
+            out.append(f"  {f['kind']} {f['field']}: {f['detail']}")
+    m = d["modes"]
+    if m.get("api"):
+        a = m["api"]
+        out.append(f"  {a['api']} stream (what its SDK ends with) vs its non-streaming body: "
+                   + (f"differ in {', '.join(a['differs'])}" if a["differs"] else "they agree")
+                   + (f"; its events lose {', '.join(a['lost'])} the chat chunks carry" if a["lost"] else ""))
+    if m.get("stream", {}).get("content") == "" and m.get("parser_content") is None:
+        out.append("  stream content: \"\" is the server's opening role chunk; the parser itself sent no content")
+    return out
+
+
+def render(d: dict) -> list[str]:
+    s = d["setup"]
+    out = [f"doctor: {_parser_label(s['parser'])} on {s['tokenizer']} (vLLM {s.get('vllm')}), {s['tools']} tool(s), "
+           f"tool_choice={s.get('tool_choice')}, finish_reason={s.get('finish_reason')}, "
+           f"chunking={s.get('chunking')} ({s.get('deltas')} deltas), api={s.get('api', 'chat')}"]
+    out += evidence_lines(d)
+    if d["causes"]:
+        out.append("causes (most likely first):")
+        for n, c in enumerate(d["causes"], 1):
+            sev = "" if c["severity"] == "error" else f" [{c['severity']}]"
+            out.append(f"  {n}. {c['class']}{sev}: {c['summary']}")
+            for e in c["evidence"][:4]:
+                out.append(f"       {e}")
+            if c.get("where"):
+                from workbench.check.where import describe
+
+                out.append(f"       where: {describe(c['where'])}")
+            if c.get("versions"):
+                v = c["versions"]
+                out.append(f"       versions: {v['verdict']} (checked {', '.join(v['checked'])})")
+    for dg in d["diagnoses"]:
+        out.append(f"  {'✗' if dg['severity'] == 'problem' else 'i'} {dg['code']}: {dg['message']}")
+        if dg["fix"]:
+            out.append(f"      fix: {dg['fix']}")
+    if d["tool_parsers"]:
+        out.append("  tool parsers that extract well-formed calls from this text (best first):")
+        for r in d["tool_parsers"][:8]:
+            names = ", ".join(n if n else "(no name)" for n in r["names"])
+            out.append(f"    {r['parser']:<16} {r['ok_calls']} well-formed call(s) non-stream, "
+                       f"{r['ok_stream_calls']} streamed: {names}"
+                       f"{'' if r['stream_agrees'] else '  (stream differs)'}{'' if r['valid_json'] else '  (bad JSON)'}")
+    if d["reasoning_parsers"]:
+        out.append("  reasoning parsers that extract the thinking: "
+                   + ", ".join(r["parser"] for r in d["reasoning_parsers"][:8]))
+    if d["failures"]:
+        out.append(f"  {len(d['failures'])} parser(s) whose markers are in the text could not run: "
+                   + ", ".join(f"{f['kind']}:{f['parser']} ({f['error']})" for f in d["failures"][:6]))
+    if not d["causes"] and not any(dg["severity"] == "problem" for dg in d["diagnoses"]):
+        out.append("nothing wrong found")
+    return out

@@ -1,0 +1,199 @@
+"""`doctor --report bug.md`: an upstream-ready bug report, and its pytest file beside it.
+
+The report holds what a vLLM maintainer asks for: the versions (and whether the
+lanes' versions still show it), the server flags and request, the cause and where
+in vLLM it lives, the minimal text and grouping check shrank it to, expected vs
+actual in both modes, the rows where it goes wrong, and how to run the exported
+test (check/export.py), which fails while the bug is there.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from workbench.check.doctor import DoctorReport
+    from workbench.core.rows import Row
+
+ROWS_AROUND = 3
+
+
+def paths(report_path: str) -> list[Path]:
+    """The markdown file, the pytest file beside it (test_<stem>.py) and the minimal text."""
+    p = Path(report_path)
+    stem = re.sub(r"\W", "_", p.stem) or "bug"
+    return [p, p.with_name(f"test_{stem}.py"), p.with_name(p.stem + ".minimal.txt")]
+
+
+def _flags(setup: dict) -> str:
+    parser = setup["parser"]
+    flags = ["vllm serve MODEL"]
+    if parser.get("tool_parser"):
+        flags += ["--enable-auto-tool-choice", f"--tool-call-parser {parser['tool_parser']}"]
+    if parser.get("reasoning_parser"):
+        flags.append(f"--reasoning-parser {parser['reasoning_parser']}")
+    if parser.get("config"):
+        flags.append(f"# a parser config: {parser['config']}")
+    return " ".join(flags)
+
+
+def _fence(text: str, lang: str = "text") -> str:
+    ticks = "````" if "```" in text else "```"
+    return f"{ticks}{lang}\n{text}\n{ticks}"
+
+
+def _cell(value: object) -> str:
+    s = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+    return s.replace("|", "\\|").replace("\n", "\\n")
+
+
+def _calls(final: dict) -> list:
+    return [{"name": c.get("name"), "arguments": c.get("arguments")} for c in final.get("tool_calls") or []]
+
+
+def expected_actual(d: dict) -> list[str]:
+    """Per field: what the reference says and what each mode gives."""
+    primary = d["causes"][0]["class"] if d["causes"] else None
+    st, ns = d["modes"]["stream"], d["modes"]["nonstream"]
+    ref = {"parser_streaming": ("the non-streaming answer", ns), "parser_nonstreaming": ("the streaming answer", st)}
+    name, expected = ref.get(primary, ("(the cause is not a parser path: both modes shown)", None))
+    out = [f"Expected: {name}.", "", "| field | expected | streaming | non-streaming |", "|---|---|---|---|"]
+    for field in ("reasoning", "content", "tool_calls", "finish_reason"):
+        get = (lambda m: _calls(m)) if field == "tool_calls" else (lambda m: m.get(field))
+        e = get(expected) if expected is not None else "—"
+        mark = "" if get(st) == get(ns) else " ≠"
+        out.append(f"| {field}{mark} | {_cell(e) if expected is not None else e} | {_cell(get(st))} | "
+                   f"{_cell(get(ns))} |")
+    return out
+
+
+def rows_table(rows: Sequence[Row], first: int | None) -> list[str]:
+    if not rows:
+        return []
+    first = first or rows[-1].step
+    lo, hi = max(first - ROWS_AROUND, 1), min(first + ROWS_AROUND, rows[-1].step)
+    out = ["| step | token ids | text | phase | delta sent |", "|---|---|---|---|---|"]
+    for r in rows:
+        if lo <= r.step <= hi:
+            mark = " ←" if r.step == first else ""
+            sent = json.dumps(r.delta, ensure_ascii=False) if r.sse and r.delta else "(no chunk)"
+            sent = sent.replace("|", "\\|")
+            out.append(f"| {r.step}{mark} | {' '.join(map(str, r.token_ids))} | {_cell(r.text)} | {r.phase} | "
+                       f"{sent} |")
+    return out
+
+
+def _minimal(findings: list[dict]) -> tuple[dict | None, str | None]:
+    text = next((f["minimal_text"] for f in findings if f.get("minimal_text")), None)
+    grouping = next((f.get("minimal_grouping") for f in findings if f.get("minimal_grouping")), None)
+    return text, grouping
+
+
+def _command(argv: list[str], minimal_file: str | None, grouping: str | None) -> str:
+    out, skip = ["workbench", "doctor"], 0
+    for a in argv:
+        if skip:
+            skip -= 1
+            continue
+        name = a.split("=", 1)[0]
+        if name in ("--report", "--json") or (minimal_file and name in ("--text", "--text-file")):
+            skip = 1 if name in ("--report", "--text", "--text-file") and "=" not in a else 0
+            continue
+        if grouping and name == "--chunking":
+            skip = 1 if "=" not in a else 0
+            continue
+        out.append(a)
+    if minimal_file:
+        out += ["--text-file", minimal_file]
+    if grouping:
+        out += ["--chunking", grouping]
+    return shlex.join(out)
+
+
+def render(report: DoctorReport, argv: list[str], test_file: str, minimal_file: str | None) -> str:
+    from workbench.check.where import describe
+
+    d = report.to_dict()
+    s = d["setup"]
+    session, deltas, checked = report.context
+    head = d["causes"][0] if d["causes"] else None
+    title = f"{head['class']}: {head['summary']}" if head else "nothing wrong found"
+    minimal, grouping = _minimal(d["findings"])
+    req = session.setup.request
+    lines = [f"# {s['parser'].get('tool_parser') or '-'} + {s['parser'].get('reasoning_parser') or '-'}: {title}", "",
+             "## Versions and flags", "",
+             f"- vLLM {s['vllm']} (as installed here)" + "".join(
+                 f"; {c['versions']['verdict']}" for c in d["causes"][:1] if c.get("versions")),
+             f"- server: `{_flags(s)}`",
+             f"- tokenizer: `{s['tokenizer']}`",
+             f"- request: tools {[t['function']['name'] for t in req.tools or [] if 'function' in t]}, "
+             f"tool_choice {json.dumps(s.get('tool_choice'))}, chat_template_kwargs "
+             f"{json.dumps(req.chat_template_kwargs)}, max_tokens {req.max_tokens}, parallel_tool_calls "
+             f"{req.parallel_tool_calls}",
+             f"- stream: {s['deltas']} deltas, chunking `{s['chunking']}`, finish_reason `{s['finish_reason']}`", "",
+             "## Cause", ""]
+    for n, c in enumerate(d["causes"], 1):
+        lines.append(f"{n}. **{c['class']}**{'' if c['severity'] == 'error' else ' (' + c['severity'] + ')'}: "
+                     f"{c['summary']}")
+        if c.get("where"):
+            lines.append(f"   - where: {describe(c['where'])}")
+        if c.get("versions"):
+            lines.append(f"   - versions: {c['versions']['verdict']}")
+    if not d["causes"]:
+        lines.append("No cause found: both modes agree and no grouping changes the answer.")
+    lines += ["", "## Minimal reproduction", ""]
+    if minimal:
+        lines += [f"Minimal text ({minimal['tokens']} of {minimal['of_tokens']} tokens, shrunk by `workbench check`):",
+                  "", _fence(minimal["text"]), ""]
+    lines += ["Model output as given:", "", _fence(session.tokenizer.decode(
+        [t for dl in deltas for t in dl.token_ids], skip_special_tokens=False)), ""]
+    if grouping:
+        lines += [f"Minimal grouping: `--chunking {grouping}` (0-based token spans that share one delta)", ""]
+    lines += ["Reproduce:", "", _fence(_command(argv, minimal_file, grouping), "sh"), "",
+              "## Expected vs actual", ""] + expected_actual(d)
+    first = next((f["first_step"] for f in d["findings"] if f.get("severity") == "error" and f.get("first_step")),
+                 None)
+    lines += ["", f"## Rows where it goes wrong (step {first or '-'})", ""]
+    lines += rows_table(checked_rows(report), first)
+    lines += ["", "## Test", "", f"`{test_file}` (beside this file) replays the case through vLLM's own parser "
+              "classes and fails while the bug is there:", "",
+              _fence(f"PARSER_TOKENIZER=/path/to/tokenizer pytest -q {test_file}", "sh"), ""]
+    return "\n".join(lines)
+
+
+def checked_rows(report: DoctorReport) -> list[Row]:
+    session, deltas, _ = report.context
+    return session.replay(deltas).rows
+
+
+def write(report: DoctorReport, report_path: str, argv: list[str], force: bool = False) -> list[Path]:
+    """Write the report and its pytest file (``paths``, refused when they exist unless ``force``);
+    the paths written."""
+    from workbench.check import export
+    from workbench.core import outputs
+
+    outputs.refuse_existing(paths(report_path), force)
+    md, test, mf = paths(report_path)
+    session, deltas, checked = report.context
+    written = []
+    minimal, _ = _minimal(report.to_dict()["findings"])
+    minimal_file = None
+    if minimal:
+        written.append(outputs.write_text(mf, minimal["text"], force))
+        minimal_file = str(mf)
+    try:
+        case = export.build_case(session, deltas, checked)
+        written.append(export.write_pytest(test, case, force))
+        test_name = test.name
+    except WorkbenchError as e:
+        test_name = f"(no test file: {e})"
+    text = render(report, argv[1:] if argv[:1] == ["doctor"] else argv, test_name, minimal_file) + "\n"
+    return [outputs.write_text(md, text, force)] + written

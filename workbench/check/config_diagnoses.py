@@ -1,0 +1,169 @@
+"""The doctor's configuration diagnoses: settings that make a right parser look wrong.
+
+Tool calls that no mode extracts (no tool parser, tools off in the request, a parser
+that does not match the text: the registered ones that do are tried and ranked),
+thinking in content, the whole answer in reasoning, the renamed reasoning field, a
+call cut by max_tokens. A fix is only offered when something tried does better.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING
+
+from workbench.check import evidence as E, rank
+from workbench.check.contract import parser_markers
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from vllm.tokenizers import TokenizerLike
+
+    from workbench.check.doctor import DoctorReport
+    from workbench.core.deltas import Delta
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.session import Result, Session, Setup
+
+THINK_MARKERS = rank.THINK_MARKERS
+PROBLEM, NOTE = "problem", "note"
+ANY_TOOL = {"type": "function", "function": {"name": "any_tool", "parameters": {"type": "object"}}}
+
+
+@dataclass
+class Diagnosis:
+    code: str
+    severity: str  # problem | note
+    message: str
+    fix: str = ""
+    evidence: dict = field(default_factory=dict)
+
+
+def _clip(value: object, width: int = 160) -> object:
+    if not isinstance(value, str) or len(value) <= width:
+        return value
+    return value[: width - 1] + "…"
+
+
+def _prompt_tail(tokenizer: TokenizerLike, prompt_ids: Sequence[int]) -> str:
+    return tokenizer.decode(list(prompt_ids[-32:]), skip_special_tokens=False)
+
+
+def _where_calls_went(result: Result, names: list[str]) -> str:
+    """Which field carries the text the best parser turned into calls."""
+    st, ns = result.stream_final, result.nonstream_final
+    for field, values in (("content", (st.content, ns.content)), ("reasoning", (st.reasoning, ns.reasoning))):
+        if any(v and any(n and n in v for n in names) for v in values):
+            return field
+    return ""
+
+
+def current_entry(result: Result, session: Session, tool_names: set[str]) -> dict:
+    markers = parser_markers(session).get("tool", [])
+    return rank.tool_entry(session.setup.parser.tool_parser or "-", result, markers, tool_names, set())
+
+
+def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpec, result: Result,
+        deltas: Sequence[Delta], tool_names: set[str]) -> None:
+    tok = session.tokenizer
+    stream, nonstream = result.stream_final, result.nonstream_final
+    text = result.text
+
+    # Tool calls that neither mode extracts.
+    if not E.ok_calls(stream, tool_names) and not E.ok_calls(nonstream, tool_names):
+        tools_off = not setup.request.tools or setup.request.tool_choice == "none"
+        # With tools off vLLM parses no calls at all; rank as if the request had turned them on.
+        ranking = replace(setup, request=replace(setup.request, tools=setup.request.tools or [ANY_TOOL],
+                                                 tool_choice="auto")) if tools_off else setup
+        names = set() if tools_off else tool_names
+        report.tool_parsers = rank.rank_tools(ranking, working.reasoning_parser, session.prompt_ids, deltas,
+                                              text, report.failures, names)
+        mine = current_entry(result, session, names)
+        better = [r for r in report.tool_parsers if rank.tool_key(r) > rank.tool_key(mine)
+                  and min(r["ok_calls"], r["ok_stream_calls"]) > 0]
+        if better:
+            best = better[0]
+            went = _where_calls_went(result, best["names"])
+            arrive = {"content": "tool calls arrive as plain content", "reasoning": "tool calls arrive as reasoning",
+                      "": "tool calls reach the client in no field"}[went]
+            if working.tool_parser is None:
+                code, why = "no_tool_parser", "no tool parser is configured (no auto tool choice)"
+                fix = f"start vLLM with --enable-auto-tool-choice --tool-call-parser {best['parser']}"
+            elif tools_off:
+                code, why = "tools_off_in_request", "the request has no tools or tool_choice \"none\""
+                fix = "send the tools with the request, tool_choice \"auto\""
+            else:
+                code, why = "wrong_tool_parser", f"the {working.tool_parser} parser extracts no well-formed call"
+                fix = f"use --tool-call-parser {best['parser']}"
+            report.diagnoses.append(Diagnosis(
+                code, PROBLEM, f"{arrive}: {why}; {len(better)} registered tool parser(s) extract well-formed "
+                f"calls from this text in both modes", fix,
+                {"content": _clip(stream.content), "best": best, "current": mine}))
+
+    # Thinking in content, or the answer in reasoning.
+    content = (stream.content or "") + (nonstream.content or "")
+    tail = _prompt_tail(tok, session.prompt_ids)
+    opened = tail.rfind("<think>") > tail.rfind("</think>")
+    if any(m in content for m in THINK_MARKERS):
+        report.reasoning_parsers = rank.rank_reasoning(setup, working.tool_parser, session.prompt_ids, deltas,
+                                                       text, report.failures)
+        best = report.reasoning_parsers[0]["parser"] if report.reasoning_parsers else None
+        if working.reasoning_parser is None:
+            report.diagnoses.append(Diagnosis(
+                "no_reasoning_parser", PROBLEM, "thinking arrives as content: no reasoning parser is configured"
+                + (" (and the prompt already opened <think>, so the output only closes it)" if opened else ""),
+                f"start vLLM with --reasoning-parser {best}" if best else "start vLLM with the model's --reasoning-parser",
+                {"content": _clip(stream.content)}))
+        else:
+            report.diagnoses.append(Diagnosis(
+                "thinking_in_content", PROBLEM,
+                f"thinking markup reaches the content although {working.reasoning_parser} is configured"
+                + ("; the prompt already opened <think>" if opened else ""),
+                "check the chat_template_kwargs (enable_thinking) and the reasoning parser"
+                + (f" (--reasoning-parser {best} extracts it)" if best and best != working.reasoning_parser else ""),
+                {"content": _clip(stream.content), "prompt_tail": tail}))
+    else:
+        all_reasoning = [name for name, m in (("stream", stream), ("non-stream", nonstream))
+                         if m.reasoning and not (m.content or "").strip() and not m.tool_calls]
+        if working.reasoning_parser and all_reasoning and "</think>" not in text:
+            closed = tail.rfind("</think>") > tail.rfind("<think>")
+            off = setup.request.chat_template_kwargs.get("enable_thinking") is False
+            if closed or off:  # the prompt says the model does not think; the parser assumes it does
+                report.reasoning_parsers = rank.rank_reasoning(setup, working.tool_parser, session.prompt_ids,
+                                                               deltas, text + tail, report.failures,
+                                                               prefer_content=True)
+            better = [r["parser"] for r in report.reasoning_parsers if r["parser"] != working.reasoning_parser]
+            report.diagnoses.append(Diagnosis(
+                "answer_in_reasoning", PROBLEM,
+                f"the whole answer arrives as reasoning ({' and '.join(all_reasoning)}): the output never closes "
+                f"thinking, and the {working.reasoning_parser} parser assumes it opened"
+                + (" although the prompt closed it" if closed else "")
+                + (" (enable_thinking is false)" if off else ""),
+                (f"use --reasoning-parser {better[0]}, which reads the prompt's thinking state" if better else
+                 'if the model did not think, pass chat_template_kwargs {"enable_thinking": false} and a reasoning '
+                 "parser that honours it"),
+                {"reasoning": _clip(stream.reasoning or nonstream.reasoning), "prompt_tail": tail,
+                 "better": better}))
+
+    # The old reasoning_content field (a chat client's).
+    if stream.reasoning and getattr(session, "api", "chat") == "chat":
+        chunk = next((r.chunk for r in result.rows if r.chunk and '"reasoning"' in r.chunk), None)
+        report.diagnoses.append(Diagnosis(
+            "reasoning_field", NOTE,
+            "reasoning arrives in delta.reasoning / message.reasoning; a client that reads the old "
+            "reasoning_content field sees none of it",
+            "read `reasoning` (vLLM accepts `reasoning_content` only in request messages, renaming it)",
+            {"chunk": chunk}))
+
+    # A call cut off by max_tokens.
+    if deltas[-1].finish_reason == "length":
+        pairs = E.tool_marker_pairs(session)
+        opened_call = E.open_at_end(text, pairs, (stream, nonstream), (), E.tool_starts(session, pairs))
+        cut = [c for c in stream.tool_calls if not E.valid_json(c.arguments)]
+        if cut or opened_call:
+            report.diagnoses.append(Diagnosis(
+                "cut_off_call", NOTE,
+                "max_tokens cut the output inside a tool call (finish_reason \"length\"): "
+                + (f"call {cut[0].index} has incomplete arguments {cut[0].arguments!r}" if cut else opened_call),
+                f"raise max_tokens (now {setup.request.max_tokens or 'the default'}); clients must treat "
+                "finish_reason \"length\" as an incomplete call",
+                {"stream_tool_calls": result.stream["tool_calls"], "nonstream_content": _clip(nonstream.content)}))

@@ -1,0 +1,95 @@
+"""Where in the parser a cause lives: the file, class and method, read from the class
+vLLM composed (``ParserManager.get_parser``), never from a table.
+
+A ``DelegatingParser`` runs a reasoning parser then a tool parser: the method is the
+sub-parser's own (``extract_tool_calls_streaming`` ...), defined where its MRO says.
+An engine-based sub-parser is an adapter over a declarative ``ParserEngine`` family
+class (``Qwen3Parser`` in vllm/parser/qwen3.py), whose streaming path is
+``ParserEngine.parse_delta``. A composite class with its own ``parse_delta`` /
+``parse`` (HarmonyParser, KimiK3...) is named itself.
+"""
+
+from __future__ import annotations
+
+import inspect
+from pathlib import Path
+
+from workbench.core import vllm_compat as compat
+
+METHODS = {("tool", "streaming"): "extract_tool_calls_streaming", ("tool", "nonstreaming"): "extract_tool_calls",
+           ("reasoning", "streaming"): "extract_reasoning_streaming",
+           ("reasoning", "nonstreaming"): "extract_reasoning",
+           (None, "streaming"): "parse_delta", (None, "nonstreaming"): "parse"}
+
+
+def _owner(cls: type, method: str) -> type | None:
+    return next((k for k in cls.__mro__ if method in k.__dict__), None)
+
+
+def source_path(cls: type) -> str:
+    """The class's file, relative to the package root (vllm/tool_parsers/hermes_tool_parser.py)."""
+    try:
+        path = Path(inspect.getsourcefile(cls) or "")
+    except TypeError:
+        return cls.__module__
+    parts = path.parts
+    top = cls.__module__.split(".")[0]
+    if top in parts:
+        i = len(parts) - 1 - parts[::-1].index(top)
+        return "/".join(parts[i:])
+    return str(path)
+
+
+def _line(cls: type, method: str) -> int | None:
+    try:
+        return inspect.getsourcelines(cls.__dict__[method])[1]
+    except (OSError, TypeError, KeyError):
+        return None
+
+
+def _entry(cls: type, method: str) -> dict:
+    owner = _owner(cls, method) or cls
+    return {"file": source_path(owner), "class": owner.__name__, "method": method,
+            "line": _line(owner, method), "vllm": owner.__module__.startswith("vllm."),
+            "module": owner.__module__}
+
+
+def locate(parser_cls: type | None, role: str | None, mode: str) -> dict | None:
+    """The method that produced the wrong answer: ``role`` tool / reasoning, ``mode``
+    streaming / nonstreaming. None without a parser."""
+    if parser_cls is None:
+        return None
+    from vllm.parser.abstract_parser import DelegatingParser
+
+    top = METHODS[(None, mode)]
+    owner = _owner(parser_cls, top)
+    if owner is not None and owner is not DelegatingParser and not owner.__module__.endswith("parser_manager"):
+        return _entry(parser_cls, top) | {"composed": parser_cls.__name__}
+    sub = parser_cls.tool_parser_cls if role == "tool" else parser_cls.reasoning_parser_cls
+    if sub is None:
+        sub = parser_cls.reasoning_parser_cls or parser_cls.tool_parser_cls
+        role = "reasoning" if sub is parser_cls.reasoning_parser_cls else "tool"
+    if sub is None:
+        return None
+    out = _entry(sub, METHODS[(role, mode)]) | {"role": role, "registered_as": sub.__name__}
+    family = compat.adapter_engine_cls(sub)
+    if family is not None:  # a declarative engine: the format is the family class's config
+        engine = _entry(family, top)
+        out |= {"file": source_path(family), "class": family.__name__, "method": f"{engine['class']}.{top}",
+                "line": None, "engine": engine, "adapter": f"{out['class']}.{out['method']}",
+                "vllm": family.__module__.startswith("vllm.")}
+    out["parser_class"] = sub.__name__
+    return out
+
+
+def describe(w: dict | None) -> str:
+    if w is None:
+        return "no parser is configured"
+    who = "vLLM's own parser" if w.get("vllm") else f"not vLLM's own parser (module {w.get('module')})"
+    where = f"{w['file']}, {w['class']}"
+    if "engine" in w:
+        e = w["engine"]
+        return (f"{who}: {where} (a declarative ParserEngine; the path is {e['class']}.{e['method']} in "
+                f"{e['file']}{':' + str(e['line']) if e['line'] else ''}, called through {w['adapter']})")
+    line = f":{w['line']}" if w.get("line") else ""
+    return f"{who}: {w['file']}{line}, {w['class']}.{w['method']}"
