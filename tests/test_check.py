@@ -218,7 +218,10 @@ def test_export_vllm_sample(run_cli, tools_file, tmp_path):
 
 # -- doctor ----------------------------------------------------------------------------
 def _doctor(run_cli, *argv):
-    code, out, _ = run_cli("doctor", "--json", *argv)
+    from workbench.lanes.versions import installed
+
+    # --vllm: the installed version alone (a parser cause would otherwise ask the lanes).
+    code, out, _ = run_cli("doctor", "--json", "--vllm", installed(), *argv)
     data = json.loads(out)
     return code, data, {d["code"]: d for d in data["diagnoses"]}
 
@@ -230,8 +233,10 @@ def test_doctor_tool_calls_and_thinking_as_content(run_cli, tools_file):
     assert ranked[0] == "hermes" and "qwen3_json" in ranked
     assert "--tool-call-parser hermes" in d["no_tool_parser"]["fix"]
     assert "qwen3" in {r["parser"] for r in data["reasoning_parsers"]}
+    # Only parsers whose markers occur in the text are tried, and only their refusals listed:
+    # deepseek_v3 cannot start on qwen3 (its markers are not in the vocabulary) and is no noise.
     failed = {f["parser"] for f in data["failures"] if f["kind"] == "tool"}
-    assert {"deepseek_v3", "llama3_json"} <= failed  # every registered parser tried, failures listed
+    assert not {"deepseek_v3", "llama3_json"} & failed
 
 
 def test_doctor_parser_cannot_start_and_cut_off_call(run_cli, tools_file):

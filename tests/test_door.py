@@ -240,7 +240,10 @@ NOT_USER_INPUT = {
     ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
-    ("check/doctor.py", "_valid_json", "json.loads"): "the same test of the model's text",
+    ("check/evidence.py", "valid_json", "json.loads"): "the same test of the model's text",
+    ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
+    ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
+    ("cli/doctor_versions.py", "findings_in", "json.loads"): "the --json stdout of our own check in a lane",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",
     ("check/props.py", "contract_problems", "json.loads"): "the same test of the model's text",
     ("check/export.py", "vllm_sample", "json.loads"): "the model's arguments, as vLLM's Sample holds them",

@@ -37,7 +37,8 @@ def test_doctor_runs_harmony_parsers_on_gpt_oss(run_cli, tools_file):
     assert code == 1 and data["tool_parsers"][0]["parser"] == "openai"
     assert data["tool_parsers"][0]["names"] == ["get_weather"]
     failed = {f["parser"] for f in data["failures"]}
-    assert not {"openai", "openai_gptoss"} & failed and "hermes" in failed
+    # hermes cannot start on gpt_oss, but its markers are not in this text: not tried, not listed.
+    assert not {"openai", "openai_gptoss", "hermes"} & failed
     code, out, _ = run_cli("doctor", "--json", *HARMONY, "--tools", tools_file, "--text", HARMONY_TEXTS["seed"])
     data = json.loads(out)
     assert code == 0 and data["ok"] and not data["failures"]
