@@ -1,0 +1,125 @@
+"""`workbench doctor` on a 200-token text, for every built-in tokenizer (goal: <= 10 s median).
+
+Two runs per tokenizer, each measured --runs times after one warm-up (the tokenizer
+and vLLM are loaded once per process, as in the CLI after start-up): the family's
+parsers configured, and none configured (the doctor then tries the registered parsers
+whose markers occur in the text). Beside each, one plain replay of the same deltas, so
+the ratio doctor / replay is measured side by side under the same load. The lanes are
+not asked (their cost is bench/lane_cost.py's). Prints the load average, then one JSON
+line last.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import workbench.core.env  # noqa: E402,F401
+
+TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
+    "type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}}}}]
+PROSE = ("The user asks about the weather, so I should look it up for the city they named and then answer "
+         "in a short sentence with the temperature, the sky and whether rain is likely later today. ")
+GOAL_S = 10.0
+TOKENS = 200
+
+
+def texts() -> dict[str, tuple[tuple[str | None, str | None], str]]:
+    """tokenizer -> ((tool parser, reasoning parser), a text of reasoning, prose and one call)."""
+    call = '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "celsius"}}'
+    ds = ('<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n'
+          '{"city": "Paris", "unit": "celsius"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>')
+    dsml = ('<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" '
+            'string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>')
+    return {
+        "qwen3": (("hermes", "qwen3"), f"<think>{{prose}}</think>\n\nLet me check.<tool_call>{call}</tool_call>"),
+        "deepseek_v3": (("deepseek_v3", None), f"{{prose}}{ds}"),
+        "deepseek_v4": (("deepseek_v4", "deepseek_v4"), f"<think>{{prose}}</think>{dsml}"),
+        "gpt_oss": (("openai", "openai_gptoss"),
+                    "<|channel|>analysis<|message|>{prose}<|end|><|start|>assistant<|channel|>commentary "
+                    'to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>'),
+        "kimi_k2": (("kimi_k2", "kimi_k2"),
+                    f"<think>{{prose}}</think><|tool_calls_section_begin|><|tool_call_begin|>"
+                    'functions.get_weather:0<|tool_call_argument_begin|>{"city": "Paris"}<|tool_call_end|>'
+                    "<|tool_calls_section_end|>"),
+        "mistral_tekken": (("mistral", None), f"{{prose}}[TOOL_CALLS][{call}]"),
+        "mistral_v7": (("mistral", None), f"{{prose}}[TOOL_CALLS][{call}]"),
+    }
+
+
+def fill(session, template: str) -> str:
+    """The template with as many prose words for ``{prose}`` as keep it within TOKENS tokens."""
+    from workbench.core.deltas import encode_text
+
+    words = (PROSE * 8).split()
+    lo, hi = 0, len(words)
+    while lo < hi:  # the most words that still fit
+        mid = (lo + hi + 1) // 2
+        text = template.replace("{prose}", " ".join(words[:mid]))
+        lo, hi = (mid, hi) if len(encode_text(session.tokenizer, text)) <= TOKENS else (lo, mid - 1)
+    return template.replace("{prose}", " ".join(words[:lo]))
+
+
+def measure(setup, text: str, runs: int, replay_setup) -> dict:
+    """Median doctor and replay seconds (the replay with ``replay_setup``'s parsers)."""
+    from workbench.check.doctor import diagnose
+    from workbench.core.session import Session
+
+    session = Session(replay_setup)
+    text = fill(session, text)
+    deltas = session.deltas_from_text(text)
+    diagnose(setup, text=text)  # warm-up: first instances, regex caches
+    doctor_s, replay_s = [], []
+    for _ in range(runs):
+        t = time.perf_counter()
+        session.replay(deltas)
+        replay_s.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        report = diagnose(setup, text=text)
+        doctor_s.append(time.perf_counter() - t)
+    med, rep = statistics.median(doctor_s), statistics.median(replay_s)
+    return {"tokens": len(deltas), "doctor_s": round(med, 2), "replay_s": round(rep, 4),
+            "ratio": round(med / rep, 1), "causes": [c.cls for c in report.causes]}
+
+
+def main() -> int:
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Setup
+    from workbench.core.tokenizers import load_tokenizer
+
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--tokenizer", action="append", help="only these (default: every built-in one)")
+    args = ap.parse_args()
+    print(f"load average before: {os.getloadavg()}")
+    out = {}
+    for name, ((tool, reasoning), text) in texts().items():
+        if args.tokenizer and name not in args.tokenizer:
+            continue
+        t = time.perf_counter()
+        load_tokenizer(name)
+        load_s = time.perf_counter() - t
+        for label, spec in (("configured", ParserSpec(tool, reasoning)), ("none", ParserSpec())):
+            setup = Setup(name, spec, RequestSpec(tools=TOOLS))
+            r = measure(setup, text, args.runs, Setup(name, ParserSpec(tool, reasoning), RequestSpec(tools=TOOLS)))
+            out[f"{name}/{label}"] = r
+            print(f"{name:15} {label:10} {r['tokens']} tokens: doctor {r['doctor_s']:6.2f} s median "
+                  f"(replay {r['replay_s'] * 1000:.0f} ms, x{r['ratio']}), causes {r['causes']}"
+                  f"{f'; tokenizer load {load_s:.1f} s' if label == 'configured' else ''}")
+    worst = max(r["doctor_s"] for r in out.values())
+    print(f"load average after: {os.getloadavg()}")
+    print(json.dumps({"bench": "doctor_speed", "goal_s": GOAL_S, "worst_median_s": worst,
+                      "ratio": round(worst / GOAL_S, 2), "load_average": os.getloadavg(), "runs": out}))
+    return 0 if worst <= GOAL_S else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
