@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 
 
 def _severe(a: Final, b: Final) -> set[str]:
-    return {f for f, sev in props.differences(a, b, MESSAGE_FIELDS).items() if sev == SEVERE}
+    return {d.field for d in props.differences(a, b, MESSAGE_FIELDS) if d.severity == SEVERE}
 
 
 def gather(session: Session, result: Result) -> dict | None:

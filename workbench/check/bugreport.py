@@ -84,7 +84,7 @@ def rows_table(rows: Sequence[Row], first: int | None) -> list[str]:
     for r in rows:
         if lo <= r.step <= hi:
             mark = " ←" if r.step == first else ""
-            sent = json.dumps(r.delta, ensure_ascii=False) if r.sse and r.delta else "(no chunk)"
+            sent = json.dumps(r.delta.to_dict(), ensure_ascii=False) if r.sse and r.delta is not None else "(no chunk)"
             sent = sent.replace("|", "\\|")
             out.append(f"| {r.step}{mark} | {' '.join(map(str, r.token_ids))} | {_cell(r.text)} | {r.phase} | "
                        f"{sent} |")

@@ -45,7 +45,7 @@ def _hinted(tokenizer_name: str) -> set[str]:
 def agrees(result: Result) -> bool:
     """Whether stream and non-stream agree on the message (cosmetic differences allowed)."""
     diffs = props.differences(final_of(result.stream_final), result.nonstream_final, MESSAGE_FIELDS)
-    return "error" not in diffs.values()
+    return not any(d.severe for d in diffs)
 
 
 def candidate_markers(spec: ParserSpec, tokenizer: TokenizerLike, role: str) -> tuple[list[str] | None, str | None]:

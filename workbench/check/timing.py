@@ -25,11 +25,11 @@ MIN_CHARS = 16  # the burst that follows
 
 def _silent(row: Row) -> bool:
     d = row.delta if row.sse and not row.error else None
-    if not d:
+    if d is None:
         return True
-    if d.get("reasoning") or d.get("content"):
+    if d.reasoning or d.content:
         return False
-    return not any(tc.get("name") or tc.get("arguments") for tc in d.get("tool_calls") or [])
+    return not any(tc.name or tc.arguments for tc in d.tool_calls)
 
 
 def bursts(rows: Sequence[Row], min_silent: int = MIN_SILENT, min_chars: int = MIN_CHARS) -> list[dict]:
@@ -41,11 +41,11 @@ def bursts(rows: Sequence[Row], min_silent: int = MIN_SILENT, min_chars: int = M
         if _silent(row):
             quiet += 1
             continue
-        for tc in (row.delta or {}).get("tool_calls") or []:
-            i = tc.get("index")
-            if tc.get("name"):
-                names.setdefault(i, tc["name"])
-            size = len(tc.get("arguments") or "")
+        for tc in row.tool_calls:
+            i = tc.index
+            if tc.name:
+                names.setdefault(i, tc.name)
+            size = len(tc.arguments or "")
             if quiet >= min_silent and size >= min_chars and (i not in worst or quiet > worst[i]["silent"]):
                 worst[i] = {"index": i, "name": names.get(i), "step": row.step, "silent": quiet, "chars": size}
         quiet = 0
