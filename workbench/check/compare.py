@@ -9,6 +9,7 @@ reference (``props.first_step``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.check import props
