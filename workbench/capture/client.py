@@ -35,6 +35,8 @@ def strip_credentials(url: str) -> str:
     if not isinstance(url, str):
         raise WorkbenchError("--url must be http(s)://HOST:PORT/v1")
     scheme, sep, rest = url.partition("://")
+    if not sep:  # no scheme ("user:pw@host/v1"): credentials are still credentials
+        scheme, rest = "", url
     at = rest.rfind("@")  # a password may hold "/", "#", "?" or "@": the host follows the last "@"
     if at >= 0:
         password = rest[:at].partition(":")[2]

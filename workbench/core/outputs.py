@@ -1,6 +1,6 @@
 """Every file the workbench writes for the user (``-o``, ``--save``, ``--all DIR``,
-a recording) is created here: an existing file is refused unless ``force``, and a
-failure is one line. ``strict_json`` is the one spelling of ``--json`` output:
+a recording) is created here: an existing file is refused unless ``force``, a failure
+is one line, and no secret this process holds is written. ``strict_json`` is the one spelling of ``--json`` output:
 strict JSON, so ``NaN`` and ``Infinity`` never reach stdout (they become ``null``).
 """
 
@@ -32,16 +32,30 @@ def refuse_existing(paths, force: bool) -> None:
 
 def create(path: str | Path, force: bool = False, *, mkdir: bool = False):
     """A text file opened for writing (UTF-8); ``x`` mode unless ``force``, so a file that
-    appears between a check and the write is still never overwritten."""
+    appears between a check and the write is still never overwritten. What is written
+    goes through the secrets scrubber (``core/secrets.py``), as the CLI's streams do."""
+    from workbench.core import secrets
+
     p = Path(path)
     try:
         if mkdir:
             p.parent.mkdir(parents=True, exist_ok=True)
-        return p.open("w" if force else "x", encoding="utf-8")
+        return secrets.ScrubbedFile(p.open("w" if force else "x", encoding="utf-8"))
     except FileExistsError:
         raise exists_error(p) from None
     except OSError as e:
         raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
+
+
+def append(path: str | Path):
+    """An existing output file opened to go on writing it (``corpus --resume``), through the
+    scrubber as ``create``'s files are."""
+    from workbench.core import secrets
+
+    try:
+        return secrets.ScrubbedFile(Path(path).open("a", encoding="utf-8"))
+    except OSError as e:
+        raise WorkbenchError(f"cannot write {path}: {e.strerror}") from None
 
 
 def write_text(path: str | Path, text: str, force: bool = False) -> Path:
@@ -49,6 +63,7 @@ def write_text(path: str | Path, text: str, force: bool = False) -> Path:
     with create(p, force) as f:
         try:
             f.write(text)
+            f.flush()
         except OSError as e:
             raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
     return p

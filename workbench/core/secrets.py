@@ -2,7 +2,9 @@
 
 ``register(value)`` is called where a secret is read (capture's client); ``scrub(text)``
 and ``scrub_obj(obj)`` where output leaves the process: the CLI's stdout and stderr
-(``scrubbed_stdio``, tracebacks included), the recording writer and the widget's banner.
+(``scrubbed_stdio``, tracebacks included), every file written for the user
+(``ScrubbedFile``, from ``core/outputs.create``), the recording writer and the widget's
+banner, details and table.
 Each secret is removed in every spelling this process or a server may give it: as is,
 JSON- and repr-escaped, percent-encoded and decoded. A JSON text whose escapes spell a
 secret (``"\\u0073k-..."``: a server echoing it on purpose) is re-encoded without it.
@@ -135,6 +137,23 @@ class ScrubbedStream:
 
     def __getattr__(self, name):
         return getattr(self.stream, name)
+
+
+class ScrubbedFile(ScrubbedStream):
+    """A file written for the user (``core/outputs.py``: -o, --save, --all, a report),
+    through ``scrub`` as the CLI's streams are."""
+
+    def close(self) -> None:
+        try:
+            self.flush()
+        finally:
+            self.stream.close()
+
+    def __enter__(self) -> ScrubbedFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
 
 @contextmanager

@@ -52,9 +52,9 @@ class Writer:
             self.kept, end = _whole_lines(self.path)
             try:
                 os.truncate(self.path, end)  # drop a line cut by a kill
-                self._f = self.path.open("a", encoding="utf-8")
             except OSError as e:
                 raise WorkbenchError(f"cannot write results {self.path}: {e.strerror}") from None
+            self._f = outputs.append(self.path)
         else:
             self._f = outputs.create(self.path, force=exists, mkdir=True)
         self.done = {(r["path"], r["sha256"], r["spec"]) for r in self.kept}
