@@ -51,6 +51,9 @@ class Options:
     progress: bool = True
     plugins: tuple[str, ...] = ()
     force: bool = False  # overwrite an existing output file
+    chat_template: str | None = None  # --chat-template FILE's text: the prompt rendered here to compare
+    chat_template_file: str | None = None
+    trust_template: bool = False  # --trust-template: the request's own template renders (boxed)
 
 
 @dataclass
@@ -111,8 +114,17 @@ def refuse_existing(opts: Options) -> Path:
     return out
 
 
+def check_template(opts: Options) -> None:
+    """A template the request carries is refused before the server is asked (core/templates.py)."""
+    from workbench.core import templates
+    from workbench.core.request import RequestSpec
+
+    templates.choose(RequestSpec.from_dict(opts.request), opts.chat_template, opts.trust_template)
+
+
 def capture(opts: Options) -> Captured:
     out = refuse_existing(opts)
+    check_template(opts)
     key = client.api_key(opts.api_key_env)
     with client.Server(opts.url, key, opts.timeout, opts.deadline) as server:
         models = server.models()
@@ -136,16 +148,18 @@ def _session(opts: Options, body: dict, prompt_ids: list[int]):
     from workbench.core.session import Session, Setup
 
     setup = Setup(tokenizer=opts.tokenizer, parser=opts.parser, request=RequestSpec.from_dict(body),
-                  plugins=opts.plugins)
+                  plugins=opts.plugins, chat_template=opts.chat_template,
+                  chat_template_file=opts.chat_template_file, trust_template=opts.trust_template)
     return Session(setup, prompt_token_ids=prompt_ids)
 
 
 def header_for(session: Session, body: dict, origin: dict, opts: Options) -> dict:
-    from workbench.core import recording as rec, trust
+    from workbench.core import recording as rec, templates, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     return rec.make_header(opts.tokenizer, tokenizer_sha256(ensure_tokenizer(opts.tokenizer)), body,
-                           session.prompt_ids, origin, trust.provenance(opts.parser, opts.plugins))
+                           session.prompt_ids, origin, trust.provenance(opts.parser, opts.plugins)
+                           ) | templates.provenance(opts.chat_template, opts.chat_template_file)
 
 
 def opening(events) -> chunks.Chunk:
@@ -168,7 +182,7 @@ def _write(events, body: dict, origin: dict, opts: Options, out: Path) -> Captur
     it = iter(events)
     first = opening(it)
     session = _session(opts, body, first.prompt_token_ids)
-    local = req.render_prompt(session.tokenizer, session.setup.request)
+    local = req.render_prompt(session.tokenizer, session.setup.request, opts.chat_template, opts.trust_template)
     notes = tokcheck.check(session.tokenizer, opts.tokenizer, session.prompt_ids, [], local)
     origin = {**origin, "opening_chunk": first.raw, "notes": notes}
     header = header_for(session, body, origin, opts)

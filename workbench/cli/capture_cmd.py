@@ -25,6 +25,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--tokenizer", default="qwen3", metavar="NAME|PATH",
                    help="the server's tokenizer: a built-in name or a folder (default qwen3)")
     common.add_parser_options(p, config=False)
+    common.add_template_options(p)
     p.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
     p.add_argument("--timeout", type=_seconds("--timeout"), default=60.0, metavar="S",
                    help="the longest wait for the server's next answer or chunk (default 60)")
@@ -65,7 +66,7 @@ def run(args: argparse.Namespace) -> int:
                            tokenizer=args.tokenizer, parser=common.parser_spec(args),
                            api_key_env=args.api_key_env, timeout=args.timeout, deadline=args.deadline,
                            nonstream=args.nonstream, progress=not args.json,
-                           plugins=tuple(args.plugin), force=args.force)
+                           plugins=tuple(args.plugin), force=args.force, **common.template_options(args))
     done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
     if args.json:
         common.print_json({"path": str(done.path), "chunks": done.chunks, "tokens": done.tokens,

@@ -78,7 +78,8 @@ def template_options(args) -> dict:
     """Setup fields for --chat-template FILE (read through the reading door) and --trust-template."""
     path = getattr(args, "chat_template", None)
     text = door.read_text(path, "chat template", limits.MAX_CONFIG_BYTES) if path else None
-    return {"chat_template": text, "trust_template": bool(getattr(args, "trust_template", False))}
+    return {"chat_template": text, "chat_template_file": path,
+            "trust_template": bool(getattr(args, "trust_template", False))}
 
 
 def add_request_options(p: argparse.ArgumentParser) -> None:
@@ -240,7 +241,7 @@ def resolve_source(args: argparse.Namespace, what: str, with_parser: bool = True
         opened = open_recording(recording, Given(
             tokenizer=args.tokenizer, parser=given_parser(args), plugins=tuple(args.plugin),
             allow_callables=tuple(args.allow_callable), force=args.force, choose_parser=with_parser,
-            **template_options(args)))
+            chat_template=code["chat_template"], trust_template=code["trust_template"]))
         r = opened.recording
         api, body = api_request(args, r.header)
         setup = Setup(tokenizer=opened.tokenizer, request=request_spec(args, r.request),
@@ -308,6 +309,13 @@ def parser_header(setup: Setup) -> dict:
     from workbench.core import trust
 
     return trust.provenance(setup.parser, setup.plugins)
+
+
+def template_header(setup: Setup) -> dict:
+    """A recording header's ``chat_template`` (the --chat-template file's name and sha256), if any."""
+    from workbench.core import templates
+
+    return templates.provenance(setup.chat_template, setup.chat_template_file)
 
 
 def load_source(args: argparse.Namespace, what: str = "replay", finish_reason: str = "stop"):

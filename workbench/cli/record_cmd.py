@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
     stepper.start(session, text, temperature=args.temperature, top_p=args.top_p, seed=args.seed)
     header = rec.make_header(tokenizer, tokenizer_sha256(ensure_tokenizer(tokenizer)),
                              setup.request.to_dict(), session.prompt_ids, stepper.origin(),
-                             common.parser_header(setup)) | common.api_header(setup)
+                             common.parser_header(setup)) | common.api_header(setup) | common.template_header(setup)
     with rec.RecordingWriter(args.output, header, overwrite=args.force) as writer:
         stepper.on_delta = writer.append
         result = stepper.run()

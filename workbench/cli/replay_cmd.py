@@ -38,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
                                  tokenizer_sha256(ensure_tokenizer(session.setup.tokenizer)),
                                  session.setup.request.to_dict(), session.prompt_ids, origin,
                                  common.parser_header(session.setup)) | common.api_header(session.setup)
+        header |= common.template_header(session.setup)
         rec.save(args.save, header, deltas, overwrite=args.force)
     server = None
     if source is not None and capture_compare.is_capture(source.header) and not args.chunking:

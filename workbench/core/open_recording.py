@@ -3,7 +3,8 @@
 The file is parsed once (``core/recording.py``), its tokenizer checked against the
 header (name, sha256 of every behaviour file, every id inside the vocabulary; a
 header that names a folder needs it given), the parser it replays with chosen (a
-config or plugin only when this run names it: ``parsers.replay_parser``), each
+config or plugin only when this run names it: ``parsers.replay_parser``; a
+recording made with ``--chat-template FILE`` only with a file given again), each
 delta's text checked against its ids (``core/truth.py``), and every note on the
 way kept: a cut stream, another tokenizer, a changed config, text the ids disown.
 """
@@ -45,7 +46,7 @@ class Opened:
 def open_recording(path: str | Path, given: Given | None = None) -> Opened:
     """Parse, check the tokenizer, choose the parser; WorkbenchError (one line) on any
     problem that would replay wrong, notes for what replays but differs."""
-    from workbench.core import truth
+    from workbench.core import templates, truth
     from workbench.core.tokenizers import load_tokenizer
 
     given = given or Given()
@@ -61,6 +62,7 @@ def open_recording(path: str | Path, given: Given | None = None) -> Opened:
             named = ParserSpec(config=given.config)
         spec, found = replay_parser(recorded, named, given.plugins)
         notes += found
+    notes += templates.recorded(r.header.get("chat_template"), given.chat_template)
     r.deltas, found = truth.text_of_ids(_ids_session(r, tokenizer, spec, given), r.deltas, given.force)
     return Opened(r, tokenizer, spec, notes + found, str(path))
 

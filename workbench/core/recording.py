@@ -232,6 +232,8 @@ _HEADER = {  # field: (check, what it must be); absent fields read as None
     "parser.config_text": (_opt_str, "a string"),
     "parser.tool_strict_level": (_opt_str, "a string"),
     "parser.plugins": (_plugins, 'a list of {"file", "sha256"}'),
+    "chat_template.file": (_opt_str, "a file name"),
+    "chat_template.sha256": (_opt_str, "a sha256 string"),
 }
 
 
@@ -242,7 +244,7 @@ def _check_header(obj: dict, where: str) -> dict:
         raise WorkbenchError(f"{where}: first line must be a {FORMAT} header")
     if obj.get("version") != VERSION or not _is_int(obj.get("version")):
         raise WorkbenchError(f"{where}: unsupported version {obj.get('version')!r} (expected {VERSION})")
-    for key, kind in (("tokenizer", dict), ("request", dict), ("parser", dict)):
+    for key, kind in (("tokenizer", dict), ("request", dict), ("parser", dict), ("chat_template", dict)):
         if obj.get(key) is not None and not isinstance(obj[key], kind):
             raise WorkbenchError(f"{where}: header.{key} must be an object")
     if obj.get("tokenizer") is None:

@@ -26,6 +26,9 @@ class RequestSpec:
     # None lets vLLM's validator pick: "auto" with tools, "none" without.
     tool_choice: str | dict | None = None
     chat_template_kwargs: dict[str, Any] = field(default_factory=dict)
+    # The request's own Jinja template (vLLM's request.chat_template): data, rendered only
+    # with --trust-template (core/templates.py).
+    chat_template: str | None = None
     parallel_tool_calls: bool | None = None
     include_reasoning: bool = True
     max_tokens: int | None = None
@@ -34,7 +37,10 @@ class RequestSpec:
     stream_options: dict | None = None
 
     def to_dict(self) -> dict:
-        return asdict(self)
+        d = asdict(self)
+        if d["chat_template"] is None:  # absent, so recordings without one stay as they were
+            del d["chat_template"]
+        return d
 
     @classmethod
     def from_dict(cls, data: dict) -> RequestSpec:
@@ -64,6 +70,7 @@ _FIELD_CHECKS = {
     "tools": (lambda v: v is None or _dicts(v), "a list of tool objects or null"),
     "tool_choice": (lambda v: v is None or isinstance(v, (str, dict)), "a string, an object or null"),
     "chat_template_kwargs": (lambda v: isinstance(v, dict), "an object"),
+    "chat_template": (lambda v: v is None or isinstance(v, str), "a string or null"),
     "parallel_tool_calls": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
     "include_reasoning": (lambda v: isinstance(v, bool), "true or false"),
     "max_tokens": (lambda v: v is None or (_is_int(v) and v >= 1), "an integer >= 1 or null"),
@@ -106,6 +113,8 @@ def build_request(spec: RequestSpec):
         fields["tool_choice"] = spec.tool_choice
     if spec.chat_template_kwargs:
         fields["chat_template_kwargs"] = spec.chat_template_kwargs
+    if spec.chat_template is not None:
+        fields["chat_template"] = spec.chat_template
     if spec.parallel_tool_calls is not None:
         fields["parallel_tool_calls"] = spec.parallel_tool_calls
     if spec.max_tokens is not None:
@@ -131,13 +140,14 @@ def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec, chat_template: st
     Tools go in as the server renders them: validated, then ``model_dump()`` (so a
     missing description is rendered as null, exactly as vLLM's renderer does).
     ``chat_template`` (``--chat-template FILE``'s text) or a template the request
-    carries (only with ``trust_template``) renders boxed (``core/templates.py``)."""
+    carries (``chat_template``, ``chat_template_kwargs.chat_template``; only with
+    ``trust_template``) renders boxed (``core/templates.py``)."""
     from workbench.core import templates
     from workbench.core.tokenizers import model_type
 
     if model_type(tokenizer) == "gpt_oss":
         return render_harmony_prompt(spec)
-    boxed, kwargs = templates.choose(spec.chat_template_kwargs, chat_template, trust_template)
+    boxed, kwargs = templates.choose(spec, chat_template, trust_template)
     tools = spec.tools
     if tools:
         tools = [t.model_dump() for t in build_request(spec).tools or []]

@@ -44,6 +44,7 @@ class Setup:
     plugins: tuple[str, ...] = ()
     allow_callables: tuple[str, ...] = ()  # module:attr names a config's callables may use beyond the table
     chat_template: str | None = None  # --chat-template FILE's text: renders (boxed) instead of the tokenizer's
+    chat_template_file: str | None = None  # that FILE's path (its name and sha256 go in a recording's header)
     trust_template: bool = False  # --trust-template: a template the request carries renders (boxed)
     # Which API's client reads the stream (workbench.core.faces) and, for responses /
     # messages, the request in that API's own shape: ``request`` is then what vLLM's

@@ -4,44 +4,81 @@ A chat template is code for Jinja: ``{{ ('x' * 100000000) * 50 }}`` takes gigaby
 and two nested ``range`` loops take hours. The built-in tokenizers' own templates
 (and a folder the user names with ``--tokenizer``) render in this process, as
 vLLM's server renders its own. A template that arrives with a recording or a
-request (``chat_template_kwargs.chat_template``) is data: vLLM's server refuses it
+request (``chat_template``, ``chat_template_kwargs.chat_template``) is data: vLLM's server refuses it
 unless started with ``--trust-request-chat-template``, and so does the workbench,
 unless this run passes ``--trust-template`` (render it) or ``--chat-template FILE``
-(vLLM's flag: render that file instead). Either is rendered in a forked child with
+(vLLM's flag: render that file instead). A recording made with FILE records its
+sha256 and replays only with a file given again. Either is rendered in a forked child with
 at most ``limits.TEMPLATE_MEMORY_BYTES`` more memory and ``limits.TEMPLATE_SECONDS``
 of time, and only the token ids come back (as JSON).
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import resource
 import select
 import signal
 import time
+from pathlib import Path
 
 from workbench.core import limits
 from workbench.errors import WorkbenchError
 
-REFUSED = ("the request carries its own chat template (chat_template_kwargs.chat_template): a template from a "
-           "recording or request is data and is not rendered; pass --trust-template to render it, or "
-           "--chat-template FILE to render your own (either in a subprocess, at most {s} s and {mb})")
+REFUSED = ("the request carries its own chat template ({where}): a template from a recording or request is "
+           "data and is not rendered; pass --trust-template to render it, or --chat-template FILE to render "
+           "your own (either in a subprocess, at most {s} s and {mb})")
 
 
-def choose(kwargs: dict, chat_template: str | None, trust: bool) -> tuple[str | None, dict]:
-    """(the template to render in a box, or None for the tokenizer's own; the other kwargs)."""
+def choose(spec, chat_template: str | None, trust: bool) -> tuple[str | None, dict]:
+    """(the template to render in a box, or None for the tokenizer's own; the kwargs to
+    render with), for a RequestSpec.
+
+    As vLLM's server: a template the request carries (``chat_template``, or
+    ``chat_template_kwargs.chat_template``) wins over ``--chat-template FILE`` when it is
+    trusted, and is refused when it is not, unless FILE is given (then FILE renders)."""
+    kwargs = spec.chat_template_kwargs
     rest = {k: v for k, v in kwargs.items() if k != "chat_template"}
-    data = kwargs.get("chat_template")
-    if chat_template is not None:
+    where = "chat_template" if spec.chat_template is not None else "chat_template_kwargs.chat_template"
+    data = spec.chat_template if spec.chat_template is not None else kwargs.get("chat_template")
+    if data is not None and trust:
+        if not isinstance(data, str):
+            raise WorkbenchError(f"{where} must be a string")
+        return data, rest
+    if chat_template is not None or data is None:
         return chat_template, rest
-    if data is None:
-        return None, rest
-    if not trust:
-        raise WorkbenchError(REFUSED.format(s=limits.TEMPLATE_SECONDS, mb=limits.mb(limits.TEMPLATE_MEMORY_BYTES)))
-    if not isinstance(data, str):
-        raise WorkbenchError("chat_template_kwargs.chat_template must be a string")
-    return data, rest
+    raise WorkbenchError(REFUSED.format(where=where, s=limits.TEMPLATE_SECONDS,
+                                        mb=limits.mb(limits.TEMPLATE_MEMORY_BYTES)))
+
+
+def sha256(text: str) -> str:
+    """A template's sha256: of its text as UTF-8 (a UTF-8 file's own sha256)."""
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def provenance(text: str | None, path: str | None) -> dict:
+    """A recording header's ``chat_template``: the --chat-template file's name and sha256."""
+    if text is None:
+        return {}
+    return {"chat_template": {"file": Path(path).name if path else None, "sha256": sha256(text)}}
+
+
+def recorded(entry: dict | None, given: str | None) -> list[str]:
+    """A recording made with --chat-template FILE replays only with a file given again
+    (a recording never loads a template this run did not name); notes when it differs."""
+    if not entry:
+        return []
+    name = entry.get("file") or "FILE"
+    if given is None:
+        raise WorkbenchError(f"made with chat template {name}: a recording never renders a template this run "
+                             f"does not name; pass your copy again (--chat-template {name})")
+    sha = sha256(given)
+    if entry.get("sha256") and sha != entry["sha256"]:
+        return [f"chat template differs from the {name} the recording was made with "
+                f"(sha256 {sha[:12]}, recorded {entry['sha256'][:12]})"]
+    return []
 
 
 def _address_space() -> int:
@@ -56,6 +93,9 @@ def render_boxed(tokenizer, messages, tools, template: str, kwargs: dict) -> lis
     """``apply_chat_template`` with ``template`` in a forked child, memory and time capped."""
     read, write = os.pipe()
     budget = _address_space() + limits.TEMPLATE_MEMORY_BYTES
+    hard = resource.getrlimit(resource.RLIMIT_AS)[1]
+    if hard != resource.RLIM_INFINITY:  # a process already limited (ulimit -v) may not raise its limit
+        budget = min(budget, hard)
     pid = os.fork()
     if pid == 0:  # the child: render, write the ids, never return into the caller's code
         try:
