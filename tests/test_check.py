@@ -14,7 +14,7 @@ import pytest
 from tests.conftest import SEED_TEXT, WEATHER_TOOLS
 from workbench.check import Options, check, compare, export, props, shrink
 from workbench.check import groupings as G
-from workbench.check.suite import stream
+from workbench.check.streams import stream
 from workbench.core.deltas import deltas_from_ids, split
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec

@@ -261,7 +261,7 @@ NOT_USER_INPUT = {
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
     ("cli/doctor_versions.py", "findings_in", "json.loads"): "the --json stdout of our own check in a lane",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",
-    ("check/props.py", "contract_problems", "json.loads"): "the same test of the model's text",
+    ("check/props.py", "Contract.problems", "json.loads"): "the same test of the model's text",
     ("check/export.py", "vllm_sample", "json.loads"): "the model's arguments, as vLLM's Sample holds them",
     ("check/export.py", "_body", ".read_text"): "our own core/messages.py and check/props.py, to paste",
     ("check/export.py", "render_pytest", ".read_text"): "our own export_template.py",

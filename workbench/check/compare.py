@@ -47,12 +47,13 @@ def parser_loop_content(rows: Sequence[Row]) -> str | None:
     return "".join(parts) if parts else None
 
 
-def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref_name: str,
-            equal: bool = False) -> list[Difference]:
+def against(rows: Sequence[Row] | None, final, reference, kind: str, chunking: str, ref_name: str,
+            equal: bool = False, first=None) -> list[Difference]:
     """One difference per field where ``final`` (from ``rows``) differs from ``reference``
-    (``equal``: every field, severity None where they agree)."""
+    (``equal``: every field, severity None where they agree); ``first(field, raw)``: the
+    first steps, when the rows were not kept (check/streams.py)."""
     final, reference = final_of(final), final_of(reference)
-    found, steps = [], None
+    found = []
     for d in props.differences(final, reference, kind=kind, equal=equal):
         if role_chunk_only(d.field, d.a, d.b):  # the server's opening chunk: no finding
             if equal:
@@ -61,31 +62,37 @@ def against(rows: Sequence[Row], final, reference, kind: str, chunking: str, ref
         if d.severity is None:
             found.append(replace(d, chunking=chunking))
             continue
-        if steps is None:
-            steps = steps_of(rows)
-        found.append(replace(d, first_step=props.first_step(steps, reference, d.field, raw=d.cosmetic),
-                             chunking=chunking,
+        if first is None:
+            steps = steps_of(rows or [])
+            first = lambda fld, raw: props.first_step(steps, reference, fld, raw=raw)  # noqa: E731
+        found.append(replace(d, first_step=first(d.field, d.cosmetic), chunking=chunking,
                              detail=describe(d.field, final.to_dict(), reference.to_dict(), ref_name,
                                              d.severity)))
     return found
 
 
-def stream_vs_nonstream(result, chunking: str) -> list[Difference]:
+def stream_vs_nonstream(result, chunking: str, first=None) -> list[Difference]:
+    """``result``: a replay, or anything with ``stream_final`` and ``nonstream_final`` (and
+    ``first`` for its first steps)."""
     ref = result.nonstream_final
     if ref.error:
         return [Difference(ERROR, "parse", None, None, ref.error, chunking="nonstream",
                            detail=f"non-streaming parse raised {ref.error}")]
-    return against(result.rows, result.stream_final, ref, STREAM_VS_NONSTREAM, chunking, "non-stream")
+    return against(getattr(result, "rows", None), result.stream_final, ref, STREAM_VS_NONSTREAM, chunking,
+                   "non-stream", first=first)
+
+
+def error(step: int, message: str, chunking: str) -> Difference:
+    return Difference(ERROR, "parse_delta", step, message, None, chunking=chunking,
+                      detail=f"parse_delta raised at step {step}: {message}")
 
 
 def errors(rows: Sequence[Row], chunking: str) -> list[Difference]:
-    return [Difference(ERROR, "parse_delta", r.step, r.error, None, chunking=chunking,
-                       detail=f"parse_delta raised at step {r.step}: {r.error}")
-            for r in rows if r.error][:1]
+    return [error(r.step, r.error, chunking) for r in rows if r.error][:1]
 
 
-def variant_vs_baseline(rows: Sequence[Row], stream, baseline, chunking: str) -> list[Difference]:
-    return against(rows, stream, baseline, CHUNKING, chunking, "one-token deltas")
+def variant_vs_baseline(rows: Sequence[Row] | None, stream, baseline, chunking: str, first=None) -> list[Difference]:
+    return against(rows, stream, baseline, CHUNKING, chunking, "one-token deltas", first=first)
 
 
 def _calls(view) -> str:

@@ -104,13 +104,17 @@ def format_literals(session: Session, markers_: list[str]) -> list[str]:
     return sorted(found)
 
 
-def findings(rows: Sequence[Row], stream, nonstream, markers_: list[str], chunking: str) -> list[Difference]:
+def findings(rows: Sequence[Row] | None, stream, nonstream, markers_: list[str], chunking: str,
+             problems: list[dict] | None = None) -> list[Difference]:
     """Contract problems of one stream (and marker leaks in the non-streaming answer);
-    ``stream`` and ``nonstream`` are Finals (``nonstream`` may be None)."""
+    ``stream`` and ``nonstream`` are Finals (``nonstream`` may be None); ``problems``:
+    the stream's ``props.contract_problems`` when its rows were not kept."""
     final = final_of(stream).to_dict()
     reference = final_of(nonstream).to_dict() if nonstream is not None else None
     out = []
-    for p in props.contract_problems(steps_of(rows), markers_):
+    if problems is None:
+        problems = props.contract_problems(steps_of(rows or []), markers_)
+    for p in problems:
         out.append(Difference(CONTRACT, p["field"], p["step"], props.raw_view(final, p["field"]),
                               props.raw_view(reference, p["field"]) if reference else None,
                               chunking=chunking, detail=p["detail"]))

@@ -196,11 +196,12 @@ def findings(session: Session, result: Result, literals: Iterable[str], chunking
             dropped += ms
     if not dropped:
         return []
-    steps, at = [], 0
-    for r in result.rows:
-        at += len(r.text)
-        steps += [r.step] * len(r.text)
-    steps += [result.rows[-1].step if result.rows else None] * (len(text) - len(steps))
+    rows = getattr(result, "rows", None)  # a replay's rows, or check's lengths (check/streams.Seen)
+    lengths = [len(r.text) for r in rows] if rows is not None else result.lengths
+    steps = []
+    for step, k in enumerate(lengths, 1):
+        steps += [step] * k
+    steps += [len(lengths) or None] * (len(text) - len(steps))
     spans = _spans(text, sorted(dropped, key=lambda m: m.start()), steps)
     unprobed = max(len(by_word) - MAX_PROBES, 0)
     shown = "; ".join(f"{s.text!r} (chars {s.start}-{s.end}, step {s.step})" for s in spans[:3])

@@ -127,7 +127,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     holdback = 1 if session.params.stop else 0
     checker = Checker(session, deltas, Options(fuzz=opt.fuzz, shrink_budget_s=opt.shrink_budget_s,
                                                text_budget_s=opt.text_budget_s, cost=False, jobs=opt.jobs,
-                                               splits="markers", holdback=holdback), label)
+                                               splits="markers", holdback=holdback, keep_rows=True), label)
     checked = checker.run()
     result = checker.source
     view = session.request_view()

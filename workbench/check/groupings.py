@@ -25,6 +25,13 @@ if TYPE_CHECKING:
 
 VLLM_SEED = 20260902  # tests/tool_parsers/common_tests.py's split-invariance seed
 MTP_BATCHES = (2, 3, 4, 8)
+# Every two-chunk split of a stream of up to ALL_SPLITS tokens is checked; a longer
+# stream gets SAMPLED_SPLITS of its n - 1 splits, drawn with the groupings' seed. Each
+# split replays the whole text, so all of them cost the square of the length (30,000
+# tokens: 29,999 splits of 30,000 tokens each), where the sample costs a fixed number
+# of replays.
+ALL_SPLITS = 1024
+SAMPLED_SPLITS = 256
 
 
 @dataclass
@@ -107,9 +114,26 @@ def whole(n: int) -> list[tuple[str, tuple]]:
     return [("whole", (n,))] if n > 1 else []
 
 
-def two_chunk(n: int, at: set[int] | None = None) -> list[tuple[str, tuple]]:
-    """Every two-chunk split, or only those at the positions ``at``."""
-    return [(f"split:{i}", (i, n - i)) for i in range(1, n) if at is None or i in at]
+def split_positions(n: int, seed: int = VLLM_SEED, at: set[int] | None = None) -> list[int]:
+    """Where the two-chunk splits of an n-token stream cut: the positions ``at``, or all of
+    1..n-1 up to ``ALL_SPLITS`` tokens, else ``SAMPLED_SPLITS`` of them drawn with ``seed``."""
+    if at is not None:
+        return sorted(i for i in at if 0 < i < n)
+    if n <= ALL_SPLITS:
+        return list(range(1, n))
+    return sorted(random.Random(seed).sample(range(1, n), SAMPLED_SPLITS))
+
+
+def two_chunk(n: int, at: set[int] | None = None, seed: int = VLLM_SEED) -> list[tuple[str, tuple]]:
+    """The two-chunk splits at ``split_positions``."""
+    return [(f"split:{i}", (i, n - i)) for i in split_positions(n, seed, at)]
+
+
+def splits_checked(n: int, seed: int = VLLM_SEED, at: set[int] | None = None) -> dict:
+    """What ``checked`` says of the two-chunk splits."""
+    which = ("next to the format's markers, and every 16th" if at is not None else "every one" if n <= ALL_SPLITS
+             else f"a sample drawn with seed {seed} (streams over {ALL_SPLITS:,} tokens)")
+    return {"checked": len(split_positions(n, seed, at)), "of": max(n - 1, 0), "which": which}
 
 
 def marker_positions(texts: list[str], markers: Iterable[str], every: int = 16, reach: int = 2) -> set[int]:
@@ -146,11 +170,11 @@ def k_batches(n: int, ks: Sequence[int] = MTP_BATCHES) -> list[tuple[str, tuple]
 
 def standard(n: int, fuzz: int, seed: int = VLLM_SEED, max_chunk: int = MAX_CHUNK,
              ks: Sequence[int] = MTP_BATCHES, split_at: set[int] | None = None) -> list[tuple[str, tuple]]:
-    """whole, k-token batches, N random groupings, every two-chunk split (or those at
-    ``split_at``); no duplicates and never the one-token grouping itself."""
+    """whole, k-token batches, N random groupings, the two-chunk splits (``split_positions``:
+    those at ``split_at`` if given); no duplicates and never the one-token grouping itself."""
     seen, out = set(), []
     for label, sizes in (whole(n) + k_batches(n, ks) + random_groupings(n, fuzz, seed, max_chunk)
-                         + two_chunk(n, split_at)):
+                         + two_chunk(n, split_at, seed)):
         if sizes in seen or all(s == 1 for s in sizes):
             continue
         seen.add(sizes)

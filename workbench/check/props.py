@@ -107,19 +107,71 @@ def can_still_match(acc: dict, reference: dict, field: str, raw: bool = False) -
     return True
 
 
+class FirstStep:
+    """``first_step`` one step at a time: the accumulated view is compared piece by piece
+    with the reference's, so a stream costs its length once (re-joining and re-squashing
+    everything so far on every step grew with the square of the length)."""
+
+    def __init__(self, reference, field: str, raw: bool = False) -> None:
+        reference = as_json(reference)
+        self.field, self.n, self.first = field, 0, None
+        self.view = (lambda s: s or "") if raw else _squash
+        if field in TEXT_FIELDS:
+            self.ref, self.pos = self.view(reference.get(field)), 0
+        self.calls = [((r.get("name") or ""), self.view(r.get("arguments")))
+                      for r in reference.get("tool_calls") or []]
+        self.slots: dict = {}  # index -> [order, name so far, position in the reference's arguments]
+
+    def add(self, d) -> None:
+        self.n += 1
+        if self.first is None and d and not self._still(as_json(d)):
+            self.first = self.n
+
+    def _follows(self, ref: str, piece, pos: int) -> tuple[bool, int]:
+        s = self.view(piece)
+        return (not s or ref.startswith(s, pos)), pos + len(s)
+
+    def _still(self, d: dict) -> bool:
+        if self.field in TEXT_FIELDS:
+            if d.get(self.field) is None:
+                return True
+            ok, self.pos = self._follows(self.ref, d[self.field], self.pos)
+            return ok
+        if self.field != "tool_calls":
+            return True
+        for tc in d.get("tool_calls") or ():
+            slot = self.slots.get(tc["index"])
+            if slot is None:
+                slot = self.slots[tc["index"]] = [len(self.slots), "", 0]
+                if slot[0] >= len(self.calls):
+                    return False
+            name, args = self.calls[slot[0]]
+            if tc.get("name"):
+                slot[1] += tc["name"]
+                if not name.startswith(slot[1]):
+                    return False
+            if tc.get("arguments"):
+                ok, slot[2] = self._follows(args, tc["arguments"], slot[2])
+                if not ok:
+                    return False
+        return True
+
+    def result(self) -> int | None:
+        return self.first if self.first is not None else (self.n or None)
+
+
 def first_step(steps, reference: dict, field: str, raw: bool = False):
-    """The first step (1-based) from which the accumulated stream can no longer match.
+    """The first step (1-based) from which the accumulated stream can no longer match
+    (``can_still_match`` turns false).
 
     ``steps`` is the list of per-step deltas (None where nothing was sent). When
     the stream never contradicts the reference it fell short, and the answer is
     its last step.
     """
-    acc, reference = Accumulator(), as_json(reference)
-    for n, d in enumerate(steps, 1):
-        acc.add(d)
-        if d is not None and not can_still_match(acc.to_dict(), reference, field, raw):
-            return n
-    return len(steps) or None
+    watch = FirstStep(reference, field, raw)
+    for d in steps:
+        watch.add(d)
+    return watch.result()
 
 
 def marker_leaks(final, markers) -> list:
@@ -131,6 +183,71 @@ def marker_leaks(final, markers) -> list:
     return found
 
 
+class Contract:
+    """``contract_problems`` one step at a time, in one pass: a marker can only appear
+    where the text grew, so each step looks at its own text and the few characters
+    before it."""
+
+    def __init__(self, markers) -> None:
+        self.markers = list(markers)
+        self.n, self.per_step, self.seen, self.last_args = 0, [], {}, {}
+        self.acc = Accumulator()
+        wanted = [m for m in self.markers if m]
+        self._firsts = {m[0] for m in wanted}
+        self._keep = max(map(len, wanted), default=1) - 1
+        self._tail = dict.fromkeys(TEXT_FIELDS, "")
+        self.leaks: dict = {}  # (field, marker) -> the step it first appears at
+
+    def add(self, d) -> None:
+        self.n += 1
+        n, d = self.n, as_json(d)
+        for tc in (d or {}).get("tool_calls") or []:
+            i = tc.get("index")
+            if i not in self.seen:
+                if i != len(self.seen):
+                    self.per_step.append({"field": "tool_calls", "step": n,
+                                          "detail": f"new call has index {i}, expected {len(self.seen)}"})
+                self.seen[i] = n
+                for key in ("id", "name"):
+                    if not tc.get(key):
+                        self.per_step.append({"field": "tool_calls", "step": n,
+                                              "detail": f"call {i}: first delta carries no {key}"})
+            else:
+                for key in ("id", "name"):
+                    if tc.get(key):
+                        self.per_step.append({"field": "tool_calls", "step": n,
+                                              "detail": f"call {i}: {key} sent again ({tc[key]!r})"})
+            if tc.get("arguments"):
+                self.last_args[i] = n
+        self.acc.add(d)
+        for field in TEXT_FIELDS if d else ():
+            if d.get(field):
+                self._scan(field, self._tail[field] + d[field])
+
+    def _scan(self, field: str, window: str) -> None:
+        if not self._firsts.isdisjoint(window):
+            for m in self.markers:
+                if m and (field, m) not in self.leaks and m in window:
+                    self.leaks[(field, m)] = self.n
+        self._tail[field] = window[max(0, len(window) - self._keep):] if self._keep else ""
+
+    def problems(self) -> list:
+        problems = list(self.per_step)
+        for call in self.acc.final().tool_calls:
+            try:
+                json.loads(call.arguments)
+            except (ValueError, RecursionError):
+                problems.append({"field": "tool_calls", "step": self.last_args.get(call.index, self.n),
+                                 "detail": f"call {call.index}: arguments do not join to valid JSON: "
+                                           f"{call.arguments!r}"})
+        for field in TEXT_FIELDS:
+            for marker in self.markers:
+                if (field, marker) in self.leaks:
+                    problems.append({"field": field, "step": self.leaks[(field, marker)],
+                                     "detail": f"marker {marker!r} leaked into {field}"})
+        return problems
+
+
 def contract_problems(steps, markers) -> list:
     """Client-contract violations of one stream: [{"field", "step", "detail"}].
 
@@ -138,41 +255,7 @@ def contract_problems(steps, markers) -> list:
     grow by one; arguments concatenate to valid JSON by the end; no parser
     marker appears in content or reasoning.
     """
-    problems, seen, last_args_step = [], {}, {}
-    steps = [as_json(d) for d in steps]
-    for n, d in enumerate(steps, 1):
-        for tc in (d or {}).get("tool_calls") or []:
-            i = tc.get("index")
-            if i not in seen:
-                if i != len(seen):
-                    problems.append({"field": "tool_calls", "step": n,
-                                     "detail": f"new call has index {i}, expected {len(seen)}"})
-                seen[i] = n
-                for key in ("id", "name"):
-                    if not tc.get(key):
-                        problems.append({"field": "tool_calls", "step": n,
-                                         "detail": f"call {i}: first delta carries no {key}"})
-            else:
-                for key in ("id", "name"):
-                    if tc.get(key):
-                        problems.append({"field": "tool_calls", "step": n,
-                                         "detail": f"call {i}: {key} sent again ({tc[key]!r})"})
-            if tc.get("arguments"):
-                last_args_step[i] = n
-    final = accumulate(steps)
-    for call in final.tool_calls:
-        try:
-            json.loads(call.arguments)
-        except (ValueError, RecursionError):
-            problems.append({"field": "tool_calls", "step": last_args_step.get(call.index, len(steps)),
-                             "detail": f"call {call.index}: arguments do not join to valid JSON: "
-                                       f"{call.arguments!r}"})
-    for field, marker in marker_leaks(final, markers):
-        acc, step = Accumulator(), None
-        for n, d in enumerate(steps, 1):
-            acc.add(d)
-            if marker in (getattr(acc.final(), field) or ""):
-                step = n
-                break
-        problems.append({"field": field, "step": step, "detail": f"marker {marker!r} leaked into {field}"})
-    return problems
+    watch = Contract(markers)
+    for d in steps:
+        watch.add(d)
+    return watch.problems()

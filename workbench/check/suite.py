@@ -2,14 +2,18 @@
 
 1. The stream as given: stream vs non-stream, the client contract, parser errors,
    model text that reaches no field (``coverage``), arguments held back (``timing``).
-2. Chunking invariance: whole, k-token batches, N seeded random groupings, every
-   two-chunk split and detokenizer holdback, each compared with one-token deltas;
+2. Chunking invariance: whole, k-token batches, N seeded random groupings, the
+   two-chunk splits (every one up to ``groupings.ALL_SPLITS`` tokens, a seeded sample
+   above) and detokenizer holdback, each compared with one-token deltas;
    per field, the failing grouping with the fewest merges is shrunk to a minimal
    one, and the first severe finding to a minimal text.
 3. Parser cost per delta.
 
 Every finding carries ``extra["grouping"]``: a ``--chunking`` name (``core/chunking.py``)
 that `workbench replay` accepts and that reproduces it (None for the non-streaming answer).
+
+No stream's rows are kept (check/streams.py), unless ``Options.keep_rows`` (doctor reads
+the source's): check's memory does not grow with them.
 """
 
 from __future__ import annotations
@@ -20,7 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workbench.check import api_faces, compare, contract, cost as cost_mod, coverage, groupings as G, parallel, props
-from workbench.check import evidence, minimal_text, shrink, timing
+from workbench.check import evidence, minimal_text, shrink, streams, timing
 from workbench.core import chunking as C
 from workbench.core.deltas import Delta
 from workbench.core.messages import ERROR, SEVERE, Difference, Final
@@ -62,24 +66,7 @@ class Options:
     cost: bool = True
     jobs: int = 0  # processes for the groupings (0: one per core, up to 4)
     splits: str = "all"  # two-chunk splits: "all", or "markers" (next to the format's markers, every 16th)
-
-
-def stream(session: Session, deltas: list[Delta]) -> tuple[list, Final]:
-    """Rows and accumulated stream of fresh parser instances fed ``deltas`` (no non-stream);
-    with ``--api responses|messages`` the stream is what that API's SDK ends with."""
-    rows, final, _ = stream_face(session, deltas)
-    return rows, final
-
-
-def stream_face(session: Session, deltas: list[Delta]) -> tuple[list, Final, object]:
-    """``stream`` plus the API face (None for chat)."""
-    run = session.stream()
-    for d in deltas:
-        run.feed(d)
-    if session.api == "chat":
-        return run.rows, run.result.final(), None
-    final, face = api_faces.stream(session, run)
-    return run.rows, final, face
+    keep_rows: bool = False  # Checker.source is the source's replay, rows and all (doctor reads them)
 
 
 def api_contract_keys(face: Face, rows: Sequence[Row]) -> set:
@@ -110,39 +97,25 @@ class Checker:
         t0 = time.perf_counter()
         one_token = all(len(d.token_ids) == 1 for d in self.deltas)
         label = "token" if one_token else (self.label or "source")
-        src = self.source = self.session.replay(self.deltas)
-        self.nonstream = src.nonstream_final
-        found = compare.errors(src.rows, label)
-        if self.session.api == "chat":
-            found += compare.stream_vs_nonstream(src, label)
-            src_stream = src.stream_final
-        else:  # that API's contract and its stream vs its non-streaming body
-            from workbench.core import faces
-
-            face = faces.run(self.session, src)
-            found += api_faces.findings(self.session, src, face, label)
-            src_stream = api_faces.stream(self.session, src)[0]
-        found += contract.findings(src.rows, src.stream_final, src.nonstream_final, self.markers, label)
-        if one_token:
-            self.base_rows, self.base_stream = src.rows, src_stream
-            self.base_face = face if self.session.api != "chat" else None
-        else:
-            self.base_rows, self.base_stream, self.base_face = stream_face(self.session, self.tokens.token_deltas)
-        self.base_final = compare.final_of(self.base_stream)
+        found = self.on_source(label)
+        self.base = self.seen if one_token else self.watch(self.tokens.token_deltas)
+        self.base_final = compare.final_of(self.base.final)
         self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
         t = time.perf_counter()
-        found += coverage.findings(self.session, src, contract.format_literals(self.session, self.markers),
+        found += coverage.findings(self.session, self.source, contract.format_literals(self.session, self.markers),
                                    label, evidence.tool_marker_pairs(self.session))
-        found += timing.findings(self.base_rows, "token")
+        found += timing.findings(None, "token", self.base.bursts)
         self.timings["coverage"] = time.perf_counter() - t
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
         found += self.chunking(None if one_token else (label, self.deltas), known)
         if self.opt.text_budget_s > 0:
-            minimal_text.shrink_text(self, found, stream)
+            minimal_text.shrink_text(self, found, lambda s, ds: (None, streams.watch(s, ds, self.markers).final))
         for f in found:
             f.extra.setdefault("grouping", self.grouping_of(f.chunking, label))
         report = Report(found, {"tokens": len(self.tokens), "groupings": self.checked_groupings,
-                                "baseline": "token", "markers": self.shown_markers(src.text),
+                                "two_chunk_splits": G.splits_checked(len(self.tokens), self.opt.seed,
+                                                                     self.split_at),
+                                "baseline": "token", "markers": self.shown_markers(self.source.text),
                                 "special_tokens": len(contract.special_tokens(self.session.tokenizer)),
                                 "seconds": self.timings})
         if self.opt.cost:
@@ -151,6 +124,36 @@ class Checker:
             self.timings["cost"] = time.perf_counter() - t
         self.timings["total"] = time.perf_counter() - t0
         return report
+
+    def watch(self, deltas: Sequence[Delta], reference: Final | None = None) -> streams.Seen:
+        return streams.watch(self.session, deltas, self.markers, reference)
+
+    def on_source(self, label: str) -> list[Difference]:
+        """The stream as given: its errors, stream vs non-stream, the client contract.
+        ``self.source``: what coverage reads (its text, ids and both answers), the replay
+        itself with ``keep_rows`` or another API (whose faces are built over rows)."""
+        if self.session.api == "chat" and not self.opt.keep_rows:
+            nonstream = streams.nonstream(self.session, self.deltas)
+            seen = self.source = self.seen = self.watch(self.deltas, nonstream)
+            found = seen.errors(label)
+            found += compare.stream_vs_nonstream(seen, label, seen.first_step)
+            return found + contract.findings(None, seen.final, nonstream, self.markers, label, seen.problems)
+        src = self.source = self.session.replay(self.deltas)
+        found = compare.errors(src.rows, label)
+        face, final = None, src.stream_final
+        if self.session.api == "chat":
+            found += compare.stream_vs_nonstream(src, label)
+        else:  # that API's contract and its stream vs its non-streaming body
+            from workbench.core import faces
+
+            face = faces.run(self.session, src)
+            found += api_faces.findings(self.session, src, face, label)
+            final = api_faces.stream(self.session, src)[0]
+        problems = props.contract_problems(compare.steps_of(src.rows), self.markers)
+        found += contract.findings(src.rows, src.stream_final, src.nonstream_final, self.markers, label, problems)
+        self.seen = streams.Seen(final, None, problems, len(src.rows), rows=src.rows, face=face,
+                                 bursts=timing.bursts(src.rows))
+        return found
 
     def grouping_of(self, chunking: str, label: str) -> str | None:
         """The ``--chunking`` name that replays a finding seen with ``chunking``."""
@@ -169,12 +172,14 @@ class Checker:
 
     # -- chunking invariance -------------------------------------------------
     variants_source: G.Variant | None = None
+    split_at: set[int] | None = None
 
     def variants(self, source: list[Delta] | None) -> list[G.Variant]:
         n = len(self.tokens)
-        at = G.marker_positions(self.tokens.texts, self.markers) if self.opt.splits == "markers" else None
+        if self.opt.splits == "markers":
+            self.split_at = G.marker_positions(self.tokens.texts, self.markers)
         out = [self.tokens.variant(label, sizes) for label, sizes in
-               G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk, split_at=at)]
+               G.standard(n, self.opt.fuzz, self.opt.seed, self.opt.max_chunk, split_at=self.split_at)]
         if self.opt.holdback and n > 1:
             out.append(G.Variant(f"holdback:{self.opt.holdback}", self.tokens.holdback(self.opt.holdback), None))
         if source is not None:
@@ -186,17 +191,16 @@ class Checker:
             self.variants_source = out[0]
         return out
 
-    def differs(self, deltas: list[Delta]) -> tuple[list[Difference], list, Final]:
-        rows, st, self._face = stream_face(self.session, deltas)
-        return props.differences(compare.final_of(st), self.base_final), rows, st
+    def differs(self, deltas: Sequence[Delta], reference: Final | None = None) -> tuple[list[Difference], streams.Seen]:
+        seen = self.watch(deltas, reference)
+        return props.differences(compare.final_of(seen.final), self.base_final), seen
 
     def probe(self, v: G.Variant) -> tuple[list[Difference], bool, list]:
         """(field differences from one-token deltas, whether a delta raised, contract keys)."""
-        diffs, rows, _ = self.differs(v.deltas)
-        keys = {(p["field"], _signature(p["detail"]))
-                for p in props.contract_problems(compare.steps_of(rows), self.markers)}
-        keys |= api_contract_keys(self._face, rows)
-        return diffs, any(r.error for r in rows), sorted(keys)
+        diffs, seen = self.differs(v.deltas)
+        keys = {(p["field"], _signature(p["detail"])) for p in seen.problems}
+        keys |= api_contract_keys(seen.face, seen.rows)
+        return diffs, seen.error is not None, sorted(keys)
 
     def chunking(self, source, known_contract: set) -> list[Difference]:
         t = time.perf_counter()
@@ -204,9 +208,8 @@ class Checker:
         probes = parallel.map_items(self.probe, variants, self.opt.jobs)
         self.timings["groupings"] = time.perf_counter() - t
         self.checked_groupings = len(variants)
-        base_contract = {(p["field"], _signature(p["detail"])) for p in
-                         props.contract_problems(compare.steps_of(self.base_rows), self.markers)}
-        base_contract |= api_contract_keys(self.base_face, self.base_rows)
+        base_contract = {(p["field"], _signature(p["detail"])) for p in self.base.problems}
+        base_contract |= api_contract_keys(self.base.face, self.base.rows)
         failing: dict[str, list[tuple[G.Variant, str]]] = {}
         extra: list[Difference] = []
         seen_contract, errored = base_contract | known_contract, False
@@ -215,12 +218,12 @@ class Checker:
                 failing.setdefault(d.field, []).append((v, d.severity))
             new_keys = [k for k in keys if k not in seen_contract]
             if (raised and not errored) or new_keys:
-                _, rows, st = self.differs(v.deltas)
+                _, seen = self.differs(v.deltas)
                 if raised and not errored:
                     errored = True
-                    extra += compare.errors(rows, v.label)
-                api = api_faces.contract(self._face, rows, v.label) if self._face is not None else []
-                for f in contract.findings(rows, st, None, self.markers, v.label) + api:
+                    extra += seen.errors(v.label)
+                api = api_faces.contract(seen.face, seen.rows, v.label) if seen.face is not None else []
+                for f in contract.findings(None, seen.final, None, self.markers, v.label, seen.problems) + api:
                     key = (f.field, _signature(f.detail))
                     if key in new_keys and key not in seen_contract:
                         seen_contract.add(key)
@@ -248,8 +251,9 @@ class Checker:
                                  "seconds": round(res.seconds, 2)})
         else:
             v = pool[0][0]
-        diffs, rows, st = self.differs(v.deltas)
-        found = [f for f in compare.variant_vs_baseline(rows, st, self.base_stream, v.label) if f.field == fld]
+        _, seen = self.differs(v.deltas, self.base.final)
+        found = [f for f in compare.variant_vs_baseline(None, seen.final, self.base.final, v.label, seen.first_step)
+                 if f.field == fld]
         if not found:  # cannot happen for a deterministic parser; keep the evidence anyway
             return None
         f = found[0]
@@ -274,4 +278,4 @@ def check(session: Session, deltas: list[Delta], options: Options | None = None,
     return Checker(session, deltas, options, label).run()
 
 
-__all__ = ["check", "Checker", "Options", "Report", "stream", "ERROR"]
+__all__ = ["check", "Checker", "Options", "Report", "ERROR"]

@@ -32,29 +32,46 @@ def _silent(row: Row) -> bool:
     return not any(tc.name or tc.arguments for tc in d.tool_calls)
 
 
-def bursts(rows: Sequence[Row], min_silent: int = MIN_SILENT, min_chars: int = MIN_CHARS) -> list[dict]:
-    """Per call, its largest argument burst after at least ``min_silent`` silent deltas."""
-    worst: dict[int, dict] = {}
-    names: dict[int, str] = {}
-    quiet = 0
-    for row in rows:
+class Bursts:
+    """``bursts`` one row at a time (check keeps no rows: check/streams.py)."""
+
+    def __init__(self, min_silent: int = MIN_SILENT, min_chars: int = MIN_CHARS) -> None:
+        self.min_silent, self.min_chars = min_silent, min_chars
+        self.worst: dict[int, dict] = {}
+        self.names: dict[int, str] = {}
+        self.quiet = 0
+
+    def add(self, row: Row) -> None:
         if _silent(row):
-            quiet += 1
-            continue
+            self.quiet += 1
+            return
         for tc in row.tool_calls:
             i = tc.index
             if tc.name:
-                names.setdefault(i, tc.name)
+                self.names.setdefault(i, tc.name)
             size = len(tc.arguments or "")
-            if quiet >= min_silent and size >= min_chars and (i not in worst or quiet > worst[i]["silent"]):
-                worst[i] = {"index": i, "name": names.get(i), "step": row.step, "silent": quiet, "chars": size}
-        quiet = 0
-    return [worst[i] for i in sorted(worst, key=lambda k: (k is None, k))]
+            if self.quiet >= self.min_silent and size >= self.min_chars and (
+                    i not in self.worst or self.quiet > self.worst[i]["silent"]):
+                self.worst[i] = {"index": i, "name": self.names.get(i), "step": row.step, "silent": self.quiet,
+                                 "chars": size}
+        self.quiet = 0
+
+    def result(self) -> list[dict]:
+        return [self.worst[i] for i in sorted(self.worst, key=lambda k: (k is None, k))]
 
 
-def findings(rows: Sequence[Row], chunking: str = "token") -> list[Difference]:
+def bursts(rows: Sequence[Row], min_silent: int = MIN_SILENT, min_chars: int = MIN_CHARS) -> list[dict]:
+    """Per call, its largest argument burst after at least ``min_silent`` silent deltas."""
+    watch = Bursts(min_silent, min_chars)
+    for row in rows:
+        watch.add(row)
+    return watch.result()
+
+
+def findings(rows: Sequence[Row] | None, chunking: str = "token", found: list[dict] | None = None) -> list[Difference]:
+    """``found``: the rows' ``bursts`` when the rows were not kept."""
     out = []
-    for b in bursts(rows):
+    for b in found if found is not None else bursts(rows or []):
         out.append(Difference(
             ARGUMENTS_BUFFERED, "tool_calls", b["step"], b["chars"], None, severity=WARNING, chunking=chunking,
             detail=f"call {b['index']} ({b['name']}): {b['chars']} characters of arguments arrive at step "

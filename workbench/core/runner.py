@@ -38,9 +38,13 @@ class StreamRun:
     ``feed`` is the per-delta hot path (bench/replay_overhead.py): what does not change
     within a stream is decided here once (the parser's kind of phase, the serving
     switches), and a row's "before" is the previous row's "after" (nothing touches the
-    parser between two deltas)."""
+    parser between two deltas).
 
-    def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int], chat_template_kwargs: dict):
+    ``keep_rows=False``: ``rows`` stays empty (a caller that reads each row as it comes,
+    as `check` does, holds no row of a long stream)."""
+
+    def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int],
+                 chat_template_kwargs: dict, keep_rows: bool = True):
         self.tokenizer = tokenizer
         self.request = request
         self.prompt_ids = list(prompt_ids)
@@ -50,6 +54,8 @@ class StreamRun:
         self.serving = serving.StreamPolicy(request, self.parser is not None)
         self.result = Accumulator()  # what a streaming client joins from the sent chunks
         self.rows: list[Row] = []
+        self.keep_rows = keep_rows
+        self.steps = 0  # deltas fed
         self.tools_streamed = False
         self.num_tokens = 0
         self._texts: list[str] = []
@@ -77,7 +83,7 @@ class StreamRun:
 
     def feed(self, delta: Delta) -> Row:
         ids = list(delta.token_ids)
-        step = len(self.rows) + 1
+        step = self.steps = self.steps + 1
         tokens = self._token_texts(ids)
         before = self._phase
         if before is None:
@@ -97,14 +103,12 @@ class StreamRun:
                       ["finish_reason error: the server sends an error chunk, no parse_delta"], 0.0,
                       delta.engine_steps, states_before, states_before, [], extra, opening, None,
                       None, serving.error_chunk_json())
-            self.rows.append(row)
-            return row
+            return self._keep(row)
         if not delta.text and not ids and not self.num_tokens:
             row = Row(step, ids, tokens, delta.text, before, before, None, False, None, None,
                       ["skipped: nothing generated yet (the server sends no chunk)"], 0.0,
                       delta.engine_steps, states_before, states_before, [], extra, opening)
-            self.rows.append(row)
-            return row
+            return self._keep(row)
         self.num_tokens += len(ids)
         msg = error = None
         parser = self.parser
@@ -145,7 +149,11 @@ class StreamRun:
         row = Row(step, ids, tokens, delta.text, before, after, sent_msg, sse, finish, error, lines,
                   parser_us, delta.engine_steps, states_before, states, self.recorder.take(), extra,
                   opening, usage, sent, None, ids if policy.ids_in_chunks else None)
-        self.rows.append(row)
+        return self._keep(row)
+
+    def _keep(self, row: Row) -> Row:
+        if self.keep_rows:
+            self.rows.append(row)
         return row
 
     def _usage_chunk(self) -> str:

@@ -213,9 +213,9 @@ class Session:
                                  f"({size} ids)")
         return self.deltas_from_groups(groups, finish_reason), []
 
-    def stream(self) -> StreamRun:
+    def stream(self, keep_rows: bool = True) -> StreamRun:
         return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
-                         self.setup.request.chat_template_kwargs)
+                         self.setup.request.chat_template_kwargs, keep_rows=keep_rows)
 
     def nonstream(self, text: str, token_ids: Sequence[int], finish_reason: str = "stop") -> Final:
         return nonstream(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
