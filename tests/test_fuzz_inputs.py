@@ -3,13 +3,20 @@
 Grammar-aware hypothesis strategies mutate what a user or an attacker hands the
 CLI: recordings (the seed recording, field by field and byte by byte), parser
 configs (the teaching config with hostile values and callables), tools and
-messages files, --chat-template-kwargs, and SSE logs for `capture --from-sse`.
-Every example runs in-process through run_cli, and must hold:
+messages files, --chat-template-kwargs, SSE logs for `capture --from-sse`, and
+--url with credentials. Every example runs in-process through run_cli, and must hold:
 
 - exit 0, 1 or 2; no "Traceback" anywhere; at most one stderr line on exit 2;
 - with --json and exit 0/1, stdout is one strict JSON value (no NaN/Infinity);
-- no secret of this process (an API key in the environment) in any output;
-- the process's peak memory grows by under 2 GB over the whole run (ru_maxrss).
+- no secret this process holds in any output (stdout, stderr, every file written).
+  The process holds an API key and a URL's password, registered as capture's client
+  registers them (``--api-key-env``, ``user:password@`` in --url), and the strategies
+  plant them, in several spellings, where an attacker would: a recording's request,
+  origin and deltas, a config's strings, tools, kwargs, SSE chunks, --url itself;
+  outputs are searched with core/secrets.py's own list of spellings;
+- a seeded sample (every ``BOUNDED_EVERY``-th example) runs in a forked child instead
+  (tests/bounded.py): RLIMIT_AS of 2 GB more than it started with, killed at 60 s, and
+  its own peak RSS must grow by less than 2 GB.
 
 Seeded and derandomized: `make test` runs 500 examples in all; `make test-slow`
 runs 10x more. A failure it finds is kept below as a regression case (REGRESSIONS).
@@ -17,20 +24,31 @@ runs 10x more. A failure it finds is kept below as a regression case (REGRESSION
 
 from __future__ import annotations
 
+import itertools
 import json
-import os
-import resource
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings, strategies as st
 
+from tests import bounded
 from tests.conftest import WEATHER_TOOLS
 from workbench.core.config.io import PARSERS_DIR
 
 SEED_REC = PARSERS_DIR / "recordings" / "hermes" / "seed_weather.jsonl"
 TEACHING = (PARSERS_DIR / "teaching.toml").read_text(encoding="utf-8")
-SECRET = "sk-fuzz-0123456789abcdef-SECRET"
-FAST = {"recording": 200, "config": 100, "tools": 80, "kwargs": 60, "sse": 60}  # 500 in all
+KEY_VAR = "WORKBENCH_FUZZ_API_KEY"
+KEY = "sk-fuzz-0123456789abcdef-SECRET"
+PASSWORD = "pw/fuzz#4?@%2F"  # a password with what URLs escape
+URL = f"http://fuzz-user:{PASSWORD}@127.0.0.1:9/v1"  # port 9 (discard): nothing answers
+# Where an attacker puts a secret: as is, JSON-escaped, percent-encoded.
+# Where an attacker puts a secret: as is, percent-encoded, as the URL's userinfo, and as
+# JSON / TOML escapes that spell it only once parsed (ESCAPED, put in raw where MARK is).
+PLANTED = [KEY, PASSWORD, "pw%2Ffuzz%234%3F%40%252F", f"fuzz-user:{PASSWORD}", f"Bearer {KEY}"]
+ESCAPED = "\\u0073k-fuzz-0123456789abcdef-SECRET"
+MARK = "@@escaped-secret@@"
+SECRET = st.sampled_from(PLANTED + [MARK])
+FAST = {"recording": 200, "config": 100, "tools": 70, "kwargs": 50, "sse": 60, "url": 20}  # 500 in all
+BOUNDED_EVERY = 10
 GB = 1 << 30
 
 
@@ -40,20 +58,47 @@ def _settings(kind: str, slow: bool = False):
 
 
 @pytest.fixture(scope="module", autouse=True)
-def memory_and_secret():
-    os.environ["WORKBENCH_FUZZ_API_KEY"] = SECRET
-    start = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+def held_secrets():
+    """This process holds a key and a URL password, read as capture reads them."""
+    import os
+
+    from workbench.capture import client
+    from workbench.core import secrets
+
+    os.environ[KEY_VAR] = KEY
+    client.api_key(KEY_VAR)
+    client.strip_credentials(URL)
     yield
-    grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 - start
-    os.environ.pop("WORKBENCH_FUZZ_API_KEY", None)
-    assert grew < 2 * GB, f"peak memory grew by {grew / GB:.2f} GB over the fuzz run"
+    os.environ.pop(KEY_VAR, None)
+    secrets.forget()
 
 
-def holds(argv, code, out, err) -> None:
+_examples = itertools.count()
+
+
+def run(run_cli, argv):
+    """``run_cli(*argv)``, or for the sampled examples the same in a bounded fork."""
+    if next(_examples) % BOUNDED_EVERY:
+        return run_cli(*argv)
+    o = bounded.run(argv, memory=2 * GB, seconds=60)
+    assert o.died is None, (f"{argv!r:.300}", o.died, o.err[-2000:])
+    assert o.grew < 2 * GB, (f"{argv!r:.300}", f"peak memory grew by {o.grew_gb:.2f} GB")
+    return o.code, o.out, o.err
+
+
+def leaked(text: str) -> bool:
+    from workbench.core import secrets
+
+    return secrets.spelled_in(text)
+
+
+def holds(argv, code, out, err, files=()) -> None:
     where = f"{argv!r:.300}"
     assert code in (0, 1, 2), (where, code, err[-500:])
     assert "Traceback" not in out + err, (where, err[-2000:])
-    assert SECRET not in out + err, where
+    for name, text in [("stdout", out), ("stderr", err)] + [(str(f), f.read_text("utf-8", "replace"))
+                                                              for f in files if f.exists()]:
+        assert not leaked(text), (where, name)
     if code == 2:
         assert err.count("\n") <= 1, (where, err)
     if "--json" in argv and code in (0, 1):
@@ -114,8 +159,32 @@ def recordings(draw) -> bytes:
             line["token_ids"] = draw(st.lists(st.integers(0, 151_700), max_size=4))
         elif op == "text" and n:
             line["text"] = draw(st.text(max_size=12))
+    _plant(draw, lines)
     text = "".join((raw_at.get(i) or json.dumps(obj, ensure_ascii=False)) + "\n" for i, obj in enumerate(lines))
-    return _bytes_mutation(draw, text.encode("utf-8", "surrogatepass"))
+    return _bytes_mutation(draw, text.replace(MARK, ESCAPED).encode("utf-8", "surrogatepass"))
+
+
+def _plant(draw, lines: list) -> None:
+    """One secret where an attacker would put it in a recording."""
+    secret, header = draw(SECRET), lines[0]
+    spot = draw(st.sampled_from(["message", "tool", "kwargs", "origin", "parser", "text", "extra"]))
+    request = header.get("request") if isinstance(header.get("request"), dict) else {}
+    if spot == "message":
+        request["messages"] = [{"role": "user", "content": f"my key is {secret}"}]
+    elif spot == "tool":
+        request["tools"] = [{"type": "function", "function": {"name": "f", "description": secret}}]
+    elif spot == "kwargs":
+        request["chat_template_kwargs"] = {secret: secret}
+    elif spot == "origin":
+        header["origin"] = {"kind": draw(st.sampled_from(["capture", "text"])), "url": f"http://{secret}@h/v1"}
+    elif spot == "parser":
+        header["parser"] = {"tool_parser": secret, "reasoning_parser": "qwen3"}
+    elif len(lines) > 1:
+        delta = lines[draw(st.integers(1, len(lines) - 1))]
+        if spot == "text":
+            delta["text"] = secret
+        else:
+            delta["extra"] = {"chunk": json.dumps({"choices": [{"delta": {"content": secret}}]})}
 
 
 CALLABLES = ["vllm.parser.granite:_granite_arg_converter", "vllm.compilation.codegen:compile_execution_fn",
@@ -133,7 +202,8 @@ def configs(draw) -> bytes:
             text = f'{field} = "{draw(st.sampled_from(CALLABLES))}"\n' + text.replace(
                 'arg_converter = "vllm.parser.granite:_granite_arg_converter"', "")
         elif op == "key":
-            value = draw(st.sampled_from(['"x"', "1", "nan", "inf", "[1, 2]", "{ a = 1 }", "true", '"' + "y" * 3000 + '"']))
+            value = draw(st.sampled_from(['"x"', "1", "nan", "inf", "[1, 2]", "{ a = 1 }", "true", '"' + "y" * 3000 + '"',
+                                          f'"{MARK}"', json.dumps(KEY), json.dumps(PASSWORD)]))
             text = f"{draw(st.sampled_from(['initial_state', 'tool_args_json', 'name', 'x', 'extends']))} = {value}\n" + text
         elif op == "terminal":
             text = text.replace("[terminals]", "[terminals]\nX = " + draw(st.sampled_from(
@@ -143,7 +213,16 @@ def configs(draw) -> bytes:
                 'from = "CONTENT"\non = "X"\nto = "NOWHERE"\n', 'from = 1\n', 'on = "TOOL_END"\nemit = ["BAD"]\n']))
         else:
             text = draw(RAW) + "\n" + text
-    return _bytes_mutation(draw, text.encode("utf-8", "surrogatepass"))
+    secret = draw(SECRET)
+    spot = draw(st.sampled_from(["name", "terminal", "callable"]))
+    if spot == "name":
+        text = text.replace('name = "teaching"', f"name = {json.dumps(secret)}", 1)
+    elif spot == "terminal":
+        text = text.replace("[terminals]", f"[terminals]\nLEAK = {json.dumps(secret)}", 1)
+    else:
+        text = f'arg_converter = {json.dumps(secret + ":attr")}\n' + text.replace(
+            'arg_converter = "vllm.parser.granite:_granite_arg_converter"', "")
+    return _bytes_mutation(draw, text.replace(MARK, ESCAPED).encode("utf-8", "surrogatepass"))
 
 
 JSON = st.recursive(st.none() | st.booleans() | st.integers(-2**64, 2**64) | st.text(max_size=8),
@@ -161,24 +240,27 @@ def tools_files(draw) -> bytes:
     tools = json.loads(json.dumps(WEATHER_TOOLS))
     fn = tools[0]["function"]
     fn[draw(st.sampled_from(["name", "parameters", "description", "strict"]))] = draw(JSON)
-    return _bytes_mutation(draw, json.dumps(tools).encode())
+    fn[draw(st.sampled_from(["name", "description"]))] = draw(SECRET)
+    return _bytes_mutation(draw, json.dumps(tools).replace(MARK, ESCAPED).encode())
 
 
 @st.composite
 def sse_logs(draw) -> bytes:
     chunks = [{"id": "c", "object": "chat.completion.chunk", "model": "m",
                "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
-    for piece in draw(st.lists(st.text(max_size=6), min_size=1, max_size=6)):
+    for piece in draw(st.lists(st.text(max_size=6) | SECRET, min_size=1, max_size=6)):
         chunks.append({"id": "c", "object": "chat.completion.chunk", "model": "m",
                        "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
     chunks[-1]["choices"][0]["finish_reason"] = draw(st.sampled_from(["stop", "length", None, "banana", 5]))
     if draw(st.booleans()):
         target = draw(st.sampled_from(chunks))
         target[draw(st.sampled_from(["choices", "model", "usage", "prompt_token_ids"]))] = draw(JSON)
+    if draw(st.booleans()):
+        chunks.append({"error": {"message": f"bad key {draw(SECRET)}", "code": 401}})
     lines = [f"data: {json.dumps(c)}" for c in chunks] + ["data: [DONE]"]
     if draw(st.booleans()):
         lines.insert(draw(st.integers(0, len(lines))), "data: " + draw(RAW))
-    return _bytes_mutation(draw, ("\n\n".join(lines) + "\n").encode("utf-8", "surrogatepass"))
+    return _bytes_mutation(draw, ("\n\n".join(lines) + "\n").replace(MARK, ESCAPED).encode("utf-8", "surrogatepass"))
 
 
 def _file(tmp_path_factory, name: str, data: bytes):
@@ -189,15 +271,19 @@ def _file(tmp_path_factory, name: str, data: bytes):
 
 # -- the properties ---------------------------------------------------------------------
 def _recording_case(run_cli, tmp_path_factory, data, command):
-    argv = [command, _file(tmp_path_factory, "rec.jsonl", data), "--json"]
+    rec = _file(tmp_path_factory, "rec.jsonl", data)
+    argv, files = [command.split()[0], rec, "--json"], []
     if command == "check":
         argv += ["--fuzz", "1", "--no-cost", "--shrink-budget", "0"]
-    holds(argv, *run_cli(*argv))
+    if command == "replay --save":  # a recording written back: every line through the writer
+        files = [rec.with_name("saved.jsonl")]
+        argv += ["--save", files[0]]
+    holds(argv, *run(run_cli, argv), files=files)
 
 
 @seed(20260902)
 @_settings("recording")
-@given(data=recordings(), command=st.sampled_from(["replay", "replay", "replay", "replay", "doctor"]))
+@given(data=recordings(), command=st.sampled_from(["replay", "replay", "replay", "replay --save", "doctor"]))
 def test_fuzzed_recordings(run_cli, tmp_path_factory, data, command):
     _recording_case(run_cli, tmp_path_factory, data, command)
 
@@ -208,7 +294,7 @@ def test_fuzzed_recordings(run_cli, tmp_path_factory, data, command):
 def test_fuzzed_configs(run_cli, tmp_path_factory, data):
     argv = ["replay", "--config", _file(tmp_path_factory, "c.toml", data), "--text", "<tool_call>x</tool_call>",
             "--json"]
-    holds(argv, *run_cli(*argv))
+    holds(argv, *run(run_cli, argv))
 
 
 @seed(20260902)
@@ -217,16 +303,16 @@ def test_fuzzed_configs(run_cli, tmp_path_factory, data):
 def test_fuzzed_tools_and_messages(run_cli, tmp_path_factory, data, flag):
     argv = ["replay", "--text", "hi", "--tool-parser", "hermes", flag, _file(tmp_path_factory, "t.json", data),
             "--json"]
-    holds(argv, *run_cli(*argv))
+    holds(argv, *run(run_cli, argv))
 
 
 @seed(20260902)
 @_settings("kwargs")
-@given(value=JSON | RAW)
-def test_fuzzed_request_kwargs(run_cli, value):
-    text = value if isinstance(value, str) and value in RAW_VALUES else json.dumps({"k": value})
-    argv = ["replay", "--text", "hi", "--chat-template-kwargs", text, "--json"]
-    holds(argv, *run_cli(*argv))
+@given(value=JSON | RAW, secret=SECRET)
+def test_fuzzed_request_kwargs(run_cli, value, secret):
+    text = value if isinstance(value, str) and value in RAW_VALUES else json.dumps({"k": value, secret: secret})
+    argv = ["replay", "--text", "hi", "--chat-template-kwargs", text.replace(MARK, ESCAPED), "--json"]
+    holds(argv, *run(run_cli, argv))
 
 
 RAW_VALUES = {"NaN", "Infinity", "-Infinity", "1e999", "9" * 5000, "[" * 5000, '"\\ud800"', "{" * 70 + "}" * 70,
@@ -242,17 +328,37 @@ def test_fuzzed_sse_logs(run_cli, tmp_path_factory, data):
     (folder / "log.sse").write_bytes(data)
     argv = ["capture", "--from-sse", folder / "log.sse", "--request", folder / "req.json", "-o", folder / "o.jsonl",
             "--json"]
-    holds(argv, *run_cli(*argv))
+    holds(argv, *run(run_cli, argv), files=[folder / "o.jsonl"])
+
+
+PASSWORDS = st.sampled_from([PASSWORD, KEY, "p@ss", "a/b#c?d", "%41%2F", "é€-pass", "x" * 300])
+
+
+@seed(20260902)
+@_settings("url")
+@given(password=PASSWORDS, tail=st.sampled_from(["127.0.0.1:9/v1", "127.0.0.1:notaport/v1", "[::1]:9/v1",
+                                                 "", "/v1", "127.0.0.1:99999/v1"]),
+       scheme=st.sampled_from(["http://", "https://", "ftp://", ""]))
+def test_fuzzed_urls_with_credentials(run_cli, tmp_path_factory, password, tail, scheme):
+    """--url with user:password@ (what the process holds, and others): the password never
+    shows, whatever the URL's shape and however the connection fails."""
+    folder = tmp_path_factory.mktemp("url")
+    (folder / "req.json").write_text(json.dumps({"model": "m", "messages": [{"role": "user", "content": "hi"}]}))
+    argv = ["capture", "--url", f"{scheme}fuzz-user:{password}@{tail}", "--request", folder / "req.json",
+            "-o", folder / "o.jsonl", "--timeout", "2", "--deadline", "5", "--api-key-env", KEY_VAR, "--json"]
+    code, out, err = run(run_cli, argv)
+    holds(argv, code, out, err, files=[folder / "o.jsonl"])
+    assert password not in out + err, argv  # registered or not (a fork registers it in itself)
 
 
 @pytest.mark.slow
 @seed(20260903)
 @_settings("recording", slow=True)
-@given(data=recordings(), command=st.sampled_from(["replay", "check", "doctor", "diff"]))
+@given(data=recordings(), command=st.sampled_from(["replay", "replay --save", "check", "doctor", "diff"]))
 def test_fuzzed_recordings_long(run_cli, tmp_path_factory, data, command):
     if command == "diff":
         argv = ["diff", _file(tmp_path_factory, "rec.jsonl", data), "--a", "hermes+qwen3", "--b", "+qwen3", "--json"]
-        holds(argv, *run_cli(*argv))
+        holds(argv, *run(run_cli, argv))
         return
     _recording_case(run_cli, tmp_path_factory, data, command)
 
@@ -264,7 +370,7 @@ def test_fuzzed_recordings_long(run_cli, tmp_path_factory, data, command):
 def test_fuzzed_configs_long(run_cli, tmp_path_factory, data):
     argv = ["replay", "--config", _file(tmp_path_factory, "c.toml", data), "--text", "<tool_call>x</tool_call>",
             "--json"]
-    holds(argv, *run_cli(*argv))
+    holds(argv, *run(run_cli, argv))
 
 
 # -- what the fuzzer found, kept ------------------------------------------------------------
