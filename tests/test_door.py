@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.core import door, limits
+from workbench.core import door, door_parse, limits
 from workbench.core.door import InputError
 
 
@@ -167,7 +167,7 @@ def test_json_lines_skip_blank_lines_and_refuse_a_bad_middle_line():
 def test_json_caps_are_refused_in_one_line(text, message, monkeypatch):
     parsed = []
     if "nested" in message or "digits" in message:  # refused before the parser sees the text
-        monkeypatch.setattr(door, "_DECODER", type("Spy", (), {"decode": lambda self, t: parsed.append(t)})())
+        monkeypatch.setattr(door_parse, "_DECODER", type("Spy", (), {"decode": lambda self, t: parsed.append(t)})())
     with pytest.raises(InputError) as e:
         door.parse_json(text, "tools file t.json")
     assert message in str(e.value) and str(e.value).startswith("tools file t.json: ")
@@ -209,7 +209,7 @@ def test_toml_caps_are_refused_in_one_line(text, message, monkeypatch):
     grows with the square of a dotted key's parts (bench/door_caps.py times the refusals)."""
     parsed = []
     if "nested" in message or "digits" in message and "more than" not in message:
-        monkeypatch.setattr(door.tomllib, "loads", lambda t, **kw: parsed.append(t))
+        monkeypatch.setattr(door_parse.tomllib, "loads", lambda t, **kw: parsed.append(t))
     with pytest.raises(InputError) as e:
         door.parse_toml(text, "config c.toml")
     assert message in str(e.value) and "\n" not in str(e.value) and not parsed
@@ -249,7 +249,7 @@ FILE_METHODS = {"open", "read_text", "read_bytes"}
 NOT_USER_INPUT = {
     ("core/door.py", "_open", "os.open"): "the door itself",
     ("core/door.py", "_open", "os.fdopen"): "the door itself",
-    ("core/door.py", "parse_toml", "tomllib.loads"): "the door itself",
+    ("core/door_parse.py", "parse_toml", "tomllib.loads"): "the door itself",
     ("core/templates.py", "_address_space", "os.open"): "this process's own /proc/self/statm",
     ("core/templates.py", "_collect", "json.loads"): "the token ids our own forked renderer wrote",
     ("core/outputs.py", "create", ".open"): "creates an output file (mode w or x)",
