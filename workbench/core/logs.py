@@ -68,6 +68,14 @@ def install() -> None:
         logging.getLogger(name).setLevel(logging.DEBUG)
 
 
+def collector() -> _Collector:
+    """The collector, installed: for a caller that points ``lines`` at its own list around
+    one call, as ``capture`` does (the runner does it inline, once per delta)."""
+    if _collector not in _vllm_logger.handlers:
+        install()
+    return _collector
+
+
 class capture:
     """``with capture() as lines:`` collects this block's parser log lines.
 

@@ -10,9 +10,8 @@ we expose their ``state`` and record the ``SemanticEvent``s each
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 from enum import Enum
-from typing import Any, TYPE_CHECKING
+from typing import Any, NamedTuple, TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
 
@@ -66,10 +65,9 @@ REASONING, CONTENT, TOOL = (Phase.of(k.value) for k in (Kind.REASONING, Kind.CON
 HEADER = Phase.of("header", Kind.OTHER)
 
 
-@dataclass(frozen=True, slots=True)
-class Event:
+class Event(NamedTuple):
     """One SemanticEvent a state machine returned: which engine (its role), the EventType's
-    name, its value and tool index (-1: none)."""
+    name, its value and tool index (-1: none). A NamedTuple: one is made per event."""
 
     engine: str
     type: str
@@ -101,6 +99,31 @@ def engines(parser: Parser | None) -> dict[str, Any]:
 
 def states(parser: Parser | None) -> dict[str, str]:
     return {role: eng.state.name for role, eng in engines(parser).items()}
+
+
+def states_reader(engines_by_role: dict[str, Any]):
+    """``read() -> {role: state name}`` for these engines; the last dict again while no
+    state changed (a stream asks after every delta; rows never change their states)."""
+    items = list(engines_by_role.items())
+    if not items:
+        return dict
+    last: list = [None, None]  # the states as members, their dict
+    if len(items) == 1:
+        role, engine = items[0]
+
+        def read_one() -> dict[str, str]:
+            member = engine.state
+            if member is not last[0]:
+                last[0], last[1] = member, {role: member.name}
+            return last[1]
+        return read_one
+
+    def read() -> dict[str, str]:
+        members = tuple(eng.state for _, eng in items)
+        if members != last[0]:
+            last[0], last[1] = members, {role: m.name for (role, _), m in zip(items, members)}
+        return last[1]
+    return read
 
 
 def phase(parser: Parser | None, prompt_ids: Sequence[int] | None = None) -> Phase:
@@ -164,17 +187,30 @@ class EventRecorder:
     def __init__(self, engines_by_role: dict[str, object]) -> None:
         self.events: list[Event] = []
         for role, eng in engines_by_role.items():
-            compat.record_events(eng, lambda events, role=role: self._keep(role, events))
+            compat.record_events(eng, self._keeper(role))
 
-    def _keep(self, role: str, events) -> None:
-        for ev in events:
-            self.events.append(Event(role, ev.type.name, ev.value, ev.tool_index))
+    def _keeper(self, role: str):
+        names = _EVENT_NAMES
+
+        def keep(events) -> None:
+            out = self.events
+            for ev in events:
+                t = ev.type
+                name = names.get(t)
+                if name is None:
+                    name = names[t] = t.name
+                out.append(_new(Event, (role, name, ev.value, ev.tool_index)))
+        return keep
 
     def take(self) -> list[Event]:
         if not self.events:
             return []
         out, self.events = self.events, []
         return out
+
+
+_EVENT_NAMES: dict = {}  # EventType member -> its name (Enum.name is a slow property)
+_new = tuple.__new__
 
 
 def graph(config, role: str) -> dict:

@@ -63,6 +63,7 @@ class StreamRun:
         self._tokens: dict[int, str] = {}
         self._read_phase = machine.phase_reader(self.parser)
         self._phase = None  # where the next delta starts (read at the first feed, with the prompt)
+        self._read_states = machine.states_reader(self.engines)
         self._states = self._read_states()
 
     @property
@@ -70,11 +71,12 @@ class StreamRun:
         """The output text so far (what a non-streaming response would carry)."""
         return "".join(self._texts)
 
-    def _read_states(self) -> dict[str, str]:
-        return {role: eng.state.name for role, eng in self.engines.items()} if self.engines else {}
-
     def _token_texts(self, ids: list[int]) -> list[str]:
         known = self._tokens
+        if len(ids) == 1:  # the usual delta
+            text = known.get(ids[0])
+            if text is not None:
+                return [text]
         missing = [t for t in ids if t not in known]
         if missing:
             for t, text in zip(missing, self.tokenizer.convert_ids_to_tokens(missing)):
@@ -112,22 +114,27 @@ class StreamRun:
         self.num_tokens += len(ids)
         msg = error = None
         parser = self.parser
-        with logs.capture() as lines:
-            t0 = time.perf_counter()
-            try:
-                if parser is None:
-                    from vllm.entrypoints.generate.base.protocol import DeltaMessage
+        collector, lines = logs.collector(), []  # logs.capture, inline: this runs per delta
+        outer, collector.lines = collector.lines, lines
+        t0 = time.perf_counter()
+        try:
+            if parser is None:
+                from vllm.entrypoints.generate.base.protocol import DeltaMessage
 
-                    msg = DeltaMessage(content=delta.text)
-                else:
-                    msg = parser.parse_delta(
-                        delta_text=delta.text, delta_token_ids=list(ids),
-                        request=self.request, prompt_token_ids=self.prompt_ids,
-                        finished=delta.finish_reason is not None)
-            except Exception as e:
-                error = f"{type(e).__name__}: {e}"
-                extra["traceback"] = traceback.format_exc()
+                msg = DeltaMessage(content=delta.text)
+            else:
+                msg = parser.parse_delta(
+                    delta_text=delta.text, delta_token_ids=list(ids),
+                    request=self.request, prompt_token_ids=self.prompt_ids,
+                    finished=delta.finish_reason is not None)
+        except Exception as e:
+            error = f"{type(e).__name__}: {e}"
+            extra["traceback"] = traceback.format_exc()
+        finally:
             parser_us = (time.perf_counter() - t0) * 1e6
+            collector.lines = outer
+        if outer is not None:
+            outer.extend(lines)
         if msg is not None and msg.tool_calls:
             self.tools_streamed = True
         policy = self.serving

@@ -230,9 +230,18 @@ def wrap(obj: Any, owner: str, method: str, after: Callable[..., Any]) -> None:
 
 
 def record_events(engine, on_events: Callable[..., Any]) -> None:
-    """``on_events(events)`` after each feed/finish of a StreamingParserEngine."""
+    """``on_events(events)`` after each feed/finish of a StreamingParserEngine that returned
+    any (``wrap`` made lean: this runs inside every parse_delta of an engine parser)."""
     for method in ("feed", "finish"):
-        wrap(engine, "StreamingParserEngine", method, lambda out, *_: on_events(out or ()))
+        original = _method(engine, "StreamingParserEngine", method)
+
+        def wrapped(*args, _original=original, **kwargs: Any):
+            out = _original(*args, **kwargs)
+            if out:
+                on_events(out)
+            return out
+
+        setattr(engine, method, wrapped)
 
 
 # -- the engine core's structured-output manager ---------------------------------------
