@@ -229,11 +229,15 @@ class Session:
         with _gc_paused():
             for d in deltas:
                 run.feed(d)
-        finish = deltas[-1].finish_reason or "stop"
-        text = run.text
+        return self.result_of(run, deltas[-1].finish_reason or "stop")
+
+    def result_of(self, run: StreamRun, finish_reason: str = "stop") -> Result:
+        """A fed stream's Result: its rows, what the client joined and the non-streaming
+        answer (one more fresh parser over the whole text)."""
+        text, token_ids = run.text, run.token_ids
         return Result(rows=run.rows, stream_final=run.result.final(),
-                      nonstream_final=self.nonstream(text, run.token_ids, finish),
-                      parser=self.parser_info, text=text, token_ids=run.token_ids)
+                      nonstream_final=self.nonstream(text, token_ids, finish_reason),
+                      parser=self.parser_info, text=text, token_ids=token_ids)
 
 
 @contextmanager
