@@ -23,7 +23,8 @@ MESSAGE_FIELDS = FIELDS[:3]  # what the parser decides; finish_reason is the ser
 TEXT_FIELDS = FIELDS[:2]  # joined by concatenation
 
 
-class ToolCallDelta(NamedTuple):
+@dataclass(frozen=True, slots=True)
+class ToolCallDelta:  # not a NamedTuple: its field "index" would hide tuple.index
     index: int
     id: str | None = None
     type: str | None = None

@@ -114,7 +114,8 @@ class StreamRun:
         self.num_tokens += len(ids)
         msg = error = None
         parser = self.parser
-        collector, lines = logs.collector(), []  # logs.capture, inline: this runs per delta
+        lines: list[str] = []
+        collector = logs.collector()  # logs.capture, inline: this runs per delta
         outer, collector.lines = collector.lines, lines
         t0 = time.perf_counter()
         try:
