@@ -414,7 +414,7 @@ def test_widget_version_picker_and_ab_across_versions(lane):
 
     wb = Workbench(DEEPSEEK_PRETTY, tokenizer="deepseek_v3", tools=WEATHER_TOOLS, tool_parser="deepseek_v3",
                    reasoning_parser=None, vllm=LANE)
-    assert wb.controls.vllm.value == LANE and None in [v for _, v in wb.controls.vllm.options]
+    assert wb.controls.vllm.value == LANE and "" in [v for _, v in wb.controls.vllm.options]  # "": installed
     wb.run()
     assert not wb.banner.value, wb.banner.value
     new_calls = wb.model.final.nonstream.tool_calls
@@ -422,7 +422,7 @@ def test_widget_version_picker_and_ab_across_versions(lane):
     assert "step5" in [v for _, v in wb.controls.tool_parser.options]  # the picker lists 0.33's names
     sent = [r for r in wb.model.rows if r.sse]
     assert sent and all(json.loads(r.chunk)["object"] == "chat.completion.chunk" for r in sent)
-    wb.controls.vllm.value = None  # the installed vLLM, same stream
+    wb.controls.vllm.value = ""  # the installed vLLM, same stream
     wb.replay()
     assert wb.model.final.nonstream.tool_calls != new_calls
     assert wb.model.changed  # the rows that differ between the two versions are marked
@@ -446,10 +446,9 @@ def test_widget_on_a_lane_draws_its_engine_and_refuses_live_sources(lane):
     # 0.33's qwen3 config closes an unterminated function name (vLLM issue 58227); 0.32's has no such edge
     edge = lambda m: {(e["from"], e["on"], e["to"]) for e in m["edges"]}  # noqa: E731
     assert ("TOOL_NAME", "TOOL_END", "CONTENT") in edge(drawn[1]) - edge(installed[1])
-    wb.controls.source.value = "engine"
-    wb.controls.reset_button.click()
-    wb.controls.step_button.click()  # through the widget's error boundary: a banner, rows kept
-    assert "engine source runs on the installed vLLM" in wb.banner.value
+    wb.controls.source.value = "engine"  # refused the moment it is picked, in the widget's own status
+    assert wb.controls.source.value == "text" and "refused" in wb.controls.status.value
+    assert "live stream runs on the installed vLLM" in wb.controls.status.value and not wb.banner.value
 
 
 def session_for_installed(spec):

@@ -176,7 +176,7 @@ def test_final_panel_highlights_and_links_the_first_divergent_step():
     assert wb.controls.tool_parser.value == "hermes" and wb.model.inputs.tools
     wb.run_button.click()
     html = wb.final.html.value
-    assert "<mark" in html and "✗ first at step" in html
+    assert "<mark" in html and "✗ differs from step" in html
     assert wb.final.goto.disabled is False
     wb.final.goto.click()
     assert wb.model.selected == wb.final.first_step
@@ -187,7 +187,7 @@ def test_final_panel_highlights_and_links_the_first_divergent_step():
 def test_selection_both_ways_between_python_and_the_front_end(wb):
     wb.run_button.click()
     wb.select(2)  # Python -> the front end's synced trait
-    assert wb.table.selected == 2 and "<td>2</td>" in wb.detail.html.value and wb.table.selection == [2]
+    assert wb.table.selected == 2 and ">2</td>" in wb.detail.html.value and wb.table.selection == [2]
     wb.table.selected = 8  # a click or j/k in the front end sets the trait
     assert wb.model.selected == 8 and wb.detail.step.value == 8
     assert "tool_call" in wb.detail.html.value

@@ -219,7 +219,7 @@ def test_controls_collapse_after_the_first_step(wb):
     assert wb.controls.settings.selected_index == 0
     wb.controls.step_button.click()
     assert wb.controls.settings.selected_index is None
-    assert "hermes+qwen3 on qwen3 · text" in wb.controls.settings.get_title(0)
+    assert "hermes+qwen3 on qwen3 · vLLM 0.32.0 (installed) · API chat · text" in wb.controls.settings.get_title(0)
 
 
 def test_changing_the_source_mid_stream_is_said_not_ignored(wb):

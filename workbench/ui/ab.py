@@ -1,30 +1,40 @@
-"""A/B mode: two parser specs on one stream, side by side (``core.diff`` does the work):
-the same front-end table twice, the steps that differ marked on both sides."""
+"""A/B mode: two parser specs, or two APIs, on one stream, side by side (``core.diff``
+does the work; ``ab_apis`` builds the sides of two APIs): the same front-end table
+twice, scrolled together, the steps that differ marked on both sides."""
 
 from __future__ import annotations
 
 import html
+from dataclasses import replace
 
 import ipywidgets as W
 
+from workbench.core.faces import APIS
+from workbench.core.rows import COLUMNS
 from workbench.ui.final import as_json
+from workbench.ui.panels import CELL, HEAD, tint
 from workbench.ui.table import DELTA_LEGEND, DeltaTable, TokenText
 
 # tinted like the table's rows, so Light and Dark both stay readable
-DIFFERS_CSS = "background:color-mix(in srgb, var(--jp-warn-color1, #f57c00) 22%, var(--jp-layout-color0, #fff))"
+DIFFERS_CSS = tint("warning", 22)
 AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side", "changed"]]
 
 
 def final_html(res) -> str:
     rows = []
+    apis = (getattr(res, "api_a", "chat"), getattr(res, "api_b", "chat")) != ("chat", "chat")
+    names = {"stream": "client", "nonstream": "body"} if apis else {}
     for mode, diffs in res.final.items():
+        mode = names.get(mode, mode)
         for d in diffs:
-            mark = "" if d.same else f" style='{DIFFERS_CSS}'"
-            rows.append(f"<tr{mark}><td>{mode}</td><td>{d.field}</td><td>{html.escape(as_json(d.a))}</td>"
-                        f"<td>{html.escape(as_json(d.b))}</td></tr>")
-    head = (f"<tr><th>answer</th><th>field</th><th>A: {html.escape(res.label_a)}</th>"
-            f"<th>B: {html.escape(res.label_b)}</th></tr>")
-    return f"<table class='wb-table' style='font:12px monospace'>{head}{''.join(rows)}</table>"
+            mark = "" if d.same else DIFFERS_CSS
+            rows.append(f"<tr><td style='{CELL};{mark}'>{mode}</td><td style='{CELL};{mark}'>{d.field}</td>"
+                        f"<td style='{CELL};{mark}'>{html.escape(as_json(d.a))}</td>"
+                        f"<td style='{CELL};{mark}'>{html.escape(as_json(d.b))}</td></tr>")
+    head = "".join(f"<th style='{HEAD}'>{html.escape(t)}</th>"
+                   for t in ("answer", "field", f"A: {res.label_a}", f"B: {res.label_b}"))
+    return (f"<table class='wb-table' style='font:12px var(--jp-code-font-family, monospace);"
+            f"border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}</table>")
 
 
 def summary_html(res) -> str:
@@ -59,21 +69,31 @@ def label(text: str, spec) -> str:
 class ABPanel(W.VBox):
     def __init__(self, spec_a: str = "", spec_b: str = "") -> None:
         ph = "hermes+qwen3 · +qwen3@0.33.0 · parsers/qwen3.toml · editor"
-        self.spec_a = W.Text(value=spec_a, description="A", placeholder=ph)
-        self.spec_b = W.Text(value=spec_b, description="B", placeholder=ph)
-        self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary")
-        self.summary = W.HTML("<i>two parser specs, the current stream: Compare</i>")
+        style = {"description_width": "20px"}
+        self.spec_a = W.Text(value=spec_a, description="A", placeholder=ph, style=style,
+                             layout=W.Layout(flex="1 1 0", min_width="0"))
+        self.spec_b = W.Text(value=spec_b, description="B", placeholder=ph, style=style,
+                             layout=W.Layout(flex="1 1 0", min_width="0"))
+        self.api_a = W.Dropdown(options=list(APIS), layout=W.Layout(width="110px"), tooltip="A's API")
+        self.api_b = W.Dropdown(options=list(APIS), layout=W.Layout(width="110px"), tooltip="B's API")
+        self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary",
+                                       layout=W.Layout(width="auto"))
+        self.summary = W.HTML("<i>two parser specs (or one spec on two APIs), the current stream: Compare</i>")
         self.final = W.HTML("")
         self.label_a, self.label_b = W.HTML(""), W.HTML("")
         self.left = self.right = None  # the two tables, made at the first Compare
         self.sides = W.HBox([], layout=W.Layout(width="100%"))
         self.result = None
-        super().__init__([W.HBox([self.spec_a, self.spec_b, self.compare_button]), self.summary,
-                          self.final, self.sides])
+        super().__init__([W.HBox([self.spec_a, self.api_a, self.spec_b, self.api_b, self.compare_button],
+                                 layout=W.Layout(width="100%")), self.summary, self.final, self.sides],
+                         layout=W.Layout(width="100%"))
         self.add_class("wb-ab")
 
     def _tables(self) -> None:
-        side = dict(height=260, features=("strip",), legend=AB_LEGEND,
+        import uuid
+
+        # both sides scroll together and share their column widths
+        side = dict(height=260, features=("strip",), legend=AB_LEGEND, role="ab", group=uuid.uuid4().hex,
                     layout=W.Layout(flex="1 1 0", min_width="0"))
         self.left, self.right = DeltaTable(**side), DeltaTable(**side)
         # a step picked on one side is picked on the other too
@@ -87,8 +107,12 @@ class ABPanel(W.VBox):
         if (step or 0) != table.selected:
             table.select(step)
 
-    def show(self, res, tokenizer=None) -> None:
-        """``tokenizer``: the stream's, so both sides show each token's text."""
+    def show(self, res, tokenizer=None, sides=None) -> None:
+        """``res``: a ``core.diff.DiffResult``; ``tokenizer``: the stream's, so both sides
+        show each token's text; ``sides``: the two ``ab_apis.Side``s when an API other than
+        chat is on either side, whose tables then show each row's events."""
+        from workbench.ui import ab_apis
+
         self.result = res
         differing = {s.step for s in res.steps if not s.same}
         if self.left is None:
@@ -98,9 +122,15 @@ class ABPanel(W.VBox):
             self.final.value = final_html(res)
             self.label_a.value = f"<b>A: {html.escape(res.label_a)}</b>"
             self.label_b.value = f"<b>B: {html.escape(res.label_b)}</b>"
-            for table, result in ((self.left, res.a), (self.right, res.b)):
+            for i, (table, result) in enumerate(((self.left, res.a), (self.right, res.b))):
                 if tokenizer is not None and getattr(table.decode, "tokenizer", None) is not tokenizer:
                     table.decode = TokenText(tokenizer)
+                table.set_schema(ab_apis.API_COLUMNS if sides else COLUMNS)
+                if sides:
+                    events = {r.step: ab_apis.events_cell(sides[i].events(n)) for n, r in enumerate(result.rows)}
+                    table.more = lambda row, events=events: {"events": events[row.step]} if events[row.step] else {}
+                else:
+                    table.more = None
                 table.set_rows(result.rows, differing)
             first = res.first_step or res.first_machine_step
             self.left.select(first)
@@ -131,11 +161,13 @@ class ABActions:
         path.write_text(text, encoding="utf-8")
         return str(path)
 
-    def compare(self, a: str | None = None, b: str | None = None):
-        """Both specs over the current stream; returns ``core.diff.DiffResult``.
+    def compare(self, a: str | None = None, b: str | None = None, api_a: str | None = None,
+                api_b: str | None = None):
+        """Both specs over the current stream, each on its API (chat by default); returns
+        ``core.diff.DiffResult``.
 
         A spec is ``tool+reasoning`` names, a ``.toml`` path, or ``editor`` (the
-        editor's active config)."""
+        editor's active config); ``api_a``/``api_b``: chat, responses or messages."""
         from workbench.core import diff
         from workbench.core.parsers import ParserSpec
         from workbench.errors import WorkbenchError
@@ -146,6 +178,10 @@ class ABActions:
             self.ab.spec_a.value = a
         if b is not None:
             self.ab.spec_b.value = b
+        if api_a is not None:
+            self.ab.api_a.value = api_a
+        if api_b is not None:
+            self.ab.api_b.value = api_b
         from workbench.lanes.diff import split_version
 
         specs, labels, versions = [], [], []
@@ -164,14 +200,30 @@ class ABActions:
         if self.model.session is None:
             self.load()
         deltas = self.model.stream_deltas()
+        apis = (self.ab.api_a.value, self.ab.api_b.value)
         self._status(f"A/B: {labels[0]} vs {labels[1]} on {len(deltas)} deltas…")
+        setup = replace(self.model.setup(), api="chat")
+        if apis != ("chat", "chat"):
+            if any(versions):
+                raise WorkbenchError("A/B: another API than chat runs on the installed vLLM only; "
+                                     "on a lane use `workbench replay --vllm V --api API`")
+            from workbench.ui import ab_apis
+
+            session = self.model.session
+            sides = [ab_apis.side(setup, spec, api, deltas, f"{lb} · {api}",
+                                  session.prompt_ids if api == getattr(session, "api", "chat") else None)
+                     for spec, api, lb in zip(specs, apis, labels)]
+            res = ab_apis.compare(*sides)
+            self.ab.show(res, session.tokenizer, sides)
+            self._status("A/B: " + ("A and B agree" if res.same else f"first differing step {res.first_step}"))
+            return res
         if any(versions):
             from workbench.lanes import diff as lane_diff
 
-            res = lane_diff.run(self.model.inputs.setup(), (specs[0], versions[0]), (specs[1], versions[1]),
+            res = lane_diff.run(setup, (specs[0], versions[0]), (specs[1], versions[1]),
                                 deltas=deltas, prompt_token_ids=self.model.session.prompt_ids)
         else:
-            res = diff.run(self.model.inputs.setup(), specs[0], specs[1], deltas=deltas,
+            res = diff.run(setup, specs[0], specs[1], deltas=deltas,
                            prompt_token_ids=self.model.session.prompt_ids)
         res.label_a, res.label_b = [f"{lb}@{v}" if v else lb for lb, v in zip(labels, versions)]
         self.ab.show(res, self.model.session.tokenizer)

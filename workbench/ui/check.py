@@ -97,7 +97,7 @@ class CheckActions:
         self.checks.checked = [id(d) for d in deltas]
         if self.model.final is not None:
             self.model.final = replace(self.model.final, findings=report.findings)
-            self.final.show(self.model.final)
+            self._show_finals()  # the findings join the final tab, every API's finals stay
         severe = sum(f.severe for f in report.findings)
         self._status(f"check: {severe} finding(s), {len(report.findings) - severe} warning(s) or cosmetic")
         return report

@@ -17,7 +17,7 @@ import ipywidgets as W
 import traitlets as T
 
 from workbench.core import door, limits
-from workbench.ui.panels import Banner
+from workbench.ui.panels import _KIND_CSS, Banner
 
 STATIC = Path(__file__).parent / "static"
 EDITOR_SOURCE = "<editor>"  # the source name LiveConfig gives the editor's text
@@ -45,23 +45,39 @@ def line_marks(problems) -> list[dict]:
 
 class ConfigEditor(W.VBox):
     def __init__(self) -> None:
-        self.text = CodeEditor(value=START_HINT, layout=W.Layout(width="98%"))
+        self.text = CodeEditor(value=START_HINT, layout=W.Layout(flex="1 1 auto", width="auto", min_width="0"))
         self.reload_button = W.Button(description="Reload", icon="refresh", button_style="primary",
                                       tooltip="replay the same stream through this config")
-        self.auto = W.Checkbox(value=True, description="reload on change", indent=False)
+        self.auto = W.Checkbox(value=True, description="reload on change", indent=False,
+                               layout=W.Layout(width="auto"))
+        self.use = W.ToggleButton(value=False, description="editor config: off", icon="toggle-off",
+                                  tooltip="on: the editor's config is the parser; off: the pickers' (or the config file's)")
         self.active = W.HTML("<i>active: the pickers' parser (no editor config yet)</i>")
-        self.problems = Banner()
-        super().__init__([W.HBox([self.reload_button, self.auto, self.active]),
+        self.problems = Banner(layout=W.Layout(flex="0 0 36%", display="none"))
+        self.switching = False  # set_on's own change, which the observer ignores
+        super().__init__([W.HBox([self.use, self.reload_button, self.auto, self.active],
+                                 layout=W.Layout(align_items="center", flex_flow="row wrap")),
                           W.HBox([self.text, self.problems],
-                                 layout=W.Layout(width="100%", align_items="flex-start"))])
-        self.text.layout.width = "66%"
-        self.problems.layout.width = "34%"
+                                 layout=W.Layout(width="100%", align_items="flex-start"))],
+                         layout=W.Layout(width="100%"))
+
+    def set_on(self, on: bool) -> None:
+        """The switch as the model says (the editor's config is the parser, or not)."""
+        self.switching = True
+        try:
+            with self.use.hold_sync():
+                self.use.value = on
+                self.use.description = f"editor config: {'on' if on else 'off'}"
+                self.use.icon = "toggle-on" if on else "toggle-off"
+                self.use.button_style = "success" if on else ""
+        finally:
+            self.switching = False
 
     def load_file(self, path: str | None) -> None:
         """Show a config file's text (without reloading it)."""
         if not path:
             return
-        from workbench.ui.controls import REPO
+        from workbench.ui.inputs import REPO
 
         p = Path(path) if Path(path).is_absolute() else REPO / path
         with self.hold_sync():
@@ -74,15 +90,17 @@ class ConfigEditor(W.VBox):
     def show_problems(self, problems) -> None:
         items = "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
         self.problems.value = (
-            "<div class='wb-banner wb-error' style='background:#ffebee;color:#b71c1c;border-left:4px solid #c62828;"
-            f"padding:4px 8px'><b>{len(problems)} problem(s); the last good config stays active"
-            f"</b><ul style='margin:0'>{items}</ul></div>")
+            f"<div class='wb-banner wb-error' style='{_KIND_CSS['error']};padding:4px 8px'><b>{len(problems)} "
+            f"problem(s); the last good config stays active</b><ul style='margin:0'>{items}</ul></div>")
         self.problems.kind = "error"
+        self.problems.layout.display = None  # beside the editor only while there are problems
         self.text.problems = line_marks(problems)
 
     def show_ok(self, changed: int, rows: int) -> None:
         self.problems.clear()
+        self.problems.layout.display = "none"
         self.text.problems = []
+        self.set_on(True)
         self.active.value = (f"<b>active: the editor's config</b> · replayed {rows} deltas, "
                              f"{changed} rows changed")
 
@@ -94,6 +112,7 @@ class EditorActions:
         self.editor = ConfigEditor()
         c = self.controls
         self.editor.reload_button.on_click(self._guard(lambda _: self.reload_config(), "Reload"))
+        self.editor.use.observe(self._guard(self._on_editor_switch, "editor", False), "value")
         self.editor.text.observe(self._guard(self._on_editor_text, "editor", False), "value")
         for dd in (c.tool_parser, c.reasoning_parser, c.config):
             dd.observe(self._guard(self._on_parser_pick, "parser", False), "value")
@@ -130,12 +149,39 @@ class EditorActions:
         if self.editor.auto.value:
             self.reload_config()
 
+    def _on_editor_switch(self, change: dict) -> None:
+        if self.editor.switching:
+            return
+        if change["new"]:
+            why = self._refusal(editor=True)
+            if why:
+                self.editor.set_on(False)
+                self._refuse(why)
+                return
+            if self.reload_config():  # problems: it stays off
+                self.editor.set_on(False)
+            return
+        self.editor_off()
+
+    def editor_off(self) -> None:
+        """The pickers' parser (or the config file's) runs again; a stream is replayed through it."""
+        from dataclasses import replace
+
+        self.editor.set_on(False)
+        self.model.inputs = replace(self.model.inputs, config_text=None)
+        self.editor.active.value = "<i>active: the pickers' parser</i>"
+        if self.model.source is not None:
+            self.replay()
+        else:
+            self._status("the config editor is off: the pickers' parser runs at the next Step")
+
     def _on_parser_pick(self, change: dict) -> None:
         if self.controls.writing:
             return
         from dataclasses import replace
 
         self.model.inputs = replace(self.model.inputs, config_text=None)
+        self.editor.set_on(False)
         self.editor.active.value = "<i>active: the pickers' parser (Replay to apply)</i>"
         if change["owner"] is self.controls.config and change["new"]:
             self.editor.load_file(change["new"])

@@ -14,10 +14,11 @@ import difflib
 import html
 import json
 import re
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.check import compare as check_compare
-from workbench.core.messages import FINAL, Difference
+from workbench.core.messages import FINAL, Difference, Final
 from workbench.core.rows import Row
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ def shown(d: Difference) -> tuple[str, str]:
     """(stream, non-stream) of one field as display text: JSON values; tool calls one JSON
     object per call and line, name and arguments (ids are random per run)."""
     if d.field == "tool_calls":
-        return tuple("\n".join(as_json(c) for c in side) for side in (d.a, d.b))
+        return tuple("\n".join(as_json(c) for c in side) if side else "[]" for side in (d.a, d.b))
     return as_json(d.a), as_json(d.b)
 
 
@@ -68,6 +69,13 @@ def words(text: str) -> list[str]:
     return _WORDS.findall(text)
 
 
+# the marks are tints of the theme's error and success colours: readable in Light and Dark
+MARK_A = ("background:color-mix(in srgb, var(--jp-error-color1, #d32f2f) 30%, var(--jp-layout-color0, #fff));"
+          "color:var(--jp-content-font-color1, #000)")
+MARK_B = ("background:color-mix(in srgb, var(--jp-success-color1, #388e3c) 30%, var(--jp-layout-color0, #fff));"
+          "color:var(--jp-content-font-color1, #000)")
+
+
 def inline_diff_html(a: str, b: str) -> tuple[str, str]:
     """(a, b) as HTML with the differing words highlighted (never letters inside a word)."""
     wa, wb = words(a), words(b)
@@ -80,7 +88,35 @@ def inline_diff_html(a: str, b: str) -> tuple[str, str]:
             out_b.append(sb)
         else:
             if sa:
-                out_a.append(f'<mark style="background:#ffab91">{sa}</mark>')
+                out_a.append(f'<mark style="{MARK_A}">{sa}</mark>')
             if sb:
-                out_b.append(f'<mark style="background:#a5d6a7">{sb}</mark>')
+                out_b.append(f'<mark style="{MARK_B}">{sb}</mark>')
     return "".join(out_a), "".join(out_b)
+
+
+@dataclass
+class FinalView:
+    """The end of a stream: what the client joined, the non-streaming answer, their
+    field differences and the first divergent step; check findings once run."""
+
+    stream: Final
+    nonstream: Final
+    diffs: list[Difference]
+    first_step: int | None
+    notes: list[str] = field(default_factory=list)
+    findings: list[Difference] | None = None
+    apis: list | None = None  # faces_view.ApiFinal per API, made when first shown
+
+
+def rows_changed(old: list[Row], new: list[Row]) -> set[int]:
+    """Steps whose visible outcome differs between two runs of one stream (the random
+    tool-call ids each run draws anew are not a difference)."""
+    from workbench.core.diff import normalise
+
+    def key(r: Row):
+        delta = normalise(r.delta.to_dict()) if r.delta is not None else None
+        return (r.phase_before, r.phase, delta, r.sse, r.finish_reason, r.error)
+    changed = {n.step for o, n in zip(old, new) if key(o) != key(n)}
+    longer = old if len(old) > len(new) else new
+    changed.update(r.step for r in longer[min(len(old), len(new)):])
+    return changed

@@ -44,6 +44,7 @@ class Inputs:
     server_url: str = ""
     server_request: dict | None = None  # more request fields (model, vllm_xargs, ...)
     vllm: str | None = None  # whose parsers run: None = the installed vLLM, else a lane's version
+    api: str = "chat"  # which API's client reads the stream: chat | responses | messages
 
     def parser(self) -> ParserSpec:
         if self.config:
@@ -65,4 +66,4 @@ class Inputs:
 
     def setup(self) -> Setup:
         return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),
-                     chunking=self.chunking)
+                     chunking=self.chunking, api=self.api)

@@ -10,13 +10,14 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 from workbench.core.deltas import Delta
-from workbench.core.messages import Difference, Final
 from workbench.core.rows import Row
 from workbench.errors import WorkbenchError
 from workbench.ui import final as final_mod, recordings
+from workbench.ui.faces_view import ModelFaces
+from workbench.ui.final import FinalView, rows_changed  # noqa: F401
 from workbench.ui.inputs import SOURCES, TOOL_CHOICES, Inputs, resolve  # noqa: F401
 from workbench.ui.running import Batches
 from workbench.ui.sources import ReplaySource
@@ -28,34 +29,7 @@ def _quiet(message: str, fraction: float | None = None) -> None:
     pass
 
 
-@dataclass
-class FinalView:
-    """The end of a stream: what the client joined, the non-streaming answer, their
-    field differences and the first divergent step; check findings once run."""
-
-    stream: Final
-    nonstream: Final
-    diffs: list[Difference]
-    first_step: int | None
-    notes: list[str] = field(default_factory=list)
-    findings: list[Difference] | None = None
-
-
-def rows_changed(old: list[Row], new: list[Row]) -> set[int]:
-    """Steps whose visible outcome differs between two runs of one stream (the random
-    tool-call ids each run draws anew are not a difference)."""
-    from workbench.core.diff import normalise
-
-    def key(r: Row):
-        delta = normalise(r.delta.to_dict()) if r.delta is not None else None
-        return (r.phase_before, r.phase, delta, r.sse, r.finish_reason, r.error)
-    changed = {n.step for o, n in zip(old, new) if key(o) != key(n)}
-    longer = old if len(old) > len(new) else new
-    changed.update(r.step for r in longer[min(len(old), len(new)):])
-    return changed
-
-
-class WorkbenchModel:
+class WorkbenchModel(ModelFaces):
     def __init__(self, inputs: Inputs | None = None, status: Status = _quiet) -> None:
         self.inputs = inputs or Inputs()
         self.status = status
@@ -73,11 +47,23 @@ class WorkbenchModel:
         self._live_key = None
         self._text_key = None
         self.opened = None  # core.open_recording.Opened: the recording loaded, parsed once
+        self.built: Inputs | None = None  # the inputs the session was built from (what runs)
+        self._faces = None  # faces_view.Faces of the session
 
     # -- building -------------------------------------------------------
+    @property
+    def live_source(self) -> bool:
+        """Engine and server streams step on chat (as ``workbench record`` does); another
+        API's view replays their deltas."""
+        return self.inputs.source in ("engine", "server")
+
+    def setup(self):
+        setup = self.inputs.setup()
+        return replace(setup, api="chat") if self.live_source else setup
+
     def _key(self, with_config: bool = True) -> str:
         i = self.inputs
-        return repr((i.setup(), i.prompt_token_ids, i.config_text if with_config else None, i.vllm))
+        return repr((self.setup(), i.prompt_token_ids, i.config_text if with_config else None, i.vllm))
 
     def config_base_dir(self):
         from pathlib import Path
@@ -85,7 +71,7 @@ class WorkbenchModel:
         return Path(resolve(self.inputs.config)).parent if self.inputs.config else None
 
     def ensure_session(self):
-        setup, key = self.inputs.setup(), self._key()
+        setup, key = self.setup(), self._key()
         if self.session is None or key != self._session_key:
             if "vllm" not in sys.modules:
                 self.status("loading vLLM (about 10 s the first time)…", None)
@@ -99,8 +85,11 @@ class WorkbenchModel:
                 session.use_parser_class(config_parser.parser_class_from_text(
                     self.inputs.config_text, session.tokenizer, base_dir=self.config_base_dir(),
                     policy=session.policy))
-            self.session, self._session_key = session, key
+            self._built(session, key)
         return self.session
+
+    def _built(self, session, key: str) -> None:
+        self.session, self._session_key, self.built, self._faces = session, key, self.inputs, None
 
     def label(self) -> str:
         return "editor config" if self.inputs.config_text is not None else self.inputs.parser().label()
@@ -114,14 +103,14 @@ class WorkbenchModel:
         key = (self._key(with_config=False), tuple(map(id, deltas)))
         if self.live is None or key != self._live_key:
             base = replace(self.inputs, config_text=None)
-            self.live = LiveConfig(base.setup(), deltas, prompt_token_ids=base.prompt_token_ids,
+            self.live = LiveConfig(self.setup(), deltas, prompt_token_ids=base.prompt_token_ids,
                                    base_dir=self.config_base_dir())
             self._live_key = key
         problems = self.live.reload(text)
         if problems:
             return problems
         self.inputs = replace(self.inputs, config_text=text)
-        self.session, self._session_key = self.live.session, self._key()
+        self._built(self.live.session, self._key())
         self.replay(deltas)
         return []
 

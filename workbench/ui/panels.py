@@ -1,4 +1,9 @@
-"""Banner, row detail and final-message panels (thin widgets over pure data)."""
+"""The banner and the HTML the panels share (theme colours; a row's detail as HTML).
+
+Every colour is a JupyterLab theme variable tinted into the background, as in the
+table's CSS, so Light and Dark both read; ``CELL`` is the one style of an HTML table
+cell (separated, top-aligned, never broken inside a word).
+"""
 
 from __future__ import annotations
 
@@ -12,18 +17,32 @@ import ipywidgets as W
 from workbench.core import secrets
 from workbench.core.rows import Row, format_tool_calls, grammar_of
 from workbench.errors import WorkbenchError
-from workbench.ui.final import inline_diff_html, shown
 
 if TYPE_CHECKING:
     from typing import Any
 
-_KIND_CSS = {"error": "background:#ffebee;border-left:4px solid #c62828;color:#b71c1c",
-             "warning": "background:#fff8e1;border-left:4px solid #f9a825",
-             "info": "background:#e8f5e9;border-left:4px solid #2e7d32"}
+BG, FG = "var(--jp-layout-color0, #fff)", "var(--jp-content-font-color1, rgba(0,0,0,0.87))"
+LINE = "var(--jp-border-color2, #e0e0e0)"
+TINT = {"error": "var(--jp-error-color1, #d32f2f)", "warning": "var(--jp-warn-color1, #f57c00)",
+        "info": "var(--jp-success-color1, #388e3c)", "reasoning": "var(--jp-brand-color1, #1976d2)",
+        "content": "var(--jp-success-color1, #388e3c)", "tool": "var(--jp-warn-color1, #f57c00)"}
+CELL = (f"border:1px solid {LINE};padding:3px 6px;vertical-align:top;text-align:left;"
+        "word-break:normal;overflow-wrap:normal")
+HEAD = f"{CELL};white-space:nowrap;background:var(--jp-layout-color2, #eee)"
+
+
+def tint(kind: str, percent: int = 18) -> str:
+    """A background of ``kind``'s theme colour over the page's, with the page's text colour."""
+    return f"background:color-mix(in srgb, {TINT[kind]} {percent}%, {BG});color:{FG}"
+
+
+_KIND_CSS = {k: f"{tint(k)};border-left:4px solid {TINT[k]}" for k in ("error", "warning", "info")}
 
 
 def _pre(text: str) -> str:
-    return f"<pre style='margin:0;white-space:pre-wrap'>{html.escape(text)}</pre>"
+    # whole words only: a JSON line that does not fit scrolls sideways instead of breaking
+    return ("<pre style='margin:0;font-size:11px;white-space:pre;overflow-x:auto;word-break:normal;"
+            f"overflow-wrap:normal'>{html.escape(text)}</pre>")
 
 
 class Banner(W.HTML):
@@ -61,8 +80,9 @@ class Banner(W.HTML):
 
 
 def _kv_table(pairs: list[tuple[str, str]]) -> str:
-    rows = "".join(f"<tr><th style='text-align:left;vertical-align:top;padding-right:8px'>{html.escape(k)}</th>"
-                   f"<td>{v}</td></tr>" for k, v in pairs)
+    rows = "".join(f"<tr><th style='text-align:left;vertical-align:top;padding:1px 8px 1px 0;"
+                   f"white-space:nowrap'>{html.escape(k)}</th><td style='padding:1px 0'>{v}</td></tr>"
+                   for k, v in pairs)
     return f"<table class='wb-detail' style='border-collapse:collapse;font-size:12px'>{rows}</table>"
 
 
@@ -86,8 +106,23 @@ def _states(before: dict, after: dict) -> str:
     return f"<table><tr><th>engine</th><th>before</th><th></th><th>after</th></tr>{rows}</table>"
 
 
-def row_detail_html(row: Row, decode=None) -> str:
-    """Everything about one delta; ``decode`` (a table.TokenText) gives each token's text."""
+def events_html(api: str, events: list[dict], note: str = "") -> str:
+    """An API's events for one row: a line each, every event's JSON behind a fold."""
+    from workbench.ui.faces_view import summary
+
+    if not events:
+        return f"<i>(no {html.escape(api)} event for this delta)</i>" + (f"<br><small>{html.escape(note)}</small>"
+                                                                      if note else "")
+    items = "".join(f"<li><code style='word-break:normal'>{html.escape(summary(e))}</code></li>" for e in events)
+    full = _pre("\n".join(json.dumps(e, ensure_ascii=False) for e in events))
+    tail = f"<small>{html.escape(note)}</small>" if note else ""
+    return (f"<ul style='margin:0;padding-left:16px'>{items}</ul>{tail}"
+            f"<details><summary>the events' JSON</summary>{full}</details>")
+
+
+def row_detail_html(row: Row, decode=None, api_events: tuple[str, str] | None = None) -> str:
+    """Everything about one delta; ``decode`` (a table.TokenText) gives each token's text;
+    ``api_events``: (title, HTML) of the row's events on another API than chat."""
     tokens = "".join(f"<tr><td>{i}</td><td>{visible(decode(i) if decode else t)}</td>"
                      f"<td><code>{html.escape(t)}</code></td></tr>"
                      for i, t in zip(row.token_ids, row.tokens))
@@ -109,6 +144,7 @@ def row_detail_html(row: Row, decode=None) -> str:
          else "(no state machine)"),
         ("events", f"<ul style='margin:0;padding-left:16px'>{events}</ul>"),
         ("SSE chunk", _pre(chunk)),
+        *([api_events] if api_events else []),
         ("vLLM log", _pre("\n".join(row.logs)) if row.logs else "(none)"),
         ("parser time", f"{row.parser_us:.0f} µs"),
     ]
@@ -119,97 +155,7 @@ def row_detail_html(row: Row, decode=None) -> str:
     if extra:
         pairs.append(("engine", _pre(json.dumps(extra, indent=1, ensure_ascii=False, default=str))))
     if row.error:
-        pairs.append(("error", f"<span style='color:var(--jp-error-color1,#b71c1c)'>{html.escape(row.error)}</span>"
+        pairs.append(("error", f"<span style='{tint('error', 22)}'>{html.escape(row.error)}</span>"
                       + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
                          if row.extra.get("traceback") else "")))
     return secrets.scrub(_kv_table(pairs))
-
-
-class RowDetail(W.VBox):
-    """The selected row in full (beside the table); the number box jumps to a step."""
-
-    def __init__(self) -> None:
-        self.step = W.BoundedIntText(value=0, min=0, max=0, description="step",
-                                     layout=W.Layout(width="150px"), style={"description_width": "36px"})
-        self.html = W.HTML("<i>no row selected: click a row, or j/k</i>")
-        super().__init__([self.step, self.html], layout=W.Layout(
-            flex="0 1 380px", min_width="300px", max_height="460px", overflow="auto",
-            padding="0 0 0 8px"))
-        self.add_class("wb-row-detail")
-
-    def show(self, row: Row | None, n_rows: int, decode=None) -> None:
-        with self.hold_sync(), self.step.hold_sync():
-            self.step.max = n_rows
-            if row is None:
-                self.html.value = "<i>no row selected: click a row, or j/k</i>"
-                return
-            self.step.value = row.step
-            self.html.value = row_detail_html(row, decode)
-
-
-def final_html(final) -> str:
-    """``final``: the model's FinalView."""
-    head = ("<tr><th>field</th><th>streaming (joined SSE chunks)</th>"
-            "<th>non-streaming (parse on the whole text)</th></tr>")
-    body = []
-    for d in final.diffs:
-        a, b = shown(d)
-        if d.equal:
-            a, b = html.escape(a), html.escape(b)
-            mark = "✓"
-        else:
-            a, b = inline_diff_html(a, b)
-            mark = "✗ cosmetic" if d.severity == "cosmetic" else "✗"
-            if d.first_step:
-                mark += f" first at step {d.first_step}"
-        body.append(f"<tr><th>{d.field}<br><small>{mark}</small></th>"
-                    f"<td style='white-space:pre-wrap'>{a}</td><td style='white-space:pre-wrap'>{b}</td></tr>")
-    extra = ""
-    err = final.nonstream.error
-    if err:
-        extra = f"<div style='color:#b71c1c'>non-streaming parse raised: {html.escape(err)}</div>"
-    for note in final.notes:
-        extra += f"<div style='color:#8d6e63'>note: {html.escape(note)}</div>"
-    return (f"<table class='wb-final' style='font:12px monospace;border-collapse:collapse'>{head}"
-            + "".join(body) + "</table>" + extra)
-
-
-def findings_html(findings) -> str:
-    if not findings:
-        return "<i>check: no findings</i>"
-    items = []
-    for f in findings:
-        text = f.headline() if hasattr(f, "headline") else str(f)
-        items.append(f"<li>{html.escape(text)}</li>")
-    return "<b>check findings</b><ul>" + "".join(items) + "</ul>"
-
-
-class FinalPanel(W.VBox):
-    """Streaming vs non-streaming, side by side; a link to the first divergent step."""
-
-    def __init__(self) -> None:
-        self.html = W.HTML("<i>the final messages appear when the stream ends</i>")
-        self.goto = W.Button(description="no divergence", disabled=True, icon="crosshairs",
-                             layout=W.Layout(width="auto"))
-        self.findings = W.HTML("")
-        self.first_step: int | None = None
-        super().__init__([self.html, self.goto, self.findings])
-
-    def show(self, final) -> None:
-        """``final``: the model's FinalView, or None before the stream ends."""
-        with self.hold_sync():
-            if final is None:
-                self.html.value = "<i>the final messages appear when the stream ends</i>"
-                self.first_step = None
-                self.goto.description, self.goto.disabled = "no divergence", True
-                self.findings.value = ""
-                return
-            self.html.value = final_html(final)
-            self.first_step = final.first_step
-            if self.first_step is None:
-                self.goto.description, self.goto.disabled = "streaming = non-streaming", True
-            else:
-                self.goto.description = f"first divergent step: {self.first_step}"
-                self.goto.disabled = False
-            if final.findings is not None:
-                self.findings.value = findings_html(final.findings)

@@ -23,20 +23,28 @@ from workbench.ui.controls import Controls
 from workbench.ui.diagram import DiagramActions
 from workbench.ui.editor import EditorActions
 from workbench.ui.model import Inputs, WorkbenchModel
-from workbench.ui.panels import Banner, FinalPanel, RowDetail
+from workbench.ui.detail import RowDetail
+from workbench.ui.final_panel import FinalPanel
+from workbench.ui.panels import Banner
 from workbench.ui.running import RunActions
-from workbench.ui.table import DeltaTable, TokenText
+from workbench.ui import truth
+from workbench.ui.settings import SettingsActions
+from workbench.ui.table import DeltaTable
+from workbench.ui.takeaway import TakeAwayActions
+from workbench.ui.views import ViewActions, readme_link
 
 if TYPE_CHECKING:
     from typing import Any
 
 
-class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActions, W.VBox):
+class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActions, SettingsActions,
+                TakeAwayActions, ViewActions, W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
 
     Parameters mirror ``Inputs``: ``text`` (what the model writes), or
     ``recording`` (a JSONL recording), or ``source="engine"``; ``tool_parser``,
-    ``reasoning_parser`` or ``config``; ``tools``, ``messages``, ``tool_choice``.
+    ``reasoning_parser`` or ``config``; ``tools``, ``messages``, ``tool_choice``; ``api``
+    (chat, responses, messages: whose client reads the stream); ``vllm`` (a lane's version).
     """
 
     def __init__(self, text: str | None = None, *, recording: str | None = None,
@@ -45,9 +53,9 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         if text is None and recording is None:
             base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
         self.model = WorkbenchModel(base, status=self._status)
-        self.controls = Controls(base)
+        self.controls = Controls(base, readme_link())
         self.banner = Banner()
-        self.table = DeltaTable(height, layout=W.Layout(flex="1 1 560px", min_width="0"))
+        self.table = DeltaTable(height, layout=W.Layout(flex="1 1 600px", min_width="0"))
         self.detail = RowDetail()
         self.final = FinalPanel()
         self._loaded = False
@@ -67,11 +75,16 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
                                  "value")
         self.table.on_select(self._guard(self._on_table_select, "row", False))
         self.final.goto.on_click(self._guard(lambda _: self.goto_divergence(), "divergence"))
+        self.final.more.on_click(self._guard(lambda _: self._show_finals(force=True), "final messages"))
+        self._init_settings()
+        self._init_takeaway()
         for w in c.values:
-            w.observe(self._guard(lambda _: self._warn_if_changed(), "settings", clear=False), "value")
+            w.observe(self._guard(lambda _: self._settings_changed(), "settings", clear=False), "value")
         # the table and the selected row side by side (the detail wraps below on narrow screens)
         rows = W.HBox([self.table, self.detail], layout=W.Layout(flex_flow="row wrap", width="100%"))
         super().__init__([self.controls, self.banner, rows, self.tabs])
+        self.add_class("wb-workbench")
+        self._truth()
         if c.problems:
             self.banner.show("warning", "; ".join(c.problems))
         if recording is not None:
@@ -113,10 +126,11 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         if self._loaded != listed:
             from workbench.lanes.lane_ui import names
 
-            self.controls.fill_names(names(self.model.inputs.vllm))
+            self.controls.fill_names(names(self.model.inputs.vllm, self._status))
             self._loaded = listed
         self._sync_diagram()
         self._status(self._summary())
+        self._truth()
         return self
 
     def _apply_inputs(self) -> None:
@@ -132,8 +146,9 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
             self.load()
             self.model.start()
             self._started_with = self._settings()
-            self.controls.collapse(f"{self.model.label()} on {self.model.inputs.tokenizer} · "
-                                   f"{self.model.inputs.source}")
+            i = self.model.inputs
+            self.controls.collapse(f"{self.model.label()} on {i.tokenizer} · {truth.vllm_of(i)} · "
+                                   f"API {i.api} · {i.source}")
 
     def step(self, n: int = 1) -> list[Row]:
         self._begin()
@@ -203,56 +218,6 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         if not self.controls.writing and change["new"] and change["new"] != self.model.inputs.recording:
             self.load_recording(change["new"])
 
-    def select(self, step: int | None) -> Row | None:
-        row = self.model.select(step)
-        self.table.select(self.model.selected)
-        self.detail.show(row, len(self.model.rows), self.table.decode)
-        self._sync_diagram()
-        return row
-
-    def _on_table_select(self, step: int | None) -> None:
-        if step != self.model.selected:
-            self.select(step)
-
-    def goto_divergence(self) -> Row | None:
-        return self.select(self.final.first_step)
-
-    # -- rendering -------------------------------------------------------
-    def _sync(self) -> None:
-        rows, shown = self.model.rows, self.table.rows
-        session = self.model.session
-        if session is not None and getattr(self.table.decode, "tokenizer", None) is not session.tokenizer:
-            self.table.decode = TokenText(session.tokenizer)
-        with self.hold_sync():
-            if len(shown) <= len(rows) and (not shown or rows[len(shown) - 1] is shown[-1]) \
-                    and self.table.changed == self.model.changed:
-                self.table.append(rows[len(shown):])
-            else:
-                self.table.set_rows(rows, self.model.changed)
-            self.detail.step.max = len(rows)
-            self.final.show(self.model.final)
-        self._sync_diagram()
-        if self.model.source is not None:
-            self._status(self._summary())
-
-    def _summary(self) -> str:
-        m = self.model
-        if m.source is None:
-            return f"ready: {m.label()} on {m.inputs.tokenizer}; Step or Run"
-        total = m.source.total
-        last = m.rows[-1] if m.rows else None
-        text = f"{len(m.rows)}{f'/{total}' if total else ''} deltas"
-        if last is not None:
-            text += f" · phase {last.phase}"
-        if m.final is not None:
-            first = m.final.first_step
-            text += " · finished: " + ("streaming = non-streaming" if first is None
-                                       else f"streaming ≠ non-streaming from step {first}")
-        errors = sum(1 for r in m.rows if r.error)
-        if errors:
-            text += f" · {errors} error rows"
-        return text
-
     # -- read-outs for notebooks -----------------------------------------
     @property
     def rows(self) -> list[Row]:
@@ -269,9 +234,10 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         session = self.model.session or self.load().model.session
         return {"parser": session.parser_info, "request": session.request_view()}
 
-    def frame(self):
-        """The rows as a pandas DataFrame, one column per schema column (core/rows.py)."""
-        return to_frame(self.model.rows)
+    def frame(self, selected: bool = False):
+        """The rows as a pandas DataFrame, one column per schema column (core/rows.py);
+        ``selected``: only the rows selected in the table."""
+        return to_frame(self.selected_rows if selected else self.model.rows)
 
     @property
     def step_button(self) -> W.Button:
