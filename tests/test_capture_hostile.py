@@ -406,3 +406,235 @@ def test_a_redirect_is_not_followed(run_cli, tmp_path, payloads):
                                                reason="Moved")]
     code, _, err, loaded, _, seen = run_capture(run_cli, tmp_path, routes)
     assert code == 2 and "HTTP 301" in err and loaded is None and len(seen) == 1
+
+
+# -- /v1/responses and /v1/messages (capture --api) -------------------------------------
+# The same guarantees for the other two endpoints: the events a hermes+qwen3 vLLM server
+# sends for SEED_TEXT (the faces' own SSE, token ids included where the API gives them),
+# then broken one way at a time.
+API_REQUESTS = {
+    "responses": {"model": "m", "input": [{"role": "user", "content": "What is the weather in Paris?"}],
+                  "tools": [{"type": "function", **t["function"]} for t in WEATHER_TOOLS]},
+    "messages": {"model": "m", "max_tokens": 512,
+                 "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
+                 "tools": [{"name": "get_weather", "description": "Current weather for a city",
+                            "input_schema": WEATHER_TOOLS[0]["function"]["parameters"]}]},
+}
+
+
+@pytest.fixture(scope="module")
+def api_events():
+    """api -> [(event name, data dict)] a vLLM server streams for SEED_TEXT (Responses asked
+    with enable_response_messages, as capture asks)."""
+    from tests.conftest import SEED_TEXT
+    from workbench.core import faces
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+
+    out = {}
+    for api, body in API_REQUESTS.items():
+        body = {**body, "enable_response_messages": True} if api == "responses" else body
+        s = Session(Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(), api=api, api_request=body))
+        face = faces.run(s, s.replay(s.deltas_from_text(SEED_TEXT)), client=False)
+        out[api] = [(e["type"], e) for e in face.events]
+    return out
+
+
+def api_sse(events) -> bytes:
+    return "".join(f"event: {n}\ndata: {d if isinstance(d, str) else json.dumps(d)}\n\n"
+                   for n, d in events).encode("utf-8")
+
+
+def api_routes(api, route):
+    routes = default_routes(None)
+    routes.pop("/v1/chat/completions")
+    routes["/v1/" + api] = route
+    return routes
+
+
+def run_api_capture(run_cli, tmp_path, api, route, *extra):
+    import workbench.core.recording as rec
+
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps(API_REQUESTS[api]))
+    out = tmp_path / f"{api}.jsonl"
+    if out.exists():
+        out.unlink()
+    with HostileServer(api_routes(api, route)) as server:
+        t0 = time.monotonic()
+        code, stdout, err = run_cli("capture", "--api", api, "--url", server.url(), "--request", req, "-o", out,
+                                    "--tool-parser", "hermes", "--reasoning-parser", "qwen3", *extra)
+        took = time.monotonic() - t0
+        seen = list(server.seen)
+    assert code in (0, 2), (code, err)
+    assert "Traceback" not in stdout + err, err
+    if code == 2:
+        assert err.count("\n") == 1 and err.startswith("workbench capture: error: "), err
+    return code, stdout, err, rec.load(out) if out.exists() else None, took, seen
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_an_api_capture_keeps_every_event_as_sent_and_replays(run_cli, tmp_path, api_events, api):
+    from workbench.capture import api_compare
+
+    events = api_events[api]
+    code, out, err, loaded, _, seen = run_api_capture(run_cli, tmp_path, api,
+                                                      lambda r: [sse_head(), api_sse(events)])
+    assert code == 0, err
+    sent = seen[-1].json()
+    assert sent["stream"] is True and sent.get("enable_response_messages") is (True if api == "responses" else None)
+    origin = loaded.header["origin"]
+    assert origin["api"] == api and loaded.header["api"] == api
+    assert origin["token_ids"] == ("server" if api == "responses" else "reconstructed")
+    kept = api_compare.stored(loaded)
+    assert [e.obj for e in kept] == [d for _, d in events]  # exactly as sent, in order
+    assert "".join(e.sse for e in kept) == api_sse(events).decode()
+    code, out, err = run_cli("replay", tmp_path / f"{api}.jsonl", "--json")
+    server = json.loads(out)["server"]
+    if api == "responses":  # the server's ids: this vLLM's events are the server's, row by row
+        assert code == 0 and server["first_difference"] is None and all(s["same"] for s in server["steps"])
+        assert server["client"]["server"]["object"]["status"] == "completed"
+    else:  # no ids in the API: the thinking and text re-tokenised, without the markup
+        assert server["first_difference"] is not None and "token ids reconstructed" in server["cause"]
+    code, out, err = run_cli("replay", tmp_path / f"{api}.jsonl")
+    assert code == 0 and "server sent" in out and f"same {api} events" in out or "first difference" in out
+
+
+def _api_set(i, path, value):
+    def change(events):
+        obj = events[i][1]
+        for k in path[:-1]:
+            obj = obj[k]
+        obj[path[-1]] = value
+    return change
+
+
+API_SHAPES = {
+    "responses": {
+        "a delta that is a number": (_api_set(5, ("delta",), 3), "delta must be a string"),
+        "an output_index that is a string": (_api_set(4, ("output_index",), "0"), "output_index must be an integer"),
+        "an item that is a list": (_api_set(2, ("item",), [1]), "item must be an object"),
+        "no type": (lambda e: e[3][1].pop("type"), "has no type"),
+        "a chat chunk on /v1/responses": (lambda e: e.insert(3, ("chat.completion.chunk", {"type": "chat.completion.chunk"})),
+                                          "not a Responses event"),
+        "event line and data disagree": (lambda e: e.__setitem__(3, ("response.completed", e[3][1])),
+                                         "its event line says"),
+        "output ids that are floats": (lambda e: e[-1][1]["response"]["output_messages"][0].__setitem__(
+            "tokens", [1.5]), "tokens must be a list"),
+        "output ids outside the vocabulary": (lambda e: e[-1][1]["response"]["output_messages"][0].__setitem__(
+            "tokens", [10 ** 9]), "outside its vocabulary"),
+        "the stream cut before response.completed": (lambda e: e.pop(), "stream cut"),
+        "an error event": (lambda e: e.insert(8, ("error", {"type": "error", "message": "boom", "code": "x"})),
+                           "the server streamed an error: boom"),
+    },
+    "messages": {
+        "a delta that is a string": (_api_set(3, ("delta",), "hi"), "delta must be an object"),
+        "text that is a list": (_api_set(3, ("delta", "thinking"), ["x"]), "thinking must be a string"),
+        "an index that is a float": (_api_set(3, ("index",), 1.5), "index must be an integer"),
+        "a Responses event on /v1/messages": (lambda e: e.insert(2, ("response.created", {"type": "response.created"})),
+                                              "not an Anthropic event"),
+        "the stream cut before message_stop": (lambda e: e.pop(), "stream cut"),
+    },
+}
+
+
+@pytest.mark.parametrize("api, name", [(a, n) for a in API_SHAPES for n in API_SHAPES[a]])
+def test_a_bad_api_event_is_one_line_and_the_capture_still_loads(run_cli, tmp_path, api_events, api, name):
+    change, message = API_SHAPES[api][name]
+    events = json.loads(json.dumps(api_events[api]))
+    change(events)
+    code, _, err, loaded, _, _ = run_api_capture(run_cli, tmp_path, api, lambda r: [sse_head(), api_sse(events)])
+    assert code == 2 and message in err, err
+    if loaded is not None:  # what came is kept; the last delta says why it stopped
+        assert loaded.deltas[-1].finish_reason == "error" and "capture_error" in loaded.deltas[-1].extra
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_an_api_stream_cannot_outlast_its_deadline_or_its_caps(run_cli, tmp_path, api_events, api):
+    events = api_events[api]
+    body = api_sse(events[:-1])
+    trickle = [sse_head()] + [x for b in body[:60] for x in (bytes([b]), 0.3)]
+    code, _, err, _, took, _ = run_api_capture(run_cli, tmp_path, api, lambda r: trickle, "--timeout", "1")
+    assert code == 2 and "nothing whole came within 1 s" in err and took < 4
+    middle = api_sse(events[3:5])
+    endless = [sse_head(), api_sse(events[:3])] + [x for _ in range(1000) for x in (middle, 0.2)]
+    code, _, err, loaded, took, _ = run_api_capture(run_cli, tmp_path, api, lambda r: endless,
+                                                    "--timeout", "1", "--deadline", "2")
+    assert code == 2 and "deadline of 2 s passed" in err and took < 6
+    assert loaded.deltas[-1].finish_reason == "error"
+    huge = [sse_head(), api_sse(events[:2]), b"event: x\ndata: {\"a\": \""] + [b"x" * (1 << 20)] * 64
+    (code, _, err, _, _, _), peak = _peak(lambda: run_api_capture(run_cli, tmp_path, api, lambda r: huge))
+    assert code == 2 and "longer than the 8.0 MB a line may be" in err and peak < 100 << 20, peak
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_a_key_echoed_in_api_events_reaches_no_output(run_cli, tmp_path, api_events, api, monkeypatch):
+    from workbench.core import secrets
+
+    monkeypatch.setenv("WB_KEY", KEY)
+
+    def route(r):
+        key = r.headers["authorization"].removeprefix("Bearer ")
+        events = json.loads(json.dumps(api_events[api]))
+        first = events[0][1].get("response") or events[0][1].get("message")
+        first["id"] = r.headers["authorization"]
+        at = next(i for i, (_, d) in enumerate(events) if '"Weather"' in json.dumps(d))
+        events[at] = (events[at][0], json.dumps(events[at][1]).replace('"Weather"', json.dumps("key " + key)))
+        return [sse_head(), api_sse(events)]
+
+    code, out, err, loaded, _, _ = run_api_capture(run_cli, tmp_path, api, route, "--api-key-env", "WB_KEY",
+                                                   "--json")
+    written = (tmp_path / f"{api}.jsonl").read_text() if (tmp_path / f"{api}.jsonl").exists() else ""
+    for output in (out, err, written):
+        assert KEY not in output and json.dumps(KEY)[1:-1] not in output
+    # messages: re-tokenising the events' text would spell the key, refused; responses: the
+    # ids are the server's (their text has no key), the echoed event is kept scrubbed
+    assert (code, "spell a secret" in err) == ((2, True) if api == "messages" else (0, False)), err
+    secrets.forget()
+
+
+@pytest.mark.parametrize("api", ["responses", "messages"])
+def test_an_api_sse_log_is_read_as_a_capture(run_cli, tmp_path, api_events, api):
+    from workbench.capture import api_compare
+    from workbench.core import recording as rec
+
+    log = tmp_path / f"{api}.sse"
+    log.write_bytes(api_sse(api_events[api]))
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps(API_REQUESTS[api]))
+    out = tmp_path / "from-log.jsonl"
+    code, stdout, err = run_cli("capture", "--api", api, "--from-sse", log, "--request", req, "-o", out,
+                                "--tool-parser", "hermes", "--reasoning-parser", "qwen3")
+    assert code == 0, err
+    loaded = rec.load(out)
+    assert [e.obj for e in api_compare.stored(loaded)] == [d for _, d in api_events[api]]
+    # the log's Responses events carry the ids (the request asked enable_response_messages)
+    assert loaded.header["origin"]["token_ids"] == ("server" if api == "responses" else "reconstructed")
+    log.write_bytes(api_sse(api_events[api][:4]) + b"event: x\ndata: [1, 2]\n\n")
+    code, stdout, err = run_cli("capture", "--api", api, "--from-sse", log, "--request", req, "-o", out, "--force")
+    assert code == 2 and err.count("\n") == 1 and "not a JSON object" in err and "Traceback" not in err
+    assert rec.load(out).deltas[-1].finish_reason == "error"
+
+
+def test_a_forged_api_capture_header_is_one_line(run_cli, tmp_path, api_events):
+    """A recording claiming to be a Responses capture is checked before anything reads it."""
+    events = api_events["responses"]
+    code, _, err, loaded, _, _ = run_api_capture(run_cli, tmp_path, "responses",
+                                                 lambda r: [sse_head(), api_sse(events)])
+    assert code == 0, err
+    path = tmp_path / "responses.jsonl"
+    lines = [json.loads(x) for x in path.read_text().splitlines()]
+    forgeries = [lambda ls: ls[0]["origin"].__setitem__("api", "chat"),
+                 lambda ls: ls[1]["extra"].__setitem__("events", "x"),
+                 lambda ls: ls[1]["extra"].__setitem__("events", [3]),
+                 lambda ls: ls[1]["extra"].__setitem__("events", ["event: a\ndata: {\"type\": \"b\"}\n\n"]),
+                 lambda ls: ls[1]["extra"].__setitem__("events", ["no data line"])]
+    for forge in forgeries:
+        forged = json.loads(json.dumps(lines))
+        forge(forged)
+        p = tmp_path / "forged.jsonl"
+        p.write_text("".join(json.dumps(x) + "\n" for x in forged))
+        for command in ("replay", "doctor"):
+            code, out, err = run_cli(command, p, "--json")
+            assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (command, err)

@@ -1,18 +1,20 @@
 """Serve parity: the workbench's rows predict a real `vllm serve`'s SSE stream, chunk by chunk,
 and its API faces predict the same server's /v1/responses and /v1/messages events.
 
-One server per parser pair (tiny model, scripted tokens), started once and stopped at
-the end. For each case the in-process engine runs the same request and script; its rows'
-chunks must equal the server's (ids, timestamps, model names and tool-call ids aside),
-the joined stream must equal what the OpenAI SDK's own accumulator ends with, and the
-non-streaming answer must equal the server's. Then `workbench capture` + replay of the
-capture must reproduce the server's chunks.
+One server per parser pair (tiny model, scripted tokens: hermes+qwen3, qwen3_coder+qwen3,
+and gpt-oss's openai+openai_gptoss on a tiny GptOssForCausalLM), started when its first
+case runs and serving all three APIs. For each case the in-process engine runs the same
+request and script (once per stream, shared by the APIs). Chat: the rows' chunks must equal
+the server's (ids, timestamps, model names and tool-call ids aside), the joined stream what
+the OpenAI SDK's own accumulator ends with, the non-streaming answer the server's; then
+`workbench capture` + replay of the capture must reproduce the server's chunks. Responses
+and Messages: the face's events must equal the server's (made-up ids and timestamps
+masked), the SDK's final object and the non-streaming body too.
 """
 
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 
@@ -53,27 +55,34 @@ CASES = [
 ]
 
 
-# All 15 cases and both servers took 3m15s on a lightly loaded machine and 8m20s on a loaded
-# one (measured), over CI's 3-minute budget: `make test` runs the hermes server with the
-# CI cases below, `make test-slow` every case (one server start per pair either way).
-CI_CASES = {"content-then-call", "required", "parallel-false", "max-tokens-cut"}
-SLOW = pytest.mark.slow(reason="real vllm serve: the full matrix costs 3-8 minutes")
+PACE_MS = 20  # the server's engine waits this long per step: no two outputs merge into one event
+# `make test` runs these (all on the hermes server, so one server starts): the chat cases and
+# the seed on both other APIs, each captured then replayed; the rest with `make test-slow`.
+CI_CASES = {"chat-content-then-call", "chat-required", "chat-parallel-false", "chat-max-tokens-cut",
+            "responses-seed", "messages-seed"}
+SLOW = pytest.mark.slow(reason="real vllm serve: the full matrix (3 servers, 53 cases) costs 6-12 minutes")
 
 
 class Servers:
-    """One real server per tool parser (with the qwen3 reasoning parser), started when its
-    first case runs and stopped when the next pair's case comes (CASES are grouped by pair)."""
+    """One real server per parser pair, started when its first case runs and stopped when the
+    next pair's case comes (the cases run grouped by pair); each serves all three APIs."""
+
+    PAIRS = {"hermes": ("hermes", "qwen3", "qwen3"), "qwen3_coder": ("qwen3_coder", "qwen3", "qwen3"),
+             "gpt_oss": ("openai", "openai_gptoss", "gpt_oss")}
 
     def __init__(self, folder) -> None:
         self.folder, self.current = folder, None
+        self.started: dict[str, float] = {}
 
     def get(self, pair: str):
         from workbench.capture import serve
 
         if self.current is None or self.current[0] != pair:
             self.stop()
-            served = serve.start(pair, "qwen3", self.folder / f"{pair}.log")
-            print(f"\nvllm serve ({pair}+qwen3) up in {served.start_s:.1f} s")
+            tool, reasoning, tokenizer = self.PAIRS[pair]
+            served = serve.start(tool, reasoning, self.folder / f"{pair}.log", tokenizer=tokenizer)
+            self.started[pair] = served.start_s
+            print(f"\nvllm serve ({tool}+{reasoning}, {tokenizer}) up in {served.start_s:.1f} s")
             self.current = (pair, served)
         return self.current[1]
 
@@ -172,20 +181,38 @@ def ours_final(result) -> dict:
             "finish_reason": s["finish_reason"]}
 
 
-@pytest.mark.parametrize("case", [
-    pytest.param(c, id=c[0], marks=() if c[0] in CI_CASES else SLOW) for c in CASES])
-def test_rows_predict_the_servers_stream(servers, case, engine_stepper, tmp_path, run_cli, capsys):
-    import httpx
+class Engine:
+    """The run's in-process engine, once per stream: a case's chat and API requests share its
+    rows when the text and what constrains the engine (tool_choice's grammar, max_tokens) agree."""
 
-    from workbench.capture import compare
+    def __init__(self, stepper) -> None:
+        self.stepper, self.runs = stepper, {}
+
+    def run(self, session, text: str):
+        r = session.request
+        key = (session.setup.parser.tool_parser, text, repr(r.tool_choice), r.max_tokens, r.parallel_tool_calls,
+               json.dumps(session.setup.request.chat_template_kwargs, sort_keys=True))
+        if key not in self.runs:
+            self.stepper.start(session, text)
+            result = self.stepper.run()
+            self.runs[key] = (result, list(self.stepper.script), list(self.stepper.deltas))
+        return self.runs[key]
+
+
+@pytest.fixture(scope="module")
+def engine(engine_stepper):
+    return Engine(engine_stepper)
+
+
+def chat_case(servers, case, engine, tmp_path, run_cli, capsys):
+    import httpx
 
     name, tool_parser, text, fields = case
     served = servers.get(tool_parser)
     spec = spec_for(fields)
     session = Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), spec))
-    engine_stepper.start(session, text)
-    result = engine_stepper.run()
-    body = body_for(spec, served.model, list(engine_stepper.script))
+    result, script, _ = engine.run(session, text)
+    body = body_for(spec, served.model, script)
 
     for attempt in range(3):
         chunks = sse(served.url, body)
@@ -225,51 +252,129 @@ def test_rows_predict_the_servers_stream(servers, case, engine_stepper, tmp_path
         assert replayed["steps"] and all(step["same"] for step in replayed["steps"])
 
 
-# -- the other API faces: /v1/responses and /v1/messages from the same server --------------
-# One line per case: (id, pair, text, request fields as for CASES). Each runs on both APIs.
+# -- the other API faces: /v1/responses and /v1/messages from the same servers -------------
+# One line per case: (id, pair, text, request fields as for CASES, the APIs it runs on).
+# "include_reasoning": False hides the reasoning on Responses; "thinking": "disabled" is
+# Anthropic's (the template then closes the thinking in the prompt, so the text has none).
+BOTH = ("responses", "messages")
 API_CASES = [
-    ("seed", "hermes", SEED_TEXT, {}),
-    ("content-then-call", "hermes", "<think>Need data.</think>Let me check.\n" + CALL, {}),
-    ("content-only", "hermes", "<think>Easy.</think>It is sunny in Paris.", {}),
-    ("max-tokens-cut", "hermes", SEED_TEXT, {"max_tokens": 20}),
-    ("unclosed-think", "hermes", "<think>Still thinking about the weather", {}),
-    ("coder-content-then-call", "qwen3_coder", "<think>Need data.</think>Checking.\n" + xml("Paris"), {}),
+    ("seed", "hermes", SEED_TEXT, {}, BOTH),
+    ("content-then-call", "hermes", "<think>Need data.</think>Let me check.\n" + CALL, {}, BOTH),
+    ("content-only", "hermes", "<think>Easy.</think>It is sunny in Paris.", {}, BOTH),
+    ("two-calls", "hermes", "<think>Two.</think>" + CALL + "\n" + CALL2, {}, BOTH),
+    ("content-between-calls", "hermes", "<think>Two.</think>" + CALL + "\nAnd Oslo:\n" + CALL2, {}, BOTH),
+    ("required", "hermes", "<think>Weather is needed.</think>" + CALL, {"tool_choice": "required"}, BOTH),
+    ("named", "hermes", "<think>Weather is needed.</think>" + CALL, {"tool_choice": "get_weather"}, BOTH),
+    ("max-tokens-cut", "hermes", SEED_TEXT, {"max_tokens": 20}, BOTH),
+    ("unclosed-think", "hermes", "<think>Still thinking about the weather", {}, BOTH),
+    ("unicode-arguments", "hermes", "<think>Städte.</think>" + UNICODE, {}, BOTH),
+    ("hidden-reasoning", "hermes", SEED_TEXT, {"include_reasoning": False}, ("responses",)),
+    ("thinking-disabled", "hermes", "Checking.\n" + CALL, {"thinking": "disabled"}, ("messages",)),
+    ("coder-seed", "qwen3_coder", "<think>Weather is needed.</think>\n\n" + xml("Paris"), {}, BOTH),
+    ("coder-content-then-call", "qwen3_coder", "<think>Need data.</think>Checking.\n" + xml("Paris"), {}, BOTH),
+    ("coder-two-calls", "qwen3_coder", "<think>Two.</think>" + xml("Paris") + "\n" + xml("Oslo"), {}, BOTH),
+    ("coder-max-tokens-cut", "qwen3_coder", "<think>x</think>" + xml("Paris"), {"max_tokens": 14}, BOTH),
+    ("coder-unicode", "qwen3_coder", "<think>Städte.</think>" + xml("Zürich 東京 🌧"), {}, BOTH),
 ]
-API_CI_CASES = {"seed"}  # `make test`; the rest with `make test-slow`
-PACE_MS = 20  # the server's engine waits this long per step: no two outputs merge into one event
+# gpt-oss on /v1/responses: vLLM's Harmony path (the tiny model is a GptOssForCausalLM, whose
+# model_type makes the server take it); the tokens are Harmony's own, one per engine step.
+HARMONY_CASES = [
+    ("gptoss-call", "seed", {}),
+    ("gptoss-final", "final", {}),
+    ("gptoss-preamble-unicode", "preamble", {}),
+    ("gptoss-max-tokens-cut", "truncated", {"max_tokens": "all"}),
+]
 
 
-def api_body(api: str, spec: RequestSpec, model: str, script: list[int]) -> dict:
+def api_body(api: str, spec: RequestSpec, model: str, script: list[int], fields: dict) -> dict:
     from workbench.core.faces import bodies
     from workbench.engine.scripted import PACE_KEY, SCRIPT_KEY
 
-    return {**bodies.body_of(api, spec), "model": model,
+    body = {**bodies.body_of(api, spec), "model": model,
             "vllm_xargs": {SCRIPT_KEY: script, PACE_KEY: PACE_MS}}
+    if fields.get("thinking"):
+        body["thinking"] = {"type": fields["thinking"]}
+    return body
 
 
-@pytest.mark.parametrize("api", ["responses", "messages"])
-@pytest.mark.parametrize("case", [pytest.param(c, id=c[0], marks=() if c[0] in API_CI_CASES else SLOW)
-                                  for c in API_CASES])
-def test_api_events_predict_the_servers_stream(servers, case, api, engine_stepper):
+def api_case(servers, case, api, engine, tmp_path, run_cli, capsys):
     """The workbench's events equal the server's in order, type and payload (made-up ids and
     timestamps masked); the SDK ends with the same object; the non-streaming bodies agree."""
+    name, tool_parser, text, fields, _ = case
+    served = servers.get(tool_parser)
+    spec = spec_for({**fields, "return_token_ids": False})
+    spec.stream_options = None
+    if "include_reasoning" in fields:
+        spec.include_reasoning = fields["include_reasoning"]
+    parser = ParserSpec(tool_parser, "qwen3")
+    shaped = Session(Setup("qwen3", parser, RequestSpec(), api=api,
+                           api_request=api_body(api, spec, served.model, [], fields)))
+    _, script, deltas = engine.run(Session(Setup("qwen3", parser, shaped.setup.request)), text)
+    body = api_body(api, spec, served.model, script, fields)
+    session = Session(Setup("qwen3", parser, RequestSpec(), api=api, api_request=body))
+    theirs = assert_face_is_the_servers(session, deltas, served, api, body, name)
+    if name in API_CAPTURED:
+        capture_then_replay(served, api, body, tool_parser, theirs, tmp_path, run_cli, capsys)
+
+
+# Captured with `workbench capture --api`, then replayed: Responses carries the token ids
+# (enable_response_messages), so the replay's events must be the server's; Anthropic carries
+# none, so the capture keeps the server's events exactly and says its ids are reconstructed.
+API_CAPTURED = {"seed", "max-tokens-cut", "coder-seed", "content-between-calls"}
+
+
+def capture_then_replay(served, api, body, tool_parser, theirs, tmp_path, run_cli, capsys):
+    from workbench.capture import api_compare
+    from workbench.core import recording
+    from workbench.core.faces.mask import masked
+
+    req = tmp_path / f"{api}.json"
+    req.write_text(json.dumps({k: v for k, v in body.items() if k != "model"}))
+    rec = tmp_path / f"{api}.jsonl"
+    capsys.readouterr()
+    code, out, err = run_cli("capture", "--api", api, "--url", served.url, "--request", req, "-o", rec,
+                             "--tool-parser", tool_parser, "--reasoning-parser", "qwen3", "--json")
+    assert code == 0, err
+    origin = json.loads(out)["origin"]
+    assert origin["token_ids"] == ("server" if api == "responses" else "reconstructed")
+    kept = [e.obj for e in api_compare.stored(recording.load(rec))]
+    if api == "messages":  # the capture asked for nothing more: the same request, the same events
+        assert masked(kept) == masked(theirs)
+    code, out, err = run_cli("replay", rec, "--json")
+    server = json.loads(out)["server"]
+    if api == "responses":
+        assert server["first_difference"] is None, server["cause"]
+        assert masked(server["client"]["server"]) == masked(server["client"]["here"])
+    else:
+        assert "token ids reconstructed" in (server["cause"] or "")
+
+
+def harmony_case(servers, case):
+    from tests.test_replay import HARMONY_TEXTS
+    from workbench.core import vllm_compat as compat
+
+    name, text_name, fields = case
+    served = servers.get("gpt_oss")
+    text = HARMONY_TEXTS[text_name]
+    parser = ParserSpec("openai", "openai_gptoss")
+    local = Session(Setup("gpt_oss", parser, RequestSpec(tools=WEATHER_TOOLS), api="responses"))
+    cut = fields.get("max_tokens") == "all"
+    deltas = local.deltas_from_text(text, finish_reason="length" if cut else "stop")
+    script = [t for d in deltas for t in d.token_ids]
+    spec = RequestSpec(tools=WEATHER_TOOLS, max_tokens=len(script) if cut else None)
+    body = api_body("responses", spec, served.model, script, {})
+    session = Session(Setup("gpt_oss", parser, RequestSpec(), api="responses", api_request=body))
+    assert compat.is_harmony_class(session.parser_cls)  # the face takes vLLM's Harmony path too
+    assert_face_is_the_servers(session, deltas, served, "responses", body, name)
+
+
+def assert_face_is_the_servers(session, deltas, served, api, body, name):
     from tests import sdk_streams
     from workbench.core import faces
     from workbench.core.faces import clients
     from workbench.core.faces.mask import masked
 
-    name, tool_parser, text, fields = case
-    served = servers.get(tool_parser)
-    spec = spec_for({**fields, "return_token_ids": False})
-    spec.stream_options = None
-    chat = Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), spec))
-    engine_stepper.start(chat, text)
-    engine_stepper.run()
-    body = api_body(api, spec, served.model, list(engine_stepper.script))
-    session = Session(Setup("qwen3", ParserSpec(tool_parser, "qwen3"), RequestSpec(), api=api,
-                            api_request=body))
-    face = faces.run(session, session.replay(list(engine_stepper.deltas)))
-
+    face = faces.run(session, session.replay(list(deltas)))
     read = sdk_streams.responses if api == "responses" else sdk_streams.messages
     for attempt in range(3):
         raw, sdk_object = read(served.url, body)
@@ -283,3 +388,25 @@ def test_api_events_predict_the_servers_stream(servers, case, api, engine_steppe
         sdk_object = clients.of_sse(api, raw, body.get("tools"))["object"]
     assert masked(face.client["object"]) == masked(sdk_object)
     assert masked(face.response) == masked(sdk_streams.nonstream(served.url, api, body))
+    return theirs
+
+
+def _items():
+    """Every (api, case), grouped by parser pair so that each server starts once."""
+    out = []
+    for pair in Servers.PAIRS:
+        out += [("chat", c, f"chat-{c[0]}") for c in CASES if c[1] == pair]
+        out += [(api, c, f"{api}-{c[0]}") for api in BOTH for c in API_CASES if c[1] == pair and api in c[4]]
+        if pair == "gpt_oss":
+            out += [("harmony", c, f"responses-{c[0]}") for c in HARMONY_CASES]
+    return [pytest.param(api, c, id=name, marks=() if name in CI_CASES else SLOW) for api, c, name in out]
+
+
+@pytest.mark.parametrize("api, case", _items())
+def test_serve_parity(servers, engine, api, case, tmp_path, run_cli, capsys):
+    if api == "chat":
+        chat_case(servers, case, engine, tmp_path, run_cli, capsys)
+    elif api == "harmony":
+        harmony_case(servers, case)
+    else:
+        api_case(servers, case, api, engine, tmp_path, run_cli, capsys)

@@ -246,12 +246,26 @@ class Server:
             raise WorkbenchError("non-streaming request: the answer is not a JSON object")
         return answer
 
+    def post_api(self, path: str, body: dict) -> dict:
+        """A non-streaming answer of ``path`` (``/responses``, ``/messages``) as a JSON object."""
+        answer = self._request("POST", self.url + path, "non-streaming request", body)
+        if not isinstance(answer, dict):
+            raise WorkbenchError("non-streaming request: the answer is not a JSON object")
+        return answer
+
     def stream_chat(self, body: dict) -> Iterator[str]:
         """Each SSE event's data exactly as sent, up to ``[DONE]``; a cut raises."""
+        for _, data in self.stream_events("/chat/completions", body, done="[DONE]"):
+            yield data
+
+    def stream_events(self, path: str, body: dict, done: str | None = None) -> Iterator[tuple[str | None, str]]:
+        """(``event:`` name or None, ``data:`` payload) of each SSE event exactly as sent, until
+        the payload ``done`` (not yielded; a stream that closes before it is cut, and raises)
+        or, with ``done`` None, until the server closes the stream."""
         what = "streaming request"
         conn = None
         try:
-            conn, r = self._open("POST", self.url + "/chat/completions", _json_body(body))
+            conn, r = self._open("POST", self.url + path, _json_body(body))
             encoding = r.getheader("Content-Encoding")
             if not 200 <= r.status < 300:  # an error, or a redirect capture does not follow
                 raw = b"".join(stream.decoded(r.read1, encoding, MAX_ANSWER_BYTES))
@@ -259,16 +273,17 @@ class Server:
             what = "stream cut"
             self.clock.progress()
             body_lines = stream.lines(stream.decoded(r.read1, encoding, stream.MAX_STREAM_BYTES))
-            for _, data in stream.events(body_lines, self.clock):
-                if data.strip() == "[DONE]":
+            for _, name, data in stream.named_events(body_lines, self.clock):
+                if done is not None and data.strip() == done:
                     return
-                yield data
+                yield name, data
         except (OSError, http.client.HTTPException, ValueError) as e:
             raise self._fail(e, what) from None
         finally:
             if conn is not None:
                 self._hang_up(conn)
-        raise WorkbenchError("stream cut: the server closed the connection before [DONE]")
+        if done is not None:
+            raise WorkbenchError(f"stream cut: the server closed the connection before {done}")
 
 
 def _json_body(body: dict) -> bytes:

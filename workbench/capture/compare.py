@@ -49,6 +49,13 @@ def checked(recording: Recording):
     for key, (ok, what) in _ORIGIN.items():
         if not ok(origin.get(key)):
             raise WorkbenchError(f"capture header: origin.{key} must be {what}")
+    if origin.get("api") is not None:  # a Responses or Anthropic capture: its events, not chunks
+        from workbench.capture import api_compare
+
+        if not api_compare.is_api_capture(recording.header):
+            raise WorkbenchError("capture header: origin.api must be \"responses\" or \"messages\"")
+        api_compare.stored(recording)
+        return recording
     if origin.get("opening_chunk") is not None:
         chunks.parse(origin["opening_chunk"], "capture header: origin.opening_chunk")
     for step, d in enumerate(recording.deltas, 1):
@@ -200,12 +207,23 @@ def diagnosis(setup: Setup, recording: Recording):
     session = Session(setup, prompt_token_ids=recording.prompt_token_ids or None)
     made, notes = deltas(session, recording)
     result = session.replay(made)
-    cmp = compare(result, recording, f"{setup.parser.tool_parser}+{setup.parser.reasoning_parser}",
-                  notes)
+    here = f"{setup.parser.tool_parser}+{setup.parser.reasoning_parser}"
+    if (recording.header.get("origin") or {}).get("api") is not None:
+        from workbench.capture import api_compare
+        from workbench.core import faces
+
+        face = faces.run(session, result)
+        if face is None:
+            raise WorkbenchError(f"a {recording.header['origin']['api']} capture is compared on its own API "
+                                 f"(drop --api chat)")
+        cmp = api_compare.compare(face, result.rows, recording, here, notes)
+    else:
+        cmp = compare(result, recording, here, notes)
     if cmp.first_difference is None:
         return None
     return Diagnosis("server_differs", PROBLEM,
-                     f"the server's chunks differ from this vLLM's from step {cmp.first_difference}: "
+                     f"the server's {'chunks' if isinstance(cmp, Comparison) else 'events'} "
+                     f"differ from this vLLM's from step {cmp.first_difference}: "
                      f"{cmp.cause}",
                      fix="`workbench replay CAPTURE` shows both side by side",
                      evidence={"first_difference": cmp.first_difference,

@@ -156,3 +156,29 @@ def from_sse(opts, log_path: str | Path):
             done.chunks += 1
             done.tokens += len(m.token_ids)
     return done
+
+
+def from_api_sse(opts, api: str, log_path: str | Path):
+    """``--api responses|messages --from-sse LOG``: a saved Responses or Anthropic SSE log
+    (``curl -N ... > log.sse``) as a capture, read and written as a live one is."""
+    from workbench.capture import api_capture
+    from workbench.capture.capture import refuse_existing
+
+    out = refuse_existing(opts)
+    p = Path(log_path)
+    what = f"SSE log {p}"
+    lines = door.lines(p, "SSE log", max_bytes=limits.MAX_RECORDING_BYTES, max_line=stream.MAX_LINE_BYTES,
+                       strip_cr=True)
+    source = ((name, data) for _, name, data in stream.named_events(stream.counted(lines, what)))
+    got = api_capture.read(api, source, f"{what}: event")
+    body = api_capture.stream_body(api, opts.request, opts.request.get("model") or _model_of(got) or "unknown",
+                                   ask_ids=False)  # the log holds what the request asked, no more
+    origin = {"kind": "capture", "api": api, "url": None, "model": body["model"], "server_vllm_version": None,
+              "chunking": "token", "sse_log": str(log_path), "nonstream": None}
+    return api_capture.write(api, got, body, origin, opts, out)
+
+
+def _model_of(got) -> str | None:
+    first = got.events[0].obj if got.events else {}
+    model = (first.get("response") or first.get("message") or {}).get("model")
+    return model if isinstance(model, str) else None

@@ -129,8 +129,25 @@ def events(stream_lines: Iterator[door.Line], clock: Clock | None = None) -> Ite
     """(line number, payload) of each SSE ``data:`` line (one chunk each, as vLLM sends them);
     comments, blank lines, other fields and a last line cut short are skipped; ``[DONE]`` is
     yielded like any payload."""
+    for number, _, data in named_events(stream_lines, clock):
+        yield number, data
+
+
+def named_events(stream_lines: Iterator[door.Line], clock: Clock | None = None) -> Iterator[tuple[int, str | None, str]]:
+    """(line number, the ``event:`` name before it or None, payload) of each ``data:`` line
+    (vLLM's Responses and Anthropic endpoints write ``event: T`` then ``data: JSON``); a
+    blank line ends an event's name."""
+    name: str | None = None
     for line in stream_lines:
-        if line.cut is None and line.text.startswith("data:"):
+        if line.cut is not None:
+            continue
+        text = line.text
+        if text.startswith("event:"):
+            name = text[6:].strip()
+        elif text.startswith("data:"):
             if clock is not None:
                 clock.progress()
-            yield line.number, line.text[5:].strip()
+            yield line.number, name, text[5:].strip()
+            name = None
+        elif not text:
+            name = None

@@ -1,7 +1,9 @@
 """`workbench capture`: record a real vLLM server's stream (or a saved SSE log) as a recording.
 
-`workbench replay CAPTURE.jsonl` then shows, per row, what the server sent beside
-what this vLLM's parsers produce; `workbench check` fuzzes its chunking.
+`--api responses|messages` captures /v1/responses or /v1/messages instead of chat
+completions (capture/api_capture.py). `workbench replay CAPTURE.jsonl` then shows, per
+row, what the server sent beside what this vLLM's parsers produce; `workbench check`
+fuzzes its chunking.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common
+from workbench.core.faces import APIS
 
 if TYPE_CHECKING:
     import argparse
@@ -20,7 +23,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p = sub.add_parser("capture", help="capture a vLLM server's stream (token ids, chunking, chunks)")
     p.add_argument("--url", metavar="http://HOST:PORT/v1", help="the server's OpenAI API base URL")
     p.add_argument("--from-sse", metavar="LOG.sse", help="a saved SSE log instead of a server")
-    p.add_argument("--request", required=True, metavar="REQ.json", help="an OpenAI chat request")
+    p.add_argument("--api", choices=APIS, default="chat",
+                   help="the endpoint: chat (/v1/chat/completions, default), responses (/v1/responses) or "
+                        "messages (/v1/messages)")
+    p.add_argument("--request", required=True, metavar="REQ.json",
+                   help="the request in that API's shape (an OpenAI chat, a Responses or an Anthropic body)")
     p.add_argument("-o", "--output", required=True, metavar="REC.jsonl", help="the recording to write")
     p.add_argument("--tokenizer", default="qwen3", metavar="NAME|PATH",
                    help="the server's tokenizer: a built-in name or a folder (default qwen3)")
@@ -53,7 +60,7 @@ def _seconds(flag: str):
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.capture import capture, sse
+    from workbench.capture import api_capture, capture, sse
     from workbench.core import request as req
     from workbench.errors import WorkbenchError
 
@@ -61,13 +68,17 @@ def run(args: argparse.Namespace) -> int:
         raise WorkbenchError("give --url (a live server) or --from-sse LOG.sse, one of them")
     request = req.load_json_file(args.request, "request")
     if not isinstance(request, dict):
-        raise WorkbenchError(f"request file {args.request}: expected a JSON object (a chat request)")
+        raise WorkbenchError(f"request file {args.request}: expected a JSON object (the request body)")
     opts = capture.Options(url=args.url or "", request=request, output=args.output,
                            tokenizer=args.tokenizer, parser=common.parser_spec(args),
                            api_key_env=args.api_key_env, timeout=args.timeout, deadline=args.deadline,
                            nonstream=args.nonstream, progress=not args.json,
                            plugins=tuple(args.plugin), force=args.force, **common.template_options(args))
-    done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
+    if args.api != "chat":
+        done = (sse.from_api_sse(opts, args.api, args.from_sse) if args.from_sse
+                else api_capture.capture(opts, args.api))
+    else:
+        done = sse.from_sse(opts, args.from_sse) if args.from_sse else capture.capture(opts)
     if args.json:
         common.print_json({"path": str(done.path), "chunks": done.chunks, "tokens": done.tokens,
                           "notes": done.notes, "error": done.error,
@@ -76,10 +87,12 @@ def run(args: argparse.Namespace) -> int:
     else:
         for note in done.notes if not done.error else ():  # a failure is one line (the notes are in the header)
             print(f"note: {note}", file=sys.stderr)
-        print(f"{done.path}: {done.chunks} chunks, {done.tokens} tokens"
-              + (f" ({sse.MARK})" if args.from_sse else ""))
+        what = "deltas" if args.api != "chat" else "chunks"
+        mark = done.notes[0] if args.api != "chat" and done.notes else sse.MARK if args.from_sse else ""
+        print(f"{done.path}: {done.chunks} {what}, {done.tokens} tokens" + (f" ({mark})" if mark else ""))
     if done.error:
-        print(f"workbench capture: error: {done.error} ({done.chunks} chunks kept in {done.path})",
+        print(f"workbench capture: error: {done.error} ({done.chunks} {'chunks' if args.api == 'chat' else 'deltas'} "
+              f"kept in {done.path})",
               file=sys.stderr)
         return 2
     return 0
@@ -105,12 +118,21 @@ def _brief(chunks: list[str]) -> str:
     return " | ".join(parts) or "(none)"
 
 
+def _events_brief(events: list[dict]) -> str:
+    from workbench.cli.render_faces import event_summary
+
+    return " | ".join(f"{e.get('type')} {event_summary(e)}".strip() for e in events) or "(none)"
+
+
 def comparison_table(cmp):
     """Per row: what the server sent, what this vLLM's rows send; the first difference marked."""
+    from rich.markup import escape
     from rich.table import Table
 
+    brief = _events_brief if hasattr(cmp, "api") else _brief
+    what = f"same {cmp.api} events" if hasattr(cmp, "api") else "same chunks"
     title = (f"server (vLLM {cmp.server_version}) vs here: "
-             + ("same chunks" if cmp.first_difference is None
+             + (what if cmp.first_difference is None
                 else f"first difference at step {cmp.first_difference}: {cmp.cause}"))
     t = Table(title=title, header_style="bold")
     for col in ("step", "", "server sent", "this vLLM sends"):
@@ -118,5 +140,5 @@ def comparison_table(cmp):
     for s in cmp.steps:
         mark = "=" if s.same else ("▶" if s.step == cmp.first_difference else "≠")
         style = None if s.same else ("bold red" if s.step == cmp.first_difference else "red")
-        t.add_row(str(s.step), mark, _brief(s.a), _brief(s.b), style=style)
+        t.add_row(str(s.step), mark, escape(brief(s.a)), escape(brief(s.b)), style=style)
     return t

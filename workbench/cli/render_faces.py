@@ -82,3 +82,17 @@ def show(con: Console, face: Face, rows: Sequence[Row]) -> None:
     con.print(final_table(face))
     for note in face.notes:
         con.print(f"[yellow]note:[/] {escape(note)}")
+
+
+def server_final_table(face: Face, client: dict) -> Table:
+    """A capture's client view: the SDK over the server's own SSE beside the SDK over this vLLM's."""
+    t = Table(title="what the client ends with (the same SDK over each stream)", header_style="bold")
+    t.add_column("server sent", overflow="fold")
+    t.add_column("this vLLM sends", overflow="fold")
+
+    def cell(c: dict | None) -> str:
+        c = c or {}
+        return _blocks(face.api, c["object"]) if "object" in c else f"[red]{escape(str(c.get('error')))}[/]"
+
+    t.add_row(cell(client.get("server")), cell(client.get("here")))
+    return t

@@ -41,16 +41,28 @@ def run(args: argparse.Namespace) -> int:
         header |= common.template_header(session.setup)
         rec.save(args.save, header, deltas, overwrite=args.force)
     server = None
-    if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
+    captured = source is not None and capture_compare.is_capture(source.header) and not args.chunking
+    if captured:
         deltas, notes = capture_compare.deltas(session, source)
     result = session.replay(deltas)
-    if source is not None and capture_compare.is_capture(source.header) and not args.chunking:
-        ps = session.setup.parser
-        server = capture_compare.compare(result, source, f"{ps.tool_parser}+{ps.reasoning_parser}",
-                                        notes)
     from workbench.core import faces
 
     face = faces.run(session, result)
+    if captured:
+        ps = session.setup.parser
+        here = f"{ps.tool_parser}+{ps.reasoning_parser}"
+        if (source.header.get("origin") or {}).get("api") is None:
+            server = capture_compare.compare(result, source, here, notes)
+        elif face is None:
+            from workbench.errors import WorkbenchError
+
+            raise WorkbenchError(f"a {source.header['origin']['api']} capture is compared on its own API "
+                                 f"(drop --api chat)")
+        else:
+            from workbench.capture import api_compare
+
+            server = api_compare.compare(face, result.rows, source, here, notes,
+                                         (session.setup.api_request or {}).get("tools"))
     if args.json:
         out = result.to_dict()
         out["request"] = session.request_view()
@@ -62,6 +74,10 @@ def run(args: argparse.Namespace) -> int:
         from workbench.cli.capture_cmd import comparison_table
 
         render.console().print(comparison_table(server))
+        if hasattr(server, "api"):  # a Responses / Anthropic capture: what the SDK ends with, both sides
+            from workbench.cli import render_faces
+
+            render.console().print(render_faces.server_final_table(face, server.client))
     else:
         con = render.console()
         info = result.parser
@@ -75,7 +91,8 @@ def run(args: argparse.Namespace) -> int:
 
             render_faces.show(con, face, result.rows)
     if server is not None and server.first_difference is not None:
-        print(f"workbench replay: the server's chunks differ from this vLLM's from step "
+        print(f"workbench replay: the server's {'events' if hasattr(server, 'api') else 'chunks'} differ from this "
+              f"vLLM's from step "
               f"{server.first_difference}: {server.cause}", file=sys.stderr)
     errors = result.errors
     if errors:
