@@ -162,7 +162,7 @@ def write(api: str, got: Read, body: dict, origin: dict, opts: Options, out: Pat
     if prompt is not None:
         local = (list(session.prompt_ids) if _harmony(session) else  # Harmony renders no chat template
                  req.render_prompt(session.tokenizer, session.setup.request, opts.chat_template, opts.trust_template))
-        tokcheck.check(session.tokenizer, opts.tokenizer, prompt, ids, local)
+        notes += tokcheck.check(session.tokenizer, opts.tokenizer, prompt, ids, local)
     notes += _prompt_size_note(api, got.events, session)
     tokcheck.check(session.tokenizer, opts.tokenizer, [], ids, [])
     eos = eos_id(session.tokenizer)
