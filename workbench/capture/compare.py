@@ -81,7 +81,8 @@ def deltas(session: Session, recording: Recording) -> tuple[list[Delta], list[st
     if origin.get("token_ids") == "server":
         notes = tokcheck.check(
             session.tokenizer, session.setup.tokenizer, session.prompt_ids, recording.token_ids,
-            req.render_prompt(session.tokenizer, session.setup.request))
+            req.render_prompt(session.tokenizer, session.setup.request, session.setup.chat_template,
+                              session.setup.trust_template))
     body = [d for d in recording.deltas if "capture_error" not in d.extra]
     if not body:
         return list(recording.deltas), notes

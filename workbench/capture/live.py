@@ -61,7 +61,8 @@ class ServerSource:
         prompt = first.prompt_token_ids
         self.setup.request = RequestSpec.from_dict(body)
         self.session = Session(self.setup, prompt_token_ids=prompt)
-        local = req.render_prompt(self.session.tokenizer, self.setup.request)
+        local = req.render_prompt(self.session.tokenizer, self.setup.request, self.setup.chat_template,
+                                  self.setup.trust_template)
         self.notes = tokcheck.check(self.session.tokenizer, self.setup.tokenizer, prompt, [], local)
         self.header = {"url": self.server.url, "model": model, "opening_chunk": first.obj,
                        "server_vllm_version": self.server.version()}

@@ -115,11 +115,13 @@ def token_texts(tokenizer: TokenizerLike, ids: list[int]):
 
 def from_sse(opts, log_path: str | Path):
     """Write ``opts.output`` from a saved SSE log; returns a ``capture.Captured``."""
-    from workbench.capture.capture import Captured, _session, header_for, refuse_existing, stream_body
+    from workbench.capture.capture import (Captured, _session, check_template, header_for, refuse_existing,
+                                           stream_body)
     from workbench.core import recording as rec
     from workbench.core.deltas import Delta, deltas_from_ids, eos_id
 
     out = refuse_existing(opts)
+    check_template(opts)
     chunk_list = read_chunks(log_path)
     opening = next(c for c in chunk_list if c.has_choices)
     body = stream_body(opts.request, opts.request.get("model") or opening.model or "unknown")

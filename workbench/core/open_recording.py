@@ -4,7 +4,7 @@ The file is parsed once (``core/recording.py``), its tokenizer checked against t
 header (name, sha256 of every behaviour file, every id inside the vocabulary; a
 header that names a folder needs it given), the parser it replays with chosen (a
 config or plugin only when this run names it: ``parsers.replay_parser``; a
-recording made with ``--chat-template FILE`` only with a file given again), each
+recording made with ``--chat-template FILE`` and no prompt ids only with a file given again), each
 delta's text checked against its ids (``core/truth.py``), and every note on the
 way kept: a cut stream, another tokenizer, a changed config, text the ids disown.
 """
@@ -62,7 +62,7 @@ def open_recording(path: str | Path, given: Given | None = None) -> Opened:
             named = ParserSpec(config=given.config)
         spec, found = replay_parser(recorded, named, given.plugins)
         notes += found
-    notes += templates.recorded(r.header.get("chat_template"), given.chat_template)
+    notes += templates.recorded(r.header.get("chat_template"), given.chat_template, not r.prompt_token_ids)
     r.deltas, found = truth.text_of_ids(_ids_session(r, tokenizer, spec, given), r.deltas, given.force)
     return Opened(r, tokenizer, spec, notes + found, str(path))
 

@@ -8,7 +8,8 @@ request (``chat_template``, ``chat_template_kwargs.chat_template``) is data: vLL
 unless started with ``--trust-request-chat-template``, and so does the workbench,
 unless this run passes ``--trust-template`` (render it) or ``--chat-template FILE``
 (vLLM's flag: render that file instead). A recording made with FILE records its
-sha256 and replays only with a file given again. Either is rendered in a forked child with
+name and sha256; where its prompt must be rendered again it replays only with a file
+given again. Either is rendered in a forked child with
 at most ``limits.TEMPLATE_MEMORY_BYTES`` more memory and ``limits.TEMPLATE_SECONDS``
 of time, and only the token ids come back (as JSON).
 """
@@ -65,12 +66,15 @@ def provenance(text: str | None, path: str | None) -> dict:
     return {"chat_template": {"file": Path(path).name if path else None, "sha256": sha256(text)}}
 
 
-def recorded(entry: dict | None, given: str | None) -> list[str]:
-    """A recording made with --chat-template FILE replays only with a file given again
-    (a recording never loads a template this run did not name); notes when it differs."""
+def recorded(entry: dict | None, given: str | None, renders: bool = True) -> list[str]:
+    """A recording made with --chat-template FILE whose prompt must be rendered again
+    (``renders``: it holds no prompt ids) replays only with a file given again (a
+    recording never loads a template this run did not name); notes when it differs."""
     if not entry:
         return []
     name = entry.get("file") or "FILE"
+    if given is None and not renders:  # the recorded prompt ids are replayed; the template is not needed
+        return []
     if given is None:
         raise WorkbenchError(f"made with chat template {name}: a recording never renders a template this run "
                              f"does not name; pass your copy again (--chat-template {name})")
