@@ -3,7 +3,9 @@
 ``HostileServer(routes)`` is started and stopped by the test that uses it. A route is
 ``fn(request) -> iterable of bytes | float``: bytes are sent as they are, a float sleeps
 that many seconds. So a test can trickle headers, lie in Content-Length, gzip a bomb,
-cut a stream or never end one; ``seen`` keeps every request (method, path, headers, body).
+cut a stream or never end one; ``seen`` keeps every request (method, path, headers, body),
+``sent`` how much of each path's response went out before the client hung up or the
+server closed (a share of its parts: a client that waited it out got 1.0).
 """
 
 from __future__ import annotations
@@ -64,6 +66,7 @@ class HostileServer:
     def __init__(self, routes: dict) -> None:
         self.routes = routes
         self.seen: list[Request] = []
+        self.sent: dict[str, float] = {}  # path -> the largest share of a response's parts sent
         self._sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         self._sock.bind(("127.0.0.1", 0))
@@ -110,14 +113,19 @@ class HostileServer:
                     return
                 self.seen.append(request)
                 route = self.routes.get(request.path.split("?")[0])
-                parts = route(request) if route else [response(404, {"detail": "Not Found"})]
-                for part in parts:
-                    if self._stop.is_set():
-                        return
-                    if isinstance(part, (int, float)):
-                        time.sleep(part)
-                    else:
-                        conn.sendall(part)
+                parts = list(route(request) if route else [response(404, {"detail": "Not Found"})])
+                path, done = request.path.split("?")[0], 0
+                try:
+                    for part in parts:
+                        if self._stop.is_set():
+                            return
+                        if isinstance(part, (int, float)):
+                            time.sleep(part)
+                        else:
+                            conn.sendall(part)
+                        done += 1
+                finally:
+                    self.sent[path] = max(self.sent.get(path, 0.0), done / max(len(parts), 1))
             except OSError:  # the client hung up: expected when it refuses what we send
                 pass
 

@@ -352,16 +352,13 @@ def _template_recording(t, template: str) -> Path:
     (LOOP, ["--trust-template"], "chat template failed: still rendering after 2 s"),
 ])
 def test_a_recordings_chat_template_is_data(run_cli, tmp_path, monkeypatch, template, flags, message):
-    import time
-
+    """The box's own limits end it (the message says which), not a timer in the test."""
     from workbench.core import limits
 
     if template == LOOP:
         monkeypatch.setattr(limits, "TEMPLATE_SECONDS", 2)  # the stated 10 s, shortened for the test
-    t0 = time.perf_counter()
     code, out, err = run_cli("replay", _template_recording(tmp_path, template), *flags, "--json")
     assert code == 2 and out == "" and err.count("\n") == 1 and message in err, err
-    assert time.perf_counter() - t0 < 30
 
 
 def test_chat_template_kwargs_cannot_bring_a_template_loop(run_cli):
