@@ -43,7 +43,7 @@ FINAL_FIELDS = FIELDS + ("error",)
 _RANDOM_ID = re.compile(r"chatcmpl-tool-[0-9a-f]+")
 
 
-def normalise(value: Any):
+def normalise(value: Any) -> Any:
     """``value`` with random tool-call ids replaced, for comparison."""
     if isinstance(value, str):
         return _RANDOM_ID.sub("chatcmpl-tool-*", value)

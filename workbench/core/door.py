@@ -112,7 +112,7 @@ def read_text(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTE
     return decode(read_bytes(path, what, max_bytes), f"{what} {path}")
 
 
-def read_json(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES):
+def read_json(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> Any:
     return parse_json(read_text(path, what, max_bytes), f"{what} {path}")
 
 

@@ -61,7 +61,7 @@ class Bad(Exception):
         return InputError(f"{where}: {self.message}", line=self.line, column=self.column, reason=self.reason)
 
 
-def parse_json(text: str, where: str):
+def parse_json(text: str, where: str) -> Any:
     """One JSON value, with every cap checked before the parser sees it."""
     try:
         return parse_value(text)
@@ -69,7 +69,7 @@ def parse_json(text: str, where: str):
         raise bad.error(where) from None
 
 
-def parse_value(text: str):
+def parse_value(text: str) -> Any:
     n = len(text)  # shorter text can neither nest that deep nor hold that long an integer
     stripped = None
     if n > limits.MAX_JSON_DEPTH and text.count("[") + text.count("{") > limits.MAX_JSON_DEPTH:

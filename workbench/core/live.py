@@ -42,7 +42,7 @@ class LiveConfig:
         self.result: Result = self.session.replay(self.deltas)
 
     @property
-    def parser_class(self):
+    def parser_class(self) -> type | None:
         return self.session.parser_cls
 
     def reload(self, config_text: str) -> list[ConfigProblem]:

@@ -9,7 +9,7 @@ we expose their ``state`` and record the ``SemanticEvent``s each
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from enum import Enum
 from typing import Any, NamedTuple, TYPE_CHECKING
 
@@ -101,7 +101,7 @@ def states(parser: Parser | None) -> dict[str, str]:
     return {role: eng.state.name for role, eng in engines(parser).items()}
 
 
-def states_reader(engines_by_role: dict[str, Any]):
+def states_reader(engines_by_role: dict[str, Any]) -> Callable[[], dict[str, str]]:
     """``read() -> {role: state name}`` for these engines; the last dict again while no
     state changed (a stream asks after every delta; rows never change their states)."""
     items = list(engines_by_role.items())
@@ -131,7 +131,7 @@ def phase(parser: Parser | None, prompt_ids: Sequence[int] | None = None) -> Pha
     return phase_reader(parser)(prompt_ids)
 
 
-def phase_reader(parser):
+def phase_reader(parser: Parser | None) -> Callable[..., Phase]:
     """``read(prompt_ids=None) -> Phase`` for this parser instance, its kind of parser
     decided once (a stream asks after every delta)."""
     if parser is None:
@@ -142,13 +142,13 @@ def phase_reader(parser):
         # parse_delta feeds the engine without initialize_streaming, so its state is the truth.
         engine = compat.streaming_engine(parser)
 
-        def read_engine(prompt_ids=None) -> Phase:
+        def read_engine(prompt_ids: Sequence[int] | None = None) -> Phase:
             name = engine.state.name
             return REASONING if name == "REASONING" else TOOL if name in _TOOL_STATES else CONTENT
         return read_engine
     has_reasoning, has_tool = parser.reasoning_parser is not None, parser.tool_parser is not None
 
-    def read(prompt_ids=None) -> Phase:
+    def read(prompt_ids: Sequence[int] | None = None) -> Phase:
         state = compat.stream_state(parser)
         ended = state.reasoning_ended
         if not state.prompt_reasoning_checked and prompt_ids is not None:
@@ -192,7 +192,7 @@ class EventRecorder:
     def _keeper(self, role: str):
         names = _EVENT_NAMES
 
-        def keep(events) -> None:
+        def keep(events: Sequence[Any]) -> None:
             out = self.events
             for ev in events:
                 t = ev.type
@@ -213,7 +213,7 @@ _EVENT_NAMES: dict = {}  # EventType member -> its name (Enum.name is a slow pro
 _new = tuple.__new__
 
 
-def graph(config, role: str) -> dict:
+def graph(config: Any, role: str) -> dict:
     """One ParserEngineConfig as {role, name, initial, nodes, edges}: every state a
     transition names (and the initial state), every transition as an edge."""
     edges = []

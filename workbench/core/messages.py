@@ -45,7 +45,7 @@ class MessageDelta(NamedTuple):
     tool_calls: tuple[ToolCallDelta, ...] = ()
 
     @classmethod
-    def from_vllm(cls, msg) -> MessageDelta | None:
+    def from_vllm(cls, msg: Any) -> MessageDelta | None:
         """vLLM's DeltaMessage (read by attribute, so this file needs no vLLM import)."""
         if msg is None:
             return None
@@ -59,7 +59,7 @@ class MessageDelta(NamedTuple):
         return _new(cls, (msg.reasoning, msg.content, tuple(calls)))
 
     @classmethod
-    def of(cls, value) -> MessageDelta | None:
+    def of(cls, value: Any) -> MessageDelta | None:
         """``value`` itself (any object with these fields), None, or one from its JSON."""
         if value is None or not isinstance(value, dict):
             return value
@@ -124,7 +124,7 @@ class Final:
         return d
 
 
-def as_json(value: Any):
+def as_json(value: Any) -> Any:
     """A Final or MessageDelta as its JSON; JSON (or None) as it is."""
     return value.to_dict() if hasattr(value, "to_dict") else value
 
@@ -141,12 +141,12 @@ class Accumulator:
         self._content: list[str] | None = None
         self._calls: dict[int, list] = {}  # index -> [id, name, argument parts]
 
-    def add(self, delta) -> None:
+    def add(self, delta: MessageDelta | dict | None) -> None:
         """One sent delta: a MessageDelta, its JSON, or None (nothing sent)."""
-        if delta is None:
-            return
         if isinstance(delta, dict):
             delta = MessageDelta.of(delta)
+        if delta is None:
+            return
         if delta.reasoning is not None:
             if self._reasoning is None:
                 self._reasoning = []

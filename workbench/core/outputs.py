@@ -14,14 +14,17 @@ from typing import TYPE_CHECKING
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
+
+    from workbench.core.secrets import ScrubbedFile
 
 
 def exists_error(path: str | Path) -> WorkbenchError:
     return WorkbenchError(f"{path} exists: give another name, or --force to overwrite it")
 
 
-def refuse_existing(paths, force: bool) -> None:
+def refuse_existing(paths: Iterable[str | Path | None], force: bool) -> None:
     """Before anything is written: every path is new, or ``force``."""
     if force:
         return
@@ -30,7 +33,7 @@ def refuse_existing(paths, force: bool) -> None:
             raise exists_error(p)
 
 
-def create(path: str | Path, force: bool = False, *, mkdir: bool = False):
+def create(path: str | Path, force: bool = False, *, mkdir: bool = False) -> ScrubbedFile:
     """A text file opened for writing (UTF-8); ``x`` mode unless ``force``, so a file that
     appears between a check and the write is still never overwritten. What is written
     goes through the secrets scrubber (``core/secrets.py``), as the CLI's streams do."""
@@ -47,7 +50,7 @@ def create(path: str | Path, force: bool = False, *, mkdir: bool = False):
         raise WorkbenchError(f"cannot write {p}: {e.strerror}") from None
 
 
-def append(path: str | Path):
+def append(path: str | Path) -> ScrubbedFile:
     """An existing output file opened to go on writing it (``corpus --resume``), through the
     scrubber as ``create``'s files are."""
     from workbench.core import secrets

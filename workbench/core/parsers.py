@@ -158,7 +158,7 @@ class _ListHandler(logging.Handler):
         self.records.append(record)
 
 
-def compose(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None):
+def compose(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None) -> type[Parser] | None:
     """The Parser *class* vLLM would use, or None when no parser is configured.
     ``policy``: the modules a config's callables may live in (``core.trust``)."""
     if spec.config:
@@ -243,5 +243,5 @@ def describe(parser_cls: type[Parser] | None) -> dict:
     }
 
 
-def _qualname(cls) -> str:
+def _qualname(cls: type) -> str:
     return f"{cls.__module__}.{cls.__qualname__}"

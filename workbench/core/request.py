@@ -98,7 +98,7 @@ def load_json_file(path: str | Path, what: str) -> Any:
     return door.read_json(path, f"{what} file")
 
 
-def build_request(spec: RequestSpec):
+def build_request(spec: RequestSpec) -> Any:
     """A validated ``ChatCompletionRequest``, exactly as vLLM's server builds it."""
     spec.check()
     from pydantic import ValidationError
@@ -195,6 +195,6 @@ def render_harmony_prompt(spec: RequestSpec) -> list[int]:
         raise WorkbenchError(f"harmony prompt failed: {type(e).__name__}: {e}") from None
 
 
-def sampling_params(request, max_tokens: int):
+def sampling_params(request: Any, max_tokens: int) -> Any:
     """The server's ``SamplingParams`` for this (adjusted) request."""
     return request.to_sampling_params(max_tokens, {})  # positional: Responses names it default_max_tokens

@@ -9,8 +9,9 @@ made only at the edges (``to_dict``: --json, the lane wire, the widget's comm).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, fields
+from typing import Any
 
 from workbench.core.machine import Event, Phase
 from workbench.core.messages import MessageDelta, ToolCallDelta
@@ -100,7 +101,7 @@ def typed(d: dict, kinds: tuple[str, str] | None = None) -> dict:
     return out
 
 
-def format_tool_calls(calls, ids: bool = True) -> str:
+def format_tool_calls(calls: Iterable[ToolCallDelta | dict], ids: bool = True) -> str:
     """Tool-call deltas (typed or their JSON) in one line: ``#0 id=… name=… args+='…'``
     (``ids``: with the call ids, which a server draws at random per call)."""
     parts = []
@@ -164,7 +165,7 @@ class Column:
     fit: int = 0
     field: str | None = None
 
-    def shown_value(self, record):
+    def shown_value(self, record: Row) -> Any:
         return (self.display or self.value)(record)
 
     def spec(self) -> dict:
@@ -220,7 +221,7 @@ def shown_columns(rows: list[Row], columns: tuple[Column, ...] = COLUMNS) -> lis
             or (c.shown == "auto" and any(c.value(r) is not None for r in rows))]
 
 
-def to_frame(rows: list[Row], columns: tuple[Column, ...] = COLUMNS):
+def to_frame(rows: list[Row], columns: tuple[Column, ...] = COLUMNS) -> Any:
     """A pandas DataFrame, one row per delta and one column per schema column (its value).
     Numbers are never missing; every other column is of objects, so a missing value is
     None everywhere (never NaN)."""

@@ -19,12 +19,14 @@ from workbench.core.rows import Row
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
     from vllm.parser.abstract_parser import Parser
     from vllm.tokenizers import TokenizerLike
 
 
-def make_parser(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, chat_template_kwargs: dict):
+def make_parser(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request: Any,
+                chat_template_kwargs: dict) -> Parser | None:
     """A fresh instance, as ``OpenAIServingChat._make_parser`` builds one."""
     if parser_cls is None:
         return None
@@ -43,8 +45,8 @@ class StreamRun:
     ``keep_rows=False``: ``rows`` stays empty (a caller that reads each row as it comes,
     as `check` does, holds no row of a long stream)."""
 
-    def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int],
-                 chat_template_kwargs: dict, keep_rows: bool = True):
+    def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request: Any, prompt_ids: Sequence[int],
+                 chat_template_kwargs: dict, keep_rows: bool = True) -> None:
         self.tokenizer = tokenizer
         self.request = request
         self.prompt_ids = list(prompt_ids)
@@ -62,7 +64,7 @@ class StreamRun:
         self.token_ids: list[int] = []
         self._tokens: dict[int, str] = {}
         self._read_phase = machine.phase_reader(self.parser)
-        self._phase = None  # where the next delta starts (read at the first feed, with the prompt)
+        self._phase: machine.Phase | None = None  # where the next delta starts (read at the first feed, with the prompt)
         self._read_states = machine.states_reader(self.engines)
         self._states = self._read_states()
 
@@ -166,15 +168,16 @@ class StreamRun:
 
     def _usage_chunk(self) -> str:
         reasoning = None
-        if getattr(self.parser, "reasoning_parser_cls", None) is not None:
-            reasoning = self.parser.count_reasoning_tokens(tuple(self.token_ids))
+        parser = self.parser
+        if parser is not None and getattr(parser, "reasoning_parser_cls", None) is not None:
+            reasoning = parser.count_reasoning_tokens(tuple(self.token_ids))
         return serving.usage_chunk_json(len(self.prompt_ids), self.num_tokens, reasoning)
 
 
 _OPENING = MessageDelta(content="")
 
 
-def nonstream(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request, prompt_ids: Sequence[int], chat_template_kwargs: dict,
+def nonstream(parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request: Any, prompt_ids: Sequence[int], chat_template_kwargs: dict,
               text: str, token_ids: Sequence[int], enable_auto_tools: bool, finish_reason: str = "stop") -> Final:
     """The non-streaming response's message (``error`` set, fields empty, if parse raised)."""
     parser = make_parser(parser_cls, tokenizer, request, chat_template_kwargs)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus, unquote
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 PLACEHOLDER = "[secret]"
@@ -74,7 +75,7 @@ def scrub(text: str) -> str:
     return text
 
 
-def scrub_obj(obj: Any):
+def scrub_obj(obj: Any) -> Any:
     """A copy of JSON-like ``obj`` without any registered secret, in values or keys."""
     if not _FORMS:
         return obj
@@ -108,7 +109,7 @@ class ScrubbedStream:
     """A text stream that writes through ``scrub``, a line at a time (a secret split over
     two writes of one line is still found); ``flush`` writes what is held."""
 
-    def __init__(self, stream) -> None:
+    def __init__(self, stream: Any) -> None:
         self.stream = stream
         self.encoding = getattr(stream, "encoding", "utf-8")
         self._held = ""
@@ -135,7 +136,7 @@ class ScrubbedStream:
     def fileno(self) -> int:
         return self.stream.fileno()
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.stream, name)
 
 
@@ -152,12 +153,12 @@ class ScrubbedFile(ScrubbedStream):
     def __enter__(self) -> ScrubbedFile:
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
 
 @contextmanager
-def scrubbed_stdio():
+def scrubbed_stdio() -> Iterator[None]:
     """sys.stdout and sys.stderr through ``scrub`` for the duration (the CLI's boundary)."""
     out, err = sys.stdout, sys.stderr
     sys.stdout, sys.stderr = ScrubbedStream(out), ScrubbedStream(err)
@@ -183,7 +184,7 @@ def _install_excepthook() -> None:
     _HOOKED = True
     previous = sys.excepthook
 
-    def hook(kind, value: Any, tb):
+    def hook(kind: type[BaseException], value: Any, tb: Any) -> None:
         import traceback
 
         if not _FORMS:

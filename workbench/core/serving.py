@@ -9,25 +9,29 @@ are restated here; the objects (DeltaMessage, chunks, ToolCall) are vLLM's own.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from vllm.parser.abstract_parser import Parser
 
+    from workbench.core.messages import Final
 
-def is_named(request) -> bool:
+Request = Any  # vLLM's ChatCompletionRequest (or a Responses/Messages one the faces convert)
+
+
+def is_named(request: Request) -> bool:
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionNamedToolChoiceParam
 
     return type(request.tool_choice) is ChatCompletionNamedToolChoiceParam
 
 
-def hide_stream_metadata(request, has_parser: bool) -> bool:
+def hide_stream_metadata(request: Request, has_parser: bool) -> bool:
     """Hidden reasoning also hides per-chunk token ids (they would leak it)."""
     return not request.include_reasoning and has_parser
 
 
-def chunk_token_ids(request, has_parser: bool, ids: Sequence[int]) -> list[int] | None:
+def chunk_token_ids(request: Request, has_parser: bool, ids: Sequence[int]) -> list[int] | None:
     """The ids a chunk carries: only with ``return_token_ids`` (and reasoning shown)."""
     # getattr: a Responses request (the faces replay it through the same runner) has neither field
     if getattr(request, "return_token_ids", False) and not hide_stream_metadata(request, has_parser):
@@ -39,7 +43,7 @@ class StreamPolicy:
     """What the server decides per streamed delta, for one request (its switches read
     once: a stream asks after every delta)."""
 
-    def __init__(self, request, has_parser: bool) -> None:
+    def __init__(self, request: Request, has_parser: bool) -> None:
         self.request = request
         self.named = is_named(request)
         self.ids_in_chunks = chunk_token_ids(request, has_parser, ()) is not None
@@ -54,7 +58,7 @@ class StreamPolicy:
             return "tool_calls"
         return raw or "stop"
 
-    def delta(self, delta_message, raw_finish: str | None):
+    def delta(self, delta_message: Any, raw_finish: str | None) -> tuple[bool, Any]:
         """(send?, the DeltaMessage the client actually receives)."""
         if delta_message is None:
             # No logprobs in the workbench's requests: only the final chunk, or every
@@ -71,7 +75,7 @@ class StreamPolicy:
         return True, delta_message
 
 
-def chunk_json(delta_message, finish_reason: str | None, token_ids: list[int] | None = None) -> str:
+def chunk_json(delta_message: Any, finish_reason: str | None, token_ids: list[int] | None = None) -> str:
     """The SSE chunk's JSON, serialised as the server does (exclude_unset)."""
     from vllm.entrypoints.openai.chat_completion.protocol import (
         ChatCompletionResponseStreamChoice,
@@ -88,7 +92,7 @@ def chunk_json(delta_message, finish_reason: str | None, token_ids: list[int] | 
     return chunk.model_dump_json(exclude_unset=True)
 
 
-def opening_chunk_json(request, prompt_ids: Sequence[int]) -> str:
+def opening_chunk_json(request: Request, prompt_ids: Sequence[int]) -> str:
     """The first chunk of every stream: the role, content "" (and the prompt ids if asked)."""
     from vllm.entrypoints.generate.base.protocol import DeltaMessage
     from vllm.entrypoints.openai.chat_completion.protocol import (
@@ -113,7 +117,7 @@ def error_chunk_json() -> str:
                                  "param": None, "code": 500}})
 
 
-def include_usage(request) -> bool:
+def include_usage(request: Request) -> bool:
     """``stream_options.include_usage`` (the server's --enable-force-include-usage is not modelled)."""
     options = getattr(request, "stream_options", None)
     return bool(options and options.include_usage)
@@ -134,9 +138,10 @@ def usage_chunk_json(prompt_tokens: int, completion_tokens: int, reasoning_token
     return chunk.model_dump_json(exclude_unset=True, exclude_none=True)
 
 
-def full_message(request, parser_cls: type[Parser] | None, enable_auto_tools: bool, reasoning, content, tool_calls,
-                 raw_finish: str):
-    """(message dict, finish_reason) as chat_completion_full_generator builds them."""
+def full_message(request: Request, parser_cls: type[Parser] | None, enable_auto_tools: bool,
+                 reasoning: str | None, content: str | None, tool_calls: list[Any] | None,
+                 raw_finish: str) -> tuple[Any, str]:
+    """(ChatMessage, finish_reason) as chat_completion_full_generator builds them."""
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponseChoice, ChatMessage
     from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
     from vllm.entrypoints.generate.base.protocol import ToolCall
@@ -148,7 +153,7 @@ def full_message(request, parser_cls: type[Parser] | None, enable_auto_tools: bo
     named, required = is_named(request), request.tool_choice == "required"
     auto_called = False
 
-    def calls():
+    def calls() -> list[Any]:
         return [ToolCall(id=tc.id or make_tool_call_id(), function=tc) for tc in (tool_calls or [])]
 
     if (not enable_auto_tools or not tool_parser_cls) and not named and not required:
@@ -170,7 +175,8 @@ def full_message(request, parser_cls: type[Parser] | None, enable_auto_tools: bo
     return choice.message, choice.finish_reason
 
 
-def incomplete_call_notes(finish_reason: str | None, stream, text: str, tool_parser_cls) -> list[str]:
+def incomplete_call_notes(finish_reason: str | None, stream: Final, text: str,
+                          tool_parser_cls: type | None) -> list[str]:
     """What a client should be told when max_tokens cut the output inside a tool call.
 
     The server just reports finish_reason "length"; this says which streamed call's

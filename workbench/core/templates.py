@@ -24,16 +24,20 @@ import select
 import signal
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core import limits
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from workbench.core.request import RequestSpec
 
 REFUSED = ("the request carries its own chat template ({where}): a template from a recording or request is "
            "data and is not rendered; pass --trust-template to render it, or --chat-template FILE to render "
            "your own (either in a subprocess, at most {s} s and {mb})")
 
 
-def choose(spec, chat_template: str | None, trust: bool) -> tuple[str | None, dict]:
+def choose(spec: RequestSpec, chat_template: str | None, trust: bool) -> tuple[str | None, dict]:
     """(the template to render in a box, or None for the tokenizer's own; the kwargs to
     render with), for a RequestSpec.
 
@@ -93,7 +97,7 @@ def _address_space() -> int:
         os.close(fd)
 
 
-def render_boxed(tokenizer, messages, tools, template: str, kwargs: dict) -> list[int]:
+def render_boxed(tokenizer: Any, messages: list, tools: list | None, template: str, kwargs: dict) -> list[int]:
     """``apply_chat_template`` with ``template`` in a forked child, memory and time capped."""
     read, write = os.pipe()
     budget = _address_space() + limits.TEMPLATE_MEMORY_BYTES

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
     from typing import Any
     from workbench.core.parsers import ParserSpec
 
@@ -118,7 +119,7 @@ def allow_callable_arg(text: str) -> str:
     return text
 
 
-def policy(plugin_modules=(), allow_callables=()) -> CallablePolicy:
+def policy(plugin_modules: Iterable[str] = (), allow_callables: Iterable[str] = ()) -> CallablePolicy:
     from workbench.errors import WorkbenchError
 
     for name in allow_callables:
@@ -150,7 +151,7 @@ def file_sha256(path: str | Path) -> str | None:
         return None
 
 
-def provenance(spec: ParserSpec, plugins=(), config_text: str | None = None) -> dict:
+def provenance(spec: ParserSpec, plugins: Iterable[str] = (), config_text: str | None = None) -> dict:
     """A recording header's ``parser``: names, the config's path and sha256, the plugins'."""
     out = spec.to_dict()
     if config_text is not None:

@@ -22,6 +22,9 @@ from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
     from vllm.tokenizers import TokenizerLike
+
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.recording import Recording
     from workbench.core.session import Session
 
 
@@ -48,7 +51,7 @@ def _same_folder(a: str, b: str) -> bool:
         return False
 
 
-def check_tokenizer(r, name: str, tokenizer: TokenizerLike, force: bool = False) -> list[str]:
+def check_tokenizer(r: Recording, name: str, tokenizer: TokenizerLike, force: bool = False) -> list[str]:
     """Notes (with ``force``) or WorkbenchError when the tokenizer is not the recording's;
     WorkbenchError for any id outside its vocabulary, which would replay as wrong text."""
     from workbench.core.tokenizers import ensure_tokenizer, main_file_sha256, tokenizer_sha256
@@ -83,7 +86,7 @@ def check_tokenizer(r, name: str, tokenizer: TokenizerLike, force: bool = False)
     return problems + notes
 
 
-def ids_parser(header: dict, this_run):
+def ids_parser(header: dict, this_run: ParserSpec | None) -> ParserSpec:
     """The parser whose ``adjust_request`` decides how the ids were detokenized (special
     tokens kept or skipped): the recording's own when it is vLLM's by name, else this run's."""
     from workbench.core.parsers import ParserSpec, registered_names

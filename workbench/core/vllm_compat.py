@@ -116,7 +116,7 @@ def _gone(owner: str, attr: str) -> CompatError:
                        f"{why.split(' (')[0]}; see workbench/core/vllm_compat.py)")
 
 
-def read(obj: Any, owner: str, attr: str):
+def read(obj: Any, owner: str, attr: str) -> Any:
     """``obj.attr`` for an attribute listed in PRIVATE; loud when vLLM dropped it."""
     try:
         return getattr(obj, attr)
@@ -139,12 +139,12 @@ def is_parser_engine(parser: Parser | None) -> bool:
     return parser is not None and isinstance(parser, _classes()[1])
 
 
-def streaming_engine(parser_engine: Any):
+def streaming_engine(parser_engine: Any) -> Any:
     """The StreamingParserEngine a ParserEngine feeds."""
     return read(parser_engine, "ParserEngine", "_engine")
 
 
-def adapter_engine(sub_parser: Any):
+def adapter_engine(sub_parser: Any) -> Any:
     """The ParserEngine behind an engine-based reasoning/tool parser; None for a legacy one."""
     for base in _classes()[2]:
         if isinstance(sub_parser, base):
@@ -152,7 +152,7 @@ def adapter_engine(sub_parser: Any):
     return None
 
 
-def adapter_engine_cls(parser_cls: type[Parser] | None):
+def adapter_engine_cls(parser_cls: type[Parser] | None) -> type | None:
     """The ParserEngine class a registered engine-based parser class adapts; None otherwise."""
     adapters = _classes()[2]
     for base in adapters:
@@ -182,12 +182,12 @@ def is_harmony(parser: Parser | None) -> bool:
     return parser is not None and _harmony_class(type(parser))  # type: ignore[arg-type]  # a class is hashable
 
 
-def harmony_streamable(parser: Parser | None):
+def harmony_streamable(parser: Parser | None) -> Any:
     """HarmonyParser's StreamableParser; None until its first token."""
     return read(parser, "HarmonyParser", "_parser")
 
 
-def harmony_recipient(parser: Parser | None, recipient: str | None):
+def harmony_recipient(parser: Parser | None, recipient: str | None) -> str | None:
     return read(type(parser), "HarmonyParser", "_normalize_recipient")(recipient)
 
 
@@ -204,7 +204,7 @@ def _segment_type():
     return read(harmony, "harmony", "_SegmentType")
 
 
-def stream_state(parser: Parser | None):
+def stream_state(parser: Parser | None) -> Any:
     """The Parser's StreamState (reasoning_ended, prompt_reasoning_checked, ...)."""
     return read(parser, "Parser", "_stream_state")
 
@@ -221,7 +221,7 @@ def wrap(obj: Any, owner: str, method: str, after: Callable[..., Any]) -> None:
     """Wrap ``obj.method`` on this instance only: ``after(result, *args)`` sees each result."""
     original = _method(obj, owner, method)
 
-    def wrapped(*args, **kwargs: Any):
+    def wrapped(*args: Any, **kwargs: Any) -> Any:
         out = original(*args, **kwargs)
         after(out, *args)
         return out
@@ -229,13 +229,13 @@ def wrap(obj: Any, owner: str, method: str, after: Callable[..., Any]) -> None:
     setattr(obj, method, wrapped)
 
 
-def record_events(engine, on_events: Callable[..., Any]) -> None:
+def record_events(engine: Any, on_events: Callable[..., Any]) -> None:
     """``on_events(events)`` after each feed/finish of a StreamingParserEngine that returned
     any (``wrap`` made lean: this runs inside every parse_delta of an engine parser)."""
     for method in ("feed", "finish"):
         original = _method(engine, "StreamingParserEngine", method)
 
-        def wrapped(*args, _original=original, **kwargs: Any):
+        def wrapped(*args: Any, _original: Callable[..., Any] = original, **kwargs: Any) -> Any:
             out = _original(*args, **kwargs)
             if out:
                 on_events(out)
@@ -245,7 +245,7 @@ def record_events(engine, on_events: Callable[..., Any]) -> None:
 
 
 # -- the engine core's structured-output manager ---------------------------------------
-def structured_output_manager(llm: LLMEngine):
+def structured_output_manager(llm: LLMEngine) -> StructuredOutputManager | None:
     """The in-process engine core's StructuredOutputManager; None when the engine core runs
     in another process (``LLMEngine.engine_core`` is then not an InprocClient)."""
     core = getattr(getattr(llm, "engine_core", None), "engine_core", None)
@@ -265,7 +265,7 @@ def wrap_grammar_bitmask(som: StructuredOutputManager, on_mask: Callable[..., An
     wrap(som, "StructuredOutputManager", "grammar_bitmask", on_mask)
 
 
-def gate_open(som: StructuredOutputManager, request) -> bool:
+def gate_open(som: StructuredOutputManager, request: Any) -> bool:
     """The call grammar_bitmask makes to decide whether the mask applies (constraint_start 0:
     reasoning has ended, or there is no reasoning gate at all)."""
     bounds = read(som, "StructuredOutputManager", "_get_constraint_bounds")
@@ -280,7 +280,7 @@ def reasoner_per_request(som: StructuredOutputManager, reasoners: dict) -> None:
     if not hasattr(som, "reasoner_cls"):
         raise _gone("StructuredOutputManager", "reasoner_cls")
 
-    def _get_reasoner(request):
+    def _get_reasoner(request: Any) -> Any:
         if request.request_id not in reasoners:
             return get_reasoner(request)
         engine_cls, som.reasoner_cls = som.reasoner_cls, reasoners[request.request_id]
@@ -293,7 +293,7 @@ def reasoner_per_request(som: StructuredOutputManager, reasoners: dict) -> None:
 
 
 # -- the API faces ----------------------------------------------------------------------
-def anthropic_serving():
+def anthropic_serving() -> Any:
     from vllm.entrypoints.anthropic.serving import AnthropicServingMessages
 
     return AnthropicServingMessages
@@ -304,7 +304,7 @@ def anthropic_merges_inline_system(chat_template: str | None) -> bool:
     return read(anthropic_serving(), "AnthropicServingMessages", "_detect_merge_inline_system")(chat_template)
 
 
-def anthropic_to_chat(request, merge_inline_system: bool, disabled_thinking_effort: str):
+def anthropic_to_chat(request: Any, merge_inline_system: bool, disabled_thinking_effort: str) -> Any:
     """``AnthropicServingMessages.to_chat_completion_request`` (a classmethod)."""
     return anthropic_serving().to_chat_completion_request(
         request, merge_inline_system=merge_inline_system, disabled_thinking_effort=disabled_thinking_effort)
@@ -347,7 +347,7 @@ def anthropic_stream_items(chunks: list[tuple[int, str]]) -> list[tuple[int, obj
 
 # -- the in-process LLMEngine ------------------------------------------------------------
 def prepare_request(llm: LLMEngine, request_id: str, prompt_ids: list[int], params: SamplingParams, reasoning_ended: bool | None,
-                    reasoning_parser_kwargs: dict | None):
+                    reasoning_parser_kwargs: dict | None) -> Any:
     """The EngineCoreRequest ``LLMEngine.add_request`` builds for ``prompt_ids``, with the
     two fields only ``AsyncLLM.add_request`` takes (0.32's LLMEngine has neither), and its
     internal request id assigned. ValueError (VLLMValidationError) when vLLM refuses it."""
@@ -362,13 +362,13 @@ def prepare_request(llm: LLMEngine, request_id: str, prompt_ids: list[int], para
     return req
 
 
-def submit_request(llm: LLMEngine, req) -> None:
+def submit_request(llm: LLMEngine, req: Any) -> None:
     """The rest of ``LLMEngine.add_request``: outputs registered, then the engine core."""
     read(llm, "LLMEngine", "output_processor").add_request(req, None, None, 0)
     read(llm, "LLMEngine", "engine_core").add_request(req)
 
 
-def held_requests(llm: LLMEngine):
+def held_requests(llm: LLMEngine) -> Any:
     """The internal ids of the requests the engine still holds (a live mapping)."""
     return read(llm, "LLMEngine", "output_processor").request_states
 

@@ -16,6 +16,8 @@ from workbench.core.trust import DEFAULT, CallablePolicy, UntrustedCallable
 from workbench.errors import close_matches
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+    from enum import Enum
     from typing import Any
 
 EXTRA_KEYS = ("extends", "parser_class")
@@ -23,7 +25,7 @@ TABLE_KEYS = ("terminals", "token_id_terminals", "content_events")
 TRANSITION_KEYS = ("from", "on", "to", "emit", "skip_in_token_id_mode")
 
 
-def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT):
+def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT) -> Any:
     """'module:attr.sub' -> the object; raises ValueError with a one-line reason
     (``UntrustedCallable`` when ``policy`` does not trust where it lives)."""
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
@@ -46,7 +48,7 @@ def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT):
 class Builder:
     """Merged TOML data -> ParserEngineConfig; each problem goes to ``report(path, message)``."""
 
-    def __init__(self, report, policy: CallablePolicy = DEFAULT) -> None:
+    def __init__(self, report: Callable[[str, str], None], policy: CallablePolicy = DEFAULT) -> None:
         from vllm.parser.engine.events import EventType
         from vllm.parser.engine.parser_engine_config import ParserState
 
@@ -59,7 +61,7 @@ class Builder:
         self.count += 1
         self.report(path, message)
 
-    def name(self, path: str, value: Any, enum, what: str):
+    def name(self, path: str, value: Any, enum: type[Enum], what: str) -> Any:
         if isinstance(value, str) and value in enum.__members__:
             return enum[value]
         if not isinstance(value, str):
@@ -68,7 +70,7 @@ class Builder:
             self.problem(path, f"unknown {what} {value!r}{close_matches(value, enum.__members__)}")
         return None
 
-    def typed(self, path: str, value: Any, kind, what: str):
+    def typed(self, path: str, value: Any, kind: type, what: str) -> Any:
         if isinstance(value, kind) and not (kind is int and isinstance(value, bool)):
             return value
         self.problem(path, f"expected {what}, got {value!r}")
@@ -94,7 +96,7 @@ class Builder:
             if isinstance(value, (list, dict)) and key not in ("terminals", "token_id_terminals") and len(value) > most:
                 self.problem(key, f"{len(value):,} entries, over the {most:,} a config may have")
 
-    def build(self, data: dict):
+    def build(self, data: dict) -> tuple[Any, type | None]:
         from vllm.parser.engine.parser_engine_config import ParserEngineConfig
 
         fields = {f.name: str(f.type) for f in dataclasses.fields(ParserEngineConfig)}
@@ -127,7 +129,7 @@ class Builder:
             self.problem("terminals", f"vLLM's engine cannot compile it: {type(e).__name__}: {e}")
         return config, parser_class
 
-    def field(self, key: str, ann: str, value: Any):
+    def field(self, key: str, ann: str, value: Any) -> Any:
         if key == "terminals":
             return self.terminals(value)
         if key == "token_id_terminals":
@@ -201,7 +203,7 @@ class Builder:
                 self.problem(f"transitions[{i}].on", f"transition from an unknown terminal {on!r}: declare it "
                              f"under [terminals] or [token_id_terminals]{close_matches(on, declared)}")
 
-    def callable(self, key: str, value: Any):
+    def callable(self, key: str, value: Any) -> Callable[..., Any] | None:
         try:
             if isinstance(value, dict):
                 unknown = set(value) - {"call", "args", "kwargs"}
@@ -221,7 +223,7 @@ class Builder:
             return None
         return obj
 
-    def parser_class(self, value: Any):
+    def parser_class(self, value: Any) -> type | None:
         if value is None:
             return None
         from vllm.parser.engine.parser_engine import ParserEngine
@@ -238,7 +240,7 @@ class Builder:
         return cls
 
 
-def _literal_or_ref(value: Any, policy: CallablePolicy):
+def _literal_or_ref(value: Any, policy: CallablePolicy) -> Any:
     if isinstance(value, dict):
         if set(value) != {"ref"}:
             raise ValueError(f"expected a literal or {{ ref = 'module:attr' }}, got {value!r}")

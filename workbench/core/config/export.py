@@ -51,7 +51,7 @@ def families() -> dict[str, type]:
 
     found: dict[str, type] = {}
 
-    def add(cls) -> None:
+    def add(cls: Any) -> None:
         if isinstance(cls, type) and issubclass(cls, ParserEngine) and cls is not ParserEngine:
             found.setdefault(cls.__module__.rsplit(".", 1)[-1], cls)
 
@@ -111,7 +111,8 @@ def family(name: str) -> tuple[str, type]:
     raise WorkbenchError(f"unknown parser family {name!r}{close_matches(name, fams)}")
 
 
-def family_config(name: str, tokenizer: TokenizerLike, chat_template_kwargs: dict | None = None):
+def family_config(name: str, tokenizer: TokenizerLike,
+                  chat_template_kwargs: dict | None = None) -> tuple[Any, str | None]:
     """(config, note): the ParserEngineConfig the family's class builds."""
     name, cls = family(name)
     try:
@@ -125,7 +126,7 @@ def family_config(name: str, tokenizer: TokenizerLike, chat_template_kwargs: dic
     return getattr(inspect.getmodule(cls), factory)(**kwargs), note
 
 
-def config_data(config, parser_class: type | None = None) -> dict:
+def config_data(config: Any, parser_class: type | None = None) -> dict:
     """ParserEngineConfig -> the TOML-ready dict config_io reads back."""
     hints = [inspect.getmodule(c) for c in (parser_class.__mro__ if parser_class else ())]
     data: dict = {"name": config.name}
@@ -166,7 +167,7 @@ def callable_spec(obj: Any, hints: list) -> str | dict:
     return ref_name(obj, hints)
 
 
-def _arg(value: Any, hints):
+def _arg(value: Any, hints: list) -> Any:
     return value if isinstance(value, (str, int, float, bool)) else {"ref": ref_name(value, hints)}
 
 

@@ -26,6 +26,7 @@ import dataclasses
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from workbench.core import door, limits
 from workbench.core.config.build import EXTRA_KEYS, TABLE_KEYS, Builder, resolve_ref  # noqa: F401
@@ -101,14 +102,14 @@ def load_text(text: str, *, base_dir: str | Path | None = None, source: str = "<
     return LoadedConfig(None if problems else config, parser_class, problems, source, data)
 
 
-def load(path: str | Path, policy: CallablePolicy = DEFAULT):
+def load(path: str | Path, policy: CallablePolicy = DEFAULT) -> Any:
     """The ParserEngineConfig in ``path``; WorkbenchError listing every problem."""
     loaded = load_file(path, policy)
     raise_for(loaded)
     return loaded.config
 
 
-def loads(text: str, *, base_dir: str | Path | None = None, policy: CallablePolicy = DEFAULT):
+def loads(text: str, *, base_dir: str | Path | None = None, policy: CallablePolicy = DEFAULT) -> Any:
     loaded = load_text(text, base_dir=base_dir, policy=policy)
     raise_for(loaded)
     return loaded.config
@@ -137,7 +138,7 @@ def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_Fil
         if ext is None:
             return files
 
-        def bad(msg: str, f=current) -> list[_File]:
+        def bad(msg: str, f: _File = current) -> list[_File]:
             problems.append(ConfigProblem("extends", f.lines.get("extends"), msg, f.label))
             return files
 
@@ -209,7 +210,7 @@ def _merge_transitions(data: dict, origin: dict, f: _File, entries: list, proble
     data["transitions"] = merged
 
 
-def _tkey(entry) -> tuple | None:
+def _tkey(entry: Any) -> tuple | None:
     if isinstance(entry, dict) and isinstance(entry.get("from"), str) and isinstance(entry.get("on"), str):
         return entry["from"], entry["on"]
     return None

@@ -12,6 +12,7 @@ and the usual hand-written variants.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 _KEY = re.compile(r'\s*([A-Za-z0-9_-]+|"[^"]*")\s*=')
 _TABLE = re.compile(r"\s*\[\s*([A-Za-z0-9_.-]+)\s*\]")
@@ -99,7 +100,8 @@ def _inline_prefix(value_key: str, element: int, stack: list[str]) -> str:
     return f"{value_key}[{element}]" if stack == ["[", "{"] else value_key
 
 
-def _inline_keys(line: str, raw: str, start: int, prefix: str, n: int, put) -> None:
+def _inline_keys(line: str, raw: str, start: int, prefix: str, n: int,
+                 put: Callable[[str, int], None]) -> None:
     """Keys of the one-line inline table opening at ``start`` (first level only)."""
     depth, i, expect_key = 0, start, True
     while i < len(line):

@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from vllm.tokenizers import TokenizerLike
 
 
-def parser_class_from_config(path: str | Path, tokenizer: TokenizerLike, policy: CallablePolicy = DEFAULT):
+def parser_class_from_config(path: str | Path, tokenizer: TokenizerLike,
+                             policy: CallablePolicy = DEFAULT) -> type:
     """The ParserEngine subclass for ``path``; WorkbenchError lists every problem."""
     if not Path(path).is_file():
         raise WorkbenchError(f"config file {path}: not found")
@@ -39,13 +40,13 @@ def parser_class_from_config(path: str | Path, tokenizer: TokenizerLike, policy:
 
 
 def parser_class_from_text(text: str, tokenizer: TokenizerLike, base_dir: str | Path | None = None,
-                           policy: CallablePolicy = DEFAULT):
+                           policy: CallablePolicy = DEFAULT) -> type:
     loaded = config_io.load_text(text, base_dir=base_dir, policy=policy)
     config_io.raise_for(loaded)
     return build_parser_class(loaded, tokenizer)
 
 
-def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike):
+def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike) -> type:
     from vllm.parser.engine.adapters import make_adapters
     from vllm.parser.engine.parser_engine import ParserEngine
 
@@ -54,7 +55,7 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike)
     injector = _injector_class()
     bases = (injector,) if family is ParserEngine else (family, injector)
 
-    def __init__(self, tokenizer: TokenizerLike, tools=None, **kwargs: Any):
+    def __init__(self: Any, tokenizer: TokenizerLike, tools: list | None = None, **kwargs: Any) -> None:
         kwargs.pop("parser_engine_config", None)
         bases[0].__init__(self, tokenizer, tools, **kwargs)  # type: ignore[misc]  # the first base's own
         if self.parser_engine_config is not config:
@@ -72,12 +73,12 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike)
     return cls
 
 
-def config_of(cls):
+def config_of(cls: type | None) -> Any:
     """The ParserEngineConfig a class built here runs; None for any other class."""
     return getattr(cls, "_workbench_config", None)
 
 
-def calls_tools(config) -> bool:
+def calls_tools(config: Any) -> bool:
     """Whether the config can make a tool call: a transition emits a tool event, or leads
     into a state whose text is a tool's name or arguments (else it is reasoning-only)."""
     from vllm.parser.engine.events import EventType
@@ -88,7 +89,7 @@ def calls_tools(config) -> bool:
             or any(config.content_events.get(state) in tool for state in into))
 
 
-def validate(cls, tokenizer: TokenizerLike, source: str) -> None:
+def validate(cls: type, tokenizer: TokenizerLike, source: str) -> None:
     """vLLM's start-up check: the class must instantiate with this tokenizer."""
     from vllm.parser.parser_manager import ParserManager
 
@@ -110,7 +111,8 @@ def _injector_class():
         from vllm.parser.engine.parser_engine import ParserEngine
 
         class _ConfigInjector(ParserEngine):
-            def __init__(self, tokenizer: TokenizerLike, tools=None, *, parser_engine_config=None, **kwargs: Any):
+            def __init__(self, tokenizer: TokenizerLike, tools: list | None = None, *,
+                         parser_engine_config: Any = None, **kwargs: Any) -> None:
                 super().__init__(tokenizer, tools, parser_engine_config=type(self)._workbench_config,
                                  **kwargs)
 

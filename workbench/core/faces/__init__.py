@@ -23,6 +23,7 @@ from workbench.core.faces.face import Face
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from workbench.core.faces.face import Face, Replayed
     from workbench.core.session import Session
 
 APIS = ("chat", "responses", "messages")
@@ -35,7 +36,7 @@ def check_api(api: str) -> str:
     return api
 
 
-def run(session: Session, result, client: bool = True, nonstream: bool = True) -> Face | None:
+def run(session: Session, result: Replayed, client: bool = True, nonstream: bool = True) -> Face | None:
     """``session``'s API face of ``result`` (a replay of that session: its rows, text and
     token ids); None for chat. ``nonstream``: also the non-streaming body; ``client``:
     also the SDK's final object."""

@@ -23,6 +23,8 @@ from workbench.core.request import RequestSpec, build_request
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from vllm.tokenizers import TokenizerLike
 
 ANTHROPIC_MAX_TOKENS = 4096  # Anthropic bodies must carry max_tokens; --messages has none
@@ -30,7 +32,7 @@ ANTHROPIC_MAX_TOKENS = 4096  # Anthropic bodies must carry max_tokens; --message
 _RENDER_KEYS = ("add_generation_prompt", "continue_final_message", "documents")
 
 
-def _validated(cls, body: dict, what: str):
+def _validated(cls: Any, body: dict, what: str) -> Any:
     from pydantic import ValidationError
     from vllm.exceptions import VLLMValidationError
 
@@ -46,19 +48,19 @@ def _validated(cls, body: dict, what: str):
         raise WorkbenchError(f"invalid {what} request: {str(e).splitlines()[0]}") from None
 
 
-def responses_request(body: dict):
+def responses_request(body: dict) -> Any:
     from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
 
     return _validated(ResponsesRequest, body, "Responses")
 
 
-def anthropic_request(body: dict):
+def anthropic_request(body: dict) -> Any:
     from vllm.entrypoints.anthropic.protocol import AnthropicMessagesRequest
 
     return _validated(AnthropicMessagesRequest, body, "Anthropic Messages")
 
 
-def template_kwargs(request) -> dict:
+def template_kwargs(request: Any) -> dict:
     """The chat template kwargs the server renders with (``build_chat_params``), less the
     ones the workbench's renderer sets itself and the unset (None) ones."""
     kwargs = request.build_chat_params(None, "auto").chat_template_kwargs
@@ -79,7 +81,7 @@ def _text_content(messages: list) -> list[dict]:
     return out
 
 
-def _chat_tool_choice(choice):
+def _chat_tool_choice(choice: Any) -> Any:
     if choice is None or isinstance(choice, str):
         return choice
     d = choice.model_dump() if hasattr(choice, "model_dump") else dict(choice)
@@ -88,7 +90,7 @@ def _chat_tool_choice(choice):
 
 
 # -- body -> what vLLM builds ---------------------------------------------------------------
-def parser_request(api: str, body: dict, tokenizer: TokenizerLike | None = None, stream: bool = True):
+def parser_request(api: str, body: dict, tokenizer: TokenizerLike | None = None, stream: bool = True) -> Any:
     """The request object the server's parser sees for ``body`` (not yet adjusted)."""
     if api == "chat":
         return build_request(spec_of("chat", body, tokenizer))
@@ -146,7 +148,7 @@ def _merges_system(tokenizer: TokenizerLike) -> bool:
     return compat.anthropic_merges_inline_system(template)
 
 
-def _disabled_effort(tokenizer: TokenizerLike, request) -> str:
+def _disabled_effort(tokenizer: TokenizerLike, request: Any) -> str:
     """``thinking: disabled`` -> the reasoning_effort the server sends the template.
 
     Restated from ``AnthropicServingMessages._probe_disabled_thinking_effort`` (an

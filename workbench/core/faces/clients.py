@@ -12,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from typing import Any
+
     from workbench.core.faces.face import Face
     from workbench.core.session import Session
 
@@ -38,7 +40,7 @@ def _openai(sse: bytes, tools: list) -> dict:
     import httpx
     import openai
 
-    def answer(request):
+    def answer(request: Any) -> Any:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse)
 
     with httpx.Client(transport=httpx.MockTransport(answer)) as http:
@@ -52,7 +54,7 @@ def _anthropic(sse: bytes) -> dict:
     import anthropic
     import httpx2
 
-    def answer(request):
+    def answer(request: Any) -> Any:
         return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=sse)
 
     with httpx2.Client(transport=httpx2.MockTransport(answer)) as http:

@@ -4,6 +4,19 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from workbench.core.rows import Row
+
+
+class Replayed(Protocol):
+    """What a face is made from: a replay's rows, text and token ids (a session.Result,
+    or the same three from a stream run)."""
+
+    rows: list[Row]
+    text: str
+    token_ids: list[int]
 
 
 class Face:

@@ -58,7 +58,7 @@ def final_of(api: str, obj: dict | None) -> Final:
         return Final(error=err.get("message") if isinstance(err, dict) else str(err))
     bs = blocks(api, obj)
 
-    def joined(kind):
+    def joined(kind: str) -> str | None:
         parts = [b["text"] for b in bs if b["kind"] == kind]
         return "".join(parts) if parts else None
 

@@ -23,11 +23,14 @@ from workbench.core.faces.face import Face
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
+
+    from workbench.core.faces.face import Replayed
     from workbench.core.rows import Row
     from workbench.core.session import Session
 
 
-def harmony_messages(request) -> list:
+def harmony_messages(request: Any) -> list:
     """The prompt's Harmony messages (``_render_responses_with_harmony``, no previous
     response, no tool server)."""
     from vllm.entrypoints.openai.parser.harmony_utils import (
@@ -66,7 +69,7 @@ def harmony_messages(request) -> list:
     return messages
 
 
-def prompt_ids(request) -> list[int]:
+def prompt_ids(request: Any) -> list[int]:
     from vllm.entrypoints.openai.parser.harmony_utils import render_for_completion
 
     from workbench.errors import WorkbenchError
@@ -85,6 +88,7 @@ def _context(session: Session):
 
     parser = make_parser(session.parser_cls, session.tokenizer, session.request,
                          session.setup.request.chat_template_kwargs)
+    assert parser is not None, "the Harmony face runs only with a HarmonyParser"
     parser.set_prompt_token_ids(list(session.prompt_ids))
     return HarmonyContext(harmony_messages(session.request), [],
                           extract_function_tool_names(session.request.tools),
@@ -99,7 +103,7 @@ def _output(session: Session, ids: Sequence[int], text: str, finish: str | None)
                          finish is not None, num_cached_tokens=0)
 
 
-def _usage(ctx):
+def _usage(ctx: Any) -> Any:
     from vllm.entrypoints.openai.responses.protocol import InputTokensDetails, OutputTokensDetails, ResponseUsage
 
     turns = ctx.all_turn_metrics
@@ -116,7 +120,7 @@ def _usage(ctx):
             tool_output_tokens_per_turn=[t.tool_output_tokens for t in turns]))
 
 
-def _response(session: Session, ctx, created: int, streamed: bool):
+def _response(session: Session, ctx: Any, created: int, streamed: bool) -> Any:
     """``responses_full_generator``'s Harmony branch: one or more items per message."""
     from vllm.entrypoints.openai.responses.harmony import harmony_to_response_output
     from vllm.entrypoints.openai.responses.utils import reuse_streamed_item_ids
@@ -141,7 +145,7 @@ def _response(session: Session, ctx, created: int, streamed: bool):
     return responses.response_of(session, None, output, status, created, _usage(ctx))
 
 
-def _events(session: Session, result, out, spans: list, channels: list, notes: list) -> str | None:
+def _events(session: Session, result: Replayed, out: responses.Numbered, spans: list, channels: list, notes: list) -> str | None:
     """The restated ``_process_harmony_streaming_events`` over the replay's deltas."""
     ctx, state, created = _context(session), None, int(time.time())
     from vllm.entrypoints.openai.responses.streaming_events import StreamingState
@@ -169,7 +173,7 @@ def _events(session: Session, result, out, spans: list, channels: list, notes: l
     return ctx.finish_reason
 
 
-def _row(session: Session, ctx, state, row: Row, out, here: list, created: int, last: bool) -> None:
+def _row(session: Session, ctx: Any, state: Any, row: Row, out: responses.Numbered, here: list, created: int, last: bool) -> None:
     from openai.types.responses import ResponseOutputItemDoneEvent
     from vllm.entrypoints.openai.responses.protocol import ResponseCompletedEvent
     from vllm.entrypoints.openai.responses.streaming_events import (
@@ -203,7 +207,7 @@ def _row(session: Session, ctx, state, row: Row, out, here: list, created: int, 
                                        response=_response(session, ctx, created, streamed=True)))
 
 
-def nonstream_body(session: Session, result, finish: str | None) -> dict:
+def nonstream_body(session: Session, result: Replayed, finish: str | None) -> dict:
     if finish == "error":
         return {"error": responses.ERROR}
     ctx = _context(session)
@@ -215,7 +219,7 @@ def nonstream_body(session: Session, result, finish: str | None) -> dict:
     return body.model_dump(mode="json", by_alias=True)
 
 
-def face(session: Session, result, nonstream: bool = True) -> Face:
+def face(session: Session, result: Replayed, nonstream: bool = True) -> Face:
     out = responses.Numbered()
     spans: list = []
     channels: list = []

@@ -20,12 +20,12 @@ CACHE_STATE = {"cached_tokens", "cache_write_tokens", "cache_read_input_tokens",
                "cached_tokens_per_turn"}  # (Harmony's usage: one count per turn)
 
 
-def masked(value: Any, names: dict | None = None):
+def masked(value: Any, names: dict | None = None) -> Any:
     """A copy of ``value`` (JSON) with made-up values replaced; ``names`` carries the
     numbering across several objects (a stream's events, then its final response)."""
     names = {} if names is None else names
 
-    def walk(v: Any, key=None):
+    def walk(v: Any, key: Any = None) -> Any:
         if isinstance(v, dict):
             return {k: walk(x, k) for k, x in v.items()}
         if key in CACHE_STATE and (isinstance(v, int) or isinstance(v, list)):

@@ -20,6 +20,10 @@ from workbench.core.faces import replayed
 from workbench.core.faces.face import Face
 
 if TYPE_CHECKING:
+    from collections.abc import AsyncGenerator, Iterator
+    from typing import Any
+
+    from workbench.core.faces.face import Replayed
     from workbench.core.rows import Row
     from workbench.core.session import Session
 
@@ -39,7 +43,7 @@ def opening_chunk(session: Session, row: Row) -> str:
     return json.dumps(chunk)
 
 
-def chat_chunks(session: Session, result) -> list[tuple[int, str]]:
+def chat_chunks(session: Session, result: Replayed) -> list[tuple[int, str]]:
     """(row index, chunk JSON) of the chat stream the converter reads, in order."""
     out = []
     for i, row in enumerate(result.rows):
@@ -54,7 +58,7 @@ def chat_chunks(session: Session, result) -> list[tuple[int, str]]:
     return out
 
 
-def _drive(agen):
+def _drive(agen: AsyncGenerator[Any, Any]) -> Iterator[Any]:
     """Step an async generator that never really waits (its input is a list) without an
     event loop: each ``__anext__()`` coroutine finishes on its first ``send``."""
     while True:
@@ -70,7 +74,7 @@ def _drive(agen):
             raise RuntimeError("message_stream_converter awaited; cannot drive it in-process")
 
 
-def face(session: Session, result, nonstream: bool = True) -> Face:
+def face(session: Session, result: Replayed, nonstream: bool = True) -> Face:
     chunks = chat_chunks(session, result)
     current = [0]
 
@@ -96,7 +100,7 @@ def face(session: Session, result, nonstream: bool = True) -> Face:
     return Face("messages", sse, spans, nonstream_body(session, result) if nonstream else None)
 
 
-def nonstream_body(session: Session, result) -> dict:
+def nonstream_body(session: Session, result: Replayed) -> dict:
     """``messages_full_converter`` over the chat non-streaming response; an error body as
     the router translates it when the chat answer failed or the converter raised."""
     from vllm.entrypoints.generate.base.protocol import FunctionCall, ToolCall

@@ -10,11 +10,14 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
+
+    from workbench.core.faces.face import Replayed
     from workbench.core.rows import Row
     from workbench.core.session import Session
 
 
-def sent(row: Row):
+def sent(row: Row) -> Any:
     """The row's ``DeltaMessage`` after the parallel-tool-call filter, as the chat face
     sent it; None when ``parse_delta`` returned None and nothing was sent. Responses and
     Anthropic start from the same message (``if not delta_message: continue``): an empty
@@ -28,7 +31,7 @@ def raw_finish(row: Row) -> str | None:
     return "stop" if finish == "tool_calls" else finish
 
 
-def parse(session: Session, result):
+def parse(session: Session, result: Replayed) -> tuple[Any, Any, Any] | str | None:
     """(reasoning, content, tool calls) of ``parse`` on the whole text with a fresh parser,
     as the non-streaming generators run it; None without a parser; the error as a string
     when parse raised (the server answers 500)."""

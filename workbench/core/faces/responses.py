@@ -23,6 +23,10 @@ from workbench.core.faces import replayed
 from workbench.core.faces.face import Face
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from typing import Any
+
+    from workbench.core.faces.face import Replayed
     from workbench.core.session import Session
 
 # The modelled server's --max-model-len (the tiny model's, capture/serve.py's): the
@@ -38,18 +42,18 @@ class Numbered:
     def __init__(self) -> None:
         self.sse: list[str] = []
 
-    def add(self, event) -> None:
+    def add(self, event: Any) -> None:
         if hasattr(event, "sequence_number"):
             event.sequence_number = len(self.sse)
         data = event.model_dump_json(indent=None, by_alias=True)
         self.sse.append(f"event: {getattr(event, 'type', 'unknown')}\ndata: {data}\n\n")
 
-    def extend(self, events) -> None:
+    def extend(self, events: Iterable[Any]) -> None:
         for e in events:
             self.add(e)
 
 
-def sampling_params(session: Session):
+def sampling_params(session: Session) -> Any:
     """The server's SamplingParams: ``get_max_tokens`` over the modelled max_model_len."""
     from vllm.entrypoints.serve.utils.api_utils import get_max_tokens
 
@@ -64,7 +68,7 @@ def model_name(session: Session) -> str:
     return (session.setup.api_request or {}).get("model") or "workbench"
 
 
-def usage(session: Session, result):
+def usage(session: Session, result: Replayed) -> Any:
     from vllm.entrypoints.openai.responses.protocol import InputTokensDetails, OutputTokensDetails, ResponseUsage
 
     prompt, output = len(session.prompt_ids), len(result.token_ids)
@@ -78,7 +82,8 @@ def usage(session: Session, result):
                                                   tool_output_tokens_per_turn=[]))
 
 
-def response_of(session: Session, result, output, status: str, created: int, usage_=None, messages=(None, None)):
+def response_of(session: Session, result: Replayed | None, output: list, status: str, created: int,
+                usage_: Any = None, messages: tuple[Any, Any] = (None, None)) -> Any:
     """``messages``: (input_messages, output_messages) for ``enable_response_messages``."""
     from vllm.entrypoints.openai.responses.protocol import ResponsesResponse
 
@@ -88,7 +93,7 @@ def response_of(session: Session, result, output, status: str, created: int, usa
                                           input_messages=messages[0], output_messages=messages[1])
 
 
-def raw_messages(session: Session, result) -> tuple:
+def raw_messages(session: Session, result: Replayed) -> tuple:
     """``enable_response_messages`` on the simple path: SimpleContext's one raw message for the
     prompt (its text and ids) and one for the whole output; (None, None) when not asked."""
     from vllm.entrypoints.openai.responses.protocol import ResponseRawMessageAndToken
@@ -107,7 +112,7 @@ def status_of(finish: str | None) -> str:
     return "incomplete" if finish == "length" else "completed"
 
 
-def opening(session: Session, result, created: int) -> list:
+def opening(session: Session, result: Replayed, created: int) -> list:
     from vllm.entrypoints.openai.responses.protocol import ResponseCreatedEvent, ResponseInProgressEvent
 
     initial = response_of(session, result, [], "in_progress", created).model_dump(mode="json", by_alias=True)
@@ -115,7 +120,7 @@ def opening(session: Session, result, created: int) -> list:
             ResponseInProgressEvent(type="response.in_progress", sequence_number=-1, response=initial)]
 
 
-def completed(session: Session, result, output, finish, created: int):
+def completed(session: Session, result: Replayed, output: list, finish: str | None, created: int) -> Any:
     from vllm.entrypoints.openai.responses.protocol import ResponseCompletedEvent
 
     final = response_of(session, result, output, status_of(finish), created, usage(session, result),
@@ -123,7 +128,7 @@ def completed(session: Session, result, output, finish, created: int):
     return ResponseCompletedEvent(type="response.completed", sequence_number=-1, response=final)
 
 
-def error_event():
+def error_event() -> Any:
     """What ``responses_stream_generator`` yields for a GenerationError (finish "error")."""
     from pydantic import TypeAdapter
     from vllm.entrypoints.openai.responses.protocol import StreamingResponsesResponse
@@ -131,7 +136,7 @@ def error_event():
     return TypeAdapter(StreamingResponsesResponse).validate_json(json.dumps({"error": ERROR}))
 
 
-def _events(session: Session, result, out: Numbered, spans: list, notes: list) -> str | None:
+def _events(session: Session, result: Replayed, out: Numbered, spans: list, notes: list) -> str | None:
     """The restated streaming loop; returns the raw finish reason."""
     from vllm.entrypoints.openai.responses.streaming_events import SimpleStreamingEventProcessor, split_delta
 
@@ -170,7 +175,7 @@ def _events(session: Session, result, out: Numbered, spans: list, notes: list) -
     return finish
 
 
-def nonstream_body(session: Session, result, finish: str | None) -> dict:
+def nonstream_body(session: Session, result: Replayed, finish: str | None) -> dict:
     """``responses_full_generator`` with a SimpleContext: ``_make_response_output_items``
     (``parse`` on the whole text, then ``build_response_output_items``)."""
     from vllm.entrypoints.openai.responses.utils import build_response_output_items
@@ -195,7 +200,7 @@ def nonstream_body(session: Session, result, finish: str | None) -> dict:
                        usage(session, result), raw_messages(session, result)).model_dump(mode="json", by_alias=True)
 
 
-def face(session: Session, result, nonstream: bool = True) -> Face:
+def face(session: Session, result: Replayed, nonstream: bool = True) -> Face:
     out = Numbered()
     spans: list = []
     notes: list[str] = []

@@ -24,12 +24,12 @@ def _empty() -> dict:
     return {"reasoning": None, "content": None, "tool_calls": []}
 
 
-def _add(out: dict, key: str, text) -> None:
+def _add(out: dict, key: str, text: object) -> None:
     if isinstance(text, str):
         out[key] = (out[key] or "") + text
 
 
-def _call(out: dict, index: int, name=None, arguments=None) -> None:
+def _call(out: dict, index: int, name: str | None = None, arguments: str | None = None) -> None:
     calls = out["tool_calls"]
     if calls and calls[-1]["index"] == index:
         if name:

@@ -12,7 +12,9 @@ from __future__ import annotations
 import os
 import tempfile
 from contextlib import contextmanager
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from workbench.core.tokenizers.qwen import bpe_tokenizer_json, parse_ranks, vocab_and_merges
 
@@ -31,7 +33,7 @@ N_RANKS = 199998
 
 
 @contextmanager
-def encodings_base(folder: Path | None = None, ranks: bytes | None = None):
+def encodings_base(folder: Path | None = None, ranks: bytes | None = None) -> Iterator[None]:
     """TIKTOKEN_ENCODINGS_BASE set to ``folder`` (or a temp folder holding ``ranks``)."""
     with tempfile.TemporaryDirectory() as tmp:
         if folder is None:
@@ -49,7 +51,7 @@ def encodings_base(folder: Path | None = None, ranks: bytes | None = None):
                 os.environ["TIKTOKEN_ENCODINGS_BASE"] = old
 
 
-def harmony_encoding():
+def harmony_encoding() -> Any:
     from openai_harmony import HarmonyEncodingName, load_harmony_encoding
 
     return load_harmony_encoding(HarmonyEncodingName.HARMONY_GPT_OSS)

