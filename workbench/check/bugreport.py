@@ -40,6 +40,9 @@ def _flags(setup: dict) -> str:
         flags += ["--enable-auto-tool-choice", f"--tool-call-parser {parser['tool_parser']}"]
     if parser.get("reasoning_parser"):
         flags.append(f"--reasoning-parser {parser['reasoning_parser']}")
+    template = setup.get("chat_template")
+    if template:
+        flags.append(f"--chat-template {shlex.quote(template.get('file') or 'TEMPLATE.jinja')}")
     if parser.get("config"):
         flags.append(f"# a parser config: {parser['config']}")
     return " ".join(flags)
@@ -138,6 +141,10 @@ def render(report: DoctorReport, argv: list[str], test_file: str, minimal_file: 
              f"tool_choice {json.dumps(s.get('tool_choice'))}, chat_template_kwargs "
              f"{json.dumps(req.chat_template_kwargs)}, max_tokens {req.max_tokens}, parallel_tool_calls "
              f"{req.parallel_tool_calls}",
+             f"- chat template: " + (f"`{s['chat_template'].get('file') or 'given'}` ({s['chat_template']['chars']} "
+                                     f"characters, sha256 `{s['chat_template']['sha256'][:16]}`)"
+                                     if s.get("chat_template") else "the tokenizer's own"),
+             f"- the prompt ends with: `{json.dumps(s.get('prompt_tail', ''), ensure_ascii=False)}`",
              f"- stream: {s['deltas']} deltas, chunking `{s['chunking']}`, finish_reason `{s['finish_reason']}`", "",
              "## Cause", ""]
     for n, c in enumerate(d["causes"], 1):

@@ -81,6 +81,7 @@ class Facts:
     starts: list[str] = field(default_factory=list)  # markers that open tool-call markup
     parallel_tool_calls: bool | None = None
     phase_at: dict = field(default_factory=dict)  # step -> phase of the row
+    prompt_ended_reasoning: bool = False  # the parser's is_reasoning_end(prompt ids), as streaming asks it
 
 
 def _key(f: Difference) -> dict:
@@ -102,8 +103,10 @@ def _paths(facts: Facts) -> tuple[str, str | None, dict]:
     other is at fault; when neither is, the non-streaming path (the parser's reading of the
     format) and then streaming; when both look right but differ, streaming (the non-streaming
     answer is the reference)."""
-    s = E.badness(facts.stream, facts.nonstream, facts.text, facts.markers, facts.literals, facts.tool_names)
-    n = E.badness(facts.nonstream, facts.stream, facts.text, facts.markers, facts.literals, facts.tool_names)
+    s = E.badness(facts.stream, facts.nonstream, facts.text, facts.markers, facts.literals, facts.tool_names,
+                  facts.prompt_ended_reasoning)
+    n = E.badness(facts.nonstream, facts.stream, facts.text, facts.markers, facts.literals, facts.tool_names,
+                  facts.prompt_ended_reasoning)
     right_s, right_n = E.score(s) == 0, E.score(n) == 0
     if right_s and not right_n:
         return "parser_nonstreaming", None, n
@@ -122,6 +125,9 @@ def _shortfall(b: dict) -> str:
         parts.append(f"{b['missing_calls']} well-formed call(s) fewer than the other mode")
     if b["lost_words"]:
         parts.append(f"{b['lost_words']} word(s) of the text fewer than the other mode")
+    if b.get("reasoning_after_prompt"):
+        parts.append("reasoning although the prompt already closed thinking (the parser's is_reasoning_end on the "
+                     "prompt ids, which the streaming path asks and Parser.parse never does)")
     return "; ".join(parts) or "it differs from the non-streaming answer, which is the reference"
 
 
@@ -191,7 +197,8 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
         causes.append(Cause("parser_nonstreaming" if mode == "nonstreaming" else "parser_streaming",
                             f.detail, [f.headline()], where=where(_role(facts, f), mode), findings=[_key(f)]))
     stream_contract = [f for f in by_kind.get(CONTRACT, []) if f.chunking != "nonstream"]
-    if stream_contract and not opened and not any(c.cls == "parser_streaming" for c in causes):
+    # A configuration problem (no or the wrong parser, tools off) explains markup in content.
+    if stream_contract and not opened and not facts.diagnoses and not any(c.cls == "parser_streaming" for c in causes):
         f = stream_contract[0]
         causes.append(Cause("parser_streaming", f"the stream breaks the client contract: {f.detail}",
                             [x.headline() for x in stream_contract], where=where(_role(facts, f), "streaming"),

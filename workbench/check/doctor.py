@@ -133,7 +133,8 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     view = session.request_view()
     report.setup.update(tool_choice=view["tool_choice"], finish_reason=deltas[-1].finish_reason,
                         chunking=label or ("token" if all(len(d.token_ids) == 1 for d in deltas) else "source"),
-                        deltas=len(deltas), vllm=_vllm_version(), api=face_session.api)
+                        deltas=len(deltas), vllm=_vllm_version(), api=face_session.api,
+                        chat_template=_template(setup.chat_template), prompt_tail=_prompt_tail(session))
     report.findings, report.checked = checked.findings, checked.checked
     report.modes = {"stream": result.stream, "nonstream": result.nonstream,
                     "parser_content": parser_loop_content(result.rows)}
@@ -149,13 +150,38 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
                     markers=sorted({m for ms in parser_markers(session).values() for m in ms}) or markers,
                     literals=format_literals(session, markers), pairs=pairs,
                     starts=E.tool_starts(session, pairs), tool_names=tool_names, parallel_tool_calls=setup.request.parallel_tool_calls,
-                    phase_at={r.step: r.phase_before for r in result.rows})
+                    phase_at={r.step: r.phase_before for r in result.rows},
+                    prompt_ended_reasoning=_prompt_ends_reasoning(session))
     report.causes = C.classify(facts, lambda role, mode: locate(session.parser_cls, role, mode))
     api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
     if api is not None:
         report.causes += api_evidence.causes(api, C.Cause)
         report.modes["api"] = api_evidence.to_dict(api)
     return report
+
+
+def _template(text: str | None) -> dict | None:
+    """--chat-template FILE's text, as a report names it (the CLI adds the file's name)."""
+    import hashlib
+
+    return None if text is None else {"sha256": hashlib.sha256(text.encode()).hexdigest(), "chars": len(text)}
+
+
+def _prompt_tail(session: Session, chars: int = 80) -> str:
+    """The rendered prompt's last characters: where a template opens or closes thinking."""
+    ids = session.prompt_ids or []
+    return session.tokenizer.decode(list(ids[-40:]), skip_special_tokens=False)[-chars:] if ids else ""
+
+
+def _prompt_ends_reasoning(session: Session) -> bool:
+    """What vLLM's parse_delta asks first: does the prompt already end thinking?"""
+    from workbench.core.runner import make_parser
+
+    if session.parser_cls is None or session.parser_cls.reasoning_parser_cls is None or not session.prompt_ids:
+        return False
+    parser = make_parser(session.parser_cls, session.tokenizer, session.request,
+                         session.setup.request.chat_template_kwargs)
+    return bool(parser.is_reasoning_end(list(session.prompt_ids)))
 
 
 def _vllm_version() -> str:

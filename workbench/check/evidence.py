@@ -173,19 +173,24 @@ def bad_calls(final: Final) -> list:
 
 
 def badness(final: Final, other: Final, text: str, markers: list[str], literals: Iterable[str],
-            tool_names: set[str]) -> dict:
-    """How far one answer falls short of the text, next to the other mode's answer."""
+            tool_names: set[str], prompt_ended_reasoning: bool = False) -> dict:
+    """How far one answer falls short of the text, next to the other mode's answer.
+    ``prompt_ended_reasoning``: the parser's ``is_reasoning_end`` says the prompt already
+    closed thinking (what vLLM's streaming path asks; ``parse`` never sees the prompt), so
+    reasoning the other mode does not have is a shortfall."""
     leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v})
     mine = len(coverage.uncovered(text, literals, (final,)))
     theirs = len(coverage.uncovered(text, literals, (other,)))
     return {"bad_calls": len(bad_calls(final)), "leaked": leaks,
             "missing_calls": max(len(ok_calls(other, tool_names)) - len(ok_calls(final, tool_names)), 0),
-            "lost_words": max(mine - theirs, 0)}
+            "lost_words": max(mine - theirs, 0),
+            "reasoning_after_prompt": bool(prompt_ended_reasoning and final.reasoning and not other.reasoning)}
 
 
 def score(b: dict) -> int:
     """0: nothing short of the text; more: further short."""
-    return b["bad_calls"] + len(b["leaked"]) + b["missing_calls"] + (1 if b["lost_words"] else 0)
+    return (b["bad_calls"] + len(b["leaked"]) + b["missing_calls"] + (1 if b["lost_words"] else 0)
+            + (1 if b.get("reasoning_after_prompt") else 0))
 
 
 def unknown_names(finals: Sequence[Final], tool_names: set[str]) -> list[str]:

@@ -42,6 +42,11 @@ def _hinted(tokenizer_name: str) -> set[str]:
     return set(re.findall(r"[a-z0-9_]+", DESCRIPTIONS.get(tokenizer_name, "")))
 
 
+def raw_text(tokenizer: TokenizerLike, deltas: Sequence[Delta]) -> str:
+    """The output with its special tokens: the markers a parser that keeps them would see."""
+    return tokenizer.decode([t for d in deltas for t in d.token_ids], skip_special_tokens=False)
+
+
 def agrees(result: Result) -> bool:
     """Whether stream and non-stream agree on the message (cosmetic differences allowed)."""
     diffs = props.differences(final_of(result.stream_final), result.nonstream_final, MESSAGE_FIELDS)
@@ -70,7 +75,10 @@ def run(setup: Setup, spec: ParserSpec, prompt_ids: Sequence[int], deltas: Seque
 
     try:
         session = Session(replace(setup, parser=spec), prompt_token_ids=prompt_ids)
-        result = session.replay(deltas)
+        # The same ids as this parser's server would detokenize them: its adjust_request may
+        # keep special tokens (its markers) that the configured one's stripped.
+        result = session.replay(session.deltas_from_groups([list(d.token_ids) for d in deltas],
+                                                           deltas[-1].finish_reason or "stop"))
     except Exception as e:  # noqa: BLE001  (listed as that parser's failure)
         return None, None, error_line(e)
     if result.nonstream_final.error:
@@ -111,6 +119,7 @@ def rank_tools(setup: Setup, reasoning: str | None, prompt_ids: Sequence[int], d
 
     tok = load_tokenizer(setup.tokenizer)
     hinted = _hinted(setup.tokenizer)
+    text = raw_text(tok, deltas) + text
     ranked = []
     for name in registered_names()["tool"]:
         markers, err = candidate_markers(ParserSpec(name), tok, "tool")
@@ -120,7 +129,10 @@ def rank_tools(setup: Setup, reasoning: str | None, prompt_ids: Sequence[int], d
             continue
         _, result, err = run(setup, ParserSpec(name, reasoning), prompt_ids, deltas)
         if err:
-            failures.append({"kind": "tool", "parser": name, "error": err})
+            # A parser with no markers of its own (pythonic, JSON, a stub) is tried on every
+            # text: its failure says nothing about this one unless it names what is in it.
+            if markers or _mentions_text(err, text):
+                failures.append({"kind": "tool", "parser": name, "error": err})
             continue
         entry = tool_entry(name, result, markers, tool_names, hinted)
         if entry["ok_calls"] or entry["ok_stream_calls"]:
@@ -164,6 +176,7 @@ def rank_reasoning(setup: Setup, tool: str | None, prompt_ids: Sequence[int], de
 
     tok = load_tokenizer(setup.tokenizer)
     hinted = _hinted(setup.tokenizer)
+    text = raw_text(tok, deltas) + text
     ranked = []
     for name in registered_names()["reasoning"]:
         markers, err = candidate_markers(ParserSpec(None, name), tok, "reasoning")

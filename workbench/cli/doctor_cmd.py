@@ -7,6 +7,7 @@ when a cause (severity error) or a problem is diagnosed, 0 otherwise.
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING
 
 from workbench.cli import check_cmd, common
@@ -71,6 +72,8 @@ def run(args: argparse.Namespace) -> int:
             return session.deltas_from_text(src.text, finish_reason=finish)
     report = diagnose(src.setup, prompt_ids=src.prompt_ids, options=DoctorOptions(), label=label,
                       deltas_of=deltas_of)
+    if report.setup.get("chat_template") and args.chat_template:
+        report.setup["chat_template"]["file"] = args.chat_template
     if report.parser_causes() and not args.vllm:  # --vllm V: that version only
         from workbench.cli.doctor_versions import attach
 
@@ -133,7 +136,10 @@ def render(d: dict) -> list[str]:
     s = d["setup"]
     out = [f"doctor: {_parser_label(s['parser'])} on {s['tokenizer']} (vLLM {s.get('vllm')}), {s['tools']} tool(s), "
            f"tool_choice={s.get('tool_choice')}, finish_reason={s.get('finish_reason')}, "
-           f"chunking={s.get('chunking')} ({s.get('deltas')} deltas), api={s.get('api', 'chat')}"]
+           f"chunking={s.get('chunking')} ({s.get('deltas')} deltas), api={s.get('api', 'chat')}"
+           + (f", chat template {s['chat_template'].get('file') or 'given'}" if s.get("chat_template") else "")]
+    if s.get("chat_template") or any(m in s.get("prompt_tail", "") for m in ("think>", "<|channel|>")):
+        out.append(f"  the prompt ends with {json.dumps(s.get('prompt_tail', ''), ensure_ascii=False)}")
     out += evidence_lines(d)
     if d["causes"]:
         out.append("causes (most likely first):")

@@ -1,0 +1,72 @@
+"""`workbench doctor` on the settings around the parser: `--chat-template FILE` (the
+prompt's thinking state), tools off with markers that are special tokens, parsers
+without markers of their own."""
+
+from __future__ import annotations
+
+from tests.test_doctor import _installed, doctor
+
+ANSWER = "Hello there, Paris is mild today."
+KIMI_CALL = ('<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0<|tool_call_argument_begin|>'
+             '{"city": "Berlin"}<|tool_call_end|><|tool_calls_section_end|>')
+
+
+def _closing_template(tmp_path):
+    """qwen3's own template whose generation prompt closes thinking, as a custom one does."""
+    from importlib.resources import files
+
+    own = (files("workbench.core.tokenizers") / "templates" / "qwen3.jinja").read_text()
+    opener = "{{- '<|im_start|>assistant\\n' }}"
+    assert opener in own
+    path = tmp_path / "closed.jinja"
+    path.write_text(own.replace(opener, "{{- '<|im_start|>assistant\\n<think>\\n\\n</think>\\n\\n' }}"))
+    return path
+
+
+def test_chat_template_that_closes_thinking_shows_the_non_streaming_path_ignores_the_prompt(run_cli, tmp_path):
+    from vllm.parser import ParserManager
+
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec, build_request
+    from workbench.core.session import Session, Setup
+
+    template = _closing_template(tmp_path)
+    code, d = doctor(run_cli, "--text", ANSWER, "--reasoning-parser", "qwen3", "--chat-template", template)
+    assert d["setup"]["chat_template"]["file"] == str(template)
+    assert d["setup"]["prompt_tail"].endswith("<think>\n\n</think>\n\n")
+    # vLLM itself: parse_delta asks is_reasoning_end(prompt ids) first, parse never does.
+    session = Session(Setup("qwen3", ParserSpec(None, "qwen3"), chat_template=template.read_text()))
+    cls = ParserManager.get_parser(reasoning_parser_name="qwen3")
+    parser = cls(session.tokenizer, None, model_config=None, chat_template_kwargs={})
+    assert parser.is_reasoning_end(session.prompt_ids)
+    reasoning, content, _ = parser.parse(ANSWER, build_request(RequestSpec()))
+    assert (reasoning, content) == (ANSWER, None)
+    assert d["modes"]["stream"]["content"] == ANSWER and d["modes"]["nonstream"]["reasoning"] == ANSWER
+    parser_causes = [c for c in d["causes"] if c["class"].startswith("parser_")]
+    assert code == 1 and parser_causes[0]["class"] == "parser_nonstreaming", d["causes"]
+    assert "prompt already closed thinking" in parser_causes[0]["summary"]
+    bug = tmp_path / "bug.md"
+    code, _, err = run_cli("doctor", "--vllm", _installed(), "--text", ANSWER, "--reasoning-parser", "qwen3",
+                           "--chat-template", template, "--report", bug)
+    md = bug.read_text()
+    assert f"--chat-template {template}" in md and "the prompt ends with" in md, md[:800]
+    code, out, _ = run_cli("doctor", "--vllm", _installed(), "--text", ANSWER, "--reasoning-parser", "qwen3")
+    assert "chat template" not in out.splitlines()[0]  # the tokenizer's own: not named
+
+
+def test_tools_off_with_special_token_markers_names_the_parser_that_reads_them(run_cli):
+    # kimi_k2's markers are special tokens: stripped from the text with tools off, kept by the
+    # parser's adjust_request once tools are on, so each candidate sees the ids as its server would.
+    code, d = doctor(run_cli, "--tokenizer", "kimi_k2", "--tool-parser", "kimi_k2", "--text", KIMI_CALL)
+    assert "<|tool_call_begin|>" not in (d["modes"]["stream"]["content"] or "")
+    diag = {x["code"]: x for x in d["diagnoses"]}
+    assert code == 1 and "tools_off_in_request" in diag, d["diagnoses"]
+    assert diag["tools_off_in_request"]["evidence"]["best"]["parser"] == "kimi_k2"
+    assert d["causes"][0]["class"] == "configuration"
+
+
+def test_parsers_without_markers_are_not_listed_as_failures_on_any_text(run_cli):
+    code, d = doctor(run_cli, "--text", "<think>x</think>" + ANSWER, "--reasoning-parser", "qwen3")
+    assert code == 0 and d["causes"] == [] and d["failures"] == [], d["failures"]
+    _, out, _ = run_cli("doctor", "--vllm", _installed(), "--text", ANSWER, "--reasoning-parser", "qwen3")
+    assert "could not run" not in out
