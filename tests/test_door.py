@@ -286,7 +286,7 @@ NOT_USER_INPUT = {
     ("core/faces/messages.py", "opening_chunk", "json.loads"): "the chat face's own chunk JSON",
     ("core/faces/face.py", "Face.events", "json.loads"): "an event vLLM's own model serialised",
     ("core/faces/responses.py", "_events", ".open"): "SimpleStreamingEventProcessor.open, not a file",
-    ("core/vllm_compat.py", "anthropic_stream_items", "json.loads"): "the chat face's own error chunk",
+    ("core/vllm_compat/faces.py", "anthropic_stream_items", "json.loads"): "the chat face's own error chunk",
     ("check/api_faces.py", "messages_rules", "json.loads"): "a tool call's arguments the workbench's face streamed",
     ("check/api_faces.py", "_is_json", "json.loads"): "a tool call's arguments the workbench's face streamed",
     ("capture/serve.py", "_wait", ".read_text"): "the log of the test server we started",

@@ -1,4 +1,4 @@
-"""Every vLLM internal the workbench reads (core/vllm_compat.py) exists in the installed
+"""Every vLLM internal the workbench reads (core/vllm_compat/) exists in the installed
 vLLM; when one is gone the failure names the attribute and the vLLM version."""
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ SEAM = {**compat.PRIVATE, **compat.WRAPPED, **compat.SET, **compat.ENGINE}
 @pytest.mark.parametrize("name", sorted(SEAM))
 def test_installed_vllm_has_every_internal_the_workbench_reads(name, qwen3_tokenizer):
     assert HAS[name](qwen3_tokenizer), (
-        f"vLLM {vllm_version()} has no {name}: workbench/core/vllm_compat.py reads it for {SEAM[name]}")
+        f"vLLM {vllm_version()} has no {name}: workbench/core/vllm_compat/ reads it for {SEAM[name]}")
 
 
 def test_the_seam_reads_real_parsers(qwen3_tokenizer):

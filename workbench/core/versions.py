@@ -1,7 +1,7 @@
 """The installed vLLM version (recorded in every recording header).
 
 The pinned version lives in setup/vllm-version; what the workbench knows about
-differences between vLLM versions is in core/vllm_compat.py.
+differences between vLLM versions is in core/vllm_compat/.
 """
 
 from __future__ import annotations

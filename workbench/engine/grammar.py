@@ -12,7 +12,7 @@ numbers are the engine's.
 The engine core has one reasoning-parser class (``--reasoning-parser``), but
 requests on this engine may each use another: ``watch(id, reasoner_cls)`` makes
 vLLM's own ``_get_reasoner`` build that request's gate from its class. The wrapping
-and the private reads are in core/vllm_compat.py.
+and the private reads are in core/vllm_compat/.
 """
 
 from __future__ import annotations

@@ -147,7 +147,7 @@ class EngineStepper:
     def _add(self, engine: Engine, request_id: str, session: Session, params: SamplingParams, parser: Parser | None) -> None:
         """``LLMEngine.add_request`` plus what ``AsyncLLM.add_request`` also takes:
         the chat server's ``reasoning_ended`` and ``reasoning_parser_kwargs`` (set on the
-        EngineCoreRequest, as AsyncLLM does: see core/vllm_compat.py on versions)."""
+        EngineCoreRequest, as AsyncLLM does: see core/vllm_compat/ on versions)."""
         llm = engine.llm
         reasoning_kwargs = None
         if parser is not None and getattr(parser, "reasoning_parser", None) is not None:
