@@ -291,3 +291,25 @@ def test_diff_across_two_apis_compares_what_each_client_received(run_cli, tools_
     code, out, err = run_cli("diff", "--text", SEED_TEXT, "--a", "hermes+qwen3@0.33.0", "--b", "hermes+qwen3",
                              "--tools", tools_file, "--api", "messages")
     assert code == 2 and err.count("\n") == 1 and "compares the chat face" in err
+
+
+def test_faces_of_a_workbench_read_its_stream_on_each_api(seed):
+    """workbench.faces(wb) (notebook 06): the widget's stream on each API, the same events as
+    the face of a session of that API over the same text."""
+    import pandas as pd
+
+    import workbench
+
+    wb = workbench.Workbench(SEED_TEXT, tool_parser="hermes", reasoning_parser="qwen3", tools=WEATHER_TOOLS)
+    wb.run()
+    apis = workbench.faces(wb)
+    for api in ("responses", "messages"):
+        frame = apis.events(api)
+        assert list(frame.event) == [e["type"] for e in seed[api][2].events]
+    chat = apis.events("chat")
+    assert set(chat.event) == {"chat.completion.chunk"} and len(chat) == sum(len(r.chunks) for r in wb.rows)
+    finals_ = apis.finals().set_index(["api", "mode"])
+    assert finals_.loc[("messages", "stream"), "content"] == "\n\n"
+    assert pd.isna(finals_.loc[("messages", "nonstream"), "content"])
+    assert finals_.loc[("messages", "stream"), "whitespace_only_text"]
+    assert not finals_.loc[("chat", "stream"), "whitespace_only_text"]

@@ -3,7 +3,7 @@
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
-__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus"]
+__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "faces"]
 
 
 def __getattr__(name: str):
@@ -12,6 +12,10 @@ def __getattr__(name: str):
         import workbench.ui as ui
 
         return getattr(ui, name)
+    if name == "faces":  # workbench.faces(wb): the widget's stream on Chat, Responses and Messages
+        from workbench.ui.api_frames import faces
+
+        return faces
     if name == "corpus":  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
         import importlib
 

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from workbench.core.faces import finals
+from workbench.core.faces.face import event_summary
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -16,25 +17,6 @@ if TYPE_CHECKING:
     from typing import Any
     from workbench.core.faces.face import Face
     from workbench.core.rows import Row
-
-
-def event_summary(e: dict) -> str:
-    """One short line of an event's payload: its delta, or the item / block it opens."""
-    for key in ("delta", "text", "arguments"):
-        v = e.get(key)
-        if isinstance(v, str):
-            return repr(v)
-        if isinstance(v, dict):  # an Anthropic delta / message_delta
-            inner = {k: x for k, x in v.items() if k != "type" and x is not None}
-            return f"{v.get('type') or ''} {', '.join(f'{k}={x!r}' for k, x in inner.items())}".strip()
-    item = e.get("item") or e.get("content_block") or e.get("part")
-    if isinstance(item, dict):
-        name = item.get("name")
-        return f"{item.get('type')}{f' {name}' if name else ''}"
-    if e.get("type", "").startswith(("response.created", "response.in_progress", "response.completed")):
-        r = e.get("response") or {}
-        return f"status={r.get('status')}"
-    return ""
 
 
 def events_table(face: Face, rows: Sequence[Row]) -> Table:

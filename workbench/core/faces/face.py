@@ -66,3 +66,22 @@ class Face:
     def to_dict(self) -> dict:
         return {"api": self.api, "events": self.events, "response": self.response,
                 "client": self.client, "notes": self.notes}
+
+
+def event_summary(e: dict) -> str:
+    """One short line of an event's payload: its delta, or the item / block it opens."""
+    for key in ("delta", "text", "arguments"):
+        v = e.get(key)
+        if isinstance(v, str):
+            return repr(v)
+        if isinstance(v, dict):  # an Anthropic delta / message_delta
+            inner = {k: x for k, x in v.items() if k != "type" and x is not None}
+            return f"{v.get('type') or ''} {', '.join(f'{k}={x!r}' for k, x in inner.items())}".strip()
+    item = e.get("item") or e.get("content_block") or e.get("part")
+    if isinstance(item, dict):
+        name = item.get("name")
+        return f"{item.get('type')}{f' {name}' if name else ''}"
+    if e.get("type", "").startswith(("response.created", "response.in_progress", "response.completed")):
+        r = e.get("response") or {}
+        return f"status={r.get('status')}"
+    return ""

@@ -1,0 +1,71 @@
+"""The cells of notebooks/06_one_stream_three_apis.ipynb (written by notebooks/build.py)."""
+
+APIS = [
+    ("md", """# 06 · One stream, three APIs
+
+vLLM serves one composed parser behind three APIs, and each API turns the parser's
+`DeltaMessage`s into events of its own:
+
+- **Chat Completions** (`/v1/chat/completions`): most OpenAI clients;
+- the **Responses API** (`/v1/responses`): Codex, the OpenAI Agents SDK;
+- **Anthropic Messages** (`/v1/messages`): Claude Code.
+
+The same tokens, the same parser, three streams. Here is the seed stream
+(`<think>Weather is needed.</think>`, then `"\\n\\n"`, then a Hermes tool call) read by each.
+`workbench.faces(wb)` replays the widget's stream once per API, each with its request
+written in that API's shape and converted by vLLM's own code, and the events come from
+vLLM's own event builders (`SimpleStreamingEventProcessor`, `message_stream_converter`).
+`tests/test_serve_parity.py` checks them against a real `vllm serve`."""),
+    ("code", """import os
+
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
+import workbench
+
+TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather for a city",
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
+SEED = ('<think>Weather is needed.</think>\\n\\n<tool_call>{"name": "get_weather", '
+        '"arguments": {"city": "Paris"}}</tool_call>')
+
+wb = workbench.show(SEED, tool_parser="hermes", reasoning_parser="qwen3", tools=TOOLS, run=True)
+apis = workbench.faces(wb)"""),
+    ("md", """**Chat Completions**: one SSE chunk per delta (plus the opening role chunk and the
+usage chunk), each carrying a piece of `reasoning`, `content` or a tool call's arguments."""),
+    ("code", """apis.events("chat")"""),
+    ("md", """**Responses**: items instead of chunks. The reasoning is a `reasoning` item; text is a
+`message` item; a tool call is a `function_call` item whose arguments stream as
+`response.function_call_arguments.delta`. Every item is opened (`output_item.added`),
+streamed, and closed (`.done` events) before the next one starts, and
+`response.completed` carries the whole response at the end."""),
+    ("code", """apis.events("responses")"""),
+    ("md", """**Anthropic Messages**: content blocks. `thinking` (closed with a `signature_delta`),
+`text`, `tool_use` with `input_json_delta`s; `message_delta` says `stop_reason: tool_use`."""),
+    ("code", """apis.events("messages")"""),
+    ("md", """**Where the `"\\n\\n"` lands.** Between `</think>` and `<tool_call>` the model wrote two
+newlines. The parser sends them as `content`, and each API carries them its own way:
+a chat `content` delta, a whole Responses `message` item holding only whitespace, an
+Anthropic `text` block holding only whitespace."""),
+    ("code", """{api: list(apis.events(api).query("text == '\\\\n\\\\n'").event) for api in ("chat", "responses", "messages")}"""),
+    ("md", """**What each client ends with.** `stream` is what the official SDK's accumulator holds
+after reading the stream (the `openai` and `anthropic` packages, fed the predicted SSE
+in-process); `nonstream` is the same request with `stream: false`. The non-streaming
+answer has no content, the stream does: Claude Code shows an empty-looking text block,
+a Responses client an empty message (`whitespace_only_text`). The widget's final tab shows
+the same side by side, and its API picker (beside the parser pickers) shows each row's
+events on the API picked."""),
+    ("code", """apis.finals()"""),
+    ("md", """**gpt-oss on Responses takes another path.** For a Harmony model vLLM's Responses
+server does not run `parse_delta` at all: it feeds the token ids to a `HarmonyContext`
+and emits events per Harmony message and channel (`_process_harmony_streaming_events`).
+The `analysis` channel becomes a reasoning item, `commentary to=functions.get_weather`
+a function call."""),
+    ("code", """HARMONY = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
+           '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>')
+gpt = workbench.show(HARMONY, tokenizer="gpt_oss", tool_parser="openai", reasoning_parser="openai_gptoss",
+                     tools=TOOLS, run=True)
+harmony = workbench.faces(gpt)
+harmony.events("responses")"""),
+    ("md", """Each row's Harmony channel (and recipient), as the Responses face read it:"""),
+    ("code", """[(row.step, channels) for row, channels in zip(gpt.rows, harmony.face("responses").channels) if channels][:12]"""),
+    ("code", """harmony.finals()"""),
+]
