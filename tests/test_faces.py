@@ -293,6 +293,46 @@ def test_diff_across_two_apis_compares_what_each_client_received(run_cli, tools_
     assert code == 2 and err.count("\n") == 1 and "compares the chat face" in err
 
 
+def test_export_api_hands_the_parser_that_apis_request(run_cli, tools_file, tmp_path):
+    """export --api responses: the exported file builds vLLM's ResponsesRequest from the
+    Responses body (as /v1/responses hands it to the parser) and its tests pass on the seed;
+    the Responses body's include_reasoning reaches the file's non-streaming answer."""
+    import importlib.util
+
+    from workbench.check import export
+
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"input": "What is the weather in Paris?", "include_reasoning": False,
+                               "tools": [{"type": "function", **t["function"]} for t in WEATHER_TOOLS]}))
+    out = tmp_path / "test_responses_case.py"
+    code, stdout, err = run_cli("export", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser",
+                                "qwen3", "--api", "responses", "--request", req, "--fuzz", "2", "-o", out)
+    assert code == 0, err
+    assert "/v1/responses" in out.read_text() and "the responses events themselves" in stdout
+    spec = importlib.util.spec_from_file_location("_exported_responses", out)
+    module = importlib.util.module_from_spec(spec)
+    import sys
+
+    sys.modules[spec.name] = module
+    try:
+        spec.loader.exec_module(module)
+        assert module.CASE["api"] == "responses" and "vllm_xargs" not in module.CASE["api_request"]
+        _, request = module.parser_and_request()
+        assert type(request).__name__ == "ResponsesRequest" and request.include_reasoning is False
+        direct = session_for("responses", json.loads(req.read_text()))
+        ns = module.nonstream()
+        assert ns.reasoning is None and ns.tool_calls[0].name == "get_weather"
+        ours = direct.replay(direct.deltas_from_text(SEED_TEXT)).nonstream_final
+        assert (ours.reasoning, ours.tool_calls[0].arguments) == (None, ns.tool_calls[0].arguments)
+    finally:
+        sys.modules.pop(spec.name, None)
+    failures = export.self_check(out)
+    assert failures == [], failures
+    code, _, err = run_cli("export", "--text", SEED_TEXT, "--tool-parser", "hermes", "--api", "messages",
+                           "--tools", tools_file, "--format", "vllm-sample", "-o", tmp_path / "s.jsonl")
+    assert code == 2 and err.count("\n") == 1 and "no --api messages" in err
+
+
 def test_faces_of_a_workbench_read_its_stream_on_each_api(seed):
     """workbench.faces(wb) (notebook 06): the widget's stream on each API, the same events as
     the face of a session of that API over the same text."""

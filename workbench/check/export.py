@@ -30,6 +30,8 @@ if TYPE_CHECKING:
 
 HERE = Path(__file__).parent
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+API_ENDPOINTS = {"responses": "/v1/responses (the parser gets the ResponsesRequest)",
+                 "messages": "/v1/messages (converted to a chat request by vLLM)"}
 
 
 def request_fields(spec: ParserSpec) -> dict:
@@ -79,6 +81,10 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
     if spec.config or session.setup.plugins:
         raise WorkbenchError("export needs vLLM's registered parsers by name: a parser config or a "
                              "plugin would not load in a vLLM-only test")
+    api = getattr(session, "api", "chat")
+    if api == "responses" and _harmony(session):
+        raise WorkbenchError("export --api responses on gpt-oss: vLLM's Responses server does not call the "
+                             "parser there (it reads the ids with HarmonyContext); export with --api chat")
     tokens = G.TokenStream.from_deltas(session, deltas)
     folder = ensure_tokenizer(session.setup.tokenizer)
     findings = [f.headline() for f in report.findings] if report else []
@@ -91,6 +97,11 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
         "vocab": vocab(session.tokenizer),
         "parser": {"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser},
         "request": request_fields(session.setup.request),
+        # --api: the request in that API's shape; on Responses the parser is handed the
+        # ResponsesRequest itself (Messages: the chat request vLLM converts it to, above)
+        "api": api,
+        "api_request": ({k: v for k, v in (session.setup.api_request or {}).items() if k not in ("vllm_xargs", "stream")}
+                        if api != "chat" else None),
         "chat_template_kwargs": session.setup.request.chat_template_kwargs,
         "prompt_token_ids": list(session.prompt_ids),
         "token_ids": tokens.ids, "token_texts": tokens.texts, "finish_reason": tokens.finish_reason,
@@ -98,6 +109,12 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
         "groupings": _groupings(len(tokens), report),
         "findings_when_exported": findings,
     }
+
+
+def _harmony(session: Session) -> bool:
+    from workbench.core import vllm_compat as compat
+
+    return compat.is_harmony_class(session.parser_cls)
 
 
 MESSAGES = HERE.parent / "core" / "messages.py"
@@ -128,6 +145,8 @@ def render_pytest(case: dict, filename: str) -> str:
     spec = case["parser"]
     title = (f"Parser check: {spec['tool_parser'] or '-'} + {spec['reasoning_parser'] or '-'} on "
              f"{case['tokenizer']['name']}, {len(case['token_ids'])} tokens")
+    if case.get("api", "chat") != "chat":
+        title += f", as vLLM serves it on {API_ENDPOINTS[case['api']]}"
     if case["findings_when_exported"]:
         title += "\n\nFindings when exported:\n" + "\n".join(
             "- " + h.replace("\\", "\\\\").replace('"""', "'''") for h in case["findings_when_exported"])

@@ -64,7 +64,12 @@ def parser_and_request():
                                    enable_auto_tools=p["tool_parser"] is not None,
                                    is_harmony=CASE["tokenizer"].get("model_type") == "gpt_oss",
                                    tokenizer=tok)
-    request = ChatCompletionRequest(**CASE["request"])
+    if CASE.get("api") == "responses":  # /v1/responses: the parser is handed the ResponsesRequest itself
+        from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
+
+        request = ResponsesRequest(**{**CASE["api_request"], "stream": True})
+    else:  # chat, and /v1/messages (vLLM converts it to this chat request first)
+        request = ChatCompletionRequest(**CASE["request"])
     if cls is not None and (cls.always_adjust_request or cls.reasoning_parser_cls is not None
                             or request.tool_choice != "none"):
         request = cls(tok, request.tools, model_config=None,

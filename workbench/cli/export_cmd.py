@@ -34,6 +34,11 @@ def run(args: argparse.Namespace) -> int:
     common.refuse_existing(args.output, args.force)
     session, deltas = check_cmd.load(args)
     if args.format == "vllm-sample":
+        if session.api != "chat":
+            from workbench.errors import WorkbenchError
+
+            raise WorkbenchError(f"a vLLM replay-test sample is a chat parser case: it has no --api "
+                                 f"{session.api} (export --format pytest --api {session.api} does)")
         case = export.build_case(session, deltas)
         result = session.replay(deltas)
         sample = export.vllm_sample(case, result.nonstream, Path(args.output).stem,
@@ -57,5 +62,8 @@ def run(args: argparse.Namespace) -> int:
         print("it passes now" + (f"; note: check's {len(severe)} finding(s) are outside the parser "
                                  f"(e.g. the serving layer's finish_reason), which the file does not test"
                                  if severe else ""))
+    if session.api != "chat":
+        print(f"note: it tests the parser as vLLM's {session.api} server calls it (that API's request); "
+              f"the {session.api} events themselves (`workbench check --api {session.api}`) are not in it")
     print(f"run it: PARSER_TOKENIZER={case['tokenizer']['path']} pytest -q {path}")
     return 0
