@@ -4,6 +4,8 @@ without markers of their own."""
 
 from __future__ import annotations
 
+import json
+
 from tests.test_doctor import _installed, doctor
 
 ANSWER = "Hello there, Paris is mild today."
@@ -70,3 +72,32 @@ def test_parsers_without_markers_are_not_listed_as_failures_on_any_text(run_cli)
     assert code == 0 and d["causes"] == [] and d["failures"] == [], d["failures"]
     _, out, _ = run_cli("doctor", "--vllm", _installed(), "--text", ANSWER, "--reasoning-parser", "qwen3")
     assert "could not run" not in out
+
+
+def test_a_forced_tool_choice_whose_structural_tag_the_text_never_follows(run_cli, tools_file):
+    from tests.conftest import WEATHER_TOOLS
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Session, Setup
+
+    named = {"type": "function", "function": {"name": "get_weather"}}
+    session = Session(Setup("qwen3", ParserSpec("hermes"), RequestSpec(tools=WEATHER_TOOLS, tool_choice=named)))
+    tag = json.loads(session.request.structured_outputs.structural_tag)  # what vLLM's adjust_request set
+    begin = tag["format"]["tags"][0]["begin"]
+    code, d = doctor(run_cli, "--text", '{"city": "Rome"}', "--tool-parser", "hermes", "--tools", tools_file,
+                     "--tool-choice", "get_weather")
+    diag = {x["code"]: x for x in d["diagnoses"]}
+    assert code == 1 and begin in diag["constraint_not_followed"]["evidence"]["begins"]
+    assert not d["tool_parsers"]  # no other parser is recommended for what the serving path does
+    followed = begin + '{"city": "Rome"}}\n</tool_call>'
+    code, d = doctor(run_cli, "--text", followed, "--tool-parser", "hermes", "--tools", tools_file,
+                     "--tool-choice", "get_weather")
+    assert code == 0 and d["causes"] == [], d["causes"]
+
+
+def test_thinking_the_model_opened_or_max_tokens_cut_is_not_blamed_on_the_parser(run_cli):
+    for extra in ([], ["--finish-reason", "length"]):
+        code, d = doctor(run_cli, "--text", "<think>I am still thinking about", "--reasoning-parser", "qwen3", *extra)
+        assert "answer_in_reasoning" not in [x["code"] for x in d["diagnoses"]], (extra, d["diagnoses"])
+    code, d = doctor(run_cli, "--text", "I am still thinking about", "--reasoning-parser", "qwen3")
+    assert "answer_in_reasoning" in [x["code"] for x in d["diagnoses"]]

@@ -72,8 +72,11 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
     if not E.ok_calls(stream, tool_names) and not E.ok_calls(nonstream, tool_names):
         tools_off = not setup.request.tools or setup.request.tool_choice == "none"
         # With tools off vLLM parses no calls at all; rank as if the request had turned them on.
+        # With "required" or a named function, a parser that supports them turns any JSON content
+        # into a call (the serving path, not the parser's reading): rank what each reads itself.
+        forced = setup.request.tool_choice not in (None, "auto", "none")
         ranking = replace(setup, request=replace(setup.request, tools=setup.request.tools or [ANY_TOOL],
-                                                 tool_choice="auto")) if tools_off else setup
+                                                 tool_choice="auto")) if tools_off or forced else setup
         names = set() if tools_off else tool_names
         report.tool_parsers = rank.rank_tools(ranking, working.reasoning_parser, session.prompt_ids, deltas,
                                               text, report.failures, names)
@@ -124,7 +127,9 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
     else:
         all_reasoning = [name for name, m in (("stream", stream), ("non-stream", nonstream))
                          if m.reasoning and not (m.content or "").strip() and not m.tool_calls]
-        if working.reasoning_parser and all_reasoning and "</think>" not in text:
+        # The model opened thinking itself, or max_tokens cut it mid-thought: no parser assumed anything.
+        if (working.reasoning_parser and all_reasoning and "</think>" not in text and "<think>" not in text
+                and deltas[-1].finish_reason != "length"):
             closed = tail.rfind("</think>") > tail.rfind("<think>")
             off = setup.request.chat_template_kwargs.get("enable_thinking") is False
             if closed or off:  # the prompt says the model does not think; the parser assumes it does
@@ -143,6 +148,18 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                  "parser that honours it"),
                 {"reasoning": _clip(stream.reasoning or nonstream.reasoning), "prompt_tail": tail,
                  "better": better}))
+
+    # A tool_choice vLLM enforces with a structural tag the text never follows.
+    begins = structural_begins(session.request)
+    if begins and not any(b in text for b in begins):
+        report.diagnoses.append(Diagnosis(
+            "constraint_not_followed", PROBLEM,
+            f"tool_choice {_choice(setup.request.tool_choice)}: vLLM constrains the output to start a call with "
+            f"{begins[0]!r} (the {working.tool_parser} parser's structural tag), and this text never does: it was "
+            "not generated under that constraint",
+            "check that the server applies structured outputs (a structured-outputs backend, no "
+            "--structured-outputs-config disabling it), and replay the text the constrained model gave",
+            {"begins": begins}))
 
     # The old reasoning_content field (a chat client's).
     if stream.reasoning and getattr(session, "api", "chat") == "chat":
@@ -167,3 +184,37 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                 f"raise max_tokens (now {setup.request.max_tokens or 'the default'}); clients must treat "
                 "finish_reason \"length\" as an incomplete call",
                 {"stream_tool_calls": result.stream["tool_calls"], "nonstream_content": _clip(nonstream.content)}))
+
+
+def structural_begins(request: object) -> list[str]:
+    """The call openers of the structural tag adjust_request set for a forced tool_choice."""
+    import json
+
+    so = getattr(request, "structured_outputs", None)
+    tag = getattr(so, "structural_tag", None) if so is not None else None
+    if not tag:
+        return []
+    try:
+        spec = json.loads(tag) if isinstance(tag, str) else tag
+    except ValueError:
+        return []
+    found: list[str] = []
+
+    def walk(node: object) -> None:
+        if isinstance(node, dict):
+            if node.get("type") == "tag" and isinstance(node.get("begin"), str) and node["begin"].strip():
+                found.append(node["begin"])
+            for v in node.values():
+                walk(v)
+        elif isinstance(node, list):
+            for v in node:
+                walk(v)
+
+    walk(spec)
+    return found if '"at_least_one": true' in json.dumps(spec) else []
+
+
+def _choice(choice: object) -> str:
+    if isinstance(choice, dict):
+        return repr((choice.get("function") or {}).get("name") or choice)
+    return repr(choice)
