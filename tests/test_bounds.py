@@ -96,6 +96,8 @@ CASES = [
      "a line may be"),
     ("an SSE log of 100,001 chunks", lambda t, full: _sse(t, [_chunk("a") for _ in range(
         limits.MAX_DELTAS + 1 if full else 5_000)] + [_chunk("", "stop")]), {True: "deltas", False: None}),
+    ("check with a billion random groupings", lambda t, full: ["check", "--text", "hi", "--fuzz", str(10**9)],
+     "--fuzz must be between 0 and 10,000"),
     ("check over a long stream (hermes + qwen3)", lambda t, full: [
         "check", _rec(t, 3_000 if full else 600, ("hermes", "qwen3")), "--fuzz", "10" if full else "2",
         "--json"] + ([] if full else ["--no-cost", "--shrink-budget", "0"]), None),

@@ -25,9 +25,10 @@ from typing import TYPE_CHECKING
 
 from workbench.check import api_faces, compare, contract, cost as cost_mod, coverage, groupings as G, parallel, props
 from workbench.check import evidence, minimal_text, shrink, streams, timing
-from workbench.core import chunking as C
+from workbench.core import chunking as C, limits
 from workbench.core.deltas import Delta
 from workbench.core.messages import ERROR, SEVERE, Difference, Final
+from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -89,6 +90,9 @@ class Checker:
         self.session, self.deltas = session, list(deltas)
         self.label = label  # how the given deltas were grouped (token, k:3, ...); default "source"
         self.opt = options or Options()
+        if not 0 <= self.opt.fuzz <= limits.MAX_FUZZ:
+            raise WorkbenchError(f"--fuzz must be between 0 and {limits.MAX_FUZZ:,} (each random grouping replays "
+                                 "the whole stream)")
         self.tokens = G.TokenStream.from_deltas(session, self.deltas)
         self.markers = contract.markers(session)
         self.timings: dict[str, float] = {}

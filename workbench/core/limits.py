@@ -26,6 +26,9 @@ MAX_TERMINAL_CHARS = 256  # one spelling of a terminal (or a token_id_terminals 
 MAX_TERMINALS = 256  # spellings in terminals + token_id_terminals
 MAX_TRANSITIONS = 1024
 MAX_CONFIG_ITEMS = 1024  # entries of any other array or table (preserve_tokens, arg_structural_chars, ...)
+# check's random groupings (--fuzz): each replays the whole stream, and a billion of them
+# were drawn and held before the first one ran.
+MAX_FUZZ = 10_000
 # A chat template from a recording or a request (core/templates.py) renders in a
 # forked child with this much more memory and time, and only with --trust-template
 # or --chat-template FILE.
