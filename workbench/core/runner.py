@@ -107,12 +107,16 @@ class StreamRun:
                       ["finish_reason error: the server sends an error chunk, no parse_delta"], 0.0,
                       delta.engine_steps, states_before, states_before, [], extra, opening, None,
                       None, serving.error_chunk_json())
-            return self._keep(row)
+            if self.keep_rows:
+                self.rows.append(row)
+            return row
         if not delta.text and not ids and not self.num_tokens:
             row = Row(step, ids, tokens, delta.text, before, before, None, False, None, None,
                       ["skipped: nothing generated yet (the server sends no chunk)"], 0.0,
                       delta.engine_steps, states_before, states_before, [], extra, opening)
-            return self._keep(row)
+            if self.keep_rows:
+                self.rows.append(row)
+            return row
         self.num_tokens += len(ids)
         msg = error = None
         parser = self.parser
@@ -159,9 +163,6 @@ class StreamRun:
         row = Row(step, ids, tokens, delta.text, before, after, sent_msg, sse, finish, error, lines,
                   parser_us, delta.engine_steps, states_before, states, self.recorder.take(), extra,
                   opening, usage, sent, None, ids if policy.ids_in_chunks else None)
-        return self._keep(row)
-
-    def _keep(self, row: Row) -> Row:
         if self.keep_rows:
             self.rows.append(row)
         return row
