@@ -260,6 +260,8 @@ NOT_USER_INPUT = {
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
     ("cli/doctor_versions.py", "findings_in", "json.loads"): "the --json stdout of our own check in a lane",
+    ("check/config_diagnoses.py", "structural_begins", "json.loads"):
+        "the structural tag vLLM's adjust_request made for a forced tool_choice (vLLM's own JSON)",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",
     ("check/props.py", "Contract.problems", "json.loads"): "the same test of the model's text",
     ("check/export.py", "vllm_sample", "json.loads"): "the model's arguments, as vLLM's Sample holds them",
