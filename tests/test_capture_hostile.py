@@ -175,6 +175,8 @@ SHAPES = {
     "content not a string": (lambda c: c[3]["choices"][0]["delta"].__setitem__("content", [1]),
                              "delta.content must be a string"),
     "two choices": (lambda c: c[3]["choices"].append(c[3]["choices"][0]), "2 choices"),
+    "a choice of index 1": (_set_choice(3, "index", 1), "choices[0].index is 1"),
+    "a choice of index true": (_set_choice(3, "index", True), "choices[0].index is true"),
     "a chunk after the finish": (lambda c: c.insert(-1, c[3]), "after the finishing one"),
     "an id outside the vocabulary": (_set_choice(3, "token_ids", [10 ** 9]), "outside its vocabulary"),
     "a chunk that is a list": (lambda c: c.__setitem__(3, [1, 2]), "not a JSON object"),

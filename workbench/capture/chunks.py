@@ -84,6 +84,10 @@ def parse(raw: str, what: str = "the server's chunk") -> Chunk:
 
 
 def _choice(choice: dict, what: str, raw: str) -> tuple[list[int], str | None]:
+    index = choice.get("index", 0)
+    if index != 0 or isinstance(index, bool):  # another choice's chunk read as this one's: silently wrong
+        raise WorkbenchError(f"{what}: choices[0].index is {json.dumps(index)[:20]}: capture reads one "
+                             "choice (n=1), index 0")
     delta = choice.get("delta")
     if delta is not None:
         if not isinstance(delta, dict):
