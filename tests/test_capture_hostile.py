@@ -497,7 +497,14 @@ def test_an_api_capture_keeps_every_event_as_sent_and_replays(run_cli, tmp_path,
     else:  # no ids in the API: the thinking and text re-tokenised, without the markup
         assert server["first_difference"] is not None and "token ids reconstructed" in server["cause"]
     code, out, err = run_cli("replay", tmp_path / f"{api}.jsonl")
-    assert code == 0 and "server sent" in out and f"same {api} events" in out or "first difference" in out
+    assert code == 0 and "server sent" in out and "this vLLM sends" in out, err
+    assert (f"same {api} events" if api == "responses" else "first difference at step") in out
+    code, out, err = run_cli("doctor", tmp_path / f"{api}.jsonl", "--json")
+    differs = [d for d in json.loads(out)["diagnoses"] if d["code"] == "server_differs"]
+    if api == "responses":
+        assert differs == []
+    else:
+        assert "the server's events differ" in differs[0]["message"] and "reconstructed" in differs[0]["message"]
 
 
 def _api_set(i, path, value):
