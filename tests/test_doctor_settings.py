@@ -101,3 +101,21 @@ def test_thinking_the_model_opened_or_max_tokens_cut_is_not_blamed_on_the_parser
         assert "answer_in_reasoning" not in [x["code"] for x in d["diagnoses"]], (extra, d["diagnoses"])
     code, d = doctor(run_cli, "--text", "I am still thinking about", "--reasoning-parser", "qwen3")
     assert "answer_in_reasoning" in [x["code"] for x in d["diagnoses"]]
+
+
+def test_a_lone_opener_in_prose_is_no_configuration_and_the_grouping_bug_is_named(run_cli, qwen3_tokenizer):
+    from vllm.parser import ParserManager
+
+    from workbench.core.request import RequestSpec, build_request
+
+    text = "<think>plan</think>Answer: use <think> tags like this."
+    code, d = doctor(run_cli, "--text", text, "--reasoning-parser", "deepseek_r1")
+    assert "thinking_in_content" not in [x["code"] for x in d["diagnoses"]]
+    head = d["causes"][0]
+    assert code == 1 and head["class"] == "parser_streaming" and "--chunking merge:0-1" in head["summary"], d["causes"]
+    # vLLM itself, the opener and the next token in one delta:
+    cls = ParserManager.get_parser(reasoning_parser_name="deepseek_r1")
+    parser = cls(qwen3_tokenizer, None, model_config=None, chat_template_kwargs={})
+    ids = qwen3_tokenizer.encode("<think>plan", add_special_tokens=False)
+    delta = parser.parse_delta("<think>plan", ids, build_request(RequestSpec()), [], finished=False)
+    assert delta.reasoning == "<think>plan"  # the opener leaks into reasoning

@@ -103,10 +103,9 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                 {"content": _clip(stream.content), "best": best, "current": mine}))
 
     # Thinking in content, or the answer in reasoning.
-    content = (stream.content or "") + (nonstream.content or "")
     tail = _prompt_tail(tok, session.prompt_ids)
     opened = tail.rfind("<think>") > tail.rfind("</think>")
-    if any(m in content for m in THINK_MARKERS):
+    if _thinking_markup(stream.content) or _thinking_markup(nonstream.content):
         report.reasoning_parsers = rank.rank_reasoning(setup, working.tool_parser, session.prompt_ids, deltas,
                                                        text, report.failures)
         best = report.reasoning_parsers[0]["parser"] if report.reasoning_parsers else None
@@ -218,3 +217,10 @@ def _choice(choice: object) -> str:
     if isinstance(choice, dict):
         return repr((choice.get("function") or {}).get("name") or choice)
     return repr(choice)
+
+
+def _thinking_markup(content: str | None) -> bool:
+    """Content that carries thinking: it opens with the opener, or holds a closer. A lone
+    opener inside prose is the model writing about the tag, not thinking."""
+    text = (content or "").lstrip()
+    return text.startswith(THINK_MARKERS[0]) or THINK_MARKERS[1] in text

@@ -87,11 +87,19 @@ def _working_spec(setup: Setup, tok: TokenizerLike, report: DoctorReport) -> Par
         return spec
     parts = [("tool", ParserSpec(spec.tool_parser)), ("reasoning", ParserSpec(None, spec.reasoning_parser))]
     broken = [kind for kind, s in parts if (s.tool_parser or s.reasoning_parser) and start_error(s, tok)]
-    report.diagnoses.append(Diagnosis(
-        "parser_cannot_start", PROBLEM,
-        f"vLLM refuses {spec.label()} with the {setup.tokenizer} tokenizer (its markers are not in the "
-        f"vocabulary): {err}", "use the model's own tokenizer, or a parser that matches this one (see the rankings)",
-        {"error": err, "broken": broken or ["combination"]}))
+    from workbench.core.parsers import registered_names
+
+    known = registered_names()
+    unknown = [f"{kind} parser {name!r}" for kind, name in (("tool", spec.tool_parser), ("reasoning", spec.reasoning_parser))
+               if name and name not in known[kind]]
+    if unknown and not spec.config:
+        message, fix = (f"vLLM {_vllm_version()} has no {' and no '.join(unknown)}: {err}",
+                        "use a registered name (`workbench parsers` lists them), as the server's flag needs")
+    else:
+        message, fix = (f"vLLM refuses {spec.label()} with the {setup.tokenizer} tokenizer: {err}",
+                        "use the model's own tokenizer, or a parser that matches this one (see the rankings)")
+    report.diagnoses.append(Diagnosis("parser_cannot_start", PROBLEM, message, fix,
+                                      {"error": err, "broken": broken or ["combination"]}))
     return ParserSpec(None if "tool" in broken or not broken else spec.tool_parser,
                       None if "reasoning" in broken or not broken else spec.reasoning_parser)
 
