@@ -119,3 +119,25 @@ def test_a_lone_opener_in_prose_is_no_configuration_and_the_grouping_bug_is_name
     ids = qwen3_tokenizer.encode("<think>plan", add_special_tokens=False)
     delta = parser.parse_delta("<think>plan", ids, build_request(RequestSpec()), [], finished=False)
     assert delta.reasoning == "<think>plan"  # the opener leaks into reasoning
+
+
+def test_a_parser_that_drops_text_another_reads_whole_gets_a_note(run_cli, tools_file):
+    from vllm.parser import ParserManager
+
+    from tests.conftest import WEATHER_TOOLS
+    from workbench.core.request import RequestSpec, build_request
+    from workbench.core.tokenizers import load_tokenizer
+
+    text = ('Let me check.<｜DSML｜tool_calls>\n<｜DSML｜invoke name="get_weather">\n<｜DSML｜parameter name="city" '
+            'string="true">Paris</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>')
+    code, d = doctor(run_cli, "--text", text, "--tokenizer", "deepseek_v4", "--tool-parser", "deepseek_v32",
+                     "--tools", tools_file)
+    assert "text_dropped" in [f["kind"] for f in d["findings"]]
+    note = {x["code"]: x for x in d["diagnoses"]}["parser_keeps_text"]
+    assert note["severity"] == "note" and note["fix"].endswith("--tool-call-parser deepseek_v4")
+    tok = load_tokenizer("deepseek_v4")  # vLLM's deepseek_v4 parser on the same text: the call, the prose kept
+    cls = ParserManager.get_parser(tool_parser_name="deepseek_v4", enable_auto_tools=True)
+    request = build_request(RequestSpec(tools=WEATHER_TOOLS))
+    _, content, calls = cls(tok, request.tools, model_config=None, chat_template_kwargs={}).parse(
+        text, request, enable_auto_tools=True)
+    assert content.strip() == "Let me check." and [c.name for c in calls] == ["get_weather"]

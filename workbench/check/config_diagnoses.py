@@ -102,6 +102,11 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                 f"calls from this text in both modes", fix,
                 {"content": _clip(stream.content), "best": best, "current": mine}))
 
+    # Calls extracted, yet text lost: another parser may read the same format whole.
+    if working.tool_parser and not report.tool_parsers and any(f.kind == "text_dropped" for f in report.findings):
+        keeps_text(report, setup, session, working, deltas, text, tool_names,
+                   min(len(E.ok_calls(stream, tool_names)), len(E.ok_calls(nonstream, tool_names))))
+
     # Thinking in content, or the answer in reasoning.
     tail = _prompt_tail(tok, session.prompt_ids)
     opened = tail.rfind("<think>") > tail.rfind("</think>")
@@ -224,3 +229,33 @@ def _thinking_markup(content: str | None) -> bool:
     opener inside prose is the model writing about the tag, not thinking."""
     text = (content or "").lstrip()
     return text.startswith(THINK_MARKERS[0]) or THINK_MARKERS[1] in text
+
+
+def keeps_text(report: DoctorReport, setup: Setup, session: Session, working: ParserSpec, deltas: Sequence[Delta],
+               text: str, tool_names: set[str], mine_ok: int) -> None:
+    """A note naming a registered tool parser that extracts as many calls in both modes and
+    loses no text of this output (measured as check's text_dropped is)."""
+    from workbench.check import coverage
+    from workbench.check.contract import format_literals
+    from workbench.core.parsers import ParserSpec
+
+    ranked = rank.rank_tools(setup, working.reasoning_parser, session.prompt_ids, deltas, text, report.failures,
+                             tool_names)
+    for r in ranked:
+        if r["parser"] == working.tool_parser or min(r["ok_calls"], r["ok_stream_calls"]) < max(mine_ok, 1):
+            continue
+        other, result, err = rank.run(setup, ParserSpec(r["parser"], working.reasoning_parser), session.prompt_ids,
+                                      deltas)
+        if err or other is None or result is None:
+            continue
+        markers = sorted({m for ms in parser_markers(other).values() for m in ms})
+        finals = (result.nonstream_final, result.stream_final)
+        if coverage.uncovered(result.text, format_literals(other, markers), finals, E.tool_marker_pairs(other)):
+            continue
+        report.tool_parsers = [r]
+        report.diagnoses.append(Diagnosis(
+            "parser_keeps_text", NOTE,
+            f"the {r['parser']} parser extracts {r['ok_calls']} call(s) from this text in both modes and loses none "
+            f"of it, where {working.tool_parser} drops text",
+            f"if the model writes {r['parser']}'s format, use --tool-call-parser {r['parser']}", {"parser": r}))
+        return
