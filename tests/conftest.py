@@ -56,3 +56,28 @@ def engine_stepper():
     stepper = EngineStepper()
     yield stepper
     stepper.close()
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """One JupyterLab server for every browser test of the run (each start costs 80-100 s
+    on a loaded 2-core machine): ``.base``, ``.token``, ``.root`` (write notebooks there),
+    ``.shutdown_kernels()`` (each test's kernels hold an engine: stop them when done)."""
+    import types
+    import urllib.request
+
+    from tests.jupyterlab import lab_server, require_chromium
+
+    require_chromium()
+    tmp = tmp_path_factory.mktemp("lab")
+    root = tmp / "root"
+    root.mkdir()
+    with lab_server(tmp, root) as (base, token):
+        def shutdown_kernels() -> None:
+            with urllib.request.urlopen(f"{base}/api/kernels?token={token}", timeout=30) as r:
+                kernels = json.load(r)
+            for k in kernels:
+                req = urllib.request.Request(f"{base}/api/kernels/{k['id']}?token={token}", method="DELETE")
+                urllib.request.urlopen(req, timeout=60).close()
+
+        yield types.SimpleNamespace(base=base, token=token, root=root, shutdown_kernels=shutdown_kernels)

@@ -126,8 +126,10 @@ def write_notebook(path: Path, cells: list[str]) -> Path:
 
 
 def open_notebook(page, base: str, token: str, name: str) -> None:
-    """Open a notebook, hide the file browser (a 1280 px screen keeps the width), wait for its kernel."""
-    page.goto(f"{base}/lab/tree/{name}?token={token}", timeout=60_000)
+    """Open a notebook, hide the file browser (a 1280 px screen keeps the width), wait for its kernel.
+    ``reset``: a fresh workspace, so the notebooks an earlier test opened on the same server
+    are not restored beside it (each with its kernel)."""
+    page.goto(f"{base}/lab/tree/{name}?token={token}&reset", timeout=60_000)
     page.wait_for_selector(".jp-Notebook", timeout=60_000)
     select = page.get_by_role("button", name="Select", exact=True)
     try:  # older settings may still ask which kernel to start

@@ -11,8 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.jupyterlab import IDLE, chromium_page, lab_server, open_notebook, require_chromium, set_theme, \
-    write_notebook
+from tests.jupyterlab import IDLE, chromium_page, open_notebook, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,27 +77,21 @@ CONTRAST_JS = """(roots) => {
 }"""
 
 
-@pytest.fixture
-def lab(tmp_path):
-    require_chromium()
-    root = tmp_path / "root"
-    root.mkdir()
-    write_notebook(root / NOTEBOOK, [SETUP, DIAGRAM, EDITOR, QWEN3])
-    with lab_server(tmp_path, root) as server:
-        yield server
-
-
 def test_editor_marks_problem_lines_and_diagram_lights_the_state(lab):
-    base, token = lab
+    """On the run's one JupyterLab server (tests/conftest.py's ``lab``)."""
+    write_notebook(lab.root / NOTEBOOK, [SETUP, DIAGRAM, EDITOR, QWEN3])
     ARTIFACTS.mkdir(exist_ok=True)
-    with chromium_page() as (page, errors):
-        try:
-            _drive(page, base, token)
-        except Exception:
-            page.screenshot(path=str(ARTIFACTS / "editor_diagram_failure.png"), full_page=True)
-            print("page errors:", errors)
-            raise
-        assert errors == []
+    try:
+        with chromium_page() as (page, errors):
+            try:
+                _drive(page, lab.base, lab.token)
+            except Exception:
+                page.screenshot(path=str(ARTIFACTS / "editor_diagram_failure.png"), full_page=True)
+                print("page errors:", errors)
+                raise
+            assert errors == []
+    finally:
+        lab.shutdown_kernels()
 
 
 def _run_all(page, base: str, token: str) -> None:
