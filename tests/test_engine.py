@@ -228,6 +228,13 @@ def test_bad_input_is_one_line_and_the_stepper_stays_usable(engine_stepper, run_
         engine_stepper.start(long, SEED_TEXT)
     code, _, err = run_cli("record", "--model", tmp_path / "missing", "-o", tmp_path / "x.jsonl")
     assert code == 2 and err.count("\n") == 1 and "no such folder" in err
+    # With vLLM's logging configured by the engine, its ERROR lines while probing a
+    # broken tokenizer folder are not printed beside the workbench's one line.
+    broken = tmp_path / "broken-tok"
+    broken.mkdir()
+    (broken / "tokenizer.json").write_text(json.dumps({"model": {"type": "BPE"}}))
+    code, _, err = run_cli("replay", "--tokenizer", broken, "--text", "hi")
+    assert code == 2 and err.count("\n") == 1 and "cannot be loaded" in err, err
     engine_stepper.start(s, SEED_TEXT)
     assert engine_stepper.run().stream["tool_calls"]
 

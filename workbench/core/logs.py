@@ -76,6 +76,24 @@ def collector() -> _Collector:
     return _collector
 
 
+def _drop(record: logging.LogRecord) -> bool:
+    return False
+
+
+class muted:
+    """``with muted():`` vLLM's console handlers print nothing in this block; the
+    collector still collects. For calls whose failure the workbench reports itself."""
+
+    def __enter__(self) -> None:
+        self.handlers = [h for h in _vllm_logger.handlers if h is not _collector]
+        for h in self.handlers:
+            h.addFilter(_drop)
+
+    def __exit__(self, *exc: object) -> None:
+        for h in self.handlers:
+            h.removeFilter(_drop)
+
+
 class capture:
     """``with capture() as lines:`` collects this block's parser log lines.
 

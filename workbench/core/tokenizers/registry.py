@@ -266,11 +266,12 @@ def _load_folder(folder: Path):
         os.environ.setdefault("TIKTOKEN_ENCODINGS_BASE", str(folder))
     from workbench.core import logs
 
-    # vLLM probes the folder's config.json and logs each failed try at ERROR, even
-    # when the tokenizer then loads; the outcome below is what the user needs.
+    # vLLM probes the folder's config.json and logs each failed try at ERROR (printed
+    # once an engine has configured vLLM's logging), even when the tokenizer then
+    # loads; the outcome below is what the user needs.
     mode = "mistral" if any((folder / f).is_file() for f in MAIN_FILES[1:]) else "auto"
     try:
-        with logs.capture():
+        with logs.capture(), logs.muted():
             # vLLM's own cache, under the key the engine's ModelConfig looks it up with: an
             # engine started on this folder takes this instance instead of loading its own
             # (1-3 s of a notebook's start)
