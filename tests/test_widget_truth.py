@@ -6,7 +6,8 @@
   clients receive (``core.diff.compare`` with each side's face);
 - the status line says which parser class runs and from where, and what waits for
   Replay; a setting that cannot apply is refused at once, in the status line;
-- Save refuses an existing file until Overwrite; Copy JSON / Ctrl+C send the rows' JSON.
+- Save refuses an existing file until Overwrite; Copy JSON / Ctrl+C send the rows' JSON;
+- Harmony rows are coloured by their channel's field.
 """
 
 from __future__ import annotations
@@ -153,3 +154,27 @@ def test_save_asks_before_overwriting_and_rows_go_as_json(tmp_path, monkeypatch,
     assert json.loads(msg["text"].splitlines()[1])["delta"]["content"] == "\n\n"
     assert list(wb.frame(selected=True)["step"]) == [6, 7]
     assert wb.to_jsonl("rows.jsonl") == 2 and len((tmp_path / "rows.jsonl").read_text().splitlines()) == 2
+
+
+def test_harmony_rows_are_coloured_by_their_channel():
+    """gpt-oss (05): analysis rows are reasoning, commentary rows a tool call, in their field
+    and the phase's band; the header between messages is "other" (issue 21, item 4)."""
+    from workbench import Workbench
+    from workbench.core.parsers import ParserSpec
+
+    text = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
+            '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>')
+    pick = dict(tokenizer="gpt_oss", tool_parser="openai", reasoning_parser="openai_gptoss")
+    wb = Workbench(text, tools=WEATHER_TOOLS, **pick)
+    wb.run()
+    direct = Session(Setup("gpt_oss", ParserSpec("openai", "openai_gptoss"), RequestSpec(tools=WEATHER_TOOLS)))
+    rows = direct.replay(direct.deltas_from_text(text)).rows
+    by_step = {r["step"]: r for r in wb.table.records}
+    for r in rows:
+        rec = by_step[r.step]
+        field = "tool" if r.tool_calls else "reasoning" if r.reasoning else None
+        if field:  # the field the parser filled is the colour, and the phase's band agrees
+            assert rec["_k"] == field and rec["_c"].split()[0] == f"k-{field}", (r.step, r.phase, rec)
+        elif str(r.phase) == "header":
+            assert rec["_c"].split()[0] == "k-other"
+    assert {"analysis", "commentary to=functions.get_weather"} <= {str(r.phase) for r in rows}

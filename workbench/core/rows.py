@@ -192,7 +192,7 @@ COLUMNS: tuple[Column, ...] = (
            LABEL, shown=False, width=64, grow=0, fit=280),
     Column("phase", "phase", "where the parser sends the text: reasoning, content, tool (or a "
            "Harmony channel); before→after at a change", lambda r: str(r.phase), LABEL, width=56,
-           grow=0, display=phase_shown, fit=300),
+           grow=0, display=phase_shown, fit=340),
     Column("reasoning", "reasoning", "the DeltaMessage's reasoning (blank: None)", lambda r: r.reasoning,
            width=64, grow=1.2, field="reasoning"),
     Column("content", "content", "the DeltaMessage's content (blank: None)", lambda r: r.content,
