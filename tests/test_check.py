@@ -280,3 +280,26 @@ def test_check_package_is_widget_free():
         text = f.read_text()
         assert "ipywidgets" not in text and "IPython" not in text, f
         assert len(text.splitlines()) < 300, f
+
+
+def test_long_streams_get_a_seeded_sample_of_two_chunk_splits():
+    """Every split up to ALL_SPLITS tokens; above, a sample whose replays stay within
+    SPLIT_TOKENS tokens (each split replays the whole stream), the same for the same seed."""
+    assert G.split_positions(G.ALL_SPLITS) == list(range(1, G.ALL_SPLITS))
+    for n in (G.ALL_SPLITS + 1, 30_000, 100_000):
+        got = G.split_positions(n)
+        assert got == sorted(set(got)) and 0 < got[0] and got[-1] < n and got == G.split_positions(n)
+        assert len(got) == G.sampled_splits(n) and (len(got) * n <= G.SPLIT_TOKENS or len(got) == G.MIN_SPLITS)
+        assert G.split_positions(n, seed=1) != got
+        said = G.splits_checked(n)
+        assert said["checked"] == len(got) and said["of"] == n - 1 and "sample" in said["which"]
+    assert len(G.split_positions(2_000)) == G.SAMPLED_SPLITS and len(G.split_positions(100_000)) == 40
+
+
+def test_text_dropped_is_not_checked_past_its_limit_and_says_so(run_cli):
+    from workbench.core import limits
+
+    for text, said in (("a b " * 10, "checked"), ("x" * (limits.MAX_COVERAGE_CHARS + 1), "not checked")):
+        code, out, err = run_cli("check", "--text", text, "--fuzz", "0", "--no-cost", "--shrink-budget", "0", "--json")
+        assert code == 0, err
+        assert json.loads(out)["checked"]["text_dropped"].startswith(said)

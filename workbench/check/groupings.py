@@ -26,12 +26,20 @@ if TYPE_CHECKING:
 VLLM_SEED = 20260902  # tests/tool_parsers/common_tests.py's split-invariance seed
 MTP_BATCHES = (2, 3, 4, 8)
 # Every two-chunk split of a stream of up to ALL_SPLITS tokens is checked; a longer
-# stream gets SAMPLED_SPLITS of its n - 1 splits, drawn with the groupings' seed. Each
-# split replays the whole text, so all of them cost the square of the length (30,000
-# tokens: 29,999 splits of 30,000 tokens each), where the sample costs a fixed number
-# of replays.
+# stream gets a sample of its n - 1 splits, drawn with the groupings' seed: SAMPLED_SPLITS,
+# or as many as replay SPLIT_TOKENS tokens in all (at least MIN_SPLITS). Each split
+# replays the whole text, so all of them cost the square of the length (30,000 tokens:
+# 29,999 splits of 30,000 tokens each; at the 100,000-delta limit 256 splits alone ran
+# past a minute), where the sample's cost stays within a constant.
 ALL_SPLITS = 1024
 SAMPLED_SPLITS = 256
+SPLIT_TOKENS = 4_000_000
+MIN_SPLITS = 16
+
+
+def sampled_splits(n: int) -> int:
+    """How many two-chunk splits a stream of ``n`` tokens over ``ALL_SPLITS`` gets."""
+    return min(n - 1, SAMPLED_SPLITS, max(MIN_SPLITS, SPLIT_TOKENS // max(n, 1)))
 
 
 @dataclass
@@ -116,12 +124,12 @@ def whole(n: int) -> list[tuple[str, tuple]]:
 
 def split_positions(n: int, seed: int = VLLM_SEED, at: set[int] | None = None) -> list[int]:
     """Where the two-chunk splits of an n-token stream cut: the positions ``at``, or all of
-    1..n-1 up to ``ALL_SPLITS`` tokens, else ``SAMPLED_SPLITS`` of them drawn with ``seed``."""
+    1..n-1 up to ``ALL_SPLITS`` tokens, else ``sampled_splits(n)`` of them drawn with ``seed``."""
     if at is not None:
         return sorted(i for i in at if 0 < i < n)
     if n <= ALL_SPLITS:
         return list(range(1, n))
-    return sorted(random.Random(seed).sample(range(1, n), SAMPLED_SPLITS))
+    return sorted(random.Random(seed).sample(range(1, n), sampled_splits(n)))
 
 
 def two_chunk(n: int, at: set[int] | None = None, seed: int = VLLM_SEED) -> list[tuple[str, tuple]]:
