@@ -106,8 +106,11 @@ class Checker:
         self.base_final = compare.final_of(self.base.final)
         self.timings["stream_vs_nonstream"] = time.perf_counter() - t0
         t = time.perf_counter()
-        found += coverage.findings(self.session, self.source, contract.format_literals(self.session, self.markers),
-                                   label, evidence.tool_marker_pairs(self.session))
+        text_dropped = f"not checked: {len(self.source.text):,} characters, over {limits.MAX_COVERAGE_CHARS:,}"
+        if len(self.source.text) <= limits.MAX_COVERAGE_CHARS:  # its word alignment grows with the square
+            text_dropped = "checked"
+            found += coverage.findings(self.session, self.source, contract.format_literals(self.session, self.markers),
+                                       label, evidence.tool_marker_pairs(self.session))
         found += timing.findings(None, "token", self.base.bursts)
         self.timings["coverage"] = time.perf_counter() - t
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
@@ -121,6 +124,7 @@ class Checker:
                                                                      self.split_at),
                                 "baseline": "token", "markers": self.shown_markers(self.source.text),
                                 "special_tokens": len(contract.special_tokens(self.session.tokenizer)),
+                                "text_dropped": text_dropped,
                                 "seconds": self.timings})
         if self.opt.cost:
             t = time.perf_counter()

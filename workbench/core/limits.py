@@ -29,6 +29,10 @@ MAX_CONFIG_ITEMS = 1024  # entries of any other array or table (preserve_tokens,
 # check's random groupings (--fuzz): each replays the whole stream, and a billion of them
 # were drawn and held before the first one ran.
 MAX_FUZZ = 10_000
+# check's text_dropped aligns the text's words with each answer's (difflib): its time grows
+# with the square of the text (100,000 characters took 49 s), so longer texts are not
+# checked for it, and the report says so.
+MAX_COVERAGE_CHARS = 20_000
 # A chat template from a recording or a request (core/templates.py) renders in a
 # forked child with this much more memory and time, and only with --trust-template
 # or --chat-template FILE.
