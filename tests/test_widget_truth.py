@@ -82,7 +82,9 @@ def test_ab_compares_two_apis_over_one_stream():
     from workbench.ui.ab_apis import events_cell
 
     assert seven["events"] == events_cell(face.row_events(6))  # vLLM's converter's events, summarised
-    assert "events" not in next(r for r in wb.ab.left.records if r["step"] == 7)  # chat: its delta
+    left7 = next(r for r in wb.ab.left.records if r["step"] == 7)
+    assert "events" not in left7 and left7["content"] == "\n\n"  # chat: its DeltaMessage
+    assert "content" in wb.ab.left.shown() and "events" in wb.ab.right.shown()
     hidden = wb.compare("hermes+qwen3", "hermes+qwen3", api_a="responses", api_b="messages")
     assert hidden.first_step is None and (hidden.api_a, hidden.api_b) == ("responses", "messages")
 

@@ -110,7 +110,7 @@ class ABPanel(W.VBox):
     def show(self, res, tokenizer=None, sides=None) -> None:
         """``res``: a ``core.diff.DiffResult``; ``tokenizer``: the stream's, so both sides
         show each token's text; ``sides``: the two ``ab_apis.Side``s when an API other than
-        chat is on either side, whose tables then show each row's events."""
+        chat is on either side: a side on Responses or Messages shows each row's events."""
         from workbench.ui import ab_apis
 
         self.result = res
@@ -125,8 +125,9 @@ class ABPanel(W.VBox):
             for i, (table, result) in enumerate(((self.left, res.a), (self.right, res.b))):
                 if tokenizer is not None and getattr(table.decode, "tokenizer", None) is not tokenizer:
                     table.decode = TokenText(tokenizer)
-                table.set_schema(ab_apis.API_COLUMNS if sides else COLUMNS)
-                if sides:
+                api = sides[i].api if sides else "chat"  # a chat side shows its DeltaMessage columns
+                table.set_schema(ab_apis.API_COLUMNS if api != "chat" else COLUMNS)
+                if api != "chat":
                     events = {r.step: ab_apis.events_cell(sides[i].events(n)) for n, r in enumerate(result.rows)}
                     table.more = lambda row, events=events: {"events": events[row.step]} if events[row.step] else {}
                 else:

@@ -22,9 +22,9 @@ if TYPE_CHECKING:
     from workbench.core.parsers import ParserSpec
     from workbench.core.session import Result, Session, Setup
 
-EVENTS = Column("events", "events", "the SSE events this delta produced on this side's API "
-                "(chat: its chunk's delta)", lambda r: None, LABEL, width=180, grow=3)
-# an API side shows its events; the DeltaMessage columns are a click away (columns ▾)
+EVENTS = Column("events", "events", "the SSE events this delta produced on this side's API",
+                lambda r: None, LABEL, width=180, grow=3)
+# a Responses or Messages side shows its events; the DeltaMessage columns are a click away (columns ▾)
 API_COLUMNS = tuple(replace(c, shown=False) if c.name in ("text", "reasoning", "content", "tool_calls", "sse")
                     else c for c in COLUMNS) + (EVENTS,)
 
