@@ -95,7 +95,7 @@ CASES = [
     ("an SSE line past the line cap", lambda t, full: _sse(t, [_chunk("x" * (limits.MAX_LINE_BYTES + 1))]),
      "a line may be"),
     ("an SSE log of 100,001 chunks", lambda t, full: _sse(t, [_chunk("a") for _ in range(
-        limits.MAX_DELTAS + 1 if full else 5_000)] + [_chunk("", "stop")]), {True: "deltas", False: None}),
+        limits.MAX_DELTAS + 1 if full else 5_000)] + [_chunk("", "stop")]), {True: "more than 100,000 chunks", False: None}),
     ("check with a billion random groupings", lambda t, full: ["check", "--text", "hi", "--fuzz", str(10**9)],
      "--fuzz must be between 0 and 10,000"),
     ("check over a long stream (hermes + qwen3)", lambda t, full: [
