@@ -374,10 +374,44 @@ def test_fuzzed_configs_long(run_cli, tmp_path_factory, data):
 
 
 # -- what the fuzzer found, kept ------------------------------------------------------------
-REGRESSIONS: list[tuple[str, bytes]] = []
+def _seed_with(change) -> bytes:
+    lines = [json.loads(line) for line in SEED_REC.read_text(encoding="utf-8").splitlines()]
+    out = change(lines)
+    return out if isinstance(out, bytes) else "\n".join(json.dumps(x) for x in lines).encode() + b"\n"
 
 
-@pytest.mark.parametrize("name, data", REGRESSIONS or [pytest.param("none yet", b"", marks=pytest.mark.skip(
-    reason="the fuzzer has found nothing to keep yet"))])
-def test_regressions(run_cli, tmp_path_factory, name, data):
-    _recording_case(run_cli, tmp_path_factory, data, "replay")
+def _set(n: int, **fields):
+    return lambda lines: lines[n].update(fields)
+
+
+# Recordings that broke the property before the door (the audit's and the fuzzer's), each
+# with the exit codes the fixed workbench gives: 2 is a one-line refusal.
+REGRESSIONS: list[tuple[str, bytes, set[int]]] = [
+    ("text disagrees with its ids", _seed_with(_set(1, text="</tool_call>")), {2}),
+    ("a delta after the finish", _seed_with(lambda ls: ls.append(dict(ls[1]))), {2}),
+    ("NaN in a delta", _seed_with(lambda ls: SEED_REC.read_bytes().replace(
+        b'"finish_reason": null', b'"finish_reason": NaN', 1)), {2}),
+    ("4,300-digit token id", _seed_with(lambda ls: SEED_REC.read_bytes().replace(
+        b"[28981]", b"[" + b"9" * 4300 + b"]", 1)), {2}),
+    ("nested 100,000 deep", _seed_with(lambda ls: SEED_REC.read_bytes() + b"[" * 100_000 + b"\n"), {2}),
+    ("the key echoed in a delta's text", _seed_with(_set(2, text=KEY)), {2}),
+    ("a template bomb in chat_template_kwargs", _seed_with(lambda ls: ls[0]["request"].update(
+        chat_template_kwargs={"chat_template": "{{ ('x' * 100000000) * 50 }}"})), {0, 1, 2}),
+    ("last line cut inside a character", _seed_with(lambda ls: SEED_REC.read_bytes()[:-1] + b'\n{"type": "delta", "text": "\xe2\x98'),
+     {0, 1, 2}),
+]
+
+
+@pytest.mark.parametrize("name, data, codes", REGRESSIONS, ids=[r[0] for r in REGRESSIONS])
+def test_regressions(run_cli, tmp_path_factory, name, data, codes):
+    rec = _file(tmp_path_factory, "rec.jsonl", data)
+    argv = ["replay", rec, "--json"]
+    code, out, err = bounded_run(argv)
+    holds(argv, code, out, err)
+    assert code in codes, (name, code, err)
+
+
+def bounded_run(argv):
+    o = bounded.run(argv, memory=2 * GB, seconds=60)
+    assert o.died is None and o.grew < 2 * GB, (o.died, o.grew_gb, o.err[-500:])
+    return o.code, o.out, o.err
