@@ -353,3 +353,49 @@ def test_faces_of_a_workbench_read_its_stream_on_each_api(seed):
     assert pd.isna(finals_.loc[("messages", "nonstream"), "content"])
     assert finals_.loc[("messages", "stream"), "whitespace_only_text"]
     assert not finals_.loc[("chat", "stream"), "whitespace_only_text"]
+
+
+def test_a_generation_error_on_responses_aborts_the_stream_as_vllm_does(run_cli, tools_file):
+    """finish "error": vLLM's responses_stream_generator validates its error JSON as a stream
+    event, which no event type accepts; the stream stops with neither an error event nor
+    response.completed, and the client says so."""
+    from pydantic import TypeAdapter, ValidationError
+    from vllm.entrypoints.serve.engine.protocol import ErrorInfo, ErrorResponse
+    from vllm.entrypoints.openai.responses.protocol import StreamingResponsesResponse
+
+    vllm_error = json.dumps(ErrorResponse(error=ErrorInfo(message="x", type="InternalServerError",
+                                                          code=500)).model_dump())
+    with pytest.raises(ValidationError):
+        TypeAdapter(StreamingResponsesResponse).validate_json(vllm_error)
+    code, out, err = run_cli("replay", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser",
+                             "qwen3", "--tools", tools_file, "--tool-choice", "required", "--api", "responses",
+                             "--finish-reason", "error", "--json")
+    assert code in (0, 1) and "Traceback" not in err, err
+    doc = json.loads(out)
+    types = [e["type"] for e in doc["events"]]
+    assert "response.completed" not in types and "error" not in types
+    assert types[0] == "response.created"
+    assert any("fails to build its error event" in n for n in doc.get("notes", [])), doc.get("notes")
+    assert "response.completed" in str(doc["client"])  # the SDK: "Didn't receive a response.completed"
+
+
+def test_the_messages_converters_error_log_is_a_note_not_a_printed_line(run_cli, tools_file):
+    """On finish "error" vLLM's message_stream_converter logs an exception and sends an
+    "error" event: the event is the face's, the log line its note, no console handler of
+    vLLM's prints it (one is there once an engine has configured vLLM's logging)."""
+    import io
+    import logging
+
+    console = logging.StreamHandler(io.StringIO())
+    logging.getLogger("vllm").addHandler(console)
+    try:
+        code, out, err = run_cli("replay", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser",
+                                 "qwen3", "--tools", tools_file, "--api", "messages", "--finish-reason", "error",
+                                 "--json")
+    finally:
+        logging.getLogger("vllm").removeHandler(console)
+    assert code in (0, 1) and "Traceback" not in err, err
+    assert "message stream converter" not in console.stream.getvalue()
+    doc = json.loads(out)
+    assert doc["events"][-1]["type"] == "error"
+    assert any("Error in message stream converter" in n and "\n" not in n for n in doc["notes"]), doc["notes"]

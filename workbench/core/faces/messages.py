@@ -83,12 +83,17 @@ def face(session: Session, result: Replayed, nonstream: bool = True) -> Face:
             current[0] = index
             yield item
 
+    from workbench.core import logs
+
     converter = compat.anthropic_serving().message_stream_converter(None, source())
     sse: list[str] = []
     owners: list[int] = []
-    for text in _drive(converter):
-        sse.append(text)
-        owners.append(current[0])
+    # The converter logs what it turns into an "error" event (logger.exception): a server
+    # log line, shown as the face's note, not printed into the user's cell or terminal.
+    with logs.capture() as logged, logs.muted():
+        for text in _drive(converter):
+            sse.append(text)
+            owners.append(current[0])
     n = len(result.rows)
     spans, start = [], 0
     for i in range(n):
@@ -97,7 +102,8 @@ def face(session: Session, result: Replayed, nonstream: bool = True) -> Face:
             end += 1
         spans.append((start, end))
         start = end
-    return Face("messages", sse, spans, nonstream_body(session, result) if nonstream else None)
+    notes = [f"the server logs: {line.splitlines()[0]}{' …]' if chr(10) in line else ''}" for line in logged]
+    return Face("messages", sse, spans, nonstream_body(session, result) if nonstream else None, notes)
 
 
 def nonstream_body(session: Session, result: Replayed) -> dict:

@@ -150,8 +150,18 @@ def _events(session: Session, result: Replayed, out: Numbered, spans: list, note
         start = 0 if i == 0 else len(out.sse)
         finish = replayed.raw_finish(row) or finish
         if finish == "error":
-            out.add(error_event())
+            from pydantic import ValidationError
+
+            try:
+                out.add(error_event())
+            except ValidationError:
+                # vLLM 0.32's generator validates {"error": ...} as a stream event, which no
+                # event type accepts: it raises there too, and the SSE stream just stops.
+                notes.append(f"step {row.step}: finish \"error\": vLLM's responses_stream_generator "
+                             f"fails to build its error event (pydantic ValidationError), so the SSE "
+                             f"stream aborts without an error event or response.completed")
             spans.append((start, len(out.sse)))
+            spans += [(len(out.sse), len(out.sse))] * (len(rows) - i - 1)
             return finish
         if row.error:  # parse_delta raised inside the server's generator: the stream ends here
             notes.append(f"step {row.step}: parse_delta raised ({row.error}); the server's SSE stream "
