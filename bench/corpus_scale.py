@@ -168,7 +168,7 @@ def main() -> int:
         per_rec = task_s + max(per_task, r["noop_task_ms"]) / 1000
         for cores in (2, 16):
             hours = (r["start_s"] + max(extra.values(), default=0) + 100_000 * per_rec / (32 * cores)) / 3600
-            print(f"calculated: 100,000 recordings on 32 nodes x {cores} cores ~ {hours * 60:.0f} min "
+            print(f"calculated: 100,000 recordings on 32 nodes x {cores} cores ~ {hours * 3600:.0f} s "
                   f"({per_rec * 1000:.0f} ms per recording per core)")
         result["calc_100k_32x2_min"] = round((r["start_s"] + 100_000 * per_rec / 64) / 60, 1)
     print(json.dumps(result))
