@@ -122,7 +122,17 @@ def _build(folder: Path, tok_folder: Path, recipe: dict, manifest: dict) -> None
             model = model_cls(config).to(getattr(torch, recipe["dtype"]))
         finally:
             torch.random.set_rng_state(state)
-        model.save_pretrained(tmp, safe_serialization=True)
+        from transformers.utils import logging as hf_logging
+
+        # Its "Writing model shards" bar is a tqdm.auto widget in a notebook: past quiet()'s
+        # redirects, into the cell of a fresh machine's first Step.
+        shown = hf_logging.is_progress_bar_enabled()
+        hf_logging.disable_progress_bar()
+        try:
+            model.save_pretrained(tmp, safe_serialization=True)
+        finally:
+            if shown:
+                hf_logging.enable_progress_bar()
         for name in TOKENIZER_FILES:
             if (tok_folder / name).is_file():
                 shutil.copyfile(tok_folder / name, tmp / name)
