@@ -94,17 +94,13 @@ def read(api: str, source: Iterator[tuple[str | None, str]], what: str) -> Read:
 
 
 def capture(opts: Options, api: str) -> Captured:
-    from workbench.capture.capture import check_template, refuse_existing
+    from workbench.capture.capture import check_template, refuse_existing, served_model
 
     out = refuse_existing(opts)
     check_template(opts)
     key = client.api_key(opts.api_key_env)
     with client.Server(opts.url, key, opts.timeout, opts.deadline) as server:
-        models = server.models()
-        model = opts.request.get("model") or (models[0] if models else None)
-        if not model:
-            raise WorkbenchError("the server lists no model and the request names none")
-        version = server.version()
+        model, version = served_model(server, opts.request)
         body = stream_body(api, opts.request, model)
         nonstream = None
         if opts.nonstream or opts.request.get("workbench_nonstream"):

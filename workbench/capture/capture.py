@@ -122,16 +122,21 @@ def check_template(opts: Options) -> None:
     templates.choose(RequestSpec.from_dict(opts.request), opts.chat_template, opts.trust_template)
 
 
+def served_model(server: client.Server, request: dict) -> tuple[str, str | None]:
+    """The model the request names, else the server's first; and the server's vLLM version."""
+    models = server.models()
+    model = request.get("model") or (models[0] if models else None)
+    if not model:
+        raise WorkbenchError("the server lists no model and the request names none")
+    return model, server.version()
+
+
 def capture(opts: Options) -> Captured:
     out = refuse_existing(opts)
     check_template(opts)
     key = client.api_key(opts.api_key_env)
     with client.Server(opts.url, key, opts.timeout, opts.deadline) as server:
-        models = server.models()
-        model = opts.request.get("model") or (models[0] if models else None)
-        if not model:
-            raise WorkbenchError("the server lists no model and the request names none")
-        version = server.version()
+        model, version = served_model(server, opts.request)
         body = stream_body(opts.request, model)
         nonstream = None
         if opts.nonstream or opts.request.get("workbench_nonstream"):
