@@ -2,8 +2,8 @@
 and its API faces predict the same server's /v1/responses and /v1/messages events.
 
 One server per parser pair (tiny model, scripted tokens: hermes+qwen3, qwen3_coder+qwen3,
-and gpt-oss's openai+openai_gptoss on a tiny GptOssForCausalLM), started when its first
-case runs and serving all three APIs. For each case the in-process engine runs the same
+and gpt-oss's openai+openai_gptoss on a tiny GptOssForCausalLM), each serving all three
+APIs; the later pairs' servers start in the background while the first pair's cases run. For each case the in-process engine runs the same
 request and script (once per stream, shared by the APIs). Chat: the rows' chunks must equal
 the server's (ids, timestamps, model names and tool-call ids aside), the joined stream what
 the OpenAI SDK's own accumulator ends with, the non-streaming answer the server's; then
@@ -15,6 +15,7 @@ masked), the SDK's final object and the non-streaming body too.
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -56,47 +57,71 @@ CASES = [
 
 
 PACE_MS = 20  # the server's engine waits this long per step: no two outputs merge into one event
-# `make test` runs every case of the hermes server (one server start; a case costs 1-5 s once
-# it is up): all chat cases, and at least 10 on each other API, each captured then replayed.
-# The qwen3_coder and gpt-oss servers (a start each) run with `make test-slow`.
-CI_PAIRS = {"hermes"}
-SLOW = pytest.mark.slow(reason="the qwen3_coder and gpt-oss servers: two more real vllm serve starts and 18 cases")
 
 
 class Servers:
-    """One real server per parser pair, started when its first case runs and stopped when the
-    next pair's case comes (the cases run grouped by pair); each serves all three APIs."""
+    """One real server per parser pair, each serving all three APIs. The cases run grouped by
+    pair; once the first pair's server is up, the later pairs' servers start in the background
+    while its cases run (a case mostly waits on the server's paced steps), so their start-up,
+    ~40 s of imports each, overlaps the cases instead of adding to them. A pair's server stops
+    when the next pair's cases begin."""
 
     PAIRS = {"hermes": ("hermes", "qwen3", "qwen3"), "qwen3_coder": ("qwen3_coder", "qwen3", "qwen3"),
              "gpt_oss": ("openai", "openai_gptoss", "gpt_oss")}
 
-    def __init__(self, folder) -> None:
-        self.folder, self.current = folder, None
-        self.started: dict[str, float] = {}
+    def __init__(self, folder, pairs: list[str]) -> None:
+        self.folder, self.pairs, self.current = folder, pairs, None
+        self.launched: dict[str, object] = {}
+        self.waited: dict[str, float] = {}
 
-    def get(self, pair: str):
+    def _launch(self, pair: str):
         from workbench.capture import serve
 
+        if pair not in self.launched:
+            tool, reasoning, tokenizer = self.PAIRS[pair]
+            self.launched[pair] = serve.start(tool, reasoning, self.folder / f"{pair}.log",
+                                              tokenizer=tokenizer, wait=False)
+        return self.launched[pair]
+
+    def get(self, pair: str):
         if self.current is None or self.current[0] != pair:
             self.stop()
-            tool, reasoning, tokenizer = self.PAIRS[pair]
-            served = serve.start(tool, reasoning, self.folder / f"{pair}.log", tokenizer=tokenizer)
-            self.started[pair] = served.start_s
-            print(f"\nvllm serve ({tool}+{reasoning}, {tokenizer}) up in {served.start_s:.1f} s")
+            t0 = time.perf_counter()
+            served = self._launch(pair).ready()
+            self.waited[pair] = time.perf_counter() - t0
+            print(f"\nvllm serve ({'+'.join(self.PAIRS[pair][:2])}) up in {served.start_s:.1f} s, "
+                  f"of which the cases waited {self.waited[pair]:.1f} s")
             self.current = (pair, served)
+            for later in self.pairs[self.pairs.index(pair) + 1:] if pair in self.pairs else ():
+                self._launch(later)
         return self.current[1]
 
     def stop(self) -> None:
         if self.current is not None:
             self.current[1].stop()
+            self.launched.pop(self.current[0], None)
             self.current = None
+
+    def stop_all(self) -> None:
+        self.stop()
+        for served in self.launched.values():
+            served.stop()
+        self.launched.clear()
+
+
+def _pair_of(item) -> str | None:
+    params = getattr(getattr(item, "callspec", None), "params", {})
+    if "case" not in params:
+        return None
+    return "gpt_oss" if params["api"] == "harmony" else params["case"][1]
 
 
 @pytest.fixture(scope="module")
-def servers(tmp_path_factory):
-    s = Servers(tmp_path_factory.mktemp("serve"))
+def servers(tmp_path_factory, request):
+    selected = [_pair_of(i) for i in request.session.items if i.module is request.module]
+    s = Servers(tmp_path_factory.mktemp("serve"), list(dict.fromkeys(p for p in selected if p)))
     yield s
-    s.stop()
+    s.stop_all()
 
 
 def spec_for(fields: dict) -> RequestSpec:
@@ -399,8 +424,7 @@ def _items():
         out += [(api, c, f"{api}-{c[0]}") for api in BOTH for c in API_CASES if c[1] == pair and api in c[4]]
         if pair == "gpt_oss":
             out += [("harmony", c, f"responses-{c[0]}") for c in HARMONY_CASES]
-    pair = {name: c[1] if api != "harmony" else "gpt_oss" for api, c, name in out}
-    return [pytest.param(api, c, id=name, marks=() if pair[name] in CI_PAIRS else SLOW) for api, c, name in out]
+    return [pytest.param(api, c, id=name) for api, c, name in out]
 
 
 @pytest.mark.parametrize("api, case", _items())

@@ -31,6 +31,18 @@ class Served:
     proc: subprocess.Popen
     log: Path
     start_s: float
+    t0: float = 0.0
+
+    def ready(self, timeout: float = 600.0) -> Served:
+        """Wait until a server started with ``wait=False`` answers /health (start_s: from its start)."""
+        if not self.start_s:
+            try:
+                _wait(self, timeout)
+            except BaseException:
+                self.stop()
+                raise
+            self.start_s = time.perf_counter() - self.t0
+        return self
 
     def stop(self) -> None:
         """The API server and its EngineCore child: the whole process group it leads."""
@@ -50,7 +62,10 @@ class Served:
 
 
 def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
-          tokenizer: str = "qwen3", timeout: float = 600.0, extra: list[str] = ()) -> Served:
+          tokenizer: str = "qwen3", timeout: float = 600.0, extra: list[str] = (),
+          wait: bool = True) -> Served:
+    """A server on a free port; with ``wait=False`` it comes up in the background while the
+    caller goes on (the parity tests start the next pair's server while this pair's cases run)."""
     from workbench.engine.build import SCRIPT_PROCESSOR
     from workbench.engine.tiny_model import ensure_tiny_model
 
@@ -73,14 +88,8 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
     out = log.open("w")
     proc = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT, env=env,
                             stdin=subprocess.DEVNULL, start_new_session=True)
-    served = Served(f"http://127.0.0.1:{port}/v1", model, proc, log, 0.0)
-    try:
-        _wait(served, timeout)
-    except BaseException:
-        served.stop()
-        raise
-    served.start_s = time.perf_counter() - t0
-    return served
+    served = Served(f"http://127.0.0.1:{port}/v1", model, proc, log, 0.0, t0)
+    return served.ready(timeout) if wait else served
 
 
 def _wait(served: Served, timeout: float) -> None:
