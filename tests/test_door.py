@@ -101,9 +101,33 @@ def test_stream_lines_split_like_bytes_split_whatever_the_chunking():
         assert all(g.ended for g in got[:-1]) and got[-1].ended == (not want[-1])
 
 
-def test_strip_cr_drops_one_carriage_return_per_line():
-    got = list(door.stream_lines([b"data: 1\r\n\r\ndata: 2\r\r\n"], "s", max_bytes=99, max_line=99, strip_cr=True))
-    assert [g.text for g in got] == ["data: 1", "", "data: 2\r"]
+SSE = b"data: 1\r\n\r\ndata: 2\r\rdata: 3\n\ndata: 4\r"
+
+
+def test_sse_lines_end_at_crlf_lf_or_a_lone_cr_whatever_the_chunking(tmp_path):
+    """The SSE format allows all three line endings; a CRLF cut between two reads is one."""
+    want = ["data: 1", "", "data: 2", "", "data: 3", "", "data: 4"]
+    for at in range(len(SSE) + 1):
+        got = list(door.stream_lines([SSE[:at], SSE[at:]], "s", max_bytes=99, max_line=99, strip_cr=True))
+        assert [g.text for g in got] == want, at
+        assert [g.number for g in got] == list(range(1, 8)) and all(g.ended for g in got)
+    (tmp_path / "log.sse").write_bytes(SSE)
+    assert [g.text for g in door.lines(tmp_path / "log.sse", "SSE log", strip_cr=True)] == want
+
+
+def test_a_cr_only_sse_log_captures_like_its_lf_twin(tmp_path, run_cli):
+    chunk = ('data: {"id":"x","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,'
+             '"delta":{"content":"%s"},"finish_reason":%s}]}')
+    text = "\n\n".join([chunk % ("Hi", "null"), chunk % ("", '"stop"'), "data: [DONE]"]) + "\n\n"
+    (tmp_path / "req.json").write_text('{"messages": [{"role": "user", "content": "hi"}]}')
+    bodies = []
+    for name, log in (("lf", text), ("cr", text.replace("\n", "\r")), ("crlf", text.replace("\n", "\r\n"))):
+        (tmp_path / f"{name}.sse").write_text(log, newline="")
+        code, out, err = run_cli("capture", "--from-sse", tmp_path / f"{name}.sse", "--request", tmp_path / "req.json",
+                                 "-o", tmp_path / f"{name}.jsonl")
+        assert code == 0, err
+        bodies.append((tmp_path / f"{name}.jsonl").read_text().splitlines()[1:])
+    assert bodies[0] and bodies[0] == bodies[1] == bodies[2]
 
 
 def test_an_endless_stream_stops_at_its_byte_cap():

@@ -144,11 +144,16 @@ def check_arg(text: str, where: str) -> str:
 def lines(path: str | Path, what: str, *, max_bytes: int = limits.MAX_RECORDING_BYTES,
           max_line: int = limits.MAX_LINE_BYTES, strip_cr: bool = False) -> Iterator[Line]:
     """A regular file's lines: the same rules as ``stream_lines``, read with a bounded
-    ``readline`` (C speed; a line is never read past ``max_line`` + 1 bytes)."""
+    ``readline`` (C speed; a line is never read past ``max_line`` + 1 bytes). ``strip_cr``
+    (SSE): CRLF, LF and a lone CR each end a line, read in blocks through ``stream_lines``."""
     where = f"{what} {path}"
     total = number = 0
     try:
         with _open(path, what, max_bytes) as f:
+            if strip_cr:
+                blocks = iter(lambda: f.read(1 << 16), b"")
+                yield from stream_lines(blocks, where, max_bytes=max_bytes, max_line=max_line, strip_cr=True)
+                return
             readline = f.readline
             while raw := readline(max_line + 1):
                 number += 1
@@ -158,8 +163,6 @@ def lines(path: str | Path, what: str, *, max_bytes: int = limits.MAX_RECORDING_
                 ended = raw.endswith(b"\n")
                 if ended:
                     raw = raw[:-1]
-                    if strip_cr and raw.endswith(b"\r"):
-                        raw = raw[:-1]
                 elif len(raw) > max_line:
                     raise _long_line(where, number, max_line)
                 try:
@@ -174,11 +177,11 @@ def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_lin
                  strip_cr: bool = False) -> Iterator[Line]:
     """Lines of a byte stream (an HTTP body, an SSE stream, a file's blocks), split on
     ``\\n``; refused as soon as the stream passes ``max_bytes`` or a line passes
-    ``max_line`` bytes, so neither is ever held in memory whole. ``strip_cr``: drop
-    one ``\\r`` before each newline (SSE, HTTP)."""
+    ``max_line`` bytes, so neither is ever held in memory whole. ``strip_cr`` (SSE, HTTP):
+    CRLF, LF and a lone CR each end a line, as the SSE format allows all three."""
     pending: list[bytes] = []
     held = total = number = 0
-    for chunk in chunks:
+    for chunk in _one_newline(chunks) if strip_cr else chunks:
         total += len(chunk)
         if total > max_bytes:
             raise _too_big(where, max_bytes)
@@ -191,8 +194,6 @@ def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_lin
             number += 1
             if len(piece) > max_line:
                 raise _long_line(where, number, max_line)
-            if strip_cr and piece.endswith(b"\r"):
-                piece = piece[:-1]
             try:
                 yield Line(number, piece.decode("utf-8"))
             except UnicodeDecodeError:
@@ -205,6 +206,20 @@ def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_lin
             pending.append(chunk[start:])
     if pending:
         yield _line(where, number + 1, b"".join(pending), False)
+
+
+def _one_newline(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """``chunks`` with CRLF and a lone CR made LF; a CR that ends a chunk waits for the next
+    one's first byte (it may be the LF of a CRLF cut between two reads)."""
+    held = b""
+    for chunk in chunks:
+        if held:
+            chunk, held = held + chunk, b""
+        if chunk.endswith(b"\r"):
+            chunk, held = chunk[:-1], b"\r"
+        yield chunk.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    if held:
+        yield b"\n"
 
 
 def _long_line(where: str, number: int, max_line: int) -> InputError:
