@@ -9,13 +9,15 @@ all bytes, and the widget messages' content alone. At 10,000 and 100,000 rows
 the table is also scrolled to 30 places: time to the frame after the rows there
 are drawn. Prints figures, then one JSON line (last) with the side-by-side
 ratio (median at 10,000 rows / median at 26).
-Goals: <= 100 ms at both sizes, flat; <= 2 KB per Step plus the new row.
+Goals: <= 50 ms at 26 and at 99,900 rows, flat; <= 2 KB per Step plus the new row.
+The load average is printed beside the figures (the machine is shared).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
 import sys
 import tempfile
@@ -27,7 +29,7 @@ sys.path.insert(0, str(ROOT))
 
 from tests.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, write_notebook  # noqa: E402
 
-GOAL_MS, GOAL_BYTES = 100.0, 2048
+GOAL_MS, GOAL_BYTES = 50.0, 2048
 # the text has limits.MAX_DELTAS tokens, the most one stream may have (a longer one is
 # refused: "Step failed; 0 rows kept"); the last size is measured 100 rows before its end
 BIG, HUGE, TOKENS = 10_000, 99_900, 100_000
@@ -144,7 +146,7 @@ def grow(page, cells, n: int, index: int) -> float:
     cells.nth(index).locator(".jp-InputArea-editor").click()
     page.keyboard.press("Control+Enter")
     page.wait_for_function("(el) => el.textContent.startsWith('%d rows')" % n,
-                           arg=cells.nth(0).locator(".wb-caption").element_handle(), timeout=600_000)
+                           arg=cells.nth(0).locator(".wb-caption").first.element_handle(), timeout=600_000)
     page.wait_for_selector(IDLE)
     return time.perf_counter() - t0
 
@@ -173,7 +175,8 @@ def report(args, small_ms, small_b, big_ms, big_b, fill_s, huge_ms, scroll) -> N
     total_b = statistics.median(s[0] for s in per)
     widget_b = statistics.median(s[1] for s in per)
     row_b = statistics.median(s[2] for s in per)
-    result = {"bench": "widget_browser", "clicks": args.clicks,
+    load = [round(x, 2) for x in os.getloadavg()]
+    result = {"bench": "widget_browser", "clicks": args.clicks, "load_avg_1_5_15": load,
               "step_to_row_ms_median_26": round(med["26"], 1),
               f"step_to_row_ms_median_{BIG}": round(med[str(BIG)], 1),
               "step_to_row_ms_max_26": round(max(small_ms), 1), f"step_to_row_ms_max_{BIG}": round(max(big_ms), 1),
@@ -183,10 +186,11 @@ def report(args, small_ms, small_b, big_ms, big_b, fill_s, huge_ms, scroll) -> N
               f"scroll_frame_ms_median_{BIG}": round(statistics.median(scroll[BIG]), 1),
               f"scroll_frame_ms_median_{HUGE}": round(statistics.median(scroll[HUGE]), 1),
               "ratio": round(med[str(BIG)] / med["26"], 2),
-              "ok": max(med.values()) <= GOAL_MS and widget_b <= GOAL_BYTES + row_b}
+              "ok": max(*med.values(), statistics.median(huge_ms)) <= GOAL_MS and widget_b <= GOAL_BYTES + row_b}
     if not args.json:
         print(f"Step click -> new row visible, median of {args.clicks}: {med['26']:.1f} ms at 26 rows, "
-              f"{med[str(BIG)]:.1f} ms at {BIG:,} rows (goal <= {GOAL_MS:.0f} ms, flat)")
+              f"{med[str(BIG)]:.1f} ms at {BIG:,} rows, {statistics.median(huge_ms):.1f} ms at {HUGE:,} "
+              f"(goal <= {GOAL_MS:.0f} ms, flat); load average {load[0]} {load[1]} {load[2]}")
         print(f"bytes per Step: {int(widget_b)} of widget messages (the new row: {int(row_b)}), "
               f"{int(total_b)} on the websocket in all (goal <= {GOAL_BYTES} + the new row)")
         print(f"at {HUGE:,} rows: Step -> row {result[f'step_to_row_ms_median_{HUGE}']} ms; scroll to a place -> "

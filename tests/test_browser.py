@@ -14,7 +14,10 @@ on the run's one JupyterLab server (the ``lab`` fixture of tests/conftest.py).
   computed contrast >= 4.5:1 against what it is drawn on, no header is cut and no word
   breaks inside itself; screenshots of every tab in both themes go to artifacts/;
 - the A/B tab draws the same table twice, scrolled together, the differing steps marked
-  on both; over two APIs each side shows its own events.
+  on both, opened at the first differing step (no step differs: at the top); over two APIs
+  each side shows its own events;
+- at 1280 px every default column of the main table is in view beside the detail (no
+  horizontal scroll).
 """
 
 from __future__ import annotations
@@ -125,6 +128,18 @@ BREAKS_JS = """(root) => {
 # the cells of a column whose text does not fit
 CUT_JS = """(el, name) => [...el.querySelectorAll(`.wb-row .wb-c-${name}`)]
   .filter((c) => c.scrollWidth > c.clientWidth + 1).map((c) => c.textContent)"""
+
+
+# row ``step`` of a table is drawn inside its scroll box (below the header)
+IN_VIEW_JS = """([el, step]) => { const s = el.querySelector('.wb-scroll'), r = s.querySelector(`[data-step="${step}"]`);
+  if (!r) return false; const a = r.getBoundingClientRect(), b = s.getBoundingClientRect();
+  return a.top >= b.top + 20 && a.bottom <= b.bottom + 1; }"""
+
+# the main table's widths against its box, the detail beside it
+OVERFLOW_JS = """(el) => { const s = el.querySelector('.wb-scroll'), d = el.querySelector('.wb-row-detail');
+  const heads = [...s.querySelectorAll('.wb-head .wb-cell')];
+  return {scroll: s.scrollWidth, client: s.clientWidth, columns: heads.map((h) => h.textContent),
+          detail: !!d && d.getBoundingClientRect().width > 250 && d.getBoundingClientRect().left >= s.getBoundingClientRect().right - 1}; }"""
 
 
 @pytest.fixture
@@ -268,18 +283,23 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         assert a.locator(".wb-row[aria-selected='true']").count() == 3
         page.keyboard.press("Control+c")
         page.wait_for_function("(el) => el.innerText.includes('copied 3 rows')",
-                               arg=a.locator(".wb-caption").element_handle(), timeout=30_000)
+                               arg=a.locator(".wb-caption").first.element_handle(), timeout=30_000)
         copied = page.evaluate("navigator.clipboard.readText()")
         assert [json.loads(line)["step"] for line in copied.splitlines()] == [1, 2, 3]
 
         # one 1280×900 screen holds the table and its detail, side by side
-        a.locator(".wb-dt").scroll_into_view_if_needed()
-        table, side = a.locator(".wb-scroll").bounding_box(), detail.bounding_box()
+        a.locator(".wb-dt").first.scroll_into_view_if_needed()  # the rows' table (the final tab has one too)
+        table, side = a.locator(".wb-scroll").first.bounding_box(), detail.bounding_box()
         for box in (table, side):
             assert box["x"] >= 0 and box["x"] + box["width"] <= VIEWPORT["width"]
             assert box["y"] >= 0 and box["y"] + min(box["height"], 300) <= VIEWPORT["height"]
         assert side["x"] >= table["x"] + table["width"] - 1  # beside, not below
-        heads = {h.inner_text(): h.bounding_box()["width"] for h in a.locator(".wb-head .wb-cell").all()}
+        # every default column in view beside the detail: no horizontal scroll, in any of them
+        for wb in (a, c, s):
+            wide = wb.evaluate(OVERFLOW_JS)
+            assert wide["scroll"] <= wide["client"] + 1 and wide["detail"], wide
+        heads = {h.inner_text(): h.bounding_box()["width"]
+                 for h in a.locator(".wb-dt").first.locator(".wb-head .wb-cell").all()}
         assert heads["tool_calls"] >= 150  # room for what matters at 1280 px; the phase fits its longest
         assert a.evaluate(CUT_JS, "phase") == [] and c.evaluate(CUT_JS, "phase") == []
 
@@ -320,6 +340,8 @@ def test_ab_tab_is_two_tables_scrolled_together_with_the_differing_steps_marked(
         a, b = panel.locator(".wb-dt").nth(0), panel.locator(".wb-dt").nth(1)
         for side in (a, b):  # step 7 is <tool_call>: a call for A (held back), content for B
             side.locator(".wb-row[data-step='7']").wait_for(timeout=60_000)
+            # both open scrolled to the first differing step (picked), not to their end
+            page.wait_for_function(IN_VIEW_JS, arg=[side.element_handle(), 7], timeout=30_000)
             assert "changed" in side.locator(".wb-row[data-step='7']").get_attribute("class")
             assert "differs from the other side" in side.locator(".wb-legend").inner_text()
             assert side.locator("canvas.wb-strip").bounding_box()["height"] >= 10
@@ -336,9 +358,12 @@ def test_ab_tab_is_two_tables_scrolled_together_with_the_differing_steps_marked(
         apis = page.locator(".wb-ab").nth(1)  # chat vs messages: each side its own events
         apis.scroll_into_view_if_needed()
         right = apis.locator(".wb-dt").nth(1)
-        right.locator(".wb-scroll").evaluate("(s) => { s.scrollTop = 0; }")  # both agree: it opened at the end
         right.locator(".wb-row[data-step='7']").wait_for(timeout=60_000)
+        assert "A and B agree" in apis.inner_text()
+        for side in apis.locator(".wb-dt").all():  # no step differs: both open at their top
+            page.wait_for_function(IN_VIEW_JS, arg=[side.element_handle(), 1], timeout=30_000)
+            assert side.locator(".wb-scroll").evaluate("(s) => s.scrollTop") == 0
+            assert side.locator(".wb-row[aria-selected='true']").count() == 0
         assert "text_delta" in right.locator(".wb-row[data-step='7'] .wb-c-events").inner_text()
-        assert "A and B agree" in apis.inner_text() or "differ" in apis.inner_text()
         look_at_every_tab(page, page.locator(".jp-CodeCell").nth(1).locator(".wb-workbench"), "browser_ab")
         look_at_every_tab(page, page.locator(".jp-CodeCell").nth(2).locator(".wb-workbench"), "browser_ab_apis")

@@ -300,6 +300,11 @@ def test_ab_compares_two_specs_on_the_same_stream():
     assert wb.ab.right.records[7]["content"] == "<tool_call>" and wb.ab.right.records[7]["_k"] == "content"
     wb.ab.left.selected = 9  # a pick on one side picks the same step on the other
     assert wb.ab.right.selected == 9
+    # both tables open at their top unless a step is picked (the browser: tests/test_browser.py)
+    assert not wb.ab.left.follow and not wb.ab.right.follow and wb.table.follow
+    same = wb.compare("hermes+qwen3", "hermes+qwen3")  # no step differs: nothing picked
+    assert same.same and wb.ab.left.selected == wb.ab.right.selected == 0
+    assert wb.ab.left.selection == [] and len(wb.ab.left.records) == len(same.a.rows)
     wb.ab.spec_b.value = ""
     wb.ab.compare_button.click()
     assert "A/B: give two parser specs" in banner(wb)

@@ -94,7 +94,7 @@ class ABPanel(W.VBox):
 
         # both sides scroll together and share their column widths
         side = dict(height=260, features=("strip",), legend=AB_LEGEND, role="ab", group=uuid.uuid4().hex,
-                    layout=W.Layout(flex="1 1 0", min_width="0"))
+                    follow=False, layout=W.Layout(flex="1 1 0", min_width="0"))
         self.left, self.right = DeltaTable(**side), DeltaTable(**side)
         # a step picked on one side is picked on the other too
         self.left.on_select(lambda step: self._pick(self.right, step))
@@ -115,6 +115,9 @@ class ABPanel(W.VBox):
 
         self.result = res
         differing = {s.step for s in res.steps if not s.same}
+        # the first differing step is picked before the rows go, so both tables open there
+        # (none: at their top)
+        first = res.first_step or res.first_machine_step
         if self.left is None:
             self._tables()
         with self.hold_sync():
@@ -132,10 +135,8 @@ class ABPanel(W.VBox):
                     table.more = lambda row, events=events: {"events": events[row.step]} if events[row.step] else {}
                 else:
                     table.more = None
+                table.select(first)
                 table.set_rows(result.rows, differing)
-            first = res.first_step or res.first_machine_step
-            self.left.select(first)
-            self.right.select(first)
 
 
 class ABActions:

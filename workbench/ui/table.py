@@ -60,6 +60,9 @@ class RecordTable(anywidget.AnyWidget):
     legend = traitlets.List(traitlets.List()).tag(sync=True)  # [[css class, label, seen key], ...]
     storage = traitlets.Unicode("").tag(sync=True)  # where the browser keeps widths / hidden columns
     group = traitlets.Unicode("").tag(sync=True)  # tables of one group scroll together
+    # a new set of records opens at its end and follows new ones (a growing stream), or at
+    # its top (False: an A/B where no step differs); a selected record is shown either way
+    follow = traitlets.Bool(True).tag(sync=True)
 
     def __init__(self, columns: Sequence[Column], height: int = 300, role: str = "table",
                  **kwargs) -> None:

@@ -89,10 +89,21 @@ class ViewActions:
             first = m.final.first_step
             text += " · finished: " + ("streaming = non-streaming" if first is None
                                        else f"streaming ≠ non-streaming from step {first}")
-        errors = sum(1 for r in m.rows if r.error)
+        errors = self._error_rows()
         if errors:
             text += f" · {errors} error rows"
         return text
+
+    def _error_rows(self) -> int:
+        """How many rows raised, counted on from the last call while the stream only grew
+        (a Step at 100,000 rows must not walk them all)."""
+        rows = self.model.rows
+        ref, n, last, count = getattr(self, "_errors_seen", (None, 0, None, 0))
+        if ref is not rows or n > len(rows) or (n and rows[n - 1] is not last):
+            n, count = 0, 0
+        count += sum(1 for i in range(n, len(rows)) if rows[i].error)
+        self._errors_seen = (rows, len(rows), rows[-1] if rows else None, count)
+        return count
 
 
 def readme_link() -> str:

@@ -15,7 +15,8 @@
 // asks Python for the selection's JSON ({kind: "copy"}) and puts the answer
 // ({kind: "clipboard"}) on the clipboard; {kind: "download"} saves a file. Tables with
 // the same `group` scroll together. `legend` is [[class, label, seen key], ...]: an entry
-// shows once a record on screen has its key.
+// shows once a record on screen has its key. A page without a kernel (the corpus report)
+// draws its tables with this same `render` over a stand-in model (workbench/ui/page_table.py).
 
 const ROW_H = 22;
 const OVERSCAN = 8;
@@ -207,7 +208,7 @@ class Table {
     this.body.appendChild(probe);
     this.charW = probe.getBoundingClientRect().width / 20 || 7.2;
     probe.remove();
-    const widths = cs.map((c) => this.widthOf(c));
+    const widths = this.fitInto(cs, cs.map((c) => this.widthOf(c)));
     this.el.style.setProperty("--wb-cols", cs.map((c, i) =>
       (c.grow && !this.prefs.widths[c.name] ? `minmax(${widths[i]}px, ${c.grow}fr)` : `${widths[i]}px`)).join(" "));
     this.el.style.setProperty("--wb-minw", `${widths.reduce((a, w) => a + w, 0)}px`);
@@ -216,6 +217,24 @@ class Table {
       `title="drag to resize; double-click: back to the default"></span></div>`).join("");
     this.fitted = JSON.stringify(cs.map((c) => (c.fit ? this.store.longest[c.name] || 0 : 0)));
     this.drawn = "";
+  }
+
+  /** Default widths shrunk to the scroll box's width when they overflow it: a growing
+   * column (one the user did not size) gives up its width, down to its header's, so every
+   * default column is in view beside the detail at 1280 px; only what cannot fit scrolls. */
+  fitInto(cs, widths) {
+    const room = this.scroll.clientWidth - 2;
+    this.room = room;
+    let over = widths.reduce((a, w) => a + w, 0) - room;
+    if (room <= 0 || over <= 0) return widths;
+    const out = widths.slice();
+    const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name]
+      ? Math.max(0, widths[i] - Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6)) : 0));
+    const total = slack.reduce((a, x) => a + x, 0);
+    if (!total) return widths;
+    const share = Math.min(1, over / total);
+    for (let i = 0; i < cs.length; i++) out[i] = Math.floor(widths[i] - slack[i] * share);
+    return out;
   }
 
   /** A fit column's longest value grew: lay out again (a few times per stream, not per row). */
@@ -280,15 +299,28 @@ class Table {
     const last = Math.min(n, Math.ceil((s.scrollTop + s.clientHeight) / ROW_H) + OVERSCAN);
     const focus = this.selectedIndex();
     const chosen = new Set(this.model.get("selection") || []);
-    const key = `${first}:${last}:${n}:${focus}:${[...chosen].join(",")}`;
+    const state = `${focus}:${[...chosen].join(",")}`;
+    const key = `${first}:${last}:${n}:${state}`;
     if (key === this.drawn) return;
-    this.drawn = key;
     const k = this.keyName;
+    const was = this.range;
+    const row = (i) => this.rowHTML(rows[i], i, chosen.has(rows[i][k]) || i === focus, i === focus);
     let html = "";
-    for (let i = first; i < last; i++) {
-      html += this.rowHTML(rows[i], i, chosen.has(rows[i][k]) || i === focus, i === focus);
+    if (this.drawn && was && was.state === state && was.n <= n && first < was.last && last > was.first) {
+      // the same rows and selection, some rows more or scrolled a little: only the rows that
+      // came into view are drawn and those gone out of it removed (a Step at 100,000 rows)
+      for (const el of [...this.body.children]) {
+        const i = Number(el.dataset.row);
+        if (i < first || i >= last) el.remove();
+      }
+      for (let i = first; i < last; i++) if (i < was.first || i >= was.last) html += row(i);
+      if (html) this.body.insertAdjacentHTML("beforeend", html);
+    } else {
+      for (let i = first; i < last; i++) html += row(i);
+      this.body.innerHTML = html;
     }
-    this.body.innerHTML = html;
+    this.drawn = key;
+    this.range = { first, last, n, state };
     s.setAttribute("aria-rowcount", String(n + 1));
     const sel = chosen.size > 1 ? ` · ${chosen.size} selected (Ctrl+C copies their JSON)` :
       focus >= 0 ? ` · ${k} ${rows[focus][k]} selected` : "";
@@ -411,7 +443,9 @@ class Strip {
     this.geom = null;
   }
 
-  draw(C, W, sel) {
+  /** ``tag``: the colours and selection drawn; with the same geometry and tag, only the
+   * cells of the new tokens are drawn (the last cell again: it may have grown). */
+  draw(C, W, sel, tag) {
     const { rows, tokRow } = this.store;
     const n = tokRow.length;
     const canvas = this.canvas;
@@ -422,10 +456,21 @@ class Strip {
     const cells = Math.ceil(n / k);
     const perLine = Math.max(1, Math.floor(W / cw));
     const lineH = cw >= 16 ? 18 : 10;
-    const ctx = canvasSize(canvas, W, Math.ceil(cells / perLine) * lineH);
+    const height = Math.ceil(cells / perLine) * lineH;
+    const g = this.geom;
+    let from = 0;
+    let ctx = this.ctx;
+    if (g && g.k === k && g.cw === cw && g.perLine === perLine && g.height === height && g.tag === tag && n >= g.n) {
+      from = Math.floor(Math.max(g.n - 1, 0) / k);
+      const x = (from % perLine) * cw;
+      const y = Math.floor(from / perLine) * lineH;
+      ctx.clearRect(x, y, cw, lineH);
+    } else {
+      ctx = this.ctx = canvasSize(canvas, W, height);
+    }
     ctx.font = `10px ${C.font}`;
     ctx.textBaseline = "middle";
-    for (let j = 0; j < cells; j++) {
+    for (let j = from; j < cells; j++) {
       const t0 = j * k;
       const t1 = Math.min(n, t0 + k);
       const r = rows[tokRow[t1 - 1]];
@@ -456,7 +501,7 @@ class Strip {
         ctx.restore();
       }
     }
-    this.geom = { k, cw, perLine, lineH, n };
+    this.geom = { k, cw, perLine, lineH, n, height, tag };
   }
 
   /** The row index under the mouse, or -1. */
@@ -482,9 +527,10 @@ class CostChart {
     this.clear();
   }
 
-  clear() { this.top = { n: 0, top: 1 }; } // the scale, recomputed as the stream grows by 2%
+  clear() { this.top = { n: 0, top: 1 }; this.geom = null; } // the scale: recomputed as the stream grows by 2%
 
-  draw(C, W, sel) {
+  /** As Strip.draw: with the same bars, scale and tag, only the new bars are drawn. */
+  draw(C, W, sel, tag) {
     const { rows, maxUs } = this.store;
     const n = rows.length;
     const canvas = this.canvas;
@@ -492,7 +538,6 @@ class CostChart {
     const k = Math.max(1, Math.ceil(n / W));
     const bars = Math.ceil(n / k);
     const bw = Math.min(12, W / bars);
-    const ctx = canvasSize(canvas, W, COST_H);
     // one slow first call must not flatten every other bar
     if (n < this.top.n || n > this.top.n * 1.02) {
       const sorted = Float64Array.from(rows, (r) => r._us || 0).sort();
@@ -500,7 +545,16 @@ class CostChart {
     }
     const top = this.top.top;
     const scale = (COST_H - 3) / top;
-    for (let j = 0; j < bars; j++) {
+    const g = this.geom;
+    let from = 0;
+    let ctx = this.ctx;
+    if (g && g.k === k && g.bw === bw && g.top === top && g.W === W && g.tag === tag && n >= g.n) {
+      from = Math.floor(Math.max(g.n - 1, 0) / k);
+      ctx.clearRect(from * bw, 0, W - from * bw, COST_H);
+    } else {
+      ctx = this.ctx = canvasSize(canvas, W, COST_H);
+    }
+    for (let j = from; j < bars; j++) {
       let best = j * k;
       let hasSel = false;
       for (let i = j * k; i < Math.min(n, (j + 1) * k); i++) {
@@ -516,7 +570,7 @@ class CostChart {
       ctx.globalAlpha = 1;
       if (h === COST_H) { ctx.fillStyle = C.fg; ctx.fillRect(j * bw, 0, w, 2); } // off the scale
     }
-    this.geom = { k, bw, n };
+    this.geom = { k, bw, n, top, W, tag };
     this.label.textContent = `parser µs\n0–${top.toFixed(0)}`;
     this.label.title = `bar height: parser time per delta, 0 to ${top.toFixed(0)} µs; ` +
       `capped bars are slower (the slowest: ${maxUs.toFixed(0)} µs)`;
@@ -535,10 +589,10 @@ const HINT = '<span class="wb-hint"><span class="wb-ws">␣⏎⇥</span> whitesp
   '<span class="wb-empty">""</span> = empty string · click, j/k or ↑/↓ select · shift/ctrl-click more · ' +
   "Ctrl+C copies rows as JSON</span>";
 
-function legendHTML(legend, seen) {
+function legendHTML(legend, seen, hint) {
   const keys = (legend || []).filter(([, , key]) => !key || seen.has(key))
     .map(([cls, label]) => `<span class="wb-key ${esc(cls)}">${esc(label)}</span>`).join("");
-  return keys + HINT;
+  return keys + (hint ? `<span class="wb-hint">${esc(hint)}</span>` : HINT);
 }
 
 function copyText(text) {
@@ -577,7 +631,7 @@ function render({ model, el }) {
   const drawLegend = () => {
     if (store.seen.size === seenSize) return;
     seenSize = store.seen.size;
-    legend.innerHTML = legendHTML(model.get("legend"), store.seen);
+    legend.innerHTML = legendHTML(model.get("legend"), store.seen, model.get("hint"));
   };
   let strip = null;
   let chart = null;
@@ -610,8 +664,9 @@ function render({ model, el }) {
     const W = Math.max(0, pics.clientWidth - 80);
     const C = colours(el);
     const sel = table.selectedIndex();
-    if (strip) strip.draw(C, W, sel);
-    if (chart) chart.draw(C, W, sel);
+    const tag = `${Object.values(C).join("|")}|${sel}|${W}`;
+    if (strip) strip.draw(C, W, sel, tag);
+    if (chart) chart.draw(C, W, sel, tag);
   };
   const queuePics = () => {
     if (pics && !queued) { queued = true; requestAnimationFrame(drawPics); }
@@ -656,10 +711,15 @@ function render({ model, el }) {
     if (msg.kind === "reset") {
       store.clear();
       if (chart) chart.clear();
+      if (strip) strip.geom = null; // a new stream: the pictures are drawn anew
       table.drawn = "";
       seenSize = -1;
-      table.following = !model.get("selected"); // a selected row stays in view, else the end does
+      // a selected row stays in view; else the end does (a growing stream), or the top
+      // (`follow` false: an A/B where no step differs opens at its first row)
+      const follow = model.get("follow") !== false;
+      table.following = follow && !model.get("selected");
       table.layout();
+      if (!table.following) table.scroll.scrollTop = 0;
       append(msg.rows);
       if (!table.following) onSelected();
     } else if (msg.kind === "rows") {
@@ -689,7 +749,12 @@ function render({ model, el }) {
   const closeMenu = (e) => { if (!el.contains(e.target)) table.toggleMenu(false); };
   document.addEventListener("pointerdown", closeMenu);
 
-  const resized = new ResizeObserver(() => { table.drawn = ""; table.render(); queuePics(); });
+  const resized = new ResizeObserver(() => {
+    if (table.scroll.clientWidth - 2 !== table.room) table.layout(); // the default widths fit the box
+    table.drawn = "";
+    table.render();
+    queuePics();
+  });
   resized.observe(table.scroll);
   if (pics) resized.observe(pics);
   const themed = new MutationObserver(queuePics); // JupyterLab's theme switch: canvases redraw
