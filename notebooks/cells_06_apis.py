@@ -15,7 +15,9 @@ The same tokens, the same parser, three streams. Here is the seed stream
 `workbench.faces(wb)` replays the widget's stream once per API, each with its request
 written in that API's shape and converted by vLLM's own code, and the events come from
 vLLM's own event builders (`SimpleStreamingEventProcessor`, `message_stream_converter`).
-`tests/test_serve_parity.py` checks them against a real `vllm serve`."""),
+`tests/test_serve_parity.py` checks them against a real `vllm serve`.
+`apis.table(api)` shows an API's events in the widget's own table (resize a column by its
+header's edge, j/k, Ctrl+C copies rows); `apis.events(api)` is the same as a DataFrame."""),
     ("code", """import os
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
@@ -31,16 +33,16 @@ wb = workbench.show(SEED, tool_parser="hermes", reasoning_parser="qwen3", tools=
 apis = workbench.faces(wb)"""),
     ("md", """**Chat Completions**: one SSE chunk per delta (plus the opening role chunk and the
 usage chunk), each carrying a piece of `reasoning`, `content` or a tool call's arguments."""),
-    ("code", """apis.events("chat")"""),
+    ("code", """apis.table("chat")"""),
     ("md", """**Responses**: items instead of chunks. The reasoning is a `reasoning` item; text is a
 `message` item; a tool call is a `function_call` item whose arguments stream as
 `response.function_call_arguments.delta`. Every item is opened (`output_item.added`),
 streamed, and closed (`.done` events) before the next one starts, and
 `response.completed` carries the whole response at the end."""),
-    ("code", """apis.events("responses")"""),
+    ("code", """apis.table("responses")"""),
     ("md", """**Anthropic Messages**: content blocks. `thinking` (closed with a `signature_delta`),
 `text`, `tool_use` with `input_json_delta`s; `message_delta` says `stop_reason: tool_use`."""),
-    ("code", """apis.events("messages")"""),
+    ("code", """apis.table("messages")"""),
     ("md", """**Where the `"\\n\\n"` lands.** Between `</think>` and `<tool_call>` the model wrote two
 newlines. The parser sends them as `content`, and each API carries them its own way:
 a chat `content` delta, a whole Responses `message` item holding only whitespace, an
@@ -53,7 +55,7 @@ answer has no content, the stream does: Claude Code shows an empty-looking text 
 a Responses client an empty message (`whitespace_only_text`). The widget's final tab shows
 the same side by side, and its API picker (beside the parser pickers) shows each row's
 events on the API picked."""),
-    ("code", """apis.finals()"""),
+    ("code", """apis.finals_table()"""),
     ("md", """**gpt-oss on Responses takes another path.** For a Harmony model vLLM's Responses
 server does not run `parse_delta` at all: it feeds the token ids to a `HarmonyContext`
 and emits events per Harmony message and channel (`_process_harmony_streaming_events`).

@@ -161,7 +161,9 @@ def test_report_in_chromium(pool_run):
     from tests.jupyterlab import chromium_page, require_chromium
 
     require_chromium()
-    *_, html = pool_run
+    from workbench.corpus import html as html_report
+
+    *_, lines, html = pool_run
     text = html.read_text()
     assert "<script src" not in text and "<link" not in text and "http" not in text.split("<body", 1)[1][:200]
     ARTIFACTS.mkdir(exist_ok=True)
@@ -173,8 +175,21 @@ def test_report_in_chromium(pool_run):
         assert page.locator("#steps-chart rect.bar").count() > 3
         shot = ARTIFACTS / "corpus_report_chart.png"
         page.locator("#kinds-chart").screenshot(path=str(shot))
-        command = page.locator("#recordings code").first.text_content()
-        assert command.startswith("workbench.show(recording=") and command.endswith("run=True)")
+        # the tables are the widget's table component (table.js inlined), one row per record
+        rows = page.locator("#recordings .wb-row")
+        listed = [ln for ln in lines if ln.get("error") or html_report.kinds_of(ln)]
+        assert page.locator("#recordings .wb-caption").inner_text().startswith(f"{min(len(listed), 2000)} rows")
+        assert page.locator("#kinds .wb-head .wb-cell").first.get_attribute("title")  # the schema's tooltips
+        def cell(i: int) -> str:  # the command in row i's cell (its tooltip shows spaces as ␣)
+            return rows.nth(i).locator(".wb-c-open").get_attribute("title").replace("␣", " ")
+
+        command = page.locator("#open-cmd").text_content()
+        assert command == cell(0) and command.startswith("workbench.show(recording=")
+        assert command.endswith("run=True)") and command in {html_report.open_command(ln) for ln in listed}
+        second = cell(1)
+        rows.nth(1).click()  # a click shows that recording's command
+        page.wait_for_function("([c, want]) => c.textContent === want",
+                               arg=[page.locator("#open-cmd").element_handle(), second])
         assert not errors
     img = Image.open(shot).convert("RGB")
     blue = sum(1 for px in img.getdata() if abs(px[0] - 0x3b) < 16 and abs(px[1] - 0x6f) < 16

@@ -348,6 +348,18 @@ def test_faces_of_a_workbench_read_its_stream_on_each_api(seed):
         assert list(frame.event) == [e["type"] for e in seed[api][2].events]
     chat = apis.events("chat")
     assert set(chat.event) == {"chat.completion.chunk"} and len(chat) == sum(len(r.chunks) for r in wb.rows)
+    # the frames and the widget's table component draw from one schema (api_frames.EVENT_COLUMNS)
+    table = apis.table("messages")
+    frame = apis.events("messages")
+    assert [c["name"] for c in table.columns] == list(frame.columns)
+    assert [r["event"] for r in table.records] == list(frame.event) and table.key == "n"
+    assert [r["n"] for r in table.records] == list(range(1, len(frame) + 1))
+    assert json.loads(table.copy_text([2]))["event"] == frame.event[1]
+    finals_table = apis.finals_table()
+    whitespace = [r for r in finals_table.records if r["whitespace_only_text"] != "no"]
+    pairs = [(r["api"], r["mode"]) for r in whitespace]
+    assert ("messages", "stream") in pairs and all(api != "chat" for api, _ in pairs)
+    assert all(r["tool_calls"].startswith("[") for r in finals_table.records)
     finals_ = apis.finals().set_index(["api", "mode"])
     assert finals_.loc[("messages", "stream"), "content"] == "\n\n"
     assert pd.isna(finals_.loc[("messages", "nonstream"), "content"])

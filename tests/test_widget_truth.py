@@ -45,6 +45,7 @@ def sent(monkeypatch):
 
 
 def test_the_api_picker_shows_that_apis_events_and_every_apis_final():
+    import workbench
     from workbench import Workbench
 
     wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, api="messages")
@@ -65,7 +66,15 @@ def test_the_api_picker_shows_that_apis_events_and_every_apis_final():
     assert finals["chat"].differs == ["content"]  # the seed finding: "\n\n" vs null
     for api in ("responses", "messages"):  # a client shows the "\n\n" as an empty-looking bubble
         assert finals[api].whitespace_only == ["client"] and finals[api].differs == ["content"]
-    assert "only whitespace" in wb.final.apis.value and "tool_use" in wb.final.apis.value
+    # the final tab's table of every API is the table component, under workbench.faces' schema
+    table = wb.final.apis
+    assert [c["name"] for c in table.columns] == list(workbench.faces(wb).finals().columns)
+    shown = {(r["api"], r["mode"]): r for r in table.records}
+    assert list(shown) == [(api, mode) for api in ("chat", "responses", "messages") for mode in ("stream", "nonstream")]
+    assert shown[("messages", "stream")]["whitespace_only_text"] == "⚠ only whitespace"
+    assert "tool get_weather" in shown[("messages", "stream")]["blocks"]
+    assert shown[("messages", "stream")]["blocks"].endswith('stop_reason: "tool_use"')
+    assert shown[("chat", "stream")]["verdict"] == "✗ differ: content" and table.layout.display is None
 
 
 def test_ab_compares_two_apis_over_one_stream():

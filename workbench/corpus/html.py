@@ -1,7 +1,11 @@
 """The corpus report as one self-contained html page (no CDN, no external file): the
 kinds table, a bar chart of findings per kind x version, a histogram of first
 divergent steps (both inline SVG), the errors, and one row per recording with a
-finding, each with the command that opens it in the widget (and a copy button).
+finding, each with the command that opens it in the widget (a click shows it with a
+copy button; Ctrl+C copies the selected rows' commands).
+
+The tables are the widget's own table component (``ui/page_table``: table.js's module
+and CSS inlined) under ``core.rows.Column`` schemas, so they read as the widget's do.
 """
 
 from __future__ import annotations
@@ -11,7 +15,9 @@ import json
 import math
 import os
 
+from workbench.core.rows import LABEL, NUMBER, Column
 from workbench.corpus.summary import Summary, kind_of
+from workbench.ui import page_table
 
 COLOURS = ["#3b6fb6", "#d9822b", "#3a9a5b", "#a34fb0", "#c44949", "#6b7b8c"]
 MAX_ROWS = 2000  # recordings listed in the page; the results file has them all
@@ -27,9 +33,14 @@ CSS = """
 .wb-corpus .fixed{color:#2f7d4a} .wb-corpus .new{color:#b23b3b}
 .wb-corpus svg text{font:12px system-ui,sans-serif;fill:#1d2430}
 .wb-corpus button.copy{font-size:11px;margin-left:6px;cursor:pointer}
+.wb-corpus .open{margin:4px 0} .wb-corpus .wb-page-table{max-width:1400px}
 """
 
 SCRIPT = """
+document.addEventListener('wb-select', e => {
+  const open = e.target.closest('.wb-corpus').querySelector('#open-cmd');
+  if (open && e.detail && e.detail._copy) open.textContent = e.detail._copy;
+});
 document.addEventListener('click', e => {
   const b = e.target.closest('button.copy'); if (!b) return;
   const text = b.previousElementSibling.textContent;
@@ -105,41 +116,63 @@ def histogram(s: Summary) -> str:
     return "".join(out)
 
 
+def kind_columns(versions: list[str]) -> list[Column]:
+    """The kinds table's schema: the finding, its recordings per version, where it was
+    fixed or is new, its smallest examples."""
+    counts = [Column(f"v{i}", v, f"recordings with this finding on vLLM {v}",
+                     lambda k, v=v: k.recordings.get(v, 0), NUMBER, width=64, grow=0, fit=96)
+              for i, v in enumerate(versions)]
+    return [Column("finding", "finding", "the kind of finding (check's name, the field)", lambda k: k.name,
+                   LABEL, width=180, grow=1, fit=360), *counts,
+            Column("fixed", "fixed in", "versions in which recordings with it have it no more",
+                   lambda k: ", ".join(f"{v}: {n}" for v, n in k.fixed_in.items()) or None, LABEL,
+                   width=90, grow=0.5, field="content"),
+            Column("new", "new in", "versions in which recordings have it that did not before",
+                   lambda k: ", ".join(f"{v}: {n}" for v, n in k.new_in.items()) or None, LABEL,
+                   width=90, grow=0.5, field="tool"),
+            Column("examples", "smallest examples", "the smallest recordings with it (shrunk: the text)",
+                   lambda k: " · ".join(_example(x) for x in k.examples) or None, LABEL, width=240, grow=3)]
+
+
 def kinds_table(s: Summary) -> str:
-    head = "".join(f"<th>{e(v)}</th>" for v in s.versions)
-    rows = []
-    for k in s.kinds:
-        counts = "".join(f'<td class="n">{k.recordings.get(v, 0)}</td>' for v in s.versions)
-        fixed = ", ".join(f"{v}: {n}" for v, n in k.fixed_in.items())
-        new = ", ".join(f"{v}: {n}" for v, n in k.new_in.items())
-        ex = "<br>".join(_example(x) for x in k.examples)
-        rows.append(f"<tr><td>{e(k.name)}</td>{counts}<td class='fixed'>{e(fixed)}</td>"
-                    f"<td class='new'>{e(new)}</td><td>{ex}</td></tr>")
-    return (f"<table id='kinds'><tr><th>finding</th>{head}<th>fixed in</th><th>new in</th>"
-            f"<th>smallest examples</th></tr>{''.join(rows)}</table>")
+    cols = kind_columns(s.versions)
+    return page_table.element("kinds", cols, page_table.records(s.kinds, cols), height=320,
+                              hint="hover a cell for all of it · drag a header's edge to resize")
 
 
 def _example(x: dict) -> str:
-    what = f"<code>{e(repr(x['text']))}</code> ({x['tokens']} tokens)" if x["shrunk"] else \
+    what = f"{x['text']!r} ({x['tokens']} tokens)" if x["shrunk"] else \
         (f"{x['tokens']} tokens" if x["tokens"] is not None else "")
-    grouping = f" · {e(x['grouping'])}" if x.get("grouping") else ""
-    return f"{e(os.path.basename(x['path']))}: {what}{grouping}"
+    grouping = f" ({x['grouping']})" if x.get("grouping") else ""
+    return f"{os.path.basename(x['path'])}: {what}{grouping}"
+
+
+OPEN = Column("open", "open in the widget", "the notebook call that opens it in the widget", open_command,
+              LABEL, width=300, grow=2.5)
+RECORDING_COLUMNS = [
+    Column("path", "recording", "the recording's path", lambda ln: ln["path"], LABEL, width=220, grow=2),
+    Column("parser", "parser", "the parsers it ran with (its header's)", lambda ln: ln.get("parser"), LABEL,
+           width=110, grow=0.6),
+    Column("findings", "findings", "what was found (or the error it stopped on)",
+           lambda ln: ln["error"] if ln.get("error") else ", ".join(kinds_of(ln)), LABEL, width=160, grow=1.5),
+    Column("first_step", "first step", "the first step at which streaming and non-streaming diverge",
+           lambda ln: first_step(ln), NUMBER, width=48, grow=0, fit=96),
+    OPEN,
+]
 
 
 def recordings_table(lines: list[dict]) -> str:
-    shown = [ln for ln in lines if ln.get("error") or kinds_of(ln)][:MAX_ROWS]
-    rows = []
-    for i, ln in enumerate(shown):
-        what = e(ln["error"]) if ln.get("error") else e(", ".join(kinds_of(ln)))
-        first = first_step(ln)
-        rows.append(f"<tr id='r{i}'><td><a href='#cmd{i}' title='the command that opens it in the widget'>"
-                    f"{e(ln['path'])}</a></td><td>{e(ln.get('parser'))}</td><td>{what}</td>"
-                    f"<td class='n'>{e(first)}</td><td><code id='cmd{i}'>{e(open_command(ln))}</code>"
-                    f"<button class='copy'>copy</button></td></tr>")
-    more = len([ln for ln in lines if ln.get("error") or kinds_of(ln)]) - len(shown)
+    listed = [ln for ln in lines if ln.get("error") or kinds_of(ln)]
+    shown = listed[:MAX_ROWS]
+    more = len(listed) - len(shown)
     note = f"<p class='sub'>{more} more in the results file</p>" if more > 0 else ""
-    return ("<table id='recordings'><tr><th>recording</th><th>parser</th><th>findings</th><th>first step</th>"
-            f"<th>open in the widget</th></tr>{''.join(rows)}</table>{note}")
+    first = f"<code id='open-cmd'>{e(open_command(shown[0]))}</code><button class='copy'>copy</button>" \
+        if shown else "<code id='open-cmd'></code>"
+    return (page_table.element("recordings", RECORDING_COLUMNS,
+                               page_table.records(shown, RECORDING_COLUMNS, copy=OPEN), height=440,
+                               hint="click a recording: its command below · Ctrl+C copies the selected "
+                                    "ones' commands")
+            + f"<p class='open'>{first}</p>{note}")
 
 
 def kinds_of(ln: dict) -> list[str]:
@@ -162,10 +195,17 @@ def first_step(ln: dict):
     return min(steps) if steps else None
 
 
+ERROR_COLUMNS = [
+    Column("kind", "kind", "the kind of error", lambda x: x["kind"], LABEL, width=120, grow=0.5),
+    Column("count", "recordings", "recordings that stopped on it", lambda x: x["count"], NUMBER, width=80, grow=0),
+    Column("error", "first message", "the first recording's message", lambda x: x["error"], LABEL, width=300, grow=3),
+]
+
+
 def fragment(s: Summary, lines: list[dict], title: str) -> str:
     """The report as one element (its CSS scoped to it): the page's body, a notebook's output."""
-    errors = "".join(f"<tr><td>{e(x['kind'])}</td><td class='n'>{x['count']}</td><td>{e(x['error'])}</td></tr>"
-                     for x in s.errors)
+    errors = page_table.element("errors", ERROR_COLUMNS, page_table.records(s.errors, ERROR_COLUMNS),
+                                height=200, hint="hover a message for all of it") if s.errors else ""
     data = json.dumps(s.to_dict(), ensure_ascii=False).replace("</", "<\\/")
     return f"""<div class="wb-corpus"><style>{CSS}</style>
 <h1>{e(title)}</h1>
@@ -174,11 +214,10 @@ error ({sum(x['count'] for x in s.errors)} recordings) · versions: {e(', '.join
 <h2>Findings by kind</h2>{kinds_table(s)}
 <h2>Findings per kind × version</h2>{bar_chart(s)}
 <h2>First divergent step</h2>{histogram(s)}
-{"<h2>Errors</h2><table id='errors'><tr><th>kind</th><th>recordings</th><th>first message</th></tr>"
- + errors + "</table>" if errors else ""}
+{"<h2>Errors</h2>" + errors if errors else ""}
 <h2>Recordings</h2>{recordings_table(lines)}
 <script type="application/json" id="summary">{data}</script>
-<script>{SCRIPT}</script></div>"""
+<script>{SCRIPT}</script>{page_table.assets()}</div>"""
 
 
 def page(s: Summary, lines: list[dict], title: str) -> str:

@@ -1,23 +1,21 @@
 """The final-message tab: the joined stream beside the non-streaming answer, field by
 field (values as JSON, each in its own cell: ``null``, ``""`` and ``[]`` as such), the
 verdict and the first divergent step once the stream has ended; then the three APIs side
-by side: what each one's client ends with, beside that API's non-streaming body."""
+by side: what each one's client ends with, beside that API's non-streaming body (the
+table component, under the schema of ``workbench.faces(wb).finals()``: api_frames.FINAL_COLUMNS)."""
 
 from __future__ import annotations
 
 import html
-import json
 
 import ipywidgets as W
 
-from workbench.core.faces import finals
+from workbench.ui.api_frames import FINAL_COLUMNS, final_items
 from workbench.ui.final import inline_diff_html, shown
 from workbench.ui.panels import CELL, HEAD, tint
+from workbench.ui.table import RecordTable
 
 WAITING = "<i>the final messages and the verdict come when the stream ends</i>"
-CLIENTS = {"chat": "a Chat Completions client (joined SSE chunks)",
-           "responses": "the openai SDK's ResponseStream (Codex, the Agents SDK)",
-           "messages": "the anthropic SDK's MessageStream (Claude Code)"}
 
 
 def _td(body: str, style: str = "") -> str:
@@ -51,48 +49,6 @@ def final_html(final) -> str:
             f"border-collapse:collapse'><tr>{head}</tr>{''.join(body)}</table>{extra}")
 
 
-def _lines(api: str, obj: dict | None) -> str:
-    """An API's object as one JSON line per block (chat: per field)."""
-    if obj is None:
-        return "<i>none</i>"
-    if api == "chat":
-        return html.escape("\n".join(f"{k}: {json.dumps(v, ensure_ascii=False)}" for k, v in obj.items()
-                                     if k in ("reasoning", "content", "tool_calls", "finish_reason")))
-    if "error" in obj and "output" not in obj and obj.get("type") != "message":
-        return f"<span style='{tint('error')}'>error: {html.escape(json.dumps(obj['error'], ensure_ascii=False))}</span>"
-    out = []
-    for b in finals.blocks(api, obj):
-        name = f" {b['name']}" if b.get("name") else ""
-        line = html.escape(f"{b['kind']}{name}: {json.dumps(b['text'], ensure_ascii=False)}")
-        if b["kind"] == "text" and not (b["text"] or "").strip():
-            line = f"<span style='{tint('warning', 24)}'>{line}  ⚠ only whitespace: an empty bubble</span>"
-        out.append(line)
-    key = "status" if api == "responses" else "stop_reason"
-    out.append(html.escape(f"{key}: {json.dumps(finals.finish(api, obj))}"))
-    return "\n".join(out) or "[]"
-
-
-def apis_html(apis) -> str:
-    """``apis``: faces_view.ApiFinal per API (chat, responses, messages)."""
-    head = f"<th style='{HEAD}'></th>" + "".join(
-        f"<th style='{HEAD}'>{html.escape(a.api)}</th>" for a in apis)
-    client = "".join(_td(_lines(a.api, a.client)) for a in apis)
-    body = "".join(_td(_lines(a.api, a.body)) for a in apis)
-    verdicts = []
-    for a in apis:
-        differs = a.differs
-        text = "✓ the client holds the body" if not differs else f"✗ differ: {', '.join(differs)}"
-        notes = "".join(f"<br><small>{html.escape(n)}</small>" for n in a.notes)
-        verdicts.append(_td(html.escape(text) + notes, tint("warning", 14) if differs else ""))
-    who = "".join(_td(html.escape(CLIENTS[a.api]), "font-style:italic") for a in apis)
-    return (f"<b>Every API's client, for this stream</b><table class='wb-apis' style='font:12px "
-            f"var(--jp-code-font-family, monospace);border-collapse:collapse;width:100%;table-layout:fixed'>"
-            f"<tr>{head}</tr><tr><th style='{HEAD}'>who</th>{who}</tr>"
-            f"<tr><th style='{HEAD}'>the client ends with</th>{client}</tr>"
-            f"<tr><th style='{HEAD}'>non-streaming body</th>{body}</tr>"
-            f"<tr><th style='{HEAD}'>verdict</th>{''.join(verdicts)}</tr></table>")
-
-
 def findings_html(findings) -> str:
     if not findings:
         return "<i>check: no findings</i>"
@@ -111,19 +67,23 @@ class FinalPanel(W.VBox):
         self.html = W.HTML(WAITING)
         self.goto = W.Button(description="verdict: when the stream ends", disabled=True, icon="crosshairs",
                              layout=W.Layout(width="auto"))
-        self.apis = W.HTML("")
+        self.apis_note = W.HTML("")
+        self.apis = RecordTable(FINAL_COLUMNS, height=200, role="finals", key="n", follow=False,
+                                layout=W.Layout(display="none"))
+        self.apis.add_class("wb-apis")
         self.more = W.Button(description="every API's final message", icon="columns",
                              layout=W.Layout(width="auto", display="none"))
         self.findings = W.HTML("")
         self.first_step: int | None = None
-        super().__init__([self.html, self.goto, self.apis, self.more, self.findings])
+        super().__init__([self.html, self.goto, self.apis_note, self.apis, self.more, self.findings])
 
     def show(self, final, apis=None, apis_note: str = "") -> None:
         """``final``: the model's FinalView, or None before the stream ends; ``apis``: its
         finals per API (None: not made, ``apis_note`` says why)."""
         with self.hold_sync():
             if final is None:
-                self.html.value, self.apis.value, self.findings.value = WAITING, "", ""
+                self.html.value, self.apis_note.value, self.findings.value = WAITING, "", ""
+                self.show_apis(None)
                 self.first_step = None
                 self.goto.description, self.goto.disabled = "verdict: when the stream ends", True
                 self.more.layout.display = "none"
@@ -135,7 +95,19 @@ class FinalPanel(W.VBox):
             else:
                 self.goto.description = f"verdict: they diverge; go to step {self.first_step}"
                 self.goto.disabled = False
-            self.apis.value = apis_html(apis) if apis else (f"<i>{html.escape(apis_note)}</i>" if apis_note else "")
+            self.apis_note.value = ("<b>Every API's client, for this stream</b>" if apis else
+                                    f"<i>{html.escape(apis_note)}</i>" if apis_note else "")
+            self.show_apis(apis)
             self.more.layout.display = "none" if apis or not apis_note.endswith("click below") else None
             if final.findings is not None:
                 self.findings.value = findings_html(final.findings)
+
+    def show_apis(self, apis) -> None:
+        """Every API's client and body as rows of the table component (None: hidden)."""
+        if not apis:
+            if self.apis.records:  # once: a Step before the end sends nothing here
+                self.apis.layout.display = "none"
+                self.apis.set_records([])
+            return
+        self.apis.set_records([{"n": i, **self.apis.cells(item)} for i, item in enumerate(final_items(apis), 1)])
+        self.apis.layout.display = None
