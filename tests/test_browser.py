@@ -43,6 +43,8 @@ TOOLS = '''TOOLS = [{"type": "function", "function": {"name": "get_weather", "pa
 SCRIPT_A = '<think>Weather is needed.</think><tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 SCRIPT_B = '<think>Rain in Oslo?</think><tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
 SEED = SCRIPT_A.replace("</think>", "</think>\n\n")
+HARMONY = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
+           '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>')
 SEPARATE = [
     "import workbench\n" + TOOLS,
     f"a = workbench.show({SCRIPT_A!r}, source='engine', tools=TOOLS)",
@@ -55,6 +57,9 @@ LOOK = [
     "c = workbench.show('<think>a b</think>Hello  there.\\tok', tool_parser=None, run=True)",
     f"s = workbench.show({SEED!r}, tools=TOOLS, api='messages', run=True)\ns.select(7)\n"
     "s.check()",
+    # Harmony: the phase's longest value ("header→commentary to=functions.get_weather") fits
+    f"h = workbench.show({HARMONY!r}, tokenizer='gpt_oss', tool_parser='openai', "
+    "reasoning_parser='openai_gptoss', tools=TOOLS, run=True)\nh.select(12)",
 ]
 AB = [
     "import workbench\n" + TOOLS,
@@ -298,6 +303,13 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         for wb in (a, c, s):
             wide = wb.evaluate(OVERFLOW_JS)
             assert wide["scroll"] <= wide["client"] + 1 and wide["detail"], wide
+        # Harmony's columns cannot fit beside the detail (the phase, uncut, is 330 px): the
+        # detail goes below the table, which keeps every column in view
+        h = page.locator(".jp-CodeCell").nth(4)
+        h.locator(".wb-row[data-step='12']").wait_for(timeout=60_000)
+        wide = h.evaluate(OVERFLOW_JS)
+        assert wide["scroll"] <= wide["client"] + 1 and len(wide["columns"]) == 9, wide
+        assert h.evaluate(CUT_JS, "phase") == []
         heads = {h.inner_text(): h.bounding_box()["width"]
                  for h in a.locator(".wb-dt").first.locator(".wb-head .wb-cell").all()}
         assert heads["tool_calls"] >= 150  # room for what matters at 1280 px; the phase fits its longest

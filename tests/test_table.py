@@ -125,3 +125,26 @@ def test_ctrl_c_gets_the_selected_rows_as_json(sent):
     assert json.loads(answer["text"].splitlines()[0]) == json.loads(json.dumps(t.rows[0].to_dict(), default=str))
     t.selection = [2, 3]
     assert [r.step for r in t.selected_rows()] == [2, 3]
+
+
+def test_a_page_without_a_kernel_draws_the_same_component():
+    """ui/page_table: table.js and table.css inlined (no CDN), the records as the widget's
+    table gets them (None left out), the schema's specs; a "</script>" in a value stays
+    text (the browser side: tests/test_corpus.py's report in chromium)."""
+    from workbench.ui import page_table
+
+    cols = [schema.Column("name", "name", "a name", lambda d: d["name"], schema.LABEL),
+            schema.Column("n", "n", "a number", lambda d: d.get("n"), schema.NUMBER)]
+    recs = page_table.records([{"name": "a</script>", "n": 1}, {"name": "b"}], cols, copy=cols[0])
+    assert recs == [{"row": 1, "name": "a</script>", "n": 1, "_copy": "a</script>"},
+                    {"row": 2, "name": "b", "_copy": "b"}]
+    element = page_table.element("t", cols, recs, hint="click")
+    assert "</script>" not in element.split('<script type="application/json">', 1)[1][:-len("</script></div>")]
+    spec = json.loads(element.split('<script type="application/json">', 1)[1].rsplit("</script>", 1)[0]
+                      .replace("<\\/", "</"))
+    assert spec["rows"] == recs and spec["model"]["columns"] == [c.spec() for c in cols]
+    assets = page_table.assets()
+    module = assets.split('<script type="module">', 1)[1]
+    assert "export default" not in module and "table.render({ model, el })" in module
+    assert "function render({ model, el })" in module and "--jp-layout-color0" in assets
+    assert "http" not in assets and "<script src" not in assets

@@ -63,6 +63,9 @@ class RecordTable(anywidget.AnyWidget):
     # a new set of records opens at its end and follows new ones (a growing stream), or at
     # its top (False: an A/B where no step differs); a selected record is shown either way
     follow = traitlets.Bool(True).tag(sync=True)
+    # the table is never narrower than its default columns at their least (headers uncut,
+    # fitted values whole): a flex row it is in wraps what is beside it below
+    wrap = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, columns: Sequence[Column], height: int = 300, role: str = "table",
                  **kwargs) -> None:

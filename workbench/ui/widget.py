@@ -55,7 +55,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         self.model = WorkbenchModel(base, status=self._status)
         self.controls = Controls(base, readme_link())
         self.banner = Banner()
-        self.table = DeltaTable(height, layout=W.Layout(flex="1 1 600px", min_width="0"))
+        self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
         self.detail = RowDetail()
         self.final = FinalPanel()
         self._loaded = False

@@ -81,7 +81,7 @@ class Store {
       for (let t = 0; t < toks.length; t++) this.tokRow.push(i);
       if ((r._us || 0) > this.maxUs) this.maxUs = r._us;
       for (const name in r) if (name[0] !== "_") this.have.add(name);
-      for (const c of fields) if (r[c.name] !== undefined) this.seen.add(`f:${c.field}`);
+      for (const c of fields) if (r[c.name] !== undefined && r[c.name] !== "[]") this.seen.add(`f:${c.field}`);
       for (const c of fits) this.longest[c.name] = Math.max(this.longest[c.name] || 0, lengthOf(r[c.name]));
       for (const cls of (r._c || "").split(" ")) if (cls) this.seen.add(cls.startsWith("k-") ? `k:${cls.slice(2)}` : cls);
     }
@@ -225,12 +225,17 @@ class Table {
   fitInto(cs, widths) {
     const room = this.scroll.clientWidth - 2;
     this.room = room;
-    let over = widths.reduce((a, w) => a + w, 0) - room;
-    if (room <= 0 || over <= 0) return widths;
-    const out = widths.slice();
     const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name]
       ? Math.max(0, widths[i] - Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6)) : 0));
     const total = slack.reduce((a, x) => a + x, 0);
+    const sum = widths.reduce((a, w) => a + w, 0);
+    // `wrap` (the main table): never narrower than its columns at their least, so what is
+    // beside it (the detail) goes below when they cannot fit beside it (Harmony's phase);
+    // never wider than the row it is in (a narrow window: the table scrolls)
+    if (this.model.get("wrap")) this.el.style.minWidth = `min(${sum - total + 2 + 16}px, 100%)`;
+    const over = sum - room;
+    if (room <= 0 || over <= 0) return widths;
+    const out = widths.slice();
     if (!total) return widths;
     const share = Math.min(1, over / total);
     for (let i = 0; i < cs.length; i++) out[i] = Math.floor(widths[i] - slack[i] * share);
@@ -278,7 +283,9 @@ class Table {
 
   rowHTML(r, i, selected, focused) {
     const cells = this.cols.map((c) => {
-      const tint = c.field && r[c.name] !== undefined ? ` f-${c.field}` : "";
+      // tinted where the field has a value; an empty list ("[]": a final's no calls) is none
+      const v = r[c.name];
+      const tint = c.field && v !== undefined && v !== "[]" ? ` f-${c.field}` : "";
       return `<div class="wb-cell wb-c-${c.name}${tint}" role="gridcell" ` +
         `title="${esc(textOf(r[c.name]).slice(0, 400))}">${cellHTML(r, c)}</div>`;
     });
@@ -585,14 +592,16 @@ class CostChart {
 }
 
 // -- the widget -----------------------------------------------------------------------
-const HINT = '<span class="wb-hint"><span class="wb-ws">␣⏎⇥</span> whitespace · blank = None · ' +
-  '<span class="wb-empty">""</span> = empty string · click, j/k or ↑/↓ select · shift/ctrl-click more · ' +
-  "Ctrl+C copies rows as JSON</span>";
+// each phrase on one line (a line may break between them, never inside "shift/ctrl-click")
+const HINT = '<span class="wb-hint">' + ['<span class="wb-ws">␣⏎⇥</span> whitespace', "blank = None",
+  '<span class="wb-empty">""</span> = empty string', "click, j/k or ↑/↓ select", "shift/ctrl-click more",
+  "Ctrl+C copies rows as JSON"].map((t) => `<span class="wb-nw">${t}</span>`).join(" · ") + "</span>";
 
 function legendHTML(legend, seen, hint) {
   const keys = (legend || []).filter(([, , key]) => !key || seen.has(key))
     .map(([cls, label]) => `<span class="wb-key ${esc(cls)}">${esc(label)}</span>`).join("");
-  return keys + (hint ? `<span class="wb-hint">${esc(hint)}</span>` : HINT);
+  return keys + (hint ? `<span class="wb-hint">${hint.split(" · ").map((t) => `<span class="wb-nw">${esc(t)}</span>`)
+    .join(" · ")}</span>` : HINT);
 }
 
 function copyText(text) {
