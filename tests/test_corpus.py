@@ -128,6 +128,164 @@ def test_ray_auto_equals_pool(pool_run, corpus_dir, tmp_path):
         shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def ray_head():
+    """A real `ray start --head` on 127.0.0.1 (2 CPUs, no dashboard, its own temp dir and
+    token), stopped at the end. Not `ray stop`: that stops every Ray on the machine,
+    other sessions' too; this stops the head's own process (--block: SIGINT stops its
+    servers) and then kills whatever is left in its own session."""
+    import queue
+    import secrets
+    import threading
+
+    ray_tmp = tempfile.mkdtemp(prefix="wbhead", dir="/tmp")  # short: Ray's socket paths are long
+    port = _free_port()
+    env = dict(os.environ, RAY_TMPDIR=ray_tmp, RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0",  # loopback only
+               RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=secrets.token_hex(32),  # not the shared ~/.ray token
+               RAY_USAGE_STATS_ENABLED="0", RAY_enable_worker_prestart="0")
+    head = subprocess.Popen([str(Path(sys.executable).parent / "ray"), "start", "--head", "--block",
+                             "--node-ip-address", "127.0.0.1", "--port", str(port), "--num-cpus", "2",
+                             "--include-dashboard", "false", "--ray-client-server-port", str(_free_port()),
+                             "--temp-dir", ray_tmp, "--disable-usage-stats"],
+                            env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    said: queue.Queue = queue.Queue()
+    threading.Thread(target=lambda: [said.put(ln) for ln in head.stdout], daemon=True).start()
+    seen = []
+    try:
+        deadline = time.monotonic() + 180
+        while not any("Ray runtime started" in ln for ln in seen):
+            assert head.poll() is None and time.monotonic() < deadline, "".join(seen)[-3000:]
+            try:
+                seen.append(said.get(timeout=1))
+            except queue.Empty:
+                pass
+        yield f"127.0.0.1:{port}", env, head
+    finally:
+        head.send_signal(signal.SIGINT)
+        try:
+            head.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            pass
+        left = subprocess.run(["pgrep", "-s", str(head.pid)], capture_output=True, text=True).stdout.split()
+        if left:
+            os.killpg(head.pid, signal.SIGKILL)
+        head.wait()
+        shutil.rmtree(ray_tmp, ignore_errors=True)
+        assert not left, f"the head left Ray processes running: {left}"
+
+
+def test_ray_address_equals_pool(pool_run, corpus_dir, ray_head, tmp_path):
+    *_, lines, _ = pool_run
+    address, env, head = ray_head
+    files = sorted(ln["path"] for ln in lines if not ln["error"])[:5] + [str(corpus_dir / "bad" / "broken.jsonl")]
+    out = tmp_path / "head.jsonl"
+    done = subprocess.run([sys.executable, "-m", "workbench", "corpus", *files, "--ray", address, *FAST,
+                           "-o", str(out)], env=env, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.stderr[-3000:]
+    assert f"on ray {address}" in done.stdout
+    ray_lines = results.read(out)
+    pool = by_path(lines)
+    assert by_path(ray_lines) == {p: pool[p] for p in files}  # line for line, apart from times
+    assert sum(1 for ln in ray_lines if not ln["error"]) == 5
+    assert head.poll() is None  # joining a cluster leaves it running
+
+
+@pytest.mark.parametrize("address, message", [
+    ("127.0.0.1:{port}", "no Ray head answers there (Connection refused)"),
+    ("nowhere", "give auto or the head's HOST:PORT"),
+    ("127.0.0.1:99999", "give auto or the head's HOST:PORT"),
+])
+def test_ray_bad_address_is_one_line(run_cli, tmp_path, address, message):
+    pytest.importorskip("ray")
+    (tmp_path / "x.jsonl").write_text("")
+    t0 = time.monotonic()
+    code, _, err = run_cli("corpus", tmp_path, "--ray", address.format(port=_free_port()))
+    assert code == 2 and message in err and len(err.strip().splitlines()) == 1, err
+    assert time.monotonic() - t0 < 30  # not Ray's minutes of retrying
+
+
+class _Ref:
+    def __init__(self, value):
+        self.value = value
+
+
+class _FakeRay:
+    """Just enough of Ray for ray_runner.Fleet: each call runs when sent, in order per actor;
+    a recording whose bytes are b"die" kills its actor, and every call queued behind it."""
+
+    class exceptions:  # noqa: N801  (ray.exceptions)
+        class RayError(Exception):
+            pass
+
+        class RayActorError(RayError):
+            pass
+
+    def __init__(self):
+        self.started, self.killed = 0, []
+
+    def cluster_resources(self):
+        return {"CPU": 2.0}
+
+    def remote(self, **_):
+        fake = self
+
+        class Handle:
+            def __init__(self, *args):
+                fake.started += 1
+                self.n, self.dead = fake.started, False
+                self.ready = self.run = self
+
+            def remote(self, *job):
+                if not job:  # ready()
+                    return _Ref(None)
+                if self.dead or job[2] == b"die":
+                    self.dead = True
+                    return _Ref(fake.exceptions.RayActorError("The actor died unexpectedly"))
+                return _Ref({"path": job[0], "actor": self.n, "error": None})
+
+        return lambda cls: type("Cls", (), {"remote": staticmethod(Handle)})
+
+    def wait(self, refs, num_returns=1, timeout=None):
+        return refs, []
+
+    def get(self, ref):
+        if isinstance(ref.value, Exception):
+            raise ref.value
+        return ref.value
+
+    def kill(self, handle):
+        self.killed.append(handle.n)
+
+
+def test_ray_actor_that_dies_fails_only_its_recording():
+    from workbench.cli import build_parser
+    from workbench.cli.corpus_cmd import build_spec
+    from workbench.corpus import ray_runner
+
+    spec = build_spec(build_parser().parse_args(["corpus", "x"]))
+    fake = _FakeRay()
+    fleet = ray_runner.Fleet(fake, spec)
+    jobs = [(f"r{i}.jsonl", f"sha{i}", b"die" if i == 2 else b"{}") for i in range(7)]
+    lines = list(fleet.run(iter(jobs)))
+    assert sorted(ln["path"] for ln in lines) == [j[0] for j in jobs]  # every one once
+    died = [ln for ln in lines if ln["error"]]
+    assert [ln["path"] for ln in died] == ["r2.jsonl"] and died[0]["error_kind"] == "worker"
+    assert "its Ray worker died: RayActorError: The actor died unexpectedly" == died[0]["error"]
+    assert fake.started == 3  # the dead one replaced
+    assert next(ln for ln in lines if ln["path"] == "r3.jsonl")["actor"] != 2  # queued behind r2: ran again
+    fleet.close()
+    assert sorted(fake.killed) == [1, 2, 3]
+
+
 def test_resume_after_kill_9(pool_run, tmp_path, run_cli):
     *_, lines, _ = pool_run
     files = sorted(ln["path"] for ln in lines if not ln["error"])[:24]

@@ -60,12 +60,13 @@ def run(spec: Spec, paths: list[str], opt: Options) -> Outcome:
                 continue
             yield str(p), sha, data
 
+    tokenizers = files.tokenizers(recs, spec_tokenizer(spec))
     if opt.ray:
         from workbench.corpus import ray_runner
 
-        lines_in = ray_runner.run(spec, jobs(), opt.ray, opt.workers)
+        lines_in = ray_runner.run(spec, jobs(), opt.ray, opt.workers, tokenizers)
     else:
-        lines_in = pool.run(spec, jobs(), workers, files.tokenizers(recs, spec_tokenizer(spec)))
+        lines_in = pool.run(spec, jobs(), workers, tokenizers)
     out = Outcome(list(kept), workers=workers, runner=f"ray {opt.ray}" if opt.ray else "pool")
     try:
         for line in lines_in:
