@@ -4,8 +4,9 @@ recordings (`--synth`, seeded), `check --fuzz 5` on each, five ways:
 - check loop: `workbench check REC --json` on every file, one after the other, in this
   long-lived process (vLLM imported once): the floor the corpus command is measured on;
 - pool, 1 worker and 2 workers (forked from this process once vLLM is loaded);
-- Ray `auto` at 2 CPUs: its start, the run on fresh Ray actors (each loads vLLM as it
-  starts) and the same run again on the warm actors;
+- Ray `auto` at 2 CPUs (ray_runner.Fleet, what `--ray` runs): its start, the run on fresh
+  Ray actors (each loads vLLM as it starts), then --rounds pairs of (the pool, the same run
+  on the warm actors) back to back: the ratio is the median pair's;
 - Ray's per-call cost alone: no-op actor calls carrying a recording's bytes.
 
 Goals: 2 workers >= 1.7x the 1-worker rate on a 2-core machine; Ray (warm) <= 1.15x the
@@ -79,27 +80,55 @@ def first_task_extra(lines: list[dict]) -> dict:
     return {w: round(s[0] - statistics.median(s[1:]), 2) for w, s in by.items() if len(s) > 1}
 
 
-def ray_runs(files: list[Path], cpus: int) -> dict:
+def ray_cpu() -> float:
+    """CPU seconds of this process's children alive now (Ray's servers and actors)."""
+    import psutil
+
+    total = 0.0
+    for c in psutil.Process().children(recursive=True):
+        try:
+            t = c.cpu_times()
+            total += t.user + t.system
+        except psutil.Error:
+            pass
+    return total
+
+
+def own_cpu() -> float:
+    """CPU seconds of this process and its children that have been waited for (the pool's)."""
+    t = os.times()
+    return t.user + t.system + t.children_user + t.children_system
+
+
+def ray_runs(files: list[Path], cpus: int, rounds: int) -> dict:
     """`--ray auto`'s own runner (ray_runner.Fleet: an actor per CPU, one call per recording,
-    two in flight each), twice on the same actors: fresh (each loads vLLM and the tokenizer
-    as it starts), then warm."""
+    two in flight each) on the same actors: fresh (each loads vLLM and the tokenizer as it
+    starts), then ``rounds`` pairs of (the pool, Ray warm) back to back, so that each ratio
+    compares two runs a few seconds apart (the load moves on a shared machine)."""
     import ray
 
     from workbench.corpus import ray_runner
 
-    out: dict = {}
+    out: dict = {"pairs": []}
     t0 = time.perf_counter()
     ray_runner.start("auto", cpus)
     out["start_s"] = time.perf_counter() - t0
     try:
         t0 = time.perf_counter()
         fleet = ray_runner.Fleet(ray, spec(), ["qwen3"])
-        for name in ("cold", "warm"):
-            lines = list(fleet.run(jobs(files)))
-            out[f"{name}_s"] = time.perf_counter() - t0
-            out[f"{name}_lines"] = lines
-            out[f"{name}_load"] = load()
+        out["cold_lines"] = list(fleet.run(jobs(files)))
+        out["cold_s"], out["cold_load"] = time.perf_counter() - t0, load()
+        for _ in range(rounds):
+            idle, own = ray_cpu(), own_cpu()
+            pool_s, _ = pool_run(files, cpus)
+            idle, pool_cpu = ray_cpu() - idle, own_cpu() - own  # Ray idle; this process + the pool's workers
+            ray0, own = ray_cpu(), own_cpu()
             t0 = time.perf_counter()
+            lines = list(fleet.run(jobs(files)))
+            out["pairs"].append({"pool_s": pool_s, "ray_s": time.perf_counter() - t0, "load": load(),
+                                 "ray_idle_cpu_s": idle, "pool_cpu_s": pool_cpu,
+                                 "ray_cpu_s": ray_cpu() - ray0 + own_cpu() - own})
+        out["warm_lines"] = lines
         fleet.close()
 
         @ray.remote(num_cpus=1)
@@ -122,6 +151,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=400)
     ap.add_argument("--no-ray", action="store_true")
+    ap.add_argument("--rounds", type=int, default=3, help="pairs of (pool, Ray warm) run back to back")
     args = ap.parse_args()
     from workbench.corpus import synth
 
@@ -146,28 +176,37 @@ def main() -> int:
         from workbench.errors import WorkbenchError
 
         try:
-            r = ray_runs(files, 2)
+            r = ray_runs(files, 2, args.rounds)
         except WorkbenchError as e:  # Ray's raylet gives its agents 15 s: a loaded machine can miss it
             print(f"ray: {e} (load {load():.1f})")
             result["ray_error"] = str(e)
     if r is not None:
-        p2b, _ = pool_run(files, 2)  # the pool again, after Ray: the load moves on a shared machine
-        pool_s = (p2 + p2b) / 2
-        once = r["cold_s"] - r["warm_s"]
+        pairs = r["pairs"]
+        ratios = [pr["ray_s"] / pr["pool_s"] for pr in pairs]
+        ratio = statistics.median(ratios)
+        warm_s = statistics.median(pr["ray_s"] for pr in pairs)
+        pool_s = statistics.median(pr["pool_s"] for pr in pairs)
+        once = r["cold_s"] - warm_s
         print(f"ray auto, start:           {r['start_s']:6.1f} s")
         print(f"ray, 2 CPUs, fresh actors: {r['cold_s']:6.1f} s  {len(files) / r['cold_s']:5.1f} rec/s  "
-              f"(load {r['cold_load']:.1f})  {r['cold_s'] / pool_s:.2f}x the pool; their start (vLLM, tokenizer) "
-              f"+{once:.1f} s once; first call extra {first_task_extra(r['cold_lines'])}")
-        print(f"ray, 2 CPUs, warm actors:  {r['warm_s']:6.1f} s  {len(files) / r['warm_s']:5.1f} rec/s  "
-              f"(load {r['warm_load']:.1f})  {r['warm_s'] / pool_s:.2f}x the pool (goal <= 1.15)")
-        print(f"pool, 2 workers, again:    {p2b:6.1f} s  {len(files) / p2b:5.1f} rec/s  (load {load():.1f})"
-              f"  Ray warm is {r['warm_s'] / p2:.2f}x the pool before it, {r['warm_s'] / p2b:.2f}x the one after")
-        per_task = (r["warm_s"] - pool_s) / len(files) * 2 * 1000
-        print(f"ray per-call overhead:     {per_task:6.1f} ms (warm run vs pool, per CPU); "
+              f"(load {r['cold_load']:.1f})  their start (vLLM, tokenizer) +{once:.1f} s once; "
+              f"first call extra {first_task_extra(r['cold_lines'])}")
+        for i, pr in enumerate(pairs):
+            print(f"round {i + 1}: pool, 2 workers {pr['pool_s']:5.1f} s | ray, warm actors {pr['ray_s']:5.1f} s "
+                  f"{len(files) / pr['ray_s']:5.1f} rec/s | {pr['ray_s'] / pr['pool_s']:.2f}x the pool  "
+                  f"(load {pr['load']:.1f}); CPU {pr['pool_cpu_s']:.1f} s vs {pr['ray_cpu_s']:.1f} s, "
+                  f"{pr['ray_cpu_s'] / pr['pool_cpu_s']:.2f}x (idle Ray took {pr['ray_idle_cpu_s']:.2f} s "
+                  "during the pool's run)")
+        cpu_ratio = statistics.median(pr["ray_cpu_s"] / pr["pool_cpu_s"] for pr in pairs)
+        print(f"ray warm / pool, median of {len(pairs)} pairs: {ratio:.2f}x the time (goal <= 1.15), "
+              f"{cpu_ratio:.2f}x the CPU seconds (driver, Ray's servers, actors vs driver and workers)")
+        per_task = (warm_s - pool_s) / len(files) * 2 * 1000
+        print(f"ray per-call overhead:     {per_task:6.1f} ms (median warm run vs median pool, per CPU); "
               f"no-op actor call with a recording's bytes {r['noop_task_ms']:.1f} ms")
-        result.update(pool2_again_s=round(p2b, 2), ray_start_s=round(r["start_s"], 2),
-                      ray_cold_s=round(r["cold_s"], 2), ray_warm_s=round(r["warm_s"], 2),
-                      ray_vs_pool=round(r["warm_s"] / pool_s, 3), ray_cold_vs_pool=round(r["cold_s"] / pool_s, 3),
+        result.update(ray_start_s=round(r["start_s"], 2), ray_cold_s=round(r["cold_s"], 2),
+                      ray_warm_s=round(warm_s, 2), ray_vs_pool=round(ratio, 3),
+                      ray_vs_pool_rounds=[round(x, 3) for x in ratios], ray_vs_pool_cpu=round(cpu_ratio, 3),
+                      ray_loads=[round(pr["load"], 1) for pr in pairs],
                       ray_task_overhead_ms=round(per_task, 2), ray_noop_task_ms=round(r["noop_task_ms"], 2),
                       ray_actor_start_s=round(once, 2))
         # Calculated, not run: 100,000 recordings on 32 nodes, from the per-recording cost here.
