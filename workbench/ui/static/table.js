@@ -191,8 +191,8 @@ class Table {
   }
   selectedIndex() { return this.indexOfKey(this.model.get("selected") || 0); }
 
-  widthOf(c) {
-    const user = this.prefs.widths[c.name];
+  widthOf(c, mine = true) {
+    const user = mine && this.prefs.widths[c.name];
     if (user) return user;
     const head = Math.ceil(c.title.length * this.charW) + PAD + 6; // a header is never cut
     const fit = c.fit ? Math.min(c.fit, Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD) : 0;
@@ -225,14 +225,18 @@ class Table {
   fitInto(cs, widths) {
     const room = this.scroll.clientWidth - 2;
     this.room = room;
-    const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name]
-      ? Math.max(0, widths[i] - Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6)) : 0));
+    const least = (c) => Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
+    const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] ? Math.max(0, widths[i] - least(c)) : 0));
     const total = slack.reduce((a, x) => a + x, 0);
     const sum = widths.reduce((a, w) => a + w, 0);
-    // `wrap` (the main table): never narrower than its columns at their least, so what is
-    // beside it (the detail) goes below when they cannot fit beside it (Harmony's phase);
-    // never wider than the row it is in (a narrow window: the table scrolls)
-    if (this.model.get("wrap")) this.el.style.minWidth = `min(${sum - total + 2 + 16}px, 100%)`;
+    // `wrap` (the main table): never narrower than its default columns at their least, so
+    // what is beside it (the detail) goes below when they cannot fit beside it (Harmony's
+    // phase); a column the user widened scrolls instead; never wider than its row (a
+    // narrow window: the table scrolls)
+    if (this.model.get("wrap")) {
+      const need = cs.reduce((a, c) => a + (c.grow ? Math.min(least(c), this.widthOf(c, false)) : this.widthOf(c, false)), 0);
+      this.el.style.minWidth = `min(${need + 2 + 16}px, 100%)`;
+    }
     const over = sum - room;
     if (room <= 0 || over <= 0) return widths;
     const out = widths.slice();
