@@ -8,15 +8,20 @@ same way: the floor any vLLM process pays (most of it is torch and vLLM's config
 Per delta: the same 3,000+-token hermes + qwen3 stream (bench/replay_overhead.py's)
 through the in-process runner and through the lane, interleaved rounds, three ways:
 ``replay`` (all deltas in one request, as replay/diff/check do), ``run`` (the widget's
-Run: its ReplaySource stepped in growing batches, one request each, vs the in-process
-source stepped delta by delta, the two in lockstep batch by batch; goal <= 1.5) and ``step`` (one request per delta, a
-Step click each). Prints the figures, then one JSON line with ``ratio`` = lane replay
-/ in-process (goal <= 1.5) and ``run_ratio``.
+Run button, ``widget_run``: its SlicedRun on an event loop over the lane's ReplaySource,
+one request whose rows come as they are made, vs the in-process source stepped delta by
+delta; the two Runs back to back in each round, the order alternating; goal <= 1.5) and
+``step`` (one request per delta, a Step click each); every ratio is the median of the
+rounds' own ratios; ``run_cpu_ratio``: CPU seconds, this process and the worker. Then one
+lane Run stopped after three slices (Stop to the Run's end, the rows kept). Prints the
+figures, then one JSON line with ``ratio`` = lane replay / in-process (goal <= 1.5) and
+``run_ratio``.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import statistics
@@ -44,20 +49,62 @@ def lane_replay(session, deltas) -> float:
     return time.perf_counter() - t0
 
 
-def widget_run(session, deltas) -> float:
-    """What the widget's Run does with this session's stream (model.run / SlicedRun)."""
-    from workbench.ui.running import Batches
+def cpu_s(session) -> float:
+    """CPU seconds so far of this process and, for a lane, of its worker (/proc; 10 ms ticks)."""
+    total = time.process_time()
+    lane = getattr(session, "lane", None)
+    if lane is not None:
+        with open(f"/proc/{lane.proc.pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return total
+
+
+def widget_run(session, deltas, stop_after: int | None = None) -> dict:
+    """The widget's Run button on this session's stream: its ReplaySource driven by its
+    SlicedRun on an event loop, 50 ms slices, the table's drawing left out (the same on both
+    sides). In-process: one delta after another within each slice; a lane: one request for
+    every delta, its rows read as they come (step_for), the request cancelled at the end
+    (pause). ``stop_after``: Stop after that many slices. Seconds: ``s`` (the whole Run),
+    ``first_s`` (the first slice's rows shown), ``stop_s`` (Stop to the Run's end)."""
+    import asyncio
+
+    from workbench.ui.running import SlicedRun
     from workbench.ui.sources import ReplaySource
 
-    t0 = time.perf_counter()
     source = ReplaySource(session, deltas)
-    batches = Batches(0.05) if source.batches else None
-    while not source.done:
-        t = time.perf_counter()
-        source.step(batches.n if batches else 1)
-        if batches:
-            batches.took(time.perf_counter() - t)
-    return time.perf_counter() - t0
+    rows, seen = [], {}
+
+    def take(new):
+        rows.extend(new)
+
+    def show():
+        seen.setdefault("first_s", time.perf_counter() - t0)
+        seen["slices"] = seen.get("slices", 0) + 1
+        if stop_after is not None and seen["slices"] == stop_after:
+            seen["stop_at"] = time.perf_counter()
+            run.stop()
+
+    def failed(e):
+        raise e
+
+    streams = source.streams
+    run = SlicedRun(lambda: take(source.step()), lambda: source.done, show, failed,
+                    lambda stopped: seen.setdefault("end", time.perf_counter()), 0.05,
+                    step_for=(lambda s: take(source.step_for(s))) if streams else None,
+                    pause=(lambda: take(source.pause())) if streams else None)
+
+    async def main():
+        run.start()
+        await run.task
+
+    c0, t0 = cpu_s(session), time.perf_counter()
+    asyncio.run(main())
+    out = {"s": time.perf_counter() - t0, "first_s": seen.get("first_s", 0.0), "rows": len(rows),
+           "cpu_s": cpu_s(session) - c0}
+    if "stop_at" in seen:
+        out["stop_s"] = seen["end"] - seen["stop_at"]
+    return out
 
 
 def lane_step(session, deltas) -> float:
@@ -66,36 +113,6 @@ def lane_step(session, deltas) -> float:
     for d in deltas:
         run.feed(d)
     return time.perf_counter() - t0
-
-
-def widget_runs_lockstep(here, there, deltas) -> tuple[float, float]:
-    """The widget's Run on both sources at once: each lane batch (its size from the lane's own
-    timings, as the widget sizes it) is set beside the same deltas stepped in-process one by
-    one, the order alternating, so load hits both alike (whole Runs one after the other
-    swung 0.5-2x on a loaded machine). Seconds (in-process, lane)."""
-    from workbench.ui.running import Batches
-    from workbench.ui.sources import ReplaySource
-
-    mine, lane = ReplaySource(here, deltas), ReplaySource(there, deltas)
-    batches = Batches(0.05)
-    t_mine = t_lane = 0.0
-    first = True
-    while not lane.done:
-        n = batches.n
-        for side in (("mine", "lane") if first else ("lane", "mine")):
-            t = time.perf_counter()
-            if side == "lane":
-                lane.step(n)
-                took = time.perf_counter() - t
-                t_lane += took
-                batches.took(took)
-            else:
-                for _ in range(n):
-                    if not mine.done:
-                        mine.step(1)
-                t_mine += time.perf_counter() - t
-        first = not first
-    return t_mine, t_lane
 
 
 def installed_import_s() -> float:
@@ -115,6 +132,7 @@ def main() -> None:
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     args = ap.parse_args()
+    load_start = os.getloadavg()[0]
 
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
@@ -139,15 +157,34 @@ def main() -> None:
     for fn, s in ((in_process, here), (lane_replay, there), (lane_step, there), (widget_run, here),
                   (widget_run, there)):  # warm-up
         fn(s, deltas)
-    t_here, t_replay, t_step, t_run_here, t_run, run_ratios = [], [], [], [], [], []
-    for _ in range(args.rounds):
-        t_here.append(in_process(here, deltas))
-        t_replay.append(lane_replay(there, deltas))
+    # This process keeps its cyclic GC as a kernel does: a full collection over vLLM's and
+    # torch's ~640,000 objects (0.2-0.4 s) lands in one side's Run or the other (single rounds
+    # swing 0.3-4.6x under load): the median of the rounds is the figure.
+    gc.collect()
+    t_here, t_replay, t_step, t_run_here, t_run, run_ratios, firsts = [], [], [], [], [], [], []
+    cpu_here, cpu_lane = [], []
+    replay_ratios, step_ratios = [], []
+    for i in range(args.rounds):  # each round's pairs back to back, the order alternating
+        if i % 2:
+            t_replay.append(lane_replay(there, deltas))
+            t_here.append(in_process(here, deltas))
+        else:
+            t_here.append(in_process(here, deltas))
+            t_replay.append(lane_replay(there, deltas))
         t_step.append(lane_step(there, deltas))
-        mine, theirs = widget_runs_lockstep(here, there, deltas)
-        t_run_here.append(mine)
-        t_run.append(theirs)
-        run_ratios.append(theirs / mine)
+        replay_ratios.append(t_replay[-1] / t_here[-1])
+        step_ratios.append(t_step[-1] / t_here[-1])
+        pair = [(here, t_run_here), (there, t_run)]
+        for s, out in (pair if i % 2 == 0 else pair[::-1]):
+            r = widget_run(s, deltas)
+            assert r["rows"] == len(deltas), r
+            out.append(r["s"])
+            (cpu_lane if s is there else cpu_here).append(r["cpu_s"])
+            if s is there:
+                firsts.append(r["first_s"])
+        run_ratios.append(t_run[-1] / t_run_here[-1])
+    stopped = widget_run(there, deltas, stop_after=3)
+    assert 0 < stopped["rows"] < len(deltas), stopped
     h, r, s, rh, rl = (statistics.median(x) for x in (t_here, t_replay, t_step, t_run_here, t_run))
     per = lambda t: round(t / len(deltas) * 1e6, 1)  # noqa: E731
     warm = min(starts[1:] or starts)
@@ -157,17 +194,29 @@ def main() -> None:
               "installed_import_s": [round(x, 2) for x in floors],
               "start_vs_installed_import": round(statistics.median(starts) / statistics.median(floors), 3),
               "in_process_us_per_delta": per(h), "lane_replay_us_per_delta": per(r),
-              "lane_step_us_per_delta": per(s), "ratio": round(r / h, 3), "step_ratio": round(s / h, 3),
+              "lane_step_us_per_delta": per(s), "ratio": round(statistics.median(replay_ratios), 3),
+              "step_ratio": round(statistics.median(step_ratios), 3),
               "widget_run_us_per_delta": per(rh), "lane_widget_run_us_per_delta": per(rl),
-              "run_ratio": round(statistics.median(run_ratios), 3), "goal": 1.5, "load_avg": round(os.getloadavg()[0], 2)}
+              "run_ratio": round(statistics.median(run_ratios), 3),
+              "run_ratios": [round(x, 3) for x in run_ratios],
+              "run_cpu_ratio": round(statistics.median(cpu_lane) / statistics.median(cpu_here), 3),
+              "run_first_rows_ms": round(
+                  statistics.median(firsts) * 1e3, 1), "run_stop_ms": round(stopped["stop_s"] * 1e3, 1),
+              "run_stopped_rows": stopped["rows"], "goal": 1.5, "load_avg_start": round(load_start, 2),
+              "load_avg": round(os.getloadavg()[0], 2)}
     if not args.json:
         print(f"lane starts: {', '.join(f'{x:.2f} s' for x in starts)} (warm: {warm:.2f} s, goal <= 10 s); "
               f"a fresh interpreter importing the installed vLLM: {', '.join(f'{x:.2f} s' for x in floors)}")
         print(f"{n_tokens} tokens, {len(deltas)} deltas, median of {args.rounds} interleaved rounds: "
-              f"in-process {per(h)} us/delta, lane replay {per(r)} us/delta ({r / h:.2f}x), "
-              f"lane one request per delta {per(s)} us/delta ({s / h:.2f}x)")
-        print(f"the widget's Run: in-process {per(rh)} us/delta, lane (batched requests) {per(rl)} us/delta "
-              f"({statistics.median(run_ratios):.2f}x in lockstep, goal <= 1.5)")
+              f"in-process {per(h)} us/delta, lane replay {per(r)} us/delta ({result['ratio']:.2f}x, "
+              f"rounds {', '.join(f'{x:.2f}' for x in replay_ratios)}), "
+              f"lane one request per delta {per(s)} us/delta ({result['step_ratio']:.2f}x)")
+        print(f"the widget's Run: in-process {per(rh)} us/delta, lane (one request, rows read as they come) "
+              f"{per(rl)} us/delta ({statistics.median(run_ratios):.2f}x, rounds "
+              f"{', '.join(f'{x:.2f}' for x in run_ratios)}; goal <= 1.5; CPU, both processes: "
+              f"{result['run_cpu_ratio']:.2f}x); a lane Run's first rows shown "
+              f"after {result['run_first_rows_ms']} ms, Stop to its end {result['run_stop_ms']} ms "
+              f"({stopped['rows']} rows kept); load {load_start:.2f} at the start, {result['load_avg']} at the end")
     print(json.dumps(result))
     lanes.close_all()
 

@@ -240,29 +240,6 @@ def test_lane_rows_equal_in_process_rows_on_a_shared_parser(lane):
     assert b.parser["vllm"] == LANE
 
 
-def test_the_widgets_run_sends_a_lanes_deltas_in_batches(lane, monkeypatch):
-    from workbench.lanes.session import session_for
-    from workbench.ui.model import Inputs, WorkbenchModel
-
-    model = WorkbenchModel(Inputs(text=SEED_TEXT, tools=WEATHER_TOOLS, vllm=LANE))
-    model.start()
-    feeds, answers = [], model.session.lane.answers
-
-    def counting(op, **args):
-        if op == "feed":
-            feeds.append(len(args["deltas"]))
-        return answers(op, **args)
-
-    monkeypatch.setattr(model.session.lane, "answers", counting)
-    model.step()  # a Step click: one delta, one request
-    model.run()  # Run: the rest in growing batches, one request each
-    assert feeds[0] == 1 and sum(feeds) == len(model.rows) == 26 and len(feeds) < 10 and max(feeds) > 4
-    here = session_for(model.inputs.setup(), None)
-    want = here.replay(here.deltas_from_text(SEED_TEXT)).rows
-    assert [(r.step, r.text, r.phase, r.sse, r.reasoning, r.content) for r in model.rows] == \
-        [(r.step, r.text, r.phase, r.sse, r.reasoning, r.content) for r in want]
-
-
 def test_conformance_tests_pass_inside_the_lane(lane):
     """tests/test_replay.py (rows == a direct vLLM call) run in the lane's interpreter,
     so both the rows and the direct calls are vLLM 0.33.0's."""

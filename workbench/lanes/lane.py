@@ -1,7 +1,9 @@
 """A lane: one worker subprocess running the workbench core over one vLLM tree.
 
 ``Lane(version).call(op, **args)`` sends one JSON line and reads one back (see
-worker.py). ``get(version)`` keeps one lane per version for this process and
+worker.py); ``Lane.stream(op, **args)`` sends one and reads its answer lines as the
+caller asks for them (``Stream``: the widget's Run reads a feed's rows between its
+slices), and ``Stream.cancel()`` ends it early. ``get(version)`` keeps one lane per version for this process and
 starts a new one when the last one died. A lane that dies raises ``LaneDied``
 (a WorkbenchError, one line with the worker's last stderr line); callers that
 stream turn it into error rows (session.py). A worker that raises anything else raises
@@ -43,7 +45,8 @@ class Lane:
         self.start_s = 0.0
         self.verify_s = 0.0  # checking the tree's manifest (budget 0.3 s)
         self._log = None
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()  # held by a request, or a Stream, until its answer ends
+        self._open: Stream | None = None
 
     @property
     def alive(self) -> bool:
@@ -71,7 +74,7 @@ class Lane:
             self.close()
             raise WorkbenchError(f"vLLM lane {self.version}: the worker imported vLLM "
                                  f"{hello.get('vllm')} from {hello.get('file')}")
-        from workbench.lanes.worker import row_fields
+        from workbench.lanes.wire import row_fields
 
         if hello.get("row_fields") != row_fields():
             self.close()
@@ -113,30 +116,42 @@ class Lane:
 
     def answers(self, op: str, **args):
         """One request; its answer lines as they arrive (``more: true`` on all but the last)."""
-        with self._lock:
+        stream = self.stream(op, **args)
+        while (part := stream.next()) is not None:
+            yield part
+
+    def stream(self, op: str, **args) -> Stream:
+        """Send one request now; read its answer lines with ``next()``. A stream still open
+        on this lane is cancelled first (its owner reads what it had made: ``Stream.next``)."""
+        self._lock.acquire()
+        try:
+            if self._open is not None:
+                self._open.cancel()
             if not self.alive:
                 raise self._died(op) if self.proc is not None else LaneDied(
                     f"vLLM {self.version} lane is not started")
-            try:
-                self.proc.stdin.write(json.dumps({"op": op, **args}, ensure_ascii=False,
-                                                 separators=(",", ":")) + "\n")
-                self.proc.stdin.flush()
-            except (BrokenPipeError, OSError):
-                raise self._died(op) from None
-            while True:
-                answer = self._read(what=op)
-                if not answer.pop("ok"):
-                    break
-                more = answer.pop("more", False)
-                yield answer
-                if not more:
-                    return
-        if answer.get("kind") == "WorkbenchError":
-            raise WorkbenchError(answer["error"])
-        first = " ".join(str(answer.get("error")).split())[:500]
-        raise LaneFailed(f"vLLM {self.version} lane, op {op}: {first}", str(answer.get("traceback") or ""))
+            self._send({"op": op, **args}, op)
+        except BaseException:
+            self._lock.release()
+            raise
+        self._open = Stream(self, op)
+        return self._open
+
+    def _send(self, msg: dict, what: str) -> None:
+        try:
+            self.proc.stdin.write(json.dumps(msg, ensure_ascii=False, separators=(",", ":")) + "\n")
+            self.proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._died(what) from None
+
+    def _ended(self, stream: Stream) -> None:
+        if self._open is stream:
+            self._open = None
+            self._lock.release()
 
     def close(self) -> None:
+        if self._open is not None:
+            self._open._end()
         if self.proc is None:
             return
         if self.proc.poll() is None:
@@ -149,6 +164,67 @@ class Lane:
         if self._log is not None:
             self._log.close()
             self._log = None
+
+
+class Stream:
+    """One request's answer lines, read one at a time (``next``); ``cancel`` asks the worker
+    to stop after the line it is writing and reads the rest, which ``next`` still returns.
+    While it is open the lane serves no other request (one asked for cancels it first)."""
+
+    def __init__(self, lane: Lane, op: str) -> None:
+        self.lane, self.op = lane, op
+        self.done = False
+        self.cancelled = False  # the worker stopped early: the answer is short
+        self._kept: list[dict] = []
+        self._error: BaseException | None = None
+
+    def next(self) -> dict | None:
+        """The next answer line (``ok`` and ``more`` taken out), None after the last; a failed
+        answer raises (LaneDied, WorkbenchError, LaneFailed)."""
+        if self._kept:
+            return self._kept.pop(0)
+        if self._error is not None:
+            error, self._error = self._error, None
+            raise error
+        if self.done:
+            return None
+        return self._read()
+
+    def _read(self) -> dict:
+        lane = self.lane
+        try:
+            answer = lane._read(what=self.op)
+        except BaseException:
+            self._end()
+            raise
+        if not answer.pop("ok"):
+            self._end()
+            if answer.get("kind") == "WorkbenchError":
+                raise WorkbenchError(answer["error"])
+            first = " ".join(str(answer.get("error")).split())[:500]
+            raise LaneFailed(f"vLLM {lane.version} lane, op {self.op}: {first}",
+                             str(answer.get("traceback") or ""))
+        if not answer.pop("more", False):
+            self.cancelled = bool(answer.pop("cancelled", False))
+            self._end()
+        return answer
+
+    def _end(self) -> None:
+        self.done = True
+        self.lane._ended(self)
+
+    def cancel(self) -> None:
+        """Stop the worker between two answer lines; the lines already made are kept."""
+        if self.done:
+            return
+        try:
+            self.lane._send({"op": "cancel"}, self.op)
+            while not self.done:
+                self._kept.append(self._read())
+        except Exception as e:  # the owner meets it at its next read
+            self._error = e
+            if not self.done:
+                self._end()
 
 
 _LANES: dict[tuple[str, str], Lane] = {}

@@ -10,16 +10,17 @@ and the caller goes on (the next use of that version starts a fresh lane).
 from __future__ import annotations
 
 import dataclasses
-import functools
 import itertools
+import time
 from typing import TYPE_CHECKING
+
 from workbench.core.deltas import Delta
-from workbench.core.messages import Accumulator, Final
-from workbench.core.machine import Phase
-from workbench.core.rows import Row, typed
+from workbench.core.machine import Event, Phase
+from workbench.core.messages import Accumulator, Final, MessageDelta, ToolCallDelta
+from workbench.core.rows import Row
 from workbench.core.session import Result, Setup
 from workbench.lanes import lane as lanes, versions
-from workbench.lanes.worker import KINDS
+from workbench.lanes.wire import wire_delta
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -48,19 +49,26 @@ class LaneRow(Row):
         return self._chunk
 
 
-@functools.cache
-def _wire_fields() -> list[str]:
-    from workbench.lanes.worker import row_fields  # the same list the lane checked at start
-
-    return row_fields()
+_new = tuple.__new__  # a NamedTuple from its values, without the generated __new__
+_PHASES: dict[tuple[str, str], Phase] = {}
 
 
+def _phase(label: str, kind: str) -> Phase:
+    phase = _PHASES.get((label, kind))
+    if phase is None:
+        phase = _PHASES[label, kind] = Phase.of(label, kind)
+    return phase
 
-def lane_row(names: list[str], values: list, delta: Delta, lane, run: str | None) -> LaneRow:
-    """A row from a feed answer (``names``: worker.row_fields) and the delta it was fed."""
-    d = dict(zip(names, values))
-    row = LaneRow(token_ids=list(delta.token_ids), text=delta.text, engine_steps=delta.engine_steps,
-                  **typed(d, d[KINDS]))
+
+def lane_row(values: list, delta: Delta, lane: lanes.Lane | None, run: str | None) -> LaneRow:
+    """A row from a feed answer (``values`` in wire.WIRE order) and the delta it was fed."""
+    (step, tokens, before, before_kind, phase, kind, msg, sse, finish, error, logs, us, states_before,
+     states, events, extra, opening, usage) = values
+    if msg is not None:
+        msg = _new(MessageDelta, (msg[0], msg[1], tuple(ToolCallDelta(*c) for c in msg[2])))
+    row = LaneRow(step, list(delta.token_ids), tokens, delta.text, _phase(before, before_kind),
+                  _phase(phase, kind), msg, sse, finish, error, logs, us, delta.engine_steps,
+                  states_before, states, [_new(Event, e) for e in events], extra, opening, usage)
     row._lane, row._run = lane, run
     return row
 
@@ -136,7 +144,11 @@ class LaneSession:
 
 
 class LaneStreamRun:
-    """Like core.runner.StreamRun: ``feed(delta) -> Row``; ``rows``, ``text``, ``token_ids``."""
+    """Like core.runner.StreamRun: ``feed(delta) -> Row``; ``rows``, ``text``, ``token_ids``.
+    ``send(deltas)`` feeds many in one request, whose rows ``take`` reads as they come (the
+    widget's Run, between its slices) and ``cancel`` stops (its Stop). A request the lane
+    cut short for another (a row's chunk asked for mid-Run) is sent again from where it
+    stopped, so the worker is fed each delta once, in order."""
 
     def __init__(self, session: LaneSession) -> None:
         self.session = session
@@ -145,6 +157,9 @@ class LaneStreamRun:
         self._texts: list[str] = []
         self.token_ids: list[int] = []
         self.run_id: str | None = None
+        self._sent: list[Delta] = []  # sent (or to send again), rows not yet read: from _next on
+        self._next = 0
+        self._stream: lanes.Stream | None = None
         try:
             self.run_id = session.lane.call("start", sid=session.sid)["run"]
         except lanes.LaneDied as e:
@@ -154,27 +169,82 @@ class LaneStreamRun:
     def text(self) -> str:
         return "".join(self._texts)
 
+    @property
+    def sending(self) -> bool:
+        """Whether deltas sent still wait for their rows."""
+        return self._next < len(self._sent)
+
     def feed(self, delta: Delta) -> Row:
-        return self.feed_many([delta])[0]
+        return self.feed_many([delta])[-1]
 
     def feed_many(self, deltas: list[Delta]) -> list[Row]:
-        for d in deltas:
-            self._texts.append(d.text)
-            self.token_ids += list(d.token_ids)
+        """Rows of ``deltas`` (after those of deltas sent before and not read yet)."""
         start = len(self.rows)
-        if self.dead is None:
-            lane = self.session.lane
-            names = _wire_fields()
+        self.send(deltas)
+        self.take()
+        return self.rows[start:]
+
+    def send(self, deltas: list[Delta]) -> None:
+        """Feed ``deltas`` after those sent before, in one request."""
+        if self._stream is not None and not self._stream.done:
+            self._stream.cancel()  # its lines made so far are read first; the rest goes again
+        self._sent = self._sent[self._next:] + list(deltas)
+        self._next = 0
+
+    def take(self, until: float | None = None) -> list[Row]:
+        """The rows of the deltas sent: all of them, or (``until``, a perf_counter time) those
+        that came by then, at least one."""
+        start = len(self.rows)
+        lane = self.session.lane
+        try:
+            while self.sending and self.dead is None:
+                if self._stream is None:
+                    self._stream = lane.stream("feed", sid=self.session.sid,
+                                               deltas=[wire_delta(d) for d in self._sent[self._next:]])
+                part = self._stream.next()
+                if part is None:  # cut short for another request: the rest goes again
+                    self._stream = None
+                    continue
+                self._add(part["rows"])
+                if until is not None and len(self.rows) > start and time.perf_counter() >= until:
+                    break
+        except lanes.LaneDied as e:
+            self.dead = str(e)
+        except BaseException:
+            self._sent, self._next, self._stream = [], 0, None
+            raise
+        if self.dead is not None and self.sending:  # the deltas the lane did not answer
+            for d in self._sent[self._next:]:
+                self._texts.append(d.text)
+                self.token_ids += d.token_ids
+                self.rows.append(error_row(len(self.rows) + 1, d, self.dead))
+            self._sent, self._next, self._stream = [], 0, None
+        return self.rows[start:]
+
+    def _add(self, values: list) -> None:
+        lane, run, at = self.session.lane, self.run_id, self._next
+        deltas = self._sent[at:at + len(values)]
+        self._next += len(values)
+        for v, d in zip(values, deltas):
+            self._texts.append(d.text)
+            self.token_ids += d.token_ids
+            self.rows.append(lane_row(v, d, lane, run))
+        if not self.sending:
+            self._sent, self._next, self._stream = [], 0, None
+
+    def cancel(self) -> list[Row]:
+        """Stop: the lane feeds no more of the deltas sent. Returns the rows it had made; the
+        deltas it did not feed are dropped (``send`` them again to go on)."""
+        start = len(self.rows)
+        stream, self._stream = self._stream, None
+        if stream is not None:
+            stream.cancel()
             try:
-                for part in lane.answers("feed", sid=self.session.sid, deltas=[d.to_dict() for d in deltas]):
-                    at = len(self.rows) - start
-                    self.rows += [lane_row(names, v, deltas[at + i], lane, self.run_id)
-                                  for i, v in enumerate(part["rows"])]
+                while (part := stream.next()) is not None:
+                    self._add(part["rows"])
             except lanes.LaneDied as e:
                 self.dead = str(e)
-        if self.dead is not None:  # the deltas the lane did not answer
-            done = len(self.rows) - start
-            self.rows += [error_row(start + i + 1, d, self.dead) for i, d in enumerate(deltas) if i >= done]
+        self._sent, self._next = [], 0
         return self.rows[start:]
 
     @property

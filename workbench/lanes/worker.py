@@ -11,10 +11,17 @@ Ops: setup (a Session), deltas_from_text, regroup, start/feed/finish (one stream
 rows per feed), replay (a whole Result), parsers, pytest (tests run against this
 lane's vLLM). The worker runs the core only; whole `workbench` commands run in
 ``workbench.cli.in_lane``, this worker plus a ``cli`` op.
+
+A feed answers in lines of ``FEED_BATCH`` rows, written as they are made. Between two
+lines the worker looks for a ``{"op": "cancel"}`` line on stdin (the widget's Stop,
+or another request that needs the pipe): it then feeds no more of that request's
+deltas and ends the answer (``cancelled: true``). A cancel that arrives after the
+answer ended is dropped unanswered.
 """
 
 from __future__ import annotations
 
+import gc
 import itertools
 import json
 import os
@@ -24,10 +31,11 @@ import traceback
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from workbench.lanes.wire import Requests, row_fields, wire_row
+
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
-    from workbench.core.rows import Row
 
 FEED_BATCH = 128  # rows per answer line: the client decodes one while the next is made
 KEPT_RUNS = 64  # finished streams whose rows can still serialise their SSE chunk
@@ -35,6 +43,12 @@ KEPT_RUNS = 64  # finished streams whose rows can still serialise their SSE chun
 
 def _protocol_pipe():
     out = os.fdopen(os.dup(1), "w", encoding="utf-8", buffering=1)
+    try:  # room for a few hundred rows: the worker goes on while the widget draws the last ones
+        import fcntl
+
+        fcntl.fcntl(out.fileno(), fcntl.F_SETPIPE_SZ, 1 << 20)
+    except (OSError, AttributeError, ImportError):  # not a pipe, or not Linux
+        pass
     os.dup2(2, 1)
     sys.stdout = sys.stderr
     return out
@@ -46,6 +60,7 @@ class Worker:
         self.streams: dict[str, str] = {}  # session id -> its current run id
         self.runs: OrderedDict[str, object] = OrderedDict()
         self._run_ids = itertools.count(1)
+        self.requests = Requests()
 
     # -- sessions and streams -------------------------------------------------------------
     def op_setup(self, sid: str, setup: dict, prompt_token_ids: Sequence[int] | None = None) -> dict:
@@ -97,14 +112,25 @@ class Worker:
         return run
 
     def op_feed(self, sid: str, deltas: list):
-        """Rows as lists of their JSON in ``row_fields`` order (no chunk: ``op_chunk``
-        serialises it on demand)."""
+        """Rows in ``WIRE`` order (``wire_row``; no chunk: ``op_chunk`` serialises it on
+        demand), ``FEED_BATCH`` a line; a cancel between two lines ends the answer there.
+        ``deltas``: each as ``wire_delta`` writes it."""
         from workbench.core.deltas import Delta
 
         run = self._run(sid)
-        for i in range(0, max(len(deltas), 1), FEED_BATCH):
-            rows = [_row(run.feed(Delta.from_dict(d))) for d in deltas[i:i + FEED_BATCH]]
-            yield {"rows": rows, "more": i + FEED_BATCH < len(deltas)}
+        was = gc.isenabled()
+        gc.disable()  # as Session.replay: every pass rescanned the rows of the runs held (KEPT_RUNS)
+        try:
+            for i in range(0, max(len(deltas), 1), FEED_BATCH):
+                if i and self.requests.cancelled():
+                    yield {"rows": [], "more": False, "cancelled": True}
+                    return
+                rows = [wire_row(run.feed(Delta(tuple(d[0]), d[1], d[2], d[3], d[4])))
+                        for d in deltas[i:i + FEED_BATCH]]
+                yield {"rows": rows, "more": i + FEED_BATCH < len(deltas)}
+        finally:
+            if was:
+                gc.enable()
 
     def op_chunk(self, run: str, step: int) -> dict:
         from workbench.errors import WorkbenchError
@@ -185,38 +211,18 @@ def setup_from_dict(d: dict):
     return Setup(**kw)
 
 
-# Row fields the client already has: it sent the delta they are copied from.
-FROM_DELTA = ("token_ids", "text", "engine_steps")
-KINDS = "phase_kinds"  # the two phases' kinds, which a row's JSON leaves out
-
-
-def row_fields() -> list[str]:
-    """What a feed answer carries per row, in this order: Row's fields as JSON, then the kinds."""
-    from workbench.core.rows import FIELDS
-
-    return [f for f in FIELDS if f not in FROM_DELTA] + [KINDS]
-
-
-_FIELDS: list[str] = []
-
-
-def _row(row: Row) -> list:
-    if not _FIELDS:
-        _FIELDS.extend(row_fields()[:-1])
-    d = row.to_dict(chunk=False)
-    return [d[f] for f in _FIELDS] + [[row.phase_before.kind.value, row.phase.kind.value]]
-
-
 def _plain(value: Any):
     """JSON-safe: anything json cannot write becomes its str()."""
     return json.loads(json.dumps(value, ensure_ascii=False, default=str))
 
 
-def _answer(worker: Worker, line: str) -> dict:
+def _answer(worker: Worker, line: str) -> dict | None:
     from workbench.errors import WorkbenchError
 
     try:
         msg = json.loads(line)
+        if msg.get("op") == "cancel":  # its answer ended before the cancel came: nothing to stop
+            return None
         op = getattr(worker, "op_" + msg.pop("op"), None)
         if op is None:
             raise WorkbenchError(f"lane: unknown op in {line[:80]!r}")
@@ -240,13 +246,16 @@ def main(worker_cls: type[Worker] = Worker) -> int:
     from workbench.core.versions import vllm_version
 
     names = registered_names()
+    gc.freeze()  # vLLM's and torch's objects (about 640,000): a full collection mid-feed walked them all
     pipe.write(json.dumps({"ok": True, "ready": True, "vllm": vllm_version(), "file": vllm.__file__,
                            "tool": len(names["tool"]), "reasoning": len(names["reasoning"]),
                            "row_fields": row_fields(), "start_s": time.perf_counter() - t0}) + "\n")
     worker = worker_cls()
-    for line in sys.stdin:
+    while (line := worker.requests.readline()) is not None:
         if line.strip():
             answer = _answer(worker, line)
+            if answer is None:
+                continue
             parts = [answer] if isinstance(answer, dict) else answer
             try:
                 for part in parts:

@@ -8,7 +8,6 @@ final comparison. The widget only forwards clicks here and renders the result.
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -19,7 +18,6 @@ from workbench.ui import final as final_mod, recordings
 from workbench.ui.faces_view import ModelFaces
 from workbench.ui.final import FinalView, rows_changed  # noqa: F401
 from workbench.ui.inputs import SOURCES, TOOL_CHOICES, Inputs, resolve  # noqa: F401
-from workbench.ui.running import Batches
 from workbench.ui.sources import ReplaySource
 
 Status = Callable[[str, "float | None"], None]
@@ -164,21 +162,35 @@ class WorkbenchModel(ModelFaces):
         return self.source is not None and self.source.done
 
     @property
-    def batches(self) -> bool:
-        """Whether the current source takes its deltas in batches (a lane's replay)."""
-        return bool(getattr(self.source, "batches", False))
+    def streams(self) -> bool:
+        """Whether the current source's Run is one request whose rows come as they are
+        made (a lane's replay: ``step_for``, ``pause``)."""
+        return bool(getattr(self.source, "streams", False))
 
-    def step(self, n: int = 1) -> list[Row]:
-        """One delta (one engine step, one server chunk); ``n`` deltas where the source
-        takes batches."""
+    def step(self) -> list[Row]:
+        """One delta (one engine step, one server chunk)."""
         if self.source is None:
             self.start()
         if self.source.done:
             self.status("the stream is finished: Reset or Replay", None)
             return []
-        new = self.source.step(n) if n > 1 and self.batches else self.source.step()
+        return self._took(self.source.step())
+
+    def step_for(self, seconds: float) -> list[Row]:
+        """A streaming source's Run (``streams``): the rows that come within ``seconds``."""
+        if self.source is None:
+            self.start()
+        return self._took(self.source.step_for(seconds)) if not self.source.done else []
+
+    def pause(self) -> list[Row]:
+        """A streaming source's Run stopped: no more deltas go; the rows made come in."""
+        if self.source is None or not self.streams or self.source.done:
+            return []
+        return self._took(self.source.pause())
+
+    def _took(self, new: list[Row]) -> list[Row]:
         self.rows.extend(new)
-        if self.source.done:
+        if new and self.source.done:
             self._finish()
         return new
 
@@ -188,16 +200,12 @@ class WorkbenchModel(ModelFaces):
             self.start()
         new: list[Row] = []
         total = self.source.total
-        batches = Batches(0.05) if self.batches else None
         while not self.source.done:
-            t0 = time.perf_counter()
-            rows = self.step(batches.n if batches else 1)
-            if batches:
-                batches.took(time.perf_counter() - t0)
+            rows = self.step_for(0.05) if self.streams else self.step()
             new.extend(rows)
             if on_rows is not None:
                 on_rows(rows)
-            if total and (len(self.rows) % every == 0 or batches):
+            if total and (len(self.rows) % every == 0 or self.streams):
                 self.status(f"running: {len(self.rows)}/{total} deltas", len(self.rows) / total)
         return new
 

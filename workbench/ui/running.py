@@ -10,9 +10,11 @@ thread would need one around the shared engine and every widget update).
 Without a running event loop (plain Python, tests) ``start`` returns False and
 the caller runs synchronously.
 
-A source whose deltas go to a lane (another vLLM's worker process) takes them in
-batches (``Batches``): each batch is one request to the lane, so a Run pays the
-request's round trip once per batch instead of once per delta.
+A source whose deltas go to a lane (another vLLM's worker process) streams: the
+Run's first slice sends every delta left in one request, and each slice shows the
+rows that came during it (``step_for``) while the lane makes the next ones. Stop
+cancels the request (``pause``): the lane feeds no more deltas, the rows it had made
+are shown, and Step or Run goes on from there.
 """
 
 from __future__ import annotations
@@ -22,29 +24,16 @@ import time
 from collections.abc import Callable
 
 
-class Batches:
-    """How many deltas the next step takes: twice as many while a step stays well inside
-    a slice, half as many when it does not, so a batch never holds the loop much longer
-    than one slice."""
-
-    def __init__(self, slice_s: float, most: int = 4096) -> None:
-        self.n, self.slice_s, self.most = 1, slice_s, most
-
-    def took(self, seconds: float) -> None:
-        if seconds < self.slice_s / 4:
-            self.n = min(self.most, self.n * 2)
-        elif seconds > self.slice_s:
-            self.n = max(1, self.n // 2)
-
-
 class SlicedRun:
-    def __init__(self, step: Callable[..., object], done: Callable[[], bool],
+    def __init__(self, step: Callable[[], object], done: Callable[[], bool],
                  show: Callable[[], None], failed: Callable[[BaseException], None],
-                 finished: Callable[[bool], None], slice_s: float = 0.05, batch: bool = False) -> None:
-        self.step, self.done, self.show, self.failed = step, done, show, failed  # step(), step(n) batched
+                 finished: Callable[[bool], None], slice_s: float = 0.05,
+                 step_for: Callable[[float], object] | None = None,
+                 pause: Callable[[], object] | None = None) -> None:
+        self.step, self.done, self.show, self.failed = step, done, show, failed
         self.finished = finished  # called with stopped=True/False at the end, error or not
         self.slice_s = slice_s
-        self.batches = Batches(slice_s) if batch else None
+        self.step_for, self.pause = step_for, pause  # a streaming source's (a lane's)
         self.task: asyncio.Task | None = None
         self.stopped = False
 
@@ -68,20 +57,30 @@ class SlicedRun:
     async def _main(self) -> None:
         try:
             while not self.stopped and not self.done():
-                end = time.perf_counter() + self.slice_s
-                while not self.stopped and not self.done() and time.perf_counter() < end:
-                    if self.batches is None:
+                if self.step_for is not None:
+                    self.step_for(self.slice_s)
+                else:
+                    end = time.perf_counter() + self.slice_s
+                    while not self.stopped and not self.done() and time.perf_counter() < end:
                         self.step()
-                        continue
-                    t0 = time.perf_counter()
-                    self.step(self.batches.n)
-                    self.batches.took(time.perf_counter() - t0)
                 self.show()
                 await asyncio.sleep(0.001)  # the kernel handles waiting messages (Stop) here
         except Exception as e:  # the task has no caller: the widget's banner shows it
             self.failed(e)
         finally:
+            self._pause()
             self.finished(self.stopped)
+
+    def _pause(self) -> None:
+        """A streaming source's request ends with the Run, stopped or failed: its rows made
+        so far are shown, and no delta is fed that no row shows."""
+        if self.pause is None:
+            return
+        try:
+            if self.pause():
+                self.show()
+        except Exception as e:
+            self.failed(e)
 
 
 class RunActions:
@@ -94,9 +93,10 @@ class RunActions:
         """The Run button: sliced on the kernel's event loop (``running.SlicedRun``) so
         rows stream in and Stop is heard; synchronous where no loop runs."""
         self._begin()
-        run = SlicedRun(self.model.step, lambda: self.model.done, self._sync,
-                        lambda e: self._failed(e, "Run"), self._run_ended, self.run_slice_s,
-                        batch=self.model.batches)
+        m = self.model
+        run = SlicedRun(m.step, lambda: m.done, self._sync, lambda e: self._failed(e, "Run"),
+                        self._run_ended, self.run_slice_s, step_for=m.step_for if m.streams else None,
+                        pause=m.pause if m.streams else None)
         if not run.start():
             self.run()
             return

@@ -8,6 +8,7 @@ when the widget drops it. The widget never knows which one it drives.
 
 from __future__ import annotations
 
+import time
 from typing import TYPE_CHECKING
 
 from workbench.core.deltas import Delta
@@ -31,8 +32,9 @@ class ReplaySource:
         self.all = list(deltas)
         self.run = session.stream()
         self.pos = 0
-        # a lane's run answers many deltas in one request: Run steps it in batches
-        self.batches = hasattr(self.run, "feed_many")
+        # a lane's run feeds many deltas in one request: Run sends the rest at once and
+        # reads the rows as they come (step_for), Stop cancels the request (pause)
+        self.streams = hasattr(self.run, "send")
 
     @property
     def done(self) -> bool:
@@ -46,20 +48,36 @@ class ReplaySource:
     def deltas(self) -> list[Delta]:
         return self.all[:self.pos]
 
-    def step(self, n: int = 1) -> list[Row]:
-        """The next delta's row (``n``: the next n deltas' rows, fed in one batch)."""
+    def step(self) -> list[Row]:
+        """The next delta's row (after the rows of a Run's request cut short, on a lane)."""
+        rows = self.pause()
         if self.done:
-            return []
-        if n > 1 and self.batches:
-            deltas = self.all[self.pos:self.pos + n]
-            self.pos += len(deltas)
-            return self.run.feed_many(deltas)
+            return rows
         delta = self.all[self.pos]
         self.pos += 1
-        return [self.run.feed(delta)]
+        return rows + [self.run.feed(delta)]
+
+    def step_for(self, seconds: float) -> list[Row]:
+        """A lane's Run: the first call sends every delta left in one request; each returns
+        the rows that came within ``seconds`` (at least one answer line of them)."""
+        if self.done:
+            return []
+        if not self.run.sending:
+            self.run.send(self.all[self.pos:])
+        rows = self.run.take(until=time.perf_counter() + seconds)
+        self.pos += len(rows)
+        return rows
+
+    def pause(self) -> list[Row]:
+        """Stop a lane's Run: it feeds no more; the rows it had made come back."""
+        if not self.streams:
+            return []
+        rows = self.run.cancel()
+        self.pos += len(rows)
+        return rows
 
     def close(self) -> None:
-        pass
+        self.pause()
 
     def final(self) -> tuple[Final, Final]:
         finish = (self.all[self.pos - 1].finish_reason if self.pos else None) or "stop"

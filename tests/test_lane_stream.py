@@ -1,0 +1,219 @@
+"""A lane's rows on the wire and the widget's Run over a lane: one request for every delta
+left, its rows read as they come, Stop (a cancel) between two answer lines.
+
+The wire and the worker's request reader are checked here without a lane; the rest
+share the run's one 0.33.0 lane (as tests/test_lanes.py does).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+import pytest
+
+from tests.conftest import WEATHER_TOOLS
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.core.session import Session, Setup
+
+LANE = "0.33.0"
+SETUP = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=WEATHER_TOOLS))
+# Long enough that a Run takes many answer lines (worker.FEED_BATCH rows each).
+LONG = "<think>" + " ".join(f"Step {i}: the user wants the weather." for i in range(120)) + "</think>\n\nLet me check.\n" + "\n".join(
+    f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "City {i}"}}}}</tool_call>' for i in range(12))
+
+
+@pytest.fixture(scope="session")
+def lane():
+    from workbench.cli.vllm_option import IN_LANE
+    from workbench.lanes import lane as lanes
+
+    return lanes.get(LANE, program=IN_LANE)
+
+
+def view(r):
+    """What must equal between two versions' rows (tool-call ids are drawn at random)."""
+    return (r.step, r.token_ids, r.text, r.phase_before, r.phase, [r.phase_before.kind, r.phase.kind], r.sse,
+            r.error, r.states_before, r.states, r.events, r.reasoning, r.content,
+            [dataclasses.replace(c, id=None) for c in r.tool_calls], r.finish_reason)
+
+
+def final_view(f):
+    return f.reasoning, f.content, [(c.name, c.arguments) for c in f.tool_calls], f.finish_reason
+
+
+# -- no lane ---------------------------------------------------------------------------------
+
+def test_a_row_crosses_the_wire_unchanged():
+    """wire.wire_row -> JSON -> session.lane_row gives back the Row itself, every field
+    (delta, phases with their kinds, events, states), over a stream with reasoning, content
+    and tool calls."""
+    from workbench.core.rows import FIELDS
+    from workbench.lanes import wire
+    from workbench.lanes.session import lane_row
+
+    assert set(wire.WIRE) | set(wire.FROM_DELTA) == set(FIELDS) | {"phase_before_kind", "phase_kind"}
+    session = Session(SETUP)
+    deltas = session.deltas_from_text(LONG)
+    rows = session.replay(deltas).rows
+    assert all(any(getattr(r, f) for r in rows) for f in ("reasoning", "content", "tool_calls", "events"))
+    line = json.dumps([wire.wire_row(r) for r in rows], ensure_ascii=False, default=str)
+    back = [lane_row(v, d, None, None) for v, d in zip(json.loads(line), deltas)]
+    fields = lambda r: tuple(getattr(r, f) for f in FIELDS)  # noqa: E731  (a LaneRow is not == a Row)
+    assert len(back) == len(rows) and [fields(r) for r in back] == [fields(r) for r in rows]
+    assert [(r.phase.kind, r.phase_before.kind) for r in back] == [(r.phase.kind, r.phase_before.kind) for r in rows]
+    sent = [json.loads(json.dumps(wire.wire_delta(d))) for d in deltas]
+    assert [(tuple(d[0]), d[1], d[2], d[3], d[4]) for d in sent] == \
+        [(d.token_ids, d.text, d.finish_reason, d.engine_steps, d.extra) for d in deltas]
+
+
+def test_the_workers_request_reader_sees_a_cancel_between_lines():
+    from workbench.lanes.wire import Requests
+
+    r, w = os.pipe()
+    reader = Requests(r)
+    big = json.dumps({"op": "feed", "deltas": ["x" * 100] * 3000})  # > one 64 KiB read
+    writer = threading.Thread(target=os.write, args=(w, (big + "\n" + '{"op":"ping"}\n').encode()))
+    writer.start()  # more than the pipe holds: written while it is read
+    assert reader.readline() == big
+    writer.join()
+    assert not reader.cancelled()  # a ping waits: not a cancel, and it stays queued
+    assert reader.readline() == '{"op":"ping"}'
+    assert not reader.cancelled()  # nothing waits
+    os.write(w, b'{"op":"cancel"}\n{"op":"ping"}\n')
+    assert reader.cancelled() and reader.readline() == '{"op":"ping"}'
+    os.close(w)
+    assert reader.cancelled() and reader.readline() is None  # stdin ended: the stream stops too
+    os.close(r)
+
+
+# -- the lane --------------------------------------------------------------------------------
+
+def test_the_widgets_run_sends_every_delta_left_in_one_request(lane, monkeypatch):
+    from workbench.ui.model import Inputs, WorkbenchModel
+
+    model = WorkbenchModel(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE))
+    model.start()
+    assert model.streams
+    feeds, stream = [], model.session.lane.stream
+
+    def counting(op, **args):
+        if op == "feed":
+            feeds.append(len(args["deltas"]))
+        return stream(op, **args)
+
+    monkeypatch.setattr(model.session.lane, "stream", counting)
+    model.step()  # a Step click: one delta, one request
+    model.run()  # Run: the rest in one request, its rows read in slices as they come
+    total = len(model.rows)
+    assert feeds == [1, total - 1] and total > 300
+    here = Session(model.inputs.setup())
+    want = here.replay(here.deltas_from_text(LONG))
+    assert [view(r) for r in model.rows] == [view(r) for r in want.rows]
+    there = model.session.replay(model.recorded())
+    assert final_view(model.final.stream) == final_view(there.stream_final) == final_view(want.stream_final)
+    assert final_view(model.final.nonstream) == final_view(there.nonstream_final)
+
+
+def test_a_stop_mid_run_leaves_rows_source_and_lane_consistent(lane):
+    """Stop between two slices: the lane feeds no more, the rows it had made are kept, the
+    source goes on from the first delta without a row, and every delta is fed once: the
+    stream the Run ends with is the one a replay gives."""
+    from workbench.ui.model import Inputs, WorkbenchModel
+
+    model = WorkbenchModel(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE))
+    model.start()
+    total = len(model.source.all)
+    first = model.step_for(0.0)  # one slice: at least one answer line of rows
+    assert 0 < len(first) < total and model.source.run.sending
+    kept = model.pause()  # Stop
+    assert not model.source.run.sending and model.final is None
+    assert model.source.pos == len(model.rows) == len(first) + len(kept) < total
+    assert lane.call("ping") == {}  # the pipe is in step: the cancel's answer was read, none is left
+    assert [r.step for r in model.rows] == list(range(1, len(model.rows) + 1))
+    model.step()  # Step goes on from there
+    model.run()  # and Run to the end
+    assert [r.step for r in model.rows] == list(range(1, total + 1))
+    want = model.session.replay(model.source.all)
+    assert [view(r) for r in model.rows] == [view(r) for r in want.rows]
+    assert final_view(model.final.stream) == final_view(want.stream_final)
+    assert model.source.run.text == "".join(d.text for d in model.source.all)
+
+
+def test_a_request_mid_run_is_answered_and_the_run_goes_on(lane):
+    """A row's chunk asked for while a Run's request is open (a click on a row): the open
+    request is cut short, the chunk answered, and the rest of the deltas sent again, once."""
+    from workbench.lanes.session import LaneSession
+
+    session = LaneSession(SETUP, LANE)
+    deltas = session.deltas_from_text(LONG)
+    want = session.replay(deltas)
+    run = session.stream()
+    run.send(deltas)
+    some = run.take(until=time.perf_counter())
+    sent = next(r for r in some if r.sse)
+    assert json.loads(sent.chunk)["object"] == "chat.completion.chunk"  # a request mid-Run
+    run.take()
+    assert [view(r) for r in run.rows] == [view(r) for r in want.rows]
+    assert final_view(run.final()[0]) == final_view(want.stream_final)
+
+
+def test_the_run_button_on_a_lane_shows_rows_as_they_come_and_stops(lane):
+    from workbench import Workbench
+
+    wb = Workbench(LONG, tools=WEATHER_TOOLS, vllm=LANE)
+    wb.run_slice_s = 0.002
+    wb.load()
+    total = len(wb.model.session.deltas_from_text(LONG))
+    seen = []
+
+    async def scenario():
+        wb.controls.run_button.click()
+        assert wb.running and wb.controls.stop_button.disabled is False
+        while not wb.rows:
+            await asyncio.sleep(0.001)
+        seen.append((len(wb.rows), len(wb.table.rows)))
+        wb.controls.stop_button.click()
+        while wb.running:
+            await asyncio.sleep(0.001)
+
+    asyncio.run(scenario())
+    first_rows, first_shown = seen[0]
+    assert 0 < first_rows == first_shown < total  # shown while running
+    stopped_at = len(wb.rows)
+    assert stopped_at < total and len(wb.table.rows) == stopped_at and wb.banner.value == ""
+    assert "stopped:" in wb.controls.status.value and not wb.model.source.run.sending
+    assert lane.call("ping") == {}
+    wb.controls.run_button.click()  # no running loop here: synchronous, to the end
+    assert [r.step for r in wb.rows] == list(range(1, total + 1)) and wb.model.final is not None
+
+
+def test_a_lane_that_dies_mid_run_gives_error_rows_to_the_end(lane):
+    from workbench.lanes.lane import Lane
+    from workbench.ui.model import Inputs, WorkbenchModel
+
+    model = WorkbenchModel(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE))
+    model.start()
+    model.step()
+    dying = Lane(LANE)  # the same protocol over a process that dies on its next request
+    log = tempfile.TemporaryFile(mode="w+")
+    dying.proc = subprocess.Popen(
+        [sys.executable, "-c", "import sys; sys.stdin.readline(); print('worker crashed', file=sys.stderr);"
+                               " sys.exit(3)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
+    dying._log = log
+    model.session.lane = dying
+    model.run()
+    rows = model.rows
+    assert rows[0].error is None and all(r.error for r in rows[1:]) and len(rows) == len(model.source.all)
+    assert "lane died" in rows[1].error and "exit code 3" in rows[1].error and "worker crashed" in rows[1].error
+    assert model.final is not None and "died" in model.final.nonstream.error
+    dying.close()
+    assert lane.alive and lane.call("ping") == {}
