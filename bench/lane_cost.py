@@ -157,26 +157,34 @@ def main() -> None:
     for fn, s in ((in_process, here), (lane_replay, there), (lane_step, there), (widget_run, here),
                   (widget_run, there)):  # warm-up
         fn(s, deltas)
-    # This process keeps its cyclic GC as a kernel does: a full collection over vLLM's and
-    # torch's ~640,000 objects (0.2-0.4 s) lands in one side's Run or the other (single rounds
-    # swing 0.3-4.6x under load): the median of the rounds is the figure.
-    gc.collect()
+    # This process keeps its cyclic GC as a kernel does, but each timed call starts after a
+    # collection: a full pass over vLLM's and torch's ~640,000 objects (0.2-0.4 s) that the
+    # one before it left due landed in whichever side went first in a round (rounds 0.4-4.8x).
     t_here, t_replay, t_step, t_run_here, t_run, run_ratios, firsts = [], [], [], [], [], [], []
     cpu_here, cpu_lane = [], []
     replay_ratios, step_ratios = [], []
+
+    def clean(fn):  # the garbage of the one before is not collected in this one's time
+        def timed(*a, **k):
+            gc.collect()
+            return fn(*a, **k)
+        return timed
+
+    in_process_, lane_replay_, lane_step_, widget_run_ = map(clean, (in_process, lane_replay, lane_step,
+                                                                      widget_run))
     for i in range(args.rounds):  # each round's pairs back to back, the order alternating
         if i % 2:
-            t_replay.append(lane_replay(there, deltas))
-            t_here.append(in_process(here, deltas))
+            t_replay.append(lane_replay_(there, deltas))
+            t_here.append(in_process_(here, deltas))
         else:
-            t_here.append(in_process(here, deltas))
-            t_replay.append(lane_replay(there, deltas))
-        t_step.append(lane_step(there, deltas))
+            t_here.append(in_process_(here, deltas))
+            t_replay.append(lane_replay_(there, deltas))
+        t_step.append(lane_step_(there, deltas))
         replay_ratios.append(t_replay[-1] / t_here[-1])
         step_ratios.append(t_step[-1] / t_here[-1])
         pair = [(here, t_run_here), (there, t_run)]
         for s, out in (pair if i % 2 == 0 else pair[::-1]):
-            r = widget_run(s, deltas)
+            r = widget_run_(s, deltas)
             assert r["rows"] == len(deltas), r
             out.append(r["s"])
             (cpu_lane if s is there else cpu_here).append(r["cpu_s"])
