@@ -199,6 +199,26 @@ def test_ray_address_equals_pool(pool_run, corpus_dir, ray_head, tmp_path):
     assert head.poll() is None  # joining a cluster leaves it running
 
 
+def test_ray_loopback_only_listener_says_what_ray_dials(run_cli, tmp_path, monkeypatch):
+    """Ray dials this machine's own address for 127.0.0.1: a listener on loopback only is
+    named as such in one line, not minutes of Ray retrying there."""
+    import socket
+
+    pytest.importorskip("ray")
+    import ray.util
+
+    if ray.util.get_node_ip_address() in ("127.0.0.1", "::1"):
+        pytest.skip("this machine has no address but loopback")
+    monkeypatch.delenv("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", raising=False)
+    (tmp_path / "x.jsonl").write_text("")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        port = listener.getsockname()[1]
+        code, _, err = run_cli("corpus", tmp_path, "--ray", f"127.0.0.1:{port}")
+    assert code == 2 and "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0" in err and len(err.strip().splitlines()) == 1, err
+
+
 @pytest.mark.parametrize("address, message", [
     ("127.0.0.1:{port}", "no Ray head answers there (Connection refused)"),
     ("nowhere", "give auto or the head's HOST:PORT"),

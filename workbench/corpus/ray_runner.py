@@ -29,6 +29,7 @@ from workbench.errors import WorkbenchError
 INSTALL = "--ray needs Ray: pip install '.[ray]' (or bash setup/setup.sh --with-ray)"
 IN_FLIGHT = 2  # calls queued per actor: one running, one waiting, so the round trip overlaps work
 CONNECT_TIMEOUT_S = 5.0  # an address that does not answer: Ray itself would retry for minutes
+LOOPBACK = {"localhost", "127.0.0.1", "::1"}
 # A local Ray for `auto`: loopback only (Ray's own switch for a one-machine cluster), and
 # room for its agents to start on a loaded two-core machine (its raylet gives them 15 s):
 # no idle workers started beside them (the actors start their own).
@@ -70,16 +71,33 @@ def start(address: str, cpus: int | None) -> ModuleType:
 
 
 def _answers(address: str) -> None:
-    """A cluster's address is HOST:PORT and something listens there, or one line now."""
+    """A cluster's address is HOST:PORT and something listens where Ray will dial, or one line now."""
     host, sep, port = address.rpartition(":")
+    host = host.strip("[]")
     if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
         raise WorkbenchError(f"--ray {address}: give auto or the head's HOST:PORT (as `ray start --head` prints)")
-    try:
-        socket.create_connection((host.strip("[]"), int(port)), timeout=CONNECT_TIMEOUT_S).close()
-    except OSError as e:
-        why = "timed out" if isinstance(e, TimeoutError) else (e.strerror or type(e).__name__)
+    why = _dial(host, int(port))
+    if why:
         raise WorkbenchError(f"--ray {address}: no Ray head answers there ({why}); "
-                             "start one with `ray start --head`") from None
+                             "start one with `ray start --head`")
+    # Ray dials this machine's own address for a loopback one, unless its one-machine switch is off
+    if host in LOOPBACK and os.environ.get("RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER", "1").lower() in ("1", "true"):
+        import ray.util
+
+        mine = ray.util.get_node_ip_address()
+        if mine not in LOOPBACK and _dial(mine, int(port)):
+            raise WorkbenchError(f"--ray {address}: Ray dials {mine}:{port} for it (this machine's address), where "
+                                 "nothing answers: for a head on 127.0.0.1 only, set "
+                                 "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0 here too")
+
+
+def _dial(host: str, port: int) -> str | None:
+    """None when a TCP connection opens, else why not."""
+    try:
+        socket.create_connection((host, port), timeout=CONNECT_TIMEOUT_S).close()
+    except OSError as e:
+        return "timed out" if isinstance(e, TimeoutError) else (e.strerror or type(e).__name__)
+    return None
 
 
 def _init_local(ray: ModuleType, cpus: int | None, quiet: dict) -> None:
