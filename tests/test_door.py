@@ -308,6 +308,7 @@ NOT_USER_INPUT = {
     ("lanes/lane.py", "Lane._read", "json.loads"): "the answer line of our own lane worker",
     ("lanes/worker.py", "_plain", "json.loads"): "a round trip of our own value",
     ("lanes/worker.py", "_answer", "json.loads"): "a request line from our own lane client",
+    ("lanes/wire.py", "Requests.cancelled", "json.loads"): "a cancel line from our own lane client",
     ("cli/check_matrix.py", "run", "json.loads"): "the --json stdout of our own command in a lane",
     ("core/faces/messages.py", "opening_chunk", "json.loads"): "the chat face's own chunk JSON",
     ("core/faces/face.py", "Face.events", "json.loads"): "an event vLLM's own model serialised",
