@@ -52,15 +52,17 @@ class Phase(str):
         """The phase called ``label``; without ``kind``, one of Kind's own labels (else OTHER)."""
         if kind is None:
             kind = _LABELS.get(label, Kind.OTHER)
-        key = (label, Kind(kind))
-        phase = _PHASES.get(key)
+        # looked up before Kind(kind): a str kind finds its Kind's entry (Kind is a str
+        # enum); a lane's client reads two phases a row this way
+        phase = _PHASES.get((label, kind))
         if phase is None:
-            phase = _PHASES[key] = Phase(label, key[1])
+            kind = Kind(kind)
+            phase = _PHASES[label, kind] = Phase(label, kind)
         return phase
 
 
 _LABELS = {k.value: k for k in Kind}
-_PHASES: dict[tuple[str, Kind], Phase] = {}
+_PHASES: dict[tuple[str, str], Phase] = {}  # (label, kind): a Kind is a str
 REASONING, CONTENT, TOOL = (Phase.of(k.value) for k in (Kind.REASONING, Kind.CONTENT, Kind.TOOL))
 HEADER = Phase.of("header", Kind.OTHER)
 

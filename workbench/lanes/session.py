@@ -50,14 +50,6 @@ class LaneRow(Row):
 
 
 _new = tuple.__new__  # a NamedTuple from its values, without the generated __new__
-_PHASES: dict[tuple[str, str], Phase] = {}
-
-
-def _phase(label: str, kind: str) -> Phase:
-    phase = _PHASES.get((label, kind))
-    if phase is None:
-        phase = _PHASES[label, kind] = Phase.of(label, kind)
-    return phase
 
 
 def lane_row(values: list, delta: Delta, lane: lanes.Lane | None, run: str | None) -> LaneRow:
@@ -66,8 +58,8 @@ def lane_row(values: list, delta: Delta, lane: lanes.Lane | None, run: str | Non
      states, events, extra, opening, usage) = values
     if msg is not None:
         msg = _new(MessageDelta, (msg[0], msg[1], tuple(ToolCallDelta(*c) for c in msg[2])))
-    row = LaneRow(step, list(delta.token_ids), tokens, delta.text, _phase(before, before_kind),
-                  _phase(phase, kind), msg, sse, finish, error, logs, us, delta.engine_steps,
+    row = LaneRow(step, list(delta.token_ids), tokens, delta.text, Phase.of(before, before_kind),
+                  Phase.of(phase, kind), msg, sse, finish, error, logs, us, delta.engine_steps,
                   states_before, states, [_new(Event, e) for e in events], extra, opening, usage)
     row._lane, row._run = lane, run
     return row
