@@ -7,7 +7,6 @@ share the run's one 0.33.0 lane (as tests/test_lanes.py does).
 
 from __future__ import annotations
 
-import asyncio
 import dataclasses
 import json
 import os
@@ -19,7 +18,7 @@ import time
 
 import pytest
 
-from tests.conftest import WEATHER_TOOLS
+from tests.conftest import WEATHER_TOOLS, run_then_stop
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.session import Session, Setup
@@ -173,20 +172,7 @@ def test_the_run_button_on_a_lane_shows_rows_as_they_come_and_stops(lane):
     wb.run_slice_s = 0.002
     wb.load()
     total = len(wb.model.session.deltas_from_text(LONG))
-    seen = []
-
-    async def scenario():
-        wb.controls.run_button.click()
-        assert wb.running and wb.controls.stop_button.disabled is False
-        while not wb.rows:
-            await asyncio.sleep(0.001)
-        seen.append((len(wb.rows), len(wb.table.rows)))
-        wb.controls.stop_button.click()
-        while wb.running:
-            await asyncio.sleep(0.001)
-
-    asyncio.run(scenario())
-    first_rows, first_shown = seen[0]
+    first_rows, first_shown = run_then_stop(wb)
     assert 0 < first_rows == first_shown < total  # shown while running
     stopped_at = len(wb.rows)
     assert stopped_at < total and len(wb.table.rows) == stopped_at and wb.banner.value == ""

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from tests.conftest import SEED_TEXT, WEATHER_TOOLS, run_then_stop
 
 ROOT = Path(__file__).resolve().parents[1]
 TRUNCATED = "parsers/recordings/hermes/truncated_arguments.jsonl"
@@ -145,22 +145,8 @@ def test_run_button_streams_rows_and_stop_stops_it():
     wb.run_slice_s = 0.002  # a fast machine replays the whole stream in one 50 ms slice
     wb.load()
     total = len(wb.model.session.deltas_from_text(long_text()))
-    seen = []
-
-    async def scenario():
-        wb.controls.run_button.click()
-        assert wb.running and wb.controls.stop_button.disabled is False
-        assert wb.controls.step_button.disabled is True
-        while not wb.rows:
-            await asyncio.sleep(0.001)
-        seen.append((len(wb.rows), len(wb.table.rows)))
-        wb.controls.stop_button.click()
-        while wb.running:
-            await asyncio.sleep(0.001)
-
-    asyncio.run(scenario())
+    first_rows, first_shown = run_then_stop(wb)
     stopped_at = len(wb.rows)
-    first_rows, first_shown = seen[0]
     assert 0 < first_rows == first_shown < total  # shown while running, not at the end
     assert stopped_at < total and wb.banner.value == ""
     assert wb.controls.stop_button.disabled and not wb.controls.step_button.disabled
