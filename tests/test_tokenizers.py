@@ -14,7 +14,7 @@ import pytest
 from tokenizers import Tokenizer
 
 from workbench.cli import tokenizers_cmd
-from workbench.core.tokenizers import registry as reg
+from workbench.core.tokenizers import hashing, registry as reg
 from workbench.core.tokenizers.qwen import (
     QWEN2_PATTERN,
     QWEN3_ADDED_TOKENS,
@@ -256,7 +256,7 @@ def test_lock_pins_what_is_on_disk(capsys):
     assert [i.name for i in infos] == ["qwen3", "deepseek_v3", "deepseek_v4", "gpt_oss", "kimi_k2",
                                        "mistral_tekken", "mistral_v7"]
     for info in infos:
-        assert reg.tokenizer_sha256(reg.ensure_tokenizer(info.name)) == info.sha256
+        assert hashing.tokenizer_sha256(reg.ensure_tokenizer(info.name)) == info.sha256
         row = json.loads(json.dumps(info.to_dict()))
         assert row["fetched"] is True and row["path"] == str(info.path) and row["kind"] == "real"
     reg.fetch_all()
@@ -349,5 +349,5 @@ def test_a_folder_copied_from_a_model_repository_works_as_tokenizer_path(run_cli
     # The same vocabulary and template without generation_config.json: another folder hash,
     # the same tokenizer.json.
     qwen3 = reg.list_tokenizers()[0]
-    assert reg.tokenizer_sha256(folder) != qwen3.sha256 == reg.tokenizer_sha256(reg.ensure_tokenizer("qwen3"))
-    assert reg.main_file_sha256(folder) == qwen3.file_sha256
+    assert hashing.tokenizer_sha256(folder) != qwen3.sha256 == hashing.tokenizer_sha256(reg.ensure_tokenizer("qwen3"))
+    assert hashing.main_file_sha256(folder) == qwen3.file_sha256

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from tests.test_tokenizers import SAMPLES
-from workbench.core.tokenizers import registry as reg
+from workbench.core.tokenizers import hashing, registry as reg
 from workbench.core.tokenizers.harmony import harmony_encoding
 
 HARMONY_MARKERS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
@@ -90,7 +90,7 @@ def test_listed_with_format_source_and_sha256(run_cli):
     gpt = rows["gpt_oss"]
     assert (gpt["kind"], gpt["format"], gpt["source"]) == ("real", "o200k_harmony", "tml-renderers==0.2.1")
     folder = reg.ensure_tokenizer("gpt_oss")
-    assert gpt["sha256"] == reg.tokenizer_sha256(folder)  # the folder's, as a recording header has it
+    assert gpt["sha256"] == hashing.tokenizer_sha256(folder)  # the folder's, as a recording header has it
     assert gpt["file_sha256"] == reg.sha256_file(folder / "tokenizer.json")
     assert reg.sha256_file(folder / "o200k_base.tiktoken").startswith("446a9538")  # Harmony's own pin
     for name, fmt, file in (("mistral_tekken", "tekken v3", "tekken.json"),
@@ -98,4 +98,4 @@ def test_listed_with_format_source_and_sha256(run_cli):
         row = rows[name]
         assert (row["format"], row["file"], row["source"]) == (fmt, file, "mistral-common==1.13.1")
         assert row["file_sha256"] == reg.sha256_file(reg.ensure_tokenizer(name) / file)
-        assert row["sha256"] == reg.tokenizer_sha256(reg.ensure_tokenizer(name))
+        assert row["sha256"] == hashing.tokenizer_sha256(reg.ensure_tokenizer(name))

