@@ -12,7 +12,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.cli import common
+from workbench.cli import common, options
 from workbench.core.faces import APIS
 
 if TYPE_CHECKING:
@@ -31,8 +31,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("-o", "--output", required=True, metavar="REC.jsonl", help="the recording to write")
     p.add_argument("--tokenizer", default="qwen3", metavar="NAME|PATH",
                    help="the server's tokenizer: a built-in name or a folder (default qwen3)")
-    common.add_parser_options(p, config=False)
-    common.add_template_options(p)
+    options.add_parser_options(p, config=False)
+    options.add_template_options(p)
     p.add_argument("--api-key-env", metavar="VAR", help="read the API key from this environment variable")
     p.add_argument("--timeout", type=_seconds("--timeout"), default=60.0, metavar="S",
                    help="the longest wait for the server's next answer or chunk (default 60)")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 
-from workbench.cli import common
+from workbench.cli import common, options
 from workbench.cli.vllm_option import add_option as add_vllm_option
 
 if TYPE_CHECKING:
@@ -17,9 +17,9 @@ if TYPE_CHECKING:
 
 def add_check_options(p: argparse.ArgumentParser, many_versions: bool = False) -> None:
     """Source, parser and request options as `replay`, plus how the stream ends."""
-    common.add_source_options(p)
-    common.add_parser_options(p)
-    common.add_request_options(p)
+    options.add_source_options(p)
+    options.add_parser_options(p)
+    options.add_request_options(p)
     add_vllm_option(p, many=many_versions)
 
 

@@ -1,4 +1,6 @@
-"""Options shared by replay, record, check, export, diff and doctor."""
+"""What the shared options (cli/options.py) resolve to: the source (REC | --text | --text-file |
+--deltas) and its Setup, the request, the parser; and the outputs and header fields every command
+writes the same way."""
 
 from __future__ import annotations
 
@@ -8,8 +10,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.core import door, limits, request as req
-from workbench.core.deltas import parse_chunking
-from workbench.core.faces import APIS
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.errors import WorkbenchError
@@ -20,113 +20,12 @@ if TYPE_CHECKING:
     from workbench.core.session import Setup
 
 
-def add_source_options(p: argparse.ArgumentParser, recording: bool = True) -> None:
-    if recording:
-        p.add_argument("recording", nargs="?", metavar="REC.jsonl", help="a recording to replay")
-    p.add_argument("--text", help="model output text to stream")
-    p.add_argument("--text-file", metavar="F", help="read the model output text from a file")
-    p.add_argument("--tokenizer", metavar="NAME|PATH", help="built-in tokenizer name or a folder (default qwen3)")
-    p.add_argument("--chunking", type=_chunking,
-                   help="how the tokens are grouped into deltas: token (default), whole, k:N, "
-                        "random:SEED[:MAX][#I], split:K, merge:A-B,..., at:I,J,... (token offsets where a "
-                        "delta ends), holdback:D; every grouping name `check` prints")
-    p.add_argument("--deltas", metavar="FILE.json",
-                   help="the stream's exact deltas: a JSON list of texts (each a delta's text) or of "
-                        "token-id lists")
-    add_finish_option(p)
-    if recording:
-        p.add_argument("--force", action="store_true",
-                       help="replay a recording whose tokenizer name or sha256 differs (a note, not an "
-                            "error); overwrite an existing output file (-o, --save)")
-
-
-def add_finish_option(p: argparse.ArgumentParser) -> None:
-    from workbench.core.recording import FINISH_REASONS
-
-    p.add_argument("--finish-reason", choices=FINISH_REASONS,
-                   help="how a --text stream ends, on its last delta: stop (then EOS; the default), length "
-                        "(cut by max_tokens), abort, error, repetition")
-
-
-def add_parser_options(p: argparse.ArgumentParser, config: bool = True) -> None:
-    p.add_argument("--tool-parser", metavar="N", help="vLLM tool parser name (none: no tool parser)")
-    p.add_argument("--reasoning-parser", metavar="N", help="vLLM reasoning parser name")
-    if config:
-        p.add_argument("--config", metavar="F.toml", help="a parser config file (declarative ParserEngine)")
-    add_code_options(p)
-
-
-def add_code_options(p: argparse.ArgumentParser) -> None:
-    """The code this run may execute (README, "Trust"): named here, never by a recording."""
-    p.add_argument("--plugin", action="append", default=[], metavar="FILE",
-                   help="import a parser module, as vLLM's --tool-parser-plugin")
-    p.add_argument("--allow-callable", action="append", default=[], metavar="MODULE:ATTR", type=_allow_callable,
-                   help="let a config call MODULE:ATTR (default: only the callables vLLM's own parser configs "
-                        "use and this run's plugins)")
-
-
-def add_template_options(p) -> None:
-    p.add_argument("--chat-template", metavar="FILE",
-                   help="render the prompt with this Jinja file (vLLM's flag), in a subprocess with a memory "
-                        "and time limit")
-    p.add_argument("--trust-template", action="store_true",
-                   help="render a chat template the recording or request carries (chat_template_kwargs."
-                        "chat_template; vLLM's --trust-request-chat-template), in that subprocess")
-
-
 def template_options(args) -> dict:
     """Setup fields for --chat-template FILE (read through the reading door) and --trust-template."""
     path = getattr(args, "chat_template", None)
     text = door.read_text(path, "chat template", limits.MAX_CONFIG_BYTES) if path else None
     return {"chat_template": text, "chat_template_file": path,
             "trust_template": bool(getattr(args, "trust_template", False))}
-
-
-def add_request_options(p: argparse.ArgumentParser) -> None:
-    p.add_argument("--api", choices=APIS, help="the API whose client reads the stream: chat (default), "
-                                               "responses (/v1/responses) or messages (/v1/messages)")
-    p.add_argument("--request", metavar="REQ.json",
-                   help="the request in that API's own shape (a Chat Completions, Responses or Anthropic "
-                        "body); rendered as the server renders it")
-    p.add_argument("--tools", metavar="F.json", help="tools (OpenAI format) as a JSON file")
-    p.add_argument("--messages", metavar="F.json", help="chat messages as a JSON file")
-    p.add_argument("--tool-choice", metavar="auto|required|none|NAME")
-    p.add_argument("--chat-template-kwargs", metavar="JSON", type=_json_object)
-    add_template_options(p)
-    p.add_argument("--no-parallel-tool-calls", action="store_true", help="parallel_tool_calls: false")
-    p.add_argument("--max-tokens", type=int, metavar="N")
-
-
-def _chunking(text: str) -> str:
-    try:
-        return parse_chunking(text)
-    except WorkbenchError as e:
-        import argparse
-
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _allow_callable(text: str) -> str:
-    import argparse
-
-    from workbench.core import trust
-
-    try:
-        return trust.allow_callable_arg(text)
-    except ValueError as e:
-        raise argparse.ArgumentTypeError(str(e)) from None
-
-
-def _json_object(text: str) -> dict:
-    import argparse
-
-    try:
-        value = door.parse_json(door.check_arg(text, "JSON"), "JSON")
-    except WorkbenchError as e:
-        raise argparse.ArgumentTypeError(str(e).removeprefix("JSON: ")) from None
-    if not isinstance(value, dict):
-        raise argparse.ArgumentTypeError("must be a JSON object")
-    return value
 
 
 def parser_spec(args: argparse.Namespace) -> ParserSpec:

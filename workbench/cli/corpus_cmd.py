@@ -11,7 +11,7 @@ import json
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.cli import common
+from workbench.cli import common, options
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -46,11 +46,11 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--b", metavar="SPEC", help="--diff: parser B")
     fwd = Forwarded(p)
     fwd.add_argument("--tokenizer", metavar="NAME|PATH", help="replay on this tokenizer (default: each header's)")
-    fwd.add_argument("--chunking", type=common._chunking, help="regroup each recording: token, k:N, random:SEED")
+    fwd.add_argument("--chunking", type=options.chunking_arg, help="regroup each recording: token, k:N, random:SEED")
     fwd.add_argument("--force", action="store_true",
                      help="replay recordings whose tokenizer differs (a note); overwrite -o / --html")
-    common.add_parser_options(fwd)
-    common.add_request_options(fwd)
+    options.add_parser_options(fwd)
+    options.add_request_options(fwd)
     check_cmd.add_fuzz_options(fwd)
     for action in fwd.actions:
         if action.dest == "fuzz":  # always passed on (spec.ALWAYS): check's own default is 100

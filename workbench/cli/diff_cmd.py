@@ -6,7 +6,7 @@ import re
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.cli import common
+from workbench.cli import common, options
 from workbench.core.faces import APIS
 from workbench.core.parsers import ParserSpec
 
@@ -20,11 +20,11 @@ SPEC_HELP = ("'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path; "
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("diff", help="A/B: the same stream through two parsers")
-    common.add_source_options(p)
+    options.add_source_options(p)
     p.add_argument("--a", required=True, metavar="SPEC", type=_spec, help=f"parser A: {SPEC_HELP}")
     p.add_argument("--b", required=True, metavar="SPEC", type=_spec, help=f"parser B: {SPEC_HELP}")
-    common.add_code_options(p)
-    common.add_request_options(p)
+    options.add_code_options(p)
+    options.add_request_options(p)
     p.add_argument("--api-b", choices=APIS, metavar="API",
                    help="side B reads the stream through this API (chat, responses, messages) while side A "
                         "reads it through --api: the two clients compared step by step (what each received) "

@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.cli import common
+from workbench.cli import common, options
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -23,7 +23,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--force", action="store_true", help="overwrite an existing -o file or --all DIR's files")
     p.add_argument("--tokenizer", metavar="NAME|PATH", default="qwen3",
                    help="tokenizer the family classes are built with (default qwen3)")
-    p.add_argument("--chat-template-kwargs", metavar="JSON", type=common._json_object,
+    p.add_argument("--chat-template-kwargs", metavar="JSON", type=options.json_object_arg,
                    help="as the request would pass them (e.g. '{\"enable_thinking\": false}')")
     p.set_defaults(run=run)
 

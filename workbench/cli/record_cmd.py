@@ -13,7 +13,7 @@ import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from workbench.cli import common, render
+from workbench.cli import common, options, render
 
 if TYPE_CHECKING:
     import argparse
@@ -31,8 +31,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--model", metavar="PATH_OR_NAME",
                    help="a real model (free generation unless --text); default: a tiny random "
                         "model made for the tokenizer")
-    common.add_parser_options(p)
-    common.add_request_options(p)
+    options.add_parser_options(p)
+    options.add_request_options(p)
     g = p.add_argument_group("sampling and engine (free generation / real models)")
     g.add_argument("--temperature", type=float)
     g.add_argument("--top-p", type=float)

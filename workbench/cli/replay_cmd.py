@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from workbench.cli import common, render
+from workbench.cli import common, options, render
 from workbench.cli.vllm_option import add_option as add_vllm_option
 
 if TYPE_CHECKING:
@@ -16,9 +16,9 @@ if TYPE_CHECKING:
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("replay", help="stream a recording or text through vLLM's parsers")
-    common.add_source_options(p)
-    common.add_parser_options(p)
-    common.add_request_options(p)
+    options.add_source_options(p)
+    options.add_parser_options(p)
+    options.add_request_options(p)
     p.add_argument("--save", metavar="REC.jsonl", help="write the deltas as a recording")
     p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
     add_vllm_option(p)
