@@ -9,6 +9,25 @@ import pytest
 
 import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
 
+
+def _parity_module(session):
+    return next((i.module for i in getattr(session, "items", ())
+                 if getattr(i, "module", None) is not None and i.module.__name__.endswith("test_serve_parity")), None)
+
+
+def pytest_collection_finish(session):
+    """A `vllm serve` takes ~40 s to start: the serve-parity module's first server starts now,
+    in the background, and comes up while the tests before that module run."""
+    module = _parity_module(session)
+    if module is not None and not session.config.option.collectonly:
+        module.start_early(session.items)
+
+
+def pytest_sessionfinish(session):
+    module = _parity_module(session)
+    if module is not None:
+        module.stop_early()  # the early server, where no parity case took it over (-x, -k, Ctrl+C)
+
 SEED_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
              '"arguments": {"city": "Paris"}}</tool_call>')
 

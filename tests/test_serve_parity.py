@@ -3,7 +3,9 @@ and its API faces predict the same server's /v1/responses and /v1/messages event
 
 One server per parser pair (tiny model, scripted tokens: hermes+qwen3, qwen3_coder+qwen3,
 and gpt-oss's openai+openai_gptoss on a tiny GptOssForCausalLM), each serving all three
-APIs; the later pairs' servers start in the background while the first pair's cases run. For each case the in-process engine runs the same
+APIs. The first pair's server starts in the background when collection ends (conftest's
+``pytest_collection_finish``), so it comes up while the tests before this module run; the later
+pairs' servers start while the first pair's cases run. For each case the in-process engine runs the same
 request and script (once per stream, shared by the APIs). Chat: the rows' chunks must equal
 the server's (ids, timestamps, model names and tool-call ids aside), the joined stream what
 the OpenAI SDK's own accumulator ends with, the non-streaming answer the server's; then
@@ -15,7 +17,10 @@ masked), the SDK's final object and the non-streaming body too.
 from __future__ import annotations
 
 import json
+import shutil
+import tempfile
 import time
+from pathlib import Path
 
 import pytest
 
@@ -116,10 +121,39 @@ def _pair_of(item) -> str | None:
     return "gpt_oss" if params["api"] == "harmony" else params["case"][1]
 
 
+EARLY: list[Servers] = []  # the one started when collection ended, if this module was selected
+
+
+def _selected_pairs(items) -> list[str]:
+    import sys
+
+    here = sys.modules[__name__]
+    return list(dict.fromkeys(p for p in (_pair_of(i) for i in items if getattr(i, "module", None) is here) if p))
+
+
+def start_early(items) -> None:
+    """Launch the first selected pair's server now (its logs in a folder of its own, removed
+    with it); the ``servers`` fixture takes it over, ``stop_early`` stops it if no case ran."""
+    pairs = _selected_pairs(items)
+    if pairs and not EARLY:
+        EARLY.append(Servers(Path(tempfile.mkdtemp(prefix="wbserve-")), pairs))
+        EARLY[0]._launch(pairs[0])
+
+
+def stop_early() -> None:
+    while EARLY:
+        s = EARLY.pop()
+        s.stop_all()
+        shutil.rmtree(s.folder, ignore_errors=True)
+
+
 @pytest.fixture(scope="module")
 def servers(tmp_path_factory, request):
-    selected = [_pair_of(i) for i in request.session.items if i.module is request.module]
-    s = Servers(tmp_path_factory.mktemp("serve"), list(dict.fromkeys(p for p in selected if p)))
+    if EARLY:
+        yield EARLY[0]
+        stop_early()
+        return
+    s = Servers(tmp_path_factory.mktemp("serve"), _selected_pairs(request.session.items))
     yield s
     s.stop_all()
 
