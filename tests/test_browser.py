@@ -140,6 +140,14 @@ IN_VIEW_JS = """([el, step]) => { const s = el.querySelector('.wb-scroll'), r = 
   if (!r) return false; const a = r.getBoundingClientRect(), b = s.getBoundingClientRect();
   return a.top >= b.top + 20 && a.bottom <= b.bottom + 1; }"""
 
+# a table's rows' cells whose text does not fit (flowing tables wrap theirs) and its tallest row
+WRAPPED_JS = """(el) => ({cut: [...el.querySelectorAll('.wb-row .wb-cell')].filter((c) => c.scrollWidth > c.clientWidth + 1
+  || c.scrollHeight > c.clientHeight + 1).map((c) => c.textContent.slice(0, 60)),
+  tallest: Math.max(...[...el.querySelectorAll('.wb-row')].map((r) => r.getBoundingClientRect().height)),
+  scroll: el.querySelector('.wb-scroll').scrollWidth, client: el.querySelector('.wb-scroll').clientWidth})"""
+
+SIDES = ".wb-dt:has(canvas.wb-strip)"  # an A/B side's table (the final answers' has no strip)
+
 # the main table's widths against its box, the detail beside it
 OVERFLOW_JS = """(el) => { const s = el.querySelector('.wb-scroll'), d = el.querySelector('.wb-row-detail');
   const heads = [...s.querySelectorAll('.wb-head .wb-cell')];
@@ -200,6 +208,9 @@ def look_at_every_tab(page, wb, name: str) -> None:
             page.wait_for_timeout(400)
             title = tabs.nth(i).inner_text().strip().replace(" ", "_").replace("/", "")
             worst = wb.evaluate(CONTRAST_JS)
+            with (ARTIFACTS / "contrast.txt").open("a", encoding="utf-8") as out:  # the figures, to read back
+                out.write(f"{name} {short} {title}: worst {worst['ratio']:.2f}:1 of {worst['count']} texts "
+                          f"({worst['text']!r})\n")
             assert worst["ratio"] >= 4.5 and worst["count"] > 20, (name, theme, title, worst)
             assert wb.evaluate(BREAKS_JS) == [], (name, theme, title)
             tabs.nth(i).evaluate("(el) => el.scrollIntoView({block: 'start'})")
@@ -265,8 +276,8 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         assert fresh["height"] <= 700, fresh  # a fresh widget, its settings open
         for n in (1, 2, 3):
             _step(a, n)
-        a.locator(".wb-row[data-step='2']").click()
-        selected = a.locator(".wb-row[aria-selected='true']")
+        a.locator(".wb-dt").first.locator(".wb-row[data-step='2']").click()
+        selected = a.locator(".wb-dt").first.locator(".wb-row[aria-selected='true']")
         detail = a.locator(".wb-row-detail")
         selected.wait_for()
         assert selected.get_attribute("data-step") == "2"
@@ -316,20 +327,21 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         assert a.evaluate(CUT_JS, "phase") == [] and c.evaluate(CUT_JS, "phase") == []
 
         # a column resized by its header's edge keeps its width, also after a reload
-        grip = a.locator(".wb-head .wb-c-text .wb-grip")
+        grip = a.locator(".wb-dt").first.locator(".wb-head .wb-c-text .wb-grip")
         box = grip.bounding_box()
         page.mouse.move(box["x"] + 4, box["y"] + 8)
         page.mouse.down()
         page.mouse.move(box["x"] + 84, box["y"] + 8, steps=4)
         page.mouse.up()
-        wide = a.locator(".wb-head .wb-c-text").bounding_box()["width"]
+        wide = a.locator(".wb-dt").first.locator(".wb-head .wb-c-text").bounding_box()["width"]
         assert wide >= heads["text"] + 60
         # saved, so the reloaded page draws the kernel's live widgets again from their outputs
         page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
         page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=30_000)
         page.reload()
         page.wait_for_selector(".wb-head .wb-c-text", timeout=120_000)
-        again = page.locator(".jp-CodeCell").nth(1).locator(".wb-head .wb-c-text").bounding_box()["width"]
+        again = page.locator(".jp-CodeCell").nth(1).locator(".wb-dt").first.locator(".wb-head .wb-c-text")
+        again = again.bounding_box()["width"]
         assert abs(again - wide) <= 2
 
         a, c, s = (page.locator(".jp-CodeCell").nth(i) for i in (1, 2, 3))
@@ -337,6 +349,21 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         assert "text_delta" in s.locator(".wb-row-detail").inner_text()  # the row's events on its API
         final = s.locator(".wb-workbench").locator(".wb-apis")
         assert "only whitespace" in final.inner_text() and "tool_use" in final.inner_text()
+        s.locator(".lm-TabBar-tab", has_text="final").first.click()
+        # the field-by-field table: JSON values in their own cells, the differing field marked
+        fields = s.locator(".wb-fields")
+        content = fields.locator(".wb-row", has=page.locator(".wb-c-field", has_text="content"))
+        assert "changed" in content.get_attribute("class")
+        assert content.locator(".wb-c-stream").inner_text() == '"\\n\\n"'
+        assert content.locator(".wb-c-nonstream").inner_text() == "null"
+        assert content.locator(".wb-c-verdict").inner_text().startswith("✗")
+        reasoning = fields.locator(".wb-row", has=page.locator(".wb-c-field", has_text="reasoning"))
+        assert "changed" not in reasoning.get_attribute("class") and "✓ equal" in reasoning.inner_text()
+        # every value readable at 1280 px: "as the API has it" (and every cell) wraps, nothing cut
+        for table in (fields, final):
+            got = table.evaluate(WRAPPED_JS)
+            assert got["cut"] == [] and got["scroll"] <= got["client"] + 1, got
+        assert final.evaluate(WRAPPED_JS)["tallest"] > 30  # a block list wraps onto lines of its own
         look_at_every_tab(page, c.locator(".wb-workbench"), "browser_rows")
         look_at_every_tab(page, s.locator(".wb-workbench"), "browser_seed_messages")
 
@@ -349,7 +376,7 @@ def test_ab_tab_is_two_tables_scrolled_together_with_the_differing_steps_marked(
         _no_error_outputs(page)
         panel = page.locator(".wb-ab").first
         panel.scroll_into_view_if_needed()
-        a, b = panel.locator(".wb-dt").nth(0), panel.locator(".wb-dt").nth(1)
+        a, b = panel.locator(SIDES).nth(0), panel.locator(SIDES).nth(1)
         for side in (a, b):  # step 7 is <tool_call>: a call for A (held back), content for B
             side.locator(".wb-row[data-step='7']").wait_for(timeout=60_000)
             # both open scrolled to the first differing step (picked), not to their end
@@ -363,16 +390,38 @@ def test_ab_tab_is_two_tables_scrolled_together_with_the_differing_steps_marked(
         a.locator(".wb-row[data-step='9']").click()  # picked on A: picked on B too
         b.locator(".wb-row[data-step='9'][aria-selected='true']").wait_for()
         head = [h.get_attribute("title") for h in a.locator(".wb-head .wb-cell").all()]
-        assert all(head) and len(head) >= 9  # the schema's descriptions as tooltips
+        assert all(head) and len(head) >= 8  # the schema's descriptions as tooltips
+        # half the width each, yet every default column in view (SSE and finish too): no
+        # horizontal scroll; the tokens are the strip's (columns ▾ shows them again)
+        for side in (a, b):
+            names = [h.inner_text() for h in side.locator(".wb-head .wb-cell").all()]
+            assert names[-2:] == ["SSE", "finish"] and "tokens" not in names, names
+            wide = side.evaluate(WRAPPED_JS)
+            assert wide["scroll"] <= wide["client"] + 1, wide
+        a.locator(".wb-colbtn").click()
+        a.locator(".wb-colmenu input[data-col='tokens']").check()
+        a.locator(".wb-head .wb-c-tokens").wait_for()
+        a.locator(".wb-colbtn").click()
+        # the final answers: the table component, each field of each answer, the differing marked
+        final = panel.locator(".wb-ab-final")
+        assert [h.inner_text() for h in final.locator(".wb-head .wb-cell").all()] == [
+            "answer", "field", "A: hermes+qwen3", "B: +qwen3", "verdict"]
+        finish = final.locator(".wb-row", has=page.locator(".wb-c-field", has_text="finish_reason")).first
+        assert "changed" in finish.get_attribute("class") and finish.locator(".wb-c-b").inner_text() == '"stop"'
+        calls = final.locator(".wb-row", has=page.locator(".wb-c-field", has_text="tool_calls")).first
+        assert calls.locator(".wb-c-b").inner_text() == "[]"
+        same = final.locator(".wb-row", has=page.locator(".wb-c-field", has_text="reasoning")).first
+        assert "changed" not in same.get_attribute("class")
+        assert final.evaluate(WRAPPED_JS)["cut"] == []
         a.locator(".wb-scroll").evaluate("(s) => { s.scrollTop = 120; }")  # scrolled together
         page.wait_for_function("(s) => Math.abs(s.scrollTop - 120) < 2", arg=b.locator(".wb-scroll").element_handle())
 
         apis = page.locator(".wb-ab").nth(1)  # chat vs messages: each side its own events
         apis.scroll_into_view_if_needed()
-        right = apis.locator(".wb-dt").nth(1)
+        right = apis.locator(SIDES).nth(1)
         right.locator(".wb-row[data-step='7']").wait_for(timeout=60_000)
         assert "A and B agree" in apis.inner_text()
-        for side in apis.locator(".wb-dt").all():  # no step differs: both open at their top
+        for side in apis.locator(SIDES).all():  # no step differs: both open at their top
             page.wait_for_function(IN_VIEW_JS, arg=[side.element_handle(), 1], timeout=30_000)
             assert side.locator(".wb-scroll").evaluate("(s) => s.scrollTop") == 0
             assert side.locator(".wb-row[aria-selected='true']").count() == 0

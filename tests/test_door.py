@@ -319,6 +319,7 @@ NOT_USER_INPUT = {
     ("capture/serve.py", "_wait", ".read_text"): "the log of the test server we started",
     ("ui/panels.py", "row_detail_html", "json.loads"): "re-indents a row's own SSE chunk JSON",
     ("ui/page_table.py", "assets", ".read_text"): "our own static/table.js and table.css, to inline",
+    ("ui/table.py", "RecordTable", ".read_text"): "our own static/table.js and table.css, sent lean to each table",
     ("ui/faces_view.py", "parsed_arguments", "json.loads"): "a tool call's arguments the parser or an SDK made",
     ("corpus/pool.py", "_Worker.last_log_line", "open"): "the log our own corpus worker process wrote",
     ("corpus/pool.py", "_serve", "os.open"): "opens a corpus worker's own log for writing (its fd 1 and 2)",

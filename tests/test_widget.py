@@ -175,8 +175,13 @@ def test_final_panel_highlights_and_links_the_first_divergent_step():
     wb = Workbench(recording=str(TRUNCATED))
     assert wb.controls.tool_parser.value == "hermes" and wb.model.inputs.tools
     wb.run_button.click()
-    html = wb.final.html.value
-    assert "<mark" in html and "✗ differs from step" in html
+    fields = {r["field"]: r for r in wb.final.fields.records}  # the table component, a row a field
+    args = fields["tool_calls"]
+    assert args["verdict"] == f"✗ differs from step {wb.final.first_step}" and args["_c"] == "changed"
+    assert [r["field"] for r in wb.final.fields.records] == [d.field for d in wb.model.final.diffs]
+    for d in wb.model.final.diffs:  # an equal field is unmarked, a differing one marked
+        assert (fields[d.field]["verdict"] == "✓ equal") == d.equal == (fields[d.field]["_c"] == "")
+    assert any(d.equal for d in wb.model.final.diffs)
     assert wb.final.goto.disabled is False
     wb.final.goto.click()
     assert wb.model.selected == wb.final.first_step

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import html
+import json
 import logging
 import re
 import sys
@@ -104,31 +105,37 @@ def test_ab_labels_and_final_values_as_json(wb):
     res = wb.compare("hermes+qwen3", "+qwen3")
     assert (res.label_a, res.label_b) == ("hermes+qwen3", "+qwen3")
     assert "A: hermes+qwen3" in text_of(wb.ab.label_a.value) and "B: +qwen3" in text_of(wb.ab.label_b.value)
-    final = text_of(wb.ab.final.value)
-    assert '"tool_calls"' in final and "null" in final and "None" not in final
-    assert "'" not in final  # no Python reprs
+    table = wb.ab.final  # the table component: a row per field of each answer, A's and B's JSON
+    assert [c["title"] for c in table.columns] == ["answer", "field", "A: hermes+qwen3", "B: +qwen3", "verdict"]
+    rows = {(r["answer"], r["field"]): r for r in table.records}
+    finish = rows[("stream", "finish_reason")]
+    assert (finish["a"], finish["b"], finish["same"], finish["_c"]) == ('"tool_calls"', '"stop"', "✗ differs", "changed")
+    assert rows[("stream", "tool_calls")]["b"] == "[]" and rows[("stream", "reasoning")]["_c"] == ""
+    assert "'" not in "".join(r["a"] + r["b"] for r in table.records)  # JSON, no Python reprs
     res = wb.compare("hermes+qwen3", str(ROOT / "parsers/qwen3.toml"))
     assert res.label_b == "parsers/qwen3.toml"
     wb.reload_config((ROOT / "parsers/qwen3.toml").read_text())
     assert wb.compare("editor", "hermes+qwen3").label_a == "editor config"
 
 
-def test_final_message_values_are_json_and_diffs_are_word_level(wb):
-    from workbench.ui.final import inline_diff_html, shown
+def test_final_message_values_are_json_in_their_own_cells(wb):
+    from workbench.ui.final import shown
 
     wb.run()
     content = next(d for d in wb.model.final.diffs if d.field == "content")
     assert (content.a, content.b) == ("\n\n", None) and shown(content) == ('"\\n\\n"', "null")
-    a, b = inline_diff_html('"tool_calls"', '"stop"')
-    assert "<mark" in a and "tool_calls</mark>" in a and ">tool_calls<" in a
+    fields = {r["field"]: r for r in wb.final.fields.records}
+    assert (fields["content"]["stream"], fields["content"]["nonstream"]) == ('"\\n\\n"', "null")
+    assert fields["content"]["verdict"].startswith("✗") and fields["content"]["_c"] == "changed"
     from workbench import Workbench
 
     broken = Workbench(recording=TRUNCATED)
     broken.run()
-    marked = broken.final.html.value
-    assert "<mark" in marked
-    # never letters inside a word (a JSON escape such as \n is one word of its own)
-    assert not re.search(r"(?<!\\)\w<mark|</mark>\w", marked)
+    calls = {r["field"]: r for r in broken.final.fields.records}["tool_calls"]
+    # one JSON object per call, name and arguments, in the streaming and non-streaming cells
+    a, b = ([json.loads(line) for line in calls[side].splitlines()] for side in ("stream", "nonstream"))
+    assert a and b and a != b and {"name", "arguments"} <= set(a[0])
+    assert calls["verdict"].startswith("✗ differs from step")
 
 
 def long_text(n: int = 60) -> str:

@@ -10,31 +10,40 @@ from dataclasses import replace
 import ipywidgets as W
 
 from workbench.core.faces import APIS
-from workbench.core.rows import COLUMNS
+from workbench.core.rows import COLUMNS, LABEL, Column
 from workbench.ui.final import as_json
-from workbench.ui.panels import CELL, HEAD, tint
-from workbench.ui.table import DELTA_LEGEND, DeltaTable, TokenText
+from workbench.ui.table import DELTA_LEGEND, DeltaTable, RecordTable, TokenText
 
-# tinted like the table's rows, so Light and Dark both stay readable
-DIFFERS_CSS = tint("warning", 22)
 AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side", "changed"]]
+FINAL_LEGEND = [["changed", "differs between A and B", "changed"]]
+# each side is half the width: the tokens are the strip above each table (A's and B's are
+# the same), and the phase and finish give up width like the message's columns (a cell's
+# tooltip has all of it, the phase's colour band stays), so every default column, SSE and
+# finish too, is in view at 1280 px; "columns" shows the tokens again
+SIDE_COLUMNS = tuple(replace(c, shown=False) if c.name == "tokens" else
+                     replace(c, grow=0.6, fit=0) if c.name == "phase" else
+                     replace(c, grow=0.3) if c.name == "finish_reason" else c for c in COLUMNS)
 
 
-def final_html(res) -> str:
-    rows = []
+def final_columns(label_a: str, label_b: str) -> tuple[Column, ...]:
+    """The final answers' table: each field of each answer, A's and B's value as JSON."""
+    return (Column("answer", "answer", "stream: the joined SSE chunks (an API's client); nonstream: "
+                   "parse on the whole text (the API's body)", lambda d: d["answer"], LABEL, width=72, grow=0, fit=96),
+            Column("field", "field", "the message field", lambda d: d["field"], LABEL, width=72, grow=0, fit=120),
+            Column("a", f"A: {label_a}", "A's value, as JSON", lambda d: d["a"], LABEL, width=120, grow=1),
+            Column("b", f"B: {label_b}", "B's value, as JSON", lambda d: d["b"], LABEL, width=120, grow=1),
+            Column("same", "verdict", "whether A and B hold the same value (call ids aside)",
+                   lambda d: "✓ same" if d["same"] else "✗ differs", LABEL, width=64, grow=0, fit=96))
+
+
+def final_records(res, columns: tuple[Column, ...]) -> list[dict]:
+    """``res.final`` under ``final_columns``: a differing field's row is marked ``changed``."""
     apis = (getattr(res, "api_a", "chat"), getattr(res, "api_b", "chat")) != ("chat", "chat")
     names = {"stream": "client", "nonstream": "body"} if apis else {}
-    for mode, diffs in res.final.items():
-        mode = names.get(mode, mode)
-        for d in diffs:
-            mark = "" if d.same else DIFFERS_CSS
-            rows.append(f"<tr><td style='{CELL};{mark}'>{mode}</td><td style='{CELL};{mark}'>{d.field}</td>"
-                        f"<td style='{CELL};{mark}'>{html.escape(as_json(d.a))}</td>"
-                        f"<td style='{CELL};{mark}'>{html.escape(as_json(d.b))}</td></tr>")
-    head = "".join(f"<th style='{HEAD}'>{html.escape(t)}</th>"
-                   for t in ("answer", "field", f"A: {res.label_a}", f"B: {res.label_b}"))
-    return (f"<table class='wb-table' style='font:12px var(--jp-code-font-family, monospace);"
-            f"border-collapse:collapse'><tr>{head}</tr>{''.join(rows)}</table>")
+    items = [{"answer": names.get(mode, mode), "field": d.field, "a": as_json(d.a), "b": as_json(d.b), "same": d.same}
+             for mode, diffs in res.final.items() for d in diffs]
+    return [{"n": i, **{c.name: c.shown_value(item) for c in columns}, "_c": "" if item["same"] else "changed"}
+            for i, item in enumerate(items, 1)]
 
 
 def summary_html(res) -> str:
@@ -79,13 +88,14 @@ class ABPanel(W.VBox):
         self.compare_button = W.Button(description="Compare", icon="columns", button_style="primary",
                                        layout=W.Layout(width="auto"))
         self.summary = W.HTML("<i>two parser specs (or one spec on two APIs), the current stream: Compare</i>")
-        self.final = W.HTML("")
+        self.final: RecordTable | None = None  # the final answers' table, made at the first Compare
+        self.finals = W.Box([], layout=W.Layout(width="100%"))
         self.label_a, self.label_b = W.HTML(""), W.HTML("")
         self.left = self.right = None  # the two tables, made at the first Compare
         self.sides = W.HBox([], layout=W.Layout(width="100%"))
         self.result = None
         super().__init__([W.HBox([self.spec_a, self.api_a, self.spec_b, self.api_b, self.compare_button],
-                                 layout=W.Layout(width="100%")), self.summary, self.final, self.sides],
+                                 layout=W.Layout(width="100%")), self.summary, self.finals, self.sides],
                          layout=W.Layout(width="100%"))
         self.add_class("wb-ab")
 
@@ -122,14 +132,22 @@ class ABPanel(W.VBox):
             self._tables()
         with self.hold_sync():
             self.summary.value = summary_html(res)
-            self.final.value = final_html(res)
+            columns = final_columns(res.label_a, res.label_b)
+            if self.final is None:
+                self.final = RecordTable(columns, height=300, role="ab-final", key="n", follow=False, flow=True,
+                                         legend=FINAL_LEGEND, hint="Ctrl+C copies rows as JSON",
+                                         layout=W.Layout(width="100%"))
+                self.final.add_class("wb-ab-final")
+                self.finals.children = [self.final]
+            self.final.set_schema(columns)
+            self.final.set_records(final_records(res, self.final.schema))
             self.label_a.value = f"<b>A: {html.escape(res.label_a)}</b>"
             self.label_b.value = f"<b>B: {html.escape(res.label_b)}</b>"
             for i, (table, result) in enumerate(((self.left, res.a), (self.right, res.b))):
                 if tokenizer is not None and getattr(table.decode, "tokenizer", None) is not tokenizer:
                     table.decode = TokenText(tokenizer)
                 api = sides[i].api if sides else "chat"  # a chat side shows its DeltaMessage columns
-                table.set_schema(ab_apis.API_COLUMNS if api != "chat" else COLUMNS)
+                table.set_schema(ab_apis.API_COLUMNS if api != "chat" else SIDE_COLUMNS)
                 if api != "chat":
                     events = {r.step: ab_apis.events_cell(sides[i].events(n)) for n, r in enumerate(result.rows)}
                     table.more = lambda row, events=events: {"events": events[row.step]} if events[row.step] else {}

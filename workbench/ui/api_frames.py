@@ -166,10 +166,7 @@ class ApiFrames:
 
     def table(self, api: str) -> RecordTable:
         """``events(api)`` in the widget's table (resizable columns, j/k, Ctrl+C)."""
-        table = record_table(EVENT_COLUMNS, self.event_items(api), f"faces-{check_api(api)}", "n")
-        table.copy_text = lambda keys, items=table.records: "".join(
-            json.dumps(r, ensure_ascii=False) + "\n" for r in items if r["n"] in set(keys))
-        return table
+        return record_table(EVENT_COLUMNS, self.event_items(api), f"faces-{check_api(api)}", "n")
 
     def finals(self):
         """Per API: what its client holds at the end of the stream (``stream``) and the

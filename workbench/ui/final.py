@@ -1,25 +1,23 @@
 """Streaming vs non-streaming final messages: field differences and the first
-divergent step (widget-free).
+divergent step, and the schema of the final tab's field-by-field table (widget-free).
 
 The streamed message is what a client gets by joining every SSE chunk; the
 non-streaming one is ``parse`` on the whole text. A step *diverges* when the
 joined stream stops being a prefix of the non-streaming field (or, at the end,
 when it falls short of it). Values are shown as JSON (so ``null`` and ``""``
-differ, and ``"\\n\\n"`` is visible), diffs are word by word.
+differ, and ``"\\n\\n"`` is visible).
 """
 
 from __future__ import annotations
 
-import difflib
-import html
 import json
-import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.check import compare as check_compare
 from workbench.core.messages import FINAL, Difference, Final
-from workbench.core.rows import Row
+from workbench.core.rows import LABEL, Column, Row
 
 if TYPE_CHECKING:
     from typing import Any
@@ -61,37 +59,34 @@ def first_divergent_step(diffs: list[Difference]) -> int | None:
     return min(steps) if steps else None
 
 
-_WORDS = re.compile(r"\w+|\\[nrt\"\\]|\s+|[^\w\s]")
+def verdict(d: Difference) -> str:
+    """One field's verdict: equal, or how it differs and from which step."""
+    if d.equal:
+        return "✓ equal"
+    mark = "✗ cosmetic" if d.severity == "cosmetic" else "✗ differs"
+    return mark + (f" from step {d.first_step}" if d.first_step else "")
 
 
-def words(text: str) -> list[str]:
-    """Words, JSON escapes, runs of whitespace and single punctuation marks."""
-    return _WORDS.findall(text)
+def _json(side: int) -> Callable[[Difference], str]:
+    return lambda d: shown(d)[side]
 
 
-# the marks are tints of the theme's error and success colours: readable in Light and Dark
-MARK_A = ("background:color-mix(in srgb, var(--jp-error-color1, #d32f2f) 30%, var(--jp-layout-color0, #fff));"
-          "color:var(--jp-content-font-color1, #000)")
-MARK_B = ("background:color-mix(in srgb, var(--jp-success-color1, #388e3c) 30%, var(--jp-layout-color0, #fff));"
-          "color:var(--jp-content-font-color1, #000)")
+# the final tab's field-by-field table (the table component: ui.final_panel)
+FIELD_COLUMNS: tuple[Column, ...] = (
+    Column("field", "field", "the message field", lambda d: d.field, LABEL, width=80, grow=0, fit=120),
+    Column("stream", "streaming (joined SSE chunks)", "what a client holds after joining every SSE chunk, "
+           "as JSON (null: none; tool calls: one per line, ids aside)", _json(0), LABEL, width=160, grow=1),
+    Column("nonstream", "non-streaming (parse on the whole text)", "the parser's parse() on the whole "
+           "text, as JSON", _json(1), LABEL, width=160, grow=1),
+    Column("verdict", "verdict", "equal, or differs (cosmetic: whitespace only) from the first divergent step",
+           verdict, LABEL, width=80, grow=0, fit=200),
+)
 
 
-def inline_diff_html(a: str, b: str) -> tuple[str, str]:
-    """(a, b) as HTML with the differing words highlighted (never letters inside a word)."""
-    wa, wb = words(a), words(b)
-    sm = difflib.SequenceMatcher(a=wa, b=wb, autojunk=False)
-    out_a, out_b = [], []
-    for op, i1, i2, j1, j2 in sm.get_opcodes():
-        sa, sb = html.escape("".join(wa[i1:i2])), html.escape("".join(wb[j1:j2]))
-        if op == "equal":
-            out_a.append(sa)
-            out_b.append(sb)
-        else:
-            if sa:
-                out_a.append(f'<mark style="{MARK_A}">{sa}</mark>')
-            if sb:
-                out_b.append(f'<mark style="{MARK_B}">{sb}</mark>')
-    return "".join(out_a), "".join(out_b)
+def field_records(diffs: list[Difference]) -> list[dict]:
+    """FIELD_COLUMNS' records (``key`` "n"): a differing field's row is marked ``changed``."""
+    return [{"n": i, **{c.name: c.shown_value(d) for c in FIELD_COLUMNS}, "_c": "" if d.equal else "changed"}
+            for i, d in enumerate(diffs, 1)]
 
 
 @dataclass

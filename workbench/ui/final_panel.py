@@ -1,8 +1,10 @@
 """The final-message tab: the joined stream beside the non-streaming answer, field by
-field (values as JSON, each in its own cell: ``null``, ``""`` and ``[]`` as such), the
-verdict and the first divergent step once the stream has ended; then the three APIs side
-by side: what each one's client ends with, beside that API's non-streaming body (the
-table component, under the schema of ``workbench.faces(wb).finals()``: api_frames.FINAL_COLUMNS)."""
+field (the table component under ``final.FIELD_COLUMNS``: values as JSON, each in its own
+cell, ``null``, ``""`` and ``[]`` as such, a differing field's row marked), the verdict and
+the first divergent step once the stream has ended; then the three APIs side by side:
+what each one's client ends with, beside that API's non-streaming body (the table
+component, under the schema of ``workbench.faces(wb).finals()``: api_frames.FINAL_COLUMNS;
+both tables flow, so a long value wraps instead of being cut)."""
 
 from __future__ import annotations
 
@@ -11,42 +13,22 @@ import html
 import ipywidgets as W
 
 from workbench.ui.api_frames import FINAL_COLUMNS, final_items
-from workbench.ui.final import inline_diff_html, shown
-from workbench.ui.panels import CELL, HEAD, tint
+from workbench.ui.final import FIELD_COLUMNS, field_records
+from workbench.ui.panels import tint
 from workbench.ui.table import RecordTable
 
 WAITING = "<i>the final messages and the verdict come when the stream ends</i>"
+FIELDS_LEGEND = [["changed", "differs: streaming vs non-streaming", "changed"]]
 
 
-def _td(body: str, style: str = "") -> str:
-    return f"<td style='{CELL};white-space:pre-wrap;{style}'>{body}</td>"
-
-
-def final_html(final) -> str:
-    """``final``: the model's FinalView."""
-    head = "".join(f"<th style='{HEAD}'>{t}</th>" for t in
-                   ("field", "streaming (joined SSE chunks)", "non-streaming (parse on the whole text)", "verdict"))
-    body = []
-    for d in final.diffs:
-        a, b = shown(d)
-        if d.equal:
-            a, b = html.escape(a), html.escape(b)
-            mark, style = "✓ equal", ""
-        else:
-            a, b = inline_diff_html(a, b)
-            mark = "✗ cosmetic" if d.severity == "cosmetic" else "✗ differs"
-            if d.first_step:
-                mark += f" from step {d.first_step}"
-            style = tint("warning", 14)
-        body.append(f"<tr><th style='{HEAD}'>{html.escape(d.field)}</th>{_td(a)}{_td(b)}"
-                    f"{_td(mark, style + ';white-space:nowrap')}</tr>")
+def notes_html(final) -> str:
+    """What the field table cannot say: the non-streaming parse's error, the notes."""
     extra = ""
     if final.nonstream.error:
         extra = f"<div style='{tint('error')}'>non-streaming parse raised: {html.escape(final.nonstream.error)}</div>"
     for note in final.notes:
         extra += f"<div>note: {html.escape(note)}</div>"
-    return (f"<table class='wb-final' style='font:12px var(--jp-code-font-family, monospace);"
-            f"border-collapse:collapse'><tr>{head}</tr>{''.join(body)}</table>{extra}")
+    return extra
 
 
 def findings_html(findings) -> str:
@@ -65,17 +47,20 @@ class FinalPanel(W.VBox):
 
     def __init__(self) -> None:
         self.html = W.HTML(WAITING)
+        self.fields: RecordTable | None = None  # the field-by-field table, made when a stream first ends
+        self.fields_box = W.Box([], layout=W.Layout(width="100%"))
         self.goto = W.Button(description="verdict: when the stream ends", disabled=True, icon="crosshairs",
                              layout=W.Layout(width="auto"))
         self.apis_note = W.HTML("")
-        self.apis = RecordTable(FINAL_COLUMNS, height=200, role="finals", key="n", follow=False,
-                                layout=W.Layout(display="none"))
+        # flowing: "as the API has it" wraps (every block readable at 1280 px)
+        self.apis = RecordTable(FINAL_COLUMNS, height=400, role="finals", key="n", follow=False, flow=True,
+                                hint="click a row, Ctrl+C copies it as JSON", layout=W.Layout(display="none"))
         self.apis.add_class("wb-apis")
         self.more = W.Button(description="every API's final message", icon="columns",
                              layout=W.Layout(width="auto", display="none"))
         self.findings = W.HTML("")
         self.first_step: int | None = None
-        super().__init__([self.html, self.goto, self.apis_note, self.apis, self.more, self.findings])
+        super().__init__([self.fields_box, self.html, self.goto, self.apis_note, self.apis, self.more, self.findings])
 
     def show(self, final, apis=None, apis_note: str = "") -> None:
         """``final``: the model's FinalView, or None before the stream ends; ``apis``: its
@@ -83,12 +68,24 @@ class FinalPanel(W.VBox):
         with self.hold_sync():
             if final is None:
                 self.html.value, self.apis_note.value, self.findings.value = WAITING, "", ""
+                if self.fields is not None and self.fields.records:
+                    self.fields.set_records([])
+                self.fields_box.layout.display = "none"
                 self.show_apis(None)
                 self.first_step = None
                 self.goto.description, self.goto.disabled = "verdict: when the stream ends", True
                 self.more.layout.display = "none"
                 return
-            self.html.value = final_html(final)
+            self.html.value = notes_html(final)
+            if self.fields is None:
+                self.fields = RecordTable(FIELD_COLUMNS, height=400, role="final-fields", key="n",
+                                                follow=False, flow=True, legend=FIELDS_LEGEND,
+                                                hint="Ctrl+C copies rows as JSON",
+                                                layout=W.Layout(width="100%"))
+                self.fields.add_class("wb-fields")
+                self.fields_box.children = [self.fields]
+            self.fields.set_records(field_records(final.diffs))
+            self.fields_box.layout.display = None
             self.first_step = final.first_step
             if self.first_step is None:
                 self.goto.description, self.goto.disabled = "verdict: streaming = non-streaming", True

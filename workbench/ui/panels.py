@@ -1,8 +1,7 @@
 """The banner and the HTML the panels share (theme colours; a row's detail as HTML).
 
 Every colour is a JupyterLab theme variable tinted into the background, as in the
-table's CSS, so Light and Dark both read; ``CELL`` is the one style of an HTML table
-cell (separated, top-aligned, never broken inside a word).
+table's CSS, so Light and Dark both read.
 """
 
 from __future__ import annotations
@@ -22,13 +21,9 @@ if TYPE_CHECKING:
     from typing import Any
 
 BG, FG = "var(--jp-layout-color0, #fff)", "var(--jp-content-font-color1, rgba(0,0,0,0.87))"
-LINE = "var(--jp-border-color2, #e0e0e0)"
 TINT = {"error": "var(--jp-error-color1, #d32f2f)", "warning": "var(--jp-warn-color1, #f57c00)",
         "info": "var(--jp-success-color1, #388e3c)", "reasoning": "var(--jp-brand-color1, #1976d2)",
         "content": "var(--jp-success-color1, #388e3c)", "tool": "var(--jp-warn-color1, #f57c00)"}
-CELL = (f"border:1px solid {LINE};padding:3px 6px;vertical-align:top;text-align:left;"
-        "word-break:normal;overflow-wrap:normal")
-HEAD = f"{CELL};white-space:nowrap;background:var(--jp-layout-color2, #eee)"
 
 
 def tint(kind: str, percent: int = 18) -> str:

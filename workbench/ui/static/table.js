@@ -17,6 +17,8 @@
 // the same `group` scroll together. `legend` is [[class, label, seen key], ...]: an entry
 // shows once a record on screen has its key. A page without a kernel (the corpus report)
 // draws its tables with this same `render` over a stand-in model (workbench/ui/page_table.py).
+// `flow` (a small table: the finals, the row detail's tokens): every row in the DOM, as tall
+// as its values wrapped (between words, never inside one), instead of one virtualised line.
 
 const ROW_H = 22;
 const OVERSCAN = 8;
@@ -44,8 +46,14 @@ function textOf(v) {
   return plain(Array.isArray(v) ? v.join(" | ") : String(v));
 }
 
-function cellHTML(r, col) {
+// a flowing cell breaks between words only: a word is kept whole ("get-weather", "a/b")
+function cellHTML(r, col, flow) {
   const v = r[col.name];
+  if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
+    const text = col.kind === "text";
+    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<span class="wb-ws">${plain(w)}</span><wbr>` : esc(w))
+      : w && `<span class="wb-nw">${esc(w)}</span>`)).join("");
+  }
   if (col.kind === "tokens") {
     const sp = r._sp || [];
     return (v || []).map((t, i) =>
@@ -170,6 +178,7 @@ class Table {
   }
 
   get schema() { return this.model.get("columns"); }
+  get flow() { return !!this.model.get("flow"); }
   get keyName() { return this.model.get("key"); }
 
   /** The columns shown: the default (shown, or "auto" once a record has a value) unless the user chose. */
@@ -291,23 +300,25 @@ class Table {
       const v = r[c.name];
       const tint = c.field && v !== undefined && v !== "[]" ? ` f-${c.field}` : "";
       return `<div class="wb-cell wb-c-${c.name}${tint}" role="gridcell" ` +
-        `title="${esc(textOf(r[c.name]).slice(0, 400))}">${cellHTML(r, c)}</div>`;
+        `title="${esc(textOf(r[c.name]).slice(0, 400))}">${cellHTML(r, c, this.flow)}</div>`;
     });
     const k = this.keyName;
     return `<div class="wb-row ${r._c || ""}${focused ? " wb-focus" : ""}" role="row" data-row="${i}" ` +
       `data-${k}="${esc(String(r[k]))}" aria-selected="${selected}" aria-rowindex="${i + 2}" ` +
-      `style="top:${i * ROW_H}px">${cells.join("")}</div>`;
+      `${this.flow ? "" : `style="top:${i * ROW_H}px"`}>${cells.join("")}</div>`;
   }
 
   render() {
     const rows = this.store.rows;
     const n = rows.length;
     const s = this.scroll;
-    this.body.style.height = `${n * ROW_H}px`;
-    // as tall as the rows, up to `height` (then it scrolls); never under four rows
-    s.style.height = `${Math.min(this.model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4 + 14)}px`;
-    const first = Math.max(0, Math.floor(s.scrollTop / ROW_H) - OVERSCAN);
-    const last = Math.min(n, Math.ceil((s.scrollTop + s.clientHeight) / ROW_H) + OVERSCAN);
+    const flow = this.flow;
+    this.body.style.height = flow ? "" : `${n * ROW_H}px`;
+    // as tall as the rows, up to `height` (then it scrolls); never under four rows (flowing: its rows)
+    s.style.height = flow ? "" : `${Math.min(this.model.get("height"), (Math.max(n, 4) + 1) * ROW_H + 4 + 14)}px`;
+    s.style.maxHeight = flow ? `${this.model.get("height")}px` : "";
+    const first = flow ? 0 : Math.max(0, Math.floor(s.scrollTop / ROW_H) - OVERSCAN);
+    const last = flow ? n : Math.min(n, Math.ceil((s.scrollTop + s.clientHeight) / ROW_H) + OVERSCAN);
     const focus = this.selectedIndex();
     const chosen = new Set(this.model.get("selection") || []);
     const state = `${focus}:${[...chosen].join(",")}`;
@@ -351,10 +362,12 @@ class Table {
   ensureVisible(i) {
     if (i < 0) return;
     const s = this.scroll;
-    const y = i * ROW_H;
-    const view = s.clientHeight - 2 * ROW_H;
+    const el = this.flow && this.body.querySelector(`[data-row="${i}"]`);
+    const y = el ? el.offsetTop : i * ROW_H;
+    const h = el ? el.offsetHeight : ROW_H;
+    const view = s.clientHeight - (el ? this.head.offsetHeight : 2 * ROW_H);
     if (y < s.scrollTop) s.scrollTop = y;
-    else if (y + ROW_H > s.scrollTop + view) s.scrollTop = y + ROW_H - view;
+    else if (y + h > s.scrollTop + view) s.scrollTop = y + h - view;
   }
 
   /** Select row i: alone, or (shift) the range from the anchor, or (ctrl/cmd) one more. */
@@ -638,6 +651,7 @@ function render({ model, el }) {
   const features = model.get("features") || [];
   const tokens = (model.get("columns").find((c) => c.kind === "tokens") || {}).name || "tokens";
   el.classList.add("wb-dt");
+  el.classList.toggle("wb-flow", !!model.get("flow"));
   el.innerHTML = '<div class="wb-legend"></div>';
   const legend = el.querySelector(".wb-legend");
   let seenSize = -1;
