@@ -261,6 +261,21 @@ def test_ids_that_do_not_round_trip_are_forced_with_a_note(engine_stepper):
     assert result.text == "<think>ok"
 
 
+def test_a_script_made_again_equals_a_fresh_one_and_is_the_callers_own(qwen3_tokenizer):
+    """script_ids keeps the last script (Run again skips the tokenizer's round trip): the
+    same ids and notes as a fresh encode, lists the caller may change, a new text anew."""
+    from workbench.engine import script
+
+    tok, vocab = qwen3_tokenizer, len(qwen3_tokenizer)
+    fresh = script._script_ids(tok, SEED_TEXT, None, vocab)
+    ids, notes = script.script_ids(tok, SEED_TEXT, None, vocab)
+    ids.append(-1)
+    notes.append("changed by the caller")
+    assert script.script_ids(tok, SEED_TEXT, None, vocab) == fresh
+    other = script.script_ids(tok, "<think>ok</think>", None, vocab)
+    assert other == script._script_ids(tok, "<think>ok</think>", None, vocab) != fresh
+
+
 def replayed(s: Session, text: str):
     return s.replay(s.deltas_from_text(text))
 

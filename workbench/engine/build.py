@@ -134,7 +134,9 @@ def engine_args(spec: EngineSpec, model: str, folder: Path | None, tokenizer_fol
     return args
 
 
-_resolved: dict[tuple, tuple] = {}  # (spec, tokenizer) -> (model, folder, tokenizer folder)
+# (spec, tokenizer) -> (model, folder, tokenizer folder, the engine key): each start of a
+# request asks, so the folders are resolved and the key made once.
+_resolved: dict[tuple, tuple] = {}
 
 
 def _key(args: dict) -> str:
@@ -146,8 +148,7 @@ def needs_start(spec: EngineSpec, tokenizer_name: str) -> bool:
     memo = (json.dumps(spec.to_dict(), sort_keys=True, default=str), tokenizer_name)
     if _current is None or memo not in _resolved:
         return True
-    model, folder, tok_folder = _resolved[memo]
-    return _current.key != _key(engine_args(spec, model, folder, tok_folder, None))
+    return _current.key != _resolved[memo][3]
 
 
 def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer: TokenizerLike, reasoning_parser: str | None) -> Engine:
@@ -162,12 +163,12 @@ def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer: TokenizerLike, rea
     if memo not in _resolved:
         model, folder = resolve_model(spec, tokenizer_name)
         check_vocab(folder, tokenizer, model)
-        _resolved[memo] = (model, folder, ensure_tokenizer(tokenizer_name))
-    model, folder, tok_folder = _resolved[memo]
-    args = engine_args(spec, model, folder, tok_folder, reasoning_parser)
-    key = _key(args)
+        tok_folder = ensure_tokenizer(tokenizer_name)
+        _resolved[memo] = (model, folder, tok_folder, _key(engine_args(spec, model, folder, tok_folder, None)))
+    model, folder, tok_folder, key = _resolved[memo]
     if _current is not None and _current.key == key:
         return _current
+    args = engine_args(spec, model, folder, tok_folder, reasoning_parser)
     release()
     _current = _build(args, key, model, tok_folder)
     return _current

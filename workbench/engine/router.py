@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.core import logs, vllm_compat as compat
+from workbench.engine.build import STEP_MUTE
 
 if TYPE_CHECKING:
     from vllm.v1.engine.llm_engine import LLMEngine
@@ -79,33 +80,39 @@ class OutputRouter:
 
     def step(self) -> None:
         """One ``llm.step()``; its outputs go to their owners' mailboxes."""
-        from workbench.engine import build
-
-        for box in [b for b in self.boxes.values() if b.owner() is None]:
+        boxes = self.boxes
+        for box in [b for b in boxes.values() if b.owner() is None]:
             self.close(box.request_id)  # its widget is gone: free the engine of it
         with logs.capture() as lines:
-            build.STEP_MUTE.active = True
+            STEP_MUTE.active = True
             try:
                 outputs = self.llm.step()
             finally:
-                build.STEP_MUTE.active = False
+                STEP_MUTE.active = False
         self.total_steps += 1
-        shown = [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)]
-        running = [b for b in self.boxes.values() if not (b.finished or b.lost)]
+        shown = [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)] if lines else None
+        running = [b for b in boxes.values() if not (b.finished or b.lost)]
         for box in running:
             box.steps += 1
-            box.logs += shown
+            if shown:
+                box.logs += shown
+        silent = len(running)  # running boxes this step gave no output
         for out in outputs:
-            box = self.boxes.get(out.request_id)
+            box = boxes.get(out.request_id)
             if box is None:  # not a stepper's request (it was closed meanwhile)
                 continue
+            if not (box.finished or box.lost):
+                silent -= 1
             box.queue.append(Arrival(out, box.steps, box.logs))
             box.steps, box.logs = 0, []
             box.finished = box.finished or out.finished
-        states = compat.held_requests(self.llm)
-        for box in running:
-            if not box.finished and box.internal_id not in states:
-                box.lost = True
+        if silent > 0:
+            # An unfinished request that just gave an output is still held; only a silent
+            # one can have been dropped by the engine.
+            states = compat.held_requests(self.llm)
+            for box in running:
+                if not box.finished and box.internal_id not in states:
+                    box.lost = True
 
 
 def router_of(engine: Engine) -> OutputRouter:

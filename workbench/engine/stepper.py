@@ -27,7 +27,7 @@ from workbench.core.runner import make_parser
 from workbench.core.session import Result, Session
 from workbench.engine import build
 from workbench.engine.build import EngineSpec
-from workbench.engine.router import Arrival, router_of
+from workbench.engine.router import Arrival, OutputRouter, router_of
 from workbench.engine.script import script_ids
 from workbench.errors import WorkbenchError
 
@@ -62,6 +62,7 @@ class EngineStepper:
     def _clear(self) -> None:
         self.run_ = None  # the StreamRun
         self.request_id: str | None = None
+        self._router: OutputRouter | None = None
         self._internal_id: str | None = None
         self.reasoning_ended: bool | None = None
         self.deltas: list[Delta] = []
@@ -162,7 +163,8 @@ class EngineStepper:
         # request gets the class its own reasoning parser names (None: no gate).
         engine.probe.watch(req.request_id, session.parser_cls.reasoning_parser_cls
                            if session.parser_cls is not None else None)
-        router_of(engine).open(request_id, req.request_id, self)
+        self._router = router_of(engine)
+        self._router.open(request_id, req.request_id, self)
         compat.submit_request(llm, req)
         self._internal_id = req.request_id
         self.reasoning_ended = ended
@@ -191,7 +193,7 @@ class EngineStepper:
             self.done = True
             raise WorkbenchError("the engine was replaced (another model or tokenizer was loaded); "
                                  "start the request again")
-        router = router_of(self.engine)
+        router = self._router
         try:
             arrival = router.next(self.request_id)
         except Exception as e:
@@ -208,7 +210,7 @@ class EngineStepper:
     def _feed(self, arrival: Arrival) -> Row:
         out = arrival.output
         c = out.outputs[0]
-        ids = list(c.token_ids)
+        ids = tuple(c.token_ids)
         finish = c.finish_reason if out.finished else None
         extra = {}
         if not self.deltas and self.constraint is not None:
@@ -218,7 +220,7 @@ class EngineStepper:
             extra["grammar"] = grammar
         if arrival.logs:
             extra["engine_logs"] = list(arrival.logs)
-        delta = Delta(tuple(ids), c.text, finish, engine_steps=arrival.engine_steps, extra=extra)
+        delta = Delta(ids, c.text, finish, arrival.engine_steps, extra)
         self.engine_steps += arrival.engine_steps
         self.deltas.append(delta)
         if self.on_delta is not None:
