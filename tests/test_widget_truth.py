@@ -77,6 +77,21 @@ def test_the_api_picker_shows_that_apis_events_and_every_apis_final():
     assert shown[("chat", "stream")]["verdict"] == "✗ differ: content" and table.layout.display is None
 
 
+
+def test_every_api_verdict_judges_the_role_chunk_as_check_does():
+    """No text between the think and the call: a chat client holds content "" (the server's
+    opening role chunk) where the body has null. `check` makes no finding of it, and the
+    final tab's field table says equal, so the every-API table must not say "differ"."""
+    from workbench import Workbench
+
+    wb = Workbench(SEED_TEXT.replace("</think>\n\n", "</think>"), tools=WEATHER_TOOLS)
+    wb.run()
+    chat = {a.api: a for a in wb.model.api_finals()}["chat"]
+    assert (chat.client_final.content, chat.body_final.content) == ("", None)
+    assert chat.differs == [] and chat.role_chunk
+    verdict = {(r["api"], r["mode"]): r["verdict"] for r in wb.final.apis.records}[("chat", "stream")]
+    assert verdict.startswith("✓ the client holds the body") and "role chunk" in verdict
+
 def test_ab_compares_two_apis_over_one_stream():
     from workbench import Workbench
 

@@ -101,8 +101,9 @@ def final_items(apis) -> list[dict]:
     for f in apis:
         differs = f.differs
         verdict = "✓ the client holds the body" if not differs else f"✗ differ: {', '.join(differs)}"
-        if f.notes:
-            verdict += " · " + " · ".join(f.notes)
+        notes = f.notes + (['content "" is the opening role chunk\'s, not the parser\'s'] if f.role_chunk else [])
+        if notes:
+            verdict += " · " + " · ".join(notes)
         for mode, final, side, obj in (("stream", f.client_final, "client", f.client),
                                        ("nonstream", f.body_final, "body", f.body)):
             out.append({"api": f.api, "mode": mode, "reasoning": final.reasoning, "content": final.content,

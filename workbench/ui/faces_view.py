@@ -74,12 +74,23 @@ class ApiFinal:
     @property
     def differs(self) -> list[str]:
         """The fields in which the client's object and the body differ (call ids, made up
-        per request, and the arguments' JSON spacing aside)."""
+        per request, and the arguments' JSON spacing aside; content "" against null is the
+        server's opening role chunk, no finding, as ``workbench check`` judges it)."""
+        from workbench.check.compare import role_chunk_only
+
         def calls(f: Final) -> list:
             return [(c.name, parsed_arguments(c.arguments)) for c in f.tool_calls]
         a, b = self.client_final, self.body_final
-        out = [name for name in ("reasoning", "content", "finish_reason", "error") if getattr(a, name) != getattr(b, name)]
+        out = [name for name in ("reasoning", "content", "finish_reason", "error")
+               if getattr(a, name) != getattr(b, name) and not role_chunk_only(name, getattr(a, name), getattr(b, name))]
         return out + (["tool_calls"] if calls(a) != calls(b) else [])
+
+    @property
+    def role_chunk(self) -> bool:
+        """The client holds content "" where the body has null: only the role chunk's."""
+        from workbench.check.compare import role_chunk_only
+
+        return role_chunk_only("content", self.client_final.content, self.body_final.content)
 
     @property
     def whitespace_only(self) -> list[str]:
