@@ -18,6 +18,7 @@ import traitlets as T
 
 from workbench.core.machine import machines_of
 from workbench.core.rows import Row
+from workbench.ui.shared import Shared
 
 STATIC = Path(__file__).parent / "static"
 NOT_STARTED = "Step or Run: the parser's state machine is drawn once the parser is composed."
@@ -69,12 +70,18 @@ def lit_for(machines: list[dict], row: Row | None) -> dict:
     return out
 
 
+DIAGRAM = Shared.of(STATIC / "diagram.js", STATIC / "diagram.css")
+
+
 class StateDiagram(anywidget.AnyWidget):
-    _esm = STATIC / "diagram.js"
-    _css = STATIC / "diagram.css"
+    _esm = DIAGRAM.esm
     machines = T.List(T.Dict()).tag(sync=True)
     lit = T.Dict().tag(sync=True)
     message = T.Unicode(NOT_STARTED).tag(sync=True)
+
+    def __init__(self, **kwargs) -> None:
+        DIAGRAM.ensure()
+        super().__init__(**kwargs)
 
     def show_parser(self, session, label: str) -> None:
         machines = machines_of(session) if session is not None else []

@@ -18,6 +18,7 @@ import traitlets as T
 
 from workbench.core import door, limits
 from workbench.ui.panels import _KIND_CSS, Banner
+from workbench.ui.shared import Shared
 
 STATIC = Path(__file__).parent / "static"
 EDITOR_SOURCE = "<editor>"  # the source name LiveConfig gives the editor's text
@@ -26,15 +27,21 @@ START_HINT = ("# Pick a parser config file in the `config` picker (its text appe
               "# or write one: parsers/teaching.toml is the smallest complete example.\n")
 
 
+EDITOR = Shared.of(STATIC / "editor.js", STATIC / "editor.css")
+
+
 class CodeEditor(anywidget.AnyWidget):
     """A CodeMirror editor; ``value`` reaches Python after a short pause in typing,
     on blur, or on Ctrl/Cmd-Enter. ``problems``: [{line, message}] marked inline."""
 
-    _esm = STATIC / "editor.js"
-    _css = STATIC / "editor.css"
+    _esm = EDITOR.esm
     value = T.Unicode("").tag(sync=True)
     problems = T.List(T.Dict()).tag(sync=True)
     height = T.Unicode("340px").tag(sync=True)
+
+    def __init__(self, **kwargs) -> None:
+        EDITOR.ensure()
+        super().__init__(**kwargs)
 
 
 def line_marks(problems) -> list[dict]:

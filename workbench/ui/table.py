@@ -31,6 +31,7 @@ import traitlets
 from workbench.core import secrets
 from workbench.core.machine import Kind
 from workbench.core.rows import COLUMNS, Column, Row, shown_columns
+from workbench.ui.shared import Shared
 
 if TYPE_CHECKING:
     from typing import Any
@@ -42,9 +43,8 @@ RESET_CHUNK = 2000  # records per message when many are sent at once (a Run, a r
 
 
 def lean(text: str) -> str:
-    """The module or CSS as each table's model sends it: comments, blank lines and
-    indentation left out (20% less: every table's model carries its own copy, and a
-    reloaded notebook gets every model's state in one answer, within ipywidgets' 4 s)."""
+    """The module or CSS as the kernel sends it (once: ``shared``): comments, blank lines
+    and indentation left out (20% less)."""
     text = re.sub(r"/\*.*?\*/", "", text, flags=re.S)  # no string or regex in either holds "/*"
     return "".join(t + "\n" for line in text.splitlines() if (t := line.strip()) and not t.startswith("//"))
 
@@ -55,11 +55,14 @@ def notebook() -> str:
     return os.environ.get("JPY_SESSION_NAME") or "notebook"
 
 
+TABLE = Shared(lean((STATIC / "table.js").read_text(encoding="utf-8")),
+               lean((STATIC / "table.css").read_text(encoding="utf-8")))
+
+
 class RecordTable(anywidget.AnyWidget):
     """Any records under any column schema. ``cells(item) -> dict`` makes one record."""
 
-    _esm = lean((STATIC / "table.js").read_text(encoding="utf-8"))
-    _css = lean((STATIC / "table.css").read_text(encoding="utf-8"))
+    _esm = TABLE.esm
     selected = traitlets.Int(0).tag(sync=True)  # the focused record's key; 0: none
     selection = traitlets.List(traitlets.Int()).tag(sync=True)  # every selected key
     key = traitlets.Unicode("step").tag(sync=True)  # the column that names a record (1, 2, ...)
@@ -83,6 +86,7 @@ class RecordTable(anywidget.AnyWidget):
     def __init__(self, columns: Sequence[Column], height: int = 300, role: str = "table",
                  **kwargs) -> None:
         self.schema = tuple(columns)
+        TABLE.ensure()
         super().__init__(height=height, columns=[c.spec() for c in self.schema],
                          storage=f"{notebook()}::{role}", **kwargs)
         self.records: list[dict] = []
