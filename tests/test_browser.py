@@ -287,6 +287,11 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         page.keyboard.press("j")
         a.locator(".wb-row[data-step='3'][aria-selected='true']").wait_for()
         page.wait_for_function("(el) => el.innerText.includes('Ġis')", arg=detail.element_handle())
+        # the detail's tokens are the table component: id, the decoded text, the byte-level token
+        tokens = detail.locator(".wb-dt").first
+        assert [h.inner_text() for h in tokens.locator(".wb-head .wb-cell").all()] == ["id", "text", "byte-level token"]
+        assert tokens.locator(".wb-row .wb-c-token").first.inner_text() == "Ġis"
+        assert tokens.locator(".wb-row .wb-c-text").first.inner_text() == "␣is"
         a.locator("canvas.wb-strip").click(position={"x": 3, "y": 5})  # the first token's cell
         a.locator(".wb-row[data-step='1'].wb-focus").wait_for()
         page.keyboard.press("ArrowDown")  # the keys go on from a picked cell
@@ -339,8 +344,10 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         page.evaluate("window.jupyterapp.commands.execute('docmanager:save')")
         page.wait_for_function("!document.querySelector('.lm-TabBar-tab.jp-mod-dirty')", timeout=30_000)
         page.reload()
-        again = page.locator(".jp-CodeCell").nth(1).locator(".wb-dt").first.locator(".wb-head .wb-c-text")
-        again.wait_for(timeout=120_000)  # this table's own header: the page draws its outputs in any order
+        # the rows' table's own header (the detail's tokens table has a text column too; the
+        # page draws its outputs in any order)
+        again = page.locator(".jp-CodeCell").nth(1).locator(".wb-dt:has(canvas.wb-strip) .wb-head .wb-c-text")
+        again.wait_for(timeout=120_000)
         again = again.bounding_box()["width"]
         assert abs(again - wide) <= 2
 

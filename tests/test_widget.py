@@ -98,7 +98,14 @@ def test_table_records_phase_chunk_and_state_change(wb, direct):
     assert wb.rows[6].tokens == ["ĊĊ"] and content["tokens"] == ["\n\n"]
     assert think["tokens"] == ["<think>"] and think["_sp"] == [0]
     wb.select(7)
-    assert "ĊĊ" in wb.detail.html.value and "⏎⏎" in wb.detail.html.value
+    # the detail's tokens are the table component: the decoded text beside vLLM's byte-level token
+    assert wb.detail.tables["tokens"].records == [{"n": 1, "id": wb.rows[6].token_ids[0], "text": "\n\n",
+                                                   "token": "ĊĊ"}]
+    assert "⏎⏎" in wb.detail.html.value and "ĊĊ" not in wb.detail.value
+    wb.select(6)  # </think>: qwen3's machine leaves its reasoning state, one event
+    states = wb.detail.tables["states"].records
+    assert states and any(s["change"] == "→" and s["before"] != s["after"] for s in states)
+    assert [e["type"] for e in wb.detail.tables["events"].records] == [e.type for e in wb.rows[5].events] != []
     # the front end draws the schema's columns, titles and tooltips
     from workbench.core.rows import BY_NAME
 
@@ -126,7 +133,7 @@ def test_error_row_is_red_and_the_stream_goes_on(wb):
     assert "1 error rows" in wb.controls.status.value
     assert wb.banner.value == ""  # a parser error is a row, not a widget failure
     wb.select(3)
-    assert "parser exploded" in wb.detail.html.value and "traceback" in wb.detail.html.value
+    assert "parser exploded" in wb.detail.value and "traceback" in wb.detail.value
 
 
 def test_callback_that_raises_shows_in_banner_and_keeps_rows(wb, monkeypatch):
@@ -186,7 +193,7 @@ def test_final_panel_highlights_and_links_the_first_divergent_step():
     wb.final.goto.click()
     assert wb.model.selected == wb.final.first_step
     assert wb.detail.step.value == wb.final.first_step
-    assert "SSE chunk" in wb.detail.html.value
+    assert "SSE chunk" in wb.detail.value
 
 
 def test_selection_both_ways_between_python_and_the_front_end(wb):

@@ -51,8 +51,13 @@ def test_the_api_picker_shows_that_apis_events_and_every_apis_final():
     wb = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, api="messages")
     wb.step(7)
     wb.select(7)  # the seed's "\n\n": on /v1/messages a text block of its own
-    html = wb.detail.html.value
-    assert "messages events" in html and "text_delta" in html and "stream has not ended" in html
+    title = wb.detail.titles["api"].value
+    assert "messages events" in title and "stream has not ended" in title
+    events = wb.detail.tables["api"]
+    assert any("text_delta" in r["event"] for r in events.records)
+    # Ctrl+C there copies the events' own JSON, as vLLM's converter made them
+    copied = [json.loads(line) for line in events.copy_text([r["n"] for r in events.records]).splitlines()]
+    assert copied == wb.model.row_events(7) != []
     assert "verdict: when the stream ends" in wb.final.goto.description  # no verdict before the end
     wb.run()
     result, face = direct("messages")

@@ -1,7 +1,8 @@
-"""The banner and the HTML the panels share (theme colours; a row's detail as HTML).
+"""The banner and the HTML the panels share (theme colours; a row's properties as HTML).
 
 Every colour is a JupyterLab theme variable tinted into the background, as in the
-table's CSS, so Light and Dark both read.
+table's CSS, so Light and Dark both read. Tables of records are the table component
+(``ui/table.py``), never HTML here.
 """
 
 from __future__ import annotations
@@ -93,64 +94,33 @@ def visible(value: Any) -> str:
     return f"<code style='white-space:pre-wrap;word-break:normal'>{html.escape(str(value).translate(_WS))}</code>"
 
 
-def _states(before: dict, after: dict) -> str:
-    names = list(dict.fromkeys([*before, *after]))
-    rows = "".join(f"<tr><td>{html.escape(n)}</td><td>{html.escape(str(before.get(n, '')))}</td>"
-                   f"<td>{'→' if before.get(n) != after.get(n) else ''}</td>"
-                   f"<td>{html.escape(str(after.get(n, '')))}</td></tr>" for n in names)
-    return f"<table><tr><th>engine</th><th>before</th><th></th><th>after</th></tr>{rows}</table>"
-
-
-def events_html(api: str, events: list[dict], note: str = "") -> str:
-    """An API's events for one row: a line each, every event's JSON behind a fold."""
-    from workbench.ui.faces_view import summary
-
-    if not events:
-        return f"<i>(no {html.escape(api)} event for this delta)</i>" + (f"<br><small>{html.escape(note)}</small>"
-                                                                      if note else "")
-    items = "".join(f"<li><code style='word-break:normal'>{html.escape(summary(e))}</code></li>" for e in events)
-    full = _pre("\n".join(json.dumps(e, ensure_ascii=False) for e in events))
-    tail = f"<small>{html.escape(note)}</small>" if note else ""
-    return (f"<ul style='margin:0;padding-left:16px'>{items}</ul>{tail}"
-            f"<details><summary>the events' JSON</summary>{full}</details>")
-
-
-def row_detail_html(row: Row, decode=None, api_events: tuple[str, str] | None = None) -> str:
-    """Everything about one delta; ``decode`` (a table.TokenText) gives each token's text;
-    ``api_events``: (title, HTML) of the row's events on another API than chat."""
-    tokens = "".join(f"<tr><td>{i}</td><td>{visible(decode(i) if decode else t)}</td>"
-                     f"<td><code>{html.escape(t)}</code></td></tr>"
-                     for i, t in zip(row.token_ids, row.tokens))
-    chunk = json.dumps(json.loads(row.chunk), indent=1, ensure_ascii=False) if row.chunk else "(no SSE chunk)"
-    events = "".join(f"<li>{html.escape(e.engine)}: <b>{html.escape(e.type)}</b> {html.escape(repr(e.value))}"
-                     + (f" tool #{e.tool_index}" if e.tool_index >= 0 else "") + "</li>"
-                     for e in row.events) or "<li>(none)</li>"
+def row_detail_html(row: Row, decode=None) -> tuple[str, str]:
+    """One delta's properties as (head, tail) HTML: step, text, phase and DeltaMessage above
+    its tables (tokens, engine states, events: ``detail``), the SSE chunk, logs, time, grammar,
+    engine view and error below. A property list stays HTML: one value per name, read down."""
     delta = row.delta
-    pairs = [
+    head = [
         ("step", str(row.step) + (f" ({row.engine_steps} engine steps)" if row.engine_steps != 1 else "")),
-        ("tokens", "<table><tr><th>id</th><th>text</th><th>byte-level token</th></tr>"
-                   f"{tokens}</table>" if tokens else "(none)"),
         ("text", visible(row.text)),
         ("phase", html.escape(f"{row.phase_before} → {row.phase}")),
         ("DeltaMessage", "parse_delta returned None" if delta is None else
          f"reasoning: {visible(delta.reasoning)}<br>content: {visible(delta.content)}"
          + (f"<br>tool_calls: {visible(format_tool_calls(row.tool_calls))}" if row.tool_calls else "")),
-        ("states", _states(row.states_before, row.states) if row.states or row.states_before
-         else "(no state machine)"),
-        ("events", f"<ul style='margin:0;padding-left:16px'>{events}</ul>"),
+    ]
+    chunk = json.dumps(json.loads(row.chunk), indent=1, ensure_ascii=False) if row.chunk else "(no SSE chunk)"
+    tail = [
         ("SSE chunk", _pre(chunk)),
-        *([api_events] if api_events else []),
         ("vLLM log", _pre("\n".join(row.logs)) if row.logs else "(none)"),
         ("parser time", f"{row.parser_us:.0f} µs"),
     ]
     grammar = grammar_of(row)
     if grammar is not None:
-        pairs.append(("grammar", html.escape(grammar)))
+        tail.append(("grammar", html.escape(grammar)))
     extra = {k: v for k, v in row.extra.items() if k != "traceback"}
     if extra:
-        pairs.append(("engine", _pre(json.dumps(extra, indent=1, ensure_ascii=False, default=str))))
+        tail.append(("engine", _pre(json.dumps(extra, indent=1, ensure_ascii=False, default=str))))
     if row.error:
-        pairs.append(("error", f"<span style='{tint('error', 22)}'>{html.escape(row.error)}</span>"
-                      + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
-                         if row.extra.get("traceback") else "")))
-    return secrets.scrub(_kv_table(pairs))
+        tail.append(("error", f"<span style='{tint('error', 22)}'>{html.escape(row.error)}</span>"
+                     + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
+                        if row.extra.get("traceback") else "")))
+    return secrets.scrub(_kv_table(head)), secrets.scrub(_kv_table(tail))
