@@ -346,7 +346,7 @@ class Table {
     s.setAttribute("aria-rowcount", String(n + 1));
     const sel = chosen.size > 1 ? ` · ${chosen.size} selected (Ctrl+C copies their JSON)` :
       focus >= 0 ? ` · ${k} ${rows[focus][k]} selected` : "";
-    this.count.textContent = n === 0 ? "no rows yet" : `${n} rows${this.captionExtra()}${sel}`;
+    this.count.textContent = n === 0 ? "no rows yet" : `${n} row${n === 1 ? "" : "s"}${this.captionExtra()}${sel}`;
   }
 
   appended(atBottom) {
