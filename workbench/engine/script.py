@@ -27,8 +27,7 @@ def script_ids(tokenizer: TokenizerLike, text: str | None, token_ids: Sequence[i
     """(ids, notes); ``text`` gets EOS appended, ``token_ids`` are used as they are."""
     key = (text, None if token_ids is None else tuple(token_ids), vocab_size)
     if _last[0] is not tokenizer or _last[1] != key:
-        _last[:] = [None, None, _script_ids(tokenizer, text, token_ids, vocab_size)]
-        _last[0], _last[1] = tokenizer, key
+        _last[:] = [tokenizer, key, _script_ids(tokenizer, text, token_ids, vocab_size)]
     ids, notes = _last[2]
     return list(ids), list(notes)
 
