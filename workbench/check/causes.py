@@ -82,6 +82,7 @@ class Facts:
     parallel_tool_calls: bool | None = None
     phase_at: dict = field(default_factory=dict)  # step -> phase of the row
     prompt_ended_reasoning: bool = False  # the parser's is_reasoning_end(prompt ids), as streaming asks it
+    reads: Callable | None = None  # coverage.reader: does Parser.parse read these words (syntax, not loss)?
 
 
 def _key(f: Difference) -> dict:
@@ -106,7 +107,7 @@ def _paths(facts: Facts) -> tuple[str, str | None, dict]:
     s = E.badness(facts.stream, facts.nonstream, facts.text, facts.markers, facts.literals, facts.tool_names,
                   facts.prompt_ended_reasoning)
     n = E.badness(facts.nonstream, facts.stream, facts.text, facts.markers, facts.literals, facts.tool_names,
-                  facts.prompt_ended_reasoning)
+                  facts.prompt_ended_reasoning, facts.reads)
     right_s, right_n = E.score(s) == 0, E.score(n) == 0
     if right_s and not right_n:
         return "parser_nonstreaming", None, n

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from workbench.core.messages import MESSAGE_FIELDS, Difference, Final, as_json
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from workbench.core.session import Result, Session
 
@@ -172,28 +172,51 @@ def parsed(session: Session, text: str, ids: Sequence[int] | None = None) -> Fin
     return Final(reasoning, content, tuple(ToolCall(i, None, c.name, c.arguments) for i, c in enumerate(calls or [])))
 
 
+def fair_base(session: Session, result: Result) -> Final | None:
+    """What ``parse`` makes of the text re-encoded, or None where probing it is unfair: the text
+    re-encoded does not parse as the stream's ids do (Harmony reads ids), or parse failed."""
+    base = parsed(session, result.text)
+    exact = parsed(session, result.text, result.token_ids) if base is not None else None
+    if exact is None or result.nonstream_final.error or not _same(base, exact):
+        return None
+    return base
+
+
+def reader(session: Session, text: str, base: Final | None = None) -> Callable[[Sequence[re.Match]], bool]:
+    """``read(matches)``: does ``Parser.parse`` read these words of ``text`` (all one word)?
+    Each is replaced by a filler of the same length and the text parsed again: an answer that
+    changes (or a parse that raises) means the parser read it, as syntax (`"name"` in Hermes
+    JSON) or content; the same answer means it drops the word."""
+    base = base if base is not None else parsed(session, text)
+    seen: dict[str, bool] = {}
+
+    def read(matches: Sequence[re.Match]) -> bool:
+        word = matches[0].group()
+        if word not in seen:
+            probe = list(text)
+            for m in matches:
+                probe[m.start():m.end()] = _filler(word)
+            again = parsed(session, "".join(probe))
+            seen[word] = base is None or again is None or not _same(again, base)
+        return seen[word]
+    return read
+
+
 def findings(session: Session, result: Result, literals: Iterable[str], chunking: str,
              pairs: Sequence[tuple[str, str]] = ()) -> list[Difference]:
     """A text_dropped finding when words of the model output reach neither mode's answer."""
     text = result.text
-    base = parsed(session, text)
-    exact = parsed(session, text, result.token_ids) if base is not None else None
-    if exact is None or result.nonstream_final.error or not _same(base, exact):
-        return []  # the text re-encoded does not parse as the stream's ids do (Harmony reads ids): no fair probe
+    base = fair_base(session, result)
+    if base is None:
+        return []
     candidates = uncovered(text, literals, (result.stream_final, base), pairs)
     if not candidates:
         return []
     by_word: dict[str, list[re.Match]] = {}
     for m in candidates:
         by_word.setdefault(m.group(), []).append(m)
-    dropped: list[re.Match] = []
-    for word, ms in list(by_word.items())[:MAX_PROBES]:
-        probe = list(text)
-        for m in ms:
-            probe[m.start():m.end()] = _filler(word)
-        again = parsed(session, "".join(probe))
-        if again is not None and _same(again, base):
-            dropped += ms
+    read = reader(session, text, base)
+    dropped = [m for word, ms in list(by_word.items())[:MAX_PROBES] if not read(ms) for m in ms]
     if not dropped:
         return []
     rows = getattr(result, "rows", None)  # a replay's rows, or check's lengths (check/streams.Seen)

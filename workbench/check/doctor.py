@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workbench.check import api_evidence, causes as C, config_diagnoses, evidence as E, rank
+from workbench.check import api_evidence, causes as C, config_diagnoses, coverage, evidence as E, rank
 from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
 from workbench.check.contract import format_literals, parser_markers
 from workbench.check.suite import Checker, Options
@@ -159,13 +159,20 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
                     literals=format_literals(session, markers), pairs=pairs,
                     starts=E.tool_starts(session, pairs), tool_names=tool_names, parallel_tool_calls=setup.request.parallel_tool_calls,
                     phase_at={r.step: r.phase_before for r in result.rows},
-                    prompt_ended_reasoning=_prompt_ends_reasoning(session))
+                    prompt_ended_reasoning=_prompt_ends_reasoning(session),
+                    reads=_reader(session, result))
     report.causes = C.classify(facts, lambda role, mode: locate(session.parser_cls, role, mode))
     api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
     if api is not None:
         report.causes += api_evidence.causes(api, C.Cause)
         report.modes["api"] = api_evidence.to_dict(api)
     return report
+
+
+def _reader(session: Session, result: object) -> Callable | None:
+    """coverage.reader over the text, where probing it is fair (else None: no word is syntax)."""
+    base = coverage.fair_base(session, result)
+    return None if base is None else coverage.reader(session, result.text, base)
 
 
 def _template(text: str | None) -> dict | None:

@@ -18,7 +18,7 @@ from workbench.core.messages import Final
 from workbench.core.runner import make_parser
 
 if TYPE_CHECKING:
-    from collections.abc import Iterable, Sequence
+    from collections.abc import Callable, Iterable, Sequence
 
     from workbench.core.session import Session
 
@@ -173,14 +173,26 @@ def bad_calls(final: Final) -> list:
 
 
 def badness(final: Final, other: Final, text: str, markers: list[str], literals: Iterable[str],
-            tool_names: set[str], prompt_ended_reasoning: bool = False) -> dict:
+            tool_names: set[str], prompt_ended_reasoning: bool = False,
+            reads: Callable[[Sequence[re.Match]], bool] | None = None) -> dict:
     """How far one answer falls short of the text, next to the other mode's answer.
     ``prompt_ended_reasoning``: the parser's ``is_reasoning_end`` says the prompt already
     closed thinking (what vLLM's streaming path asks; ``parse`` never sees the prompt), so
-    reasoning the other mode does not have is a shortfall."""
+    reasoning the other mode does not have is a shortfall. ``reads`` (coverage.reader, for
+    the non-streaming answer): a word only the other mode carries that the parser reads is
+    the format's syntax, not a lost word (a broken stream can carry `"name"` in arguments)."""
     leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v})
-    mine = len(coverage.uncovered(text, literals, (final,)))
-    theirs = len(coverage.uncovered(text, literals, (other,)))
+    missed = coverage.uncovered(text, literals, (final,))
+    theirs_missed = coverage.uncovered(text, literals, (other,))
+    if reads is not None:
+        carried = {m.start() for m in theirs_missed}
+        only_theirs: dict[str, list[re.Match]] = {}
+        for m in missed:
+            if m.start() not in carried:
+                only_theirs.setdefault(m.group(), []).append(m)
+        syntax = {w for w, ms in list(only_theirs.items())[:coverage.MAX_PROBES] if reads(ms)}
+        missed = [m for m in missed if m.start() in carried or m.group() not in syntax]
+    mine, theirs = len(missed), len(theirs_missed)
     return {"bad_calls": len(bad_calls(final)), "leaked": leaks,
             "missing_calls": max(len(ok_calls(other, tool_names)) - len(ok_calls(final, tool_names)), 0),
             "lost_words": max(mine - theirs, 0),
