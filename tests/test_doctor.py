@@ -255,3 +255,22 @@ def test_chunking_names_cover_n_tokens(name):
 
     sizes = chunking.sizes(name, 8)
     assert sizes is None if name.startswith("holdback") else sum(sizes) == 8 and min(sizes) >= 1
+
+
+def test_markup_the_model_left_unclosed_is_a_note_beside_the_parser_cause(run_cli, tmp_path):
+    from workbench.check.evidence import unclosed_markup
+
+    pairs = [("<function=", "</function>"), ("<parameter=", "</parameter>"), ("<tool_call>", "</tool_call>")]
+    closed = "<tool_call>\n<function=f>\n<parameter=a>\n1\n</parameter>\n</function>\n</tool_call>"
+    assert unclosed_markup(closed, pairs) == [] and unclosed_markup("prose </tool_call> <tool_call>", pairs) == []
+    assert unclosed_markup(closed.replace("1\n</parameter>", "1\n<parameter=b>\n2\n</parameter>"), pairs) == [
+        "'<parameter=' at char 25 is not closed by '</parameter>' before the next '<parameter='"]
+    tools = tmp_path / "tools.json"
+    tools.write_text(json.dumps([{"type": "function", "function": {"name": "f", "parameters": {
+        "type": "object", "properties": {"body": {"type": "object"}}}}}]))
+    # vllm-57699: the last parameter never closed, and vLLM's parser drops its value
+    text = '<tool_call>\n<function=f>\n<parameter=body>\n{"mode": "AIR_CLEAN"}\n</function>\n</tool_call>'
+    code, d = doctor(run_cli, "--text", text, "--tools", tools, "--tool-parser", "qwen3_coder")
+    assert code == 1 and d["causes"][0]["class"] == "parser_nonstreaming"
+    note = next(x for x in d["diagnoses"] if x["code"] == "unclosed_markup")
+    assert note["severity"] == "note" and "before '</function>'" in note["message"]

@@ -175,9 +175,16 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
             "read `reasoning` (vLLM accepts `reasoning_content` only in request messages, renaming it)",
             {"chunk": chunk}))
 
+    pairs = E.tool_marker_pairs(session)
+    unclosed = E.unclosed_markup(text, pairs)
+    if unclosed:
+        report.diagnoses.append(Diagnosis(
+            "unclosed_markup", NOTE, "the model broke the call's markup: " + "; ".join(unclosed[:3]),
+            "the format is the model's to keep (its chat template, sampling); a parser cause named with it is how "
+            "vLLM's parser reads the broken markup", {"unclosed": unclosed}))
+
     # A call cut off by max_tokens.
     if deltas[-1].finish_reason == "length":
-        pairs = E.tool_marker_pairs(session)
         opened_call = E.open_at_end(text, pairs, (stream, nonstream), (), E.tool_starts(session, pairs))
         cut = [c for c in stream.tool_calls if not E.valid_json(c.arguments)]
         if cut or opened_call:

@@ -136,11 +136,14 @@ def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Fi
     prose), or the last streamed call's arguments run to the end unfinished."""
     finals = [Final.of(f) for f in finals]
     names = {c.name for f in finals for c in f.tool_calls if c.name}
+    still_open = {at for _, at in _walk(text, pairs)[1]}
     for start, end in pairs:
         i = text.rfind(start)
-        if i >= 0 and text.rfind(end) < i:
+        # markup the text closed around it (a <parameter= before </function>) does not end the text open
+        nested = start != end and i not in still_open
+        if i >= 0 and text.rfind(end) < i and not nested:
             region = text[i:]
-            if any(n in region for n in names) or not re.search(r"\w", coverage.masked(region, literals)):
+            if _names_in(region, names) or not re.search(r"\w", coverage.masked(region, literals)):
                 return f"{start!r} is never closed by {end!r}"
     calls = finals[0].tool_calls if finals else ()
     if calls and not valid_json(calls[-1].arguments) and written_json(text, calls[-1].arguments) == "unfinished":
@@ -149,6 +152,45 @@ def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Fi
     if bodies and bodies[-1][1] == "unfinished":
         return "the JSON after the last tool-call marker runs to the end of the text unfinished"
     return None
+
+
+def _walk(text: str, pairs: Sequence[tuple[str, str]]) -> tuple[list[str], list[tuple[str, int]]]:
+    """The text's tool-call markup as nested pairs: (what the model left unclosed before the
+    markup around it went on, the starts still open at the end of the text)."""
+    pairs = [(a, b) for a, b in pairs if a and b and a != b]
+    marks = sorted({m for pair in pairs for m in pair}, key=len, reverse=True)
+    if not marks:
+        return [], []
+    opens = {a: b for a, b in pairs}
+    closes = {b: a for a, b in pairs}
+    stack: list[tuple[str, int]] = []
+    unclosed = []
+    for m in re.finditer("|".join(map(re.escape, marks)), text):
+        mark = m.group()
+        if mark in opens:
+            if stack and stack[-1][0] == mark:
+                unclosed.append(f"{mark!r} at char {stack[-1][1]} is not closed by {opens[mark]!r} before the next "
+                                f"{mark!r}")
+                stack.pop()
+            stack.append((mark, m.start()))
+        elif any(start == closes.get(mark) for start, _ in stack):
+            while stack[-1][0] != closes[mark]:
+                start, at = stack.pop()
+                unclosed.append(f"{start!r} at char {at} is not closed by {opens[start]!r} before {mark!r}")
+            stack.pop()
+    return unclosed, stack
+
+
+def unclosed_markup(text: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """Tool-call markup the model opened and never closed before the markup around it went
+    on: a start marker followed by its own start again, or by the end of a marker opened
+    before it (``<parameter=`` then ``</function>``). What is still open at the end of the
+    text is open_at_end's."""
+    return _walk(text, pairs)[0]
+
+
+def _names_in(region: str, names: Iterable[str]) -> bool:
+    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", region) for n in names)
 
 
 def invalid_written(text: str, finals: Sequence[Final], starts: Iterable[str] = ()) -> list[str]:
