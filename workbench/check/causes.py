@@ -125,7 +125,8 @@ def _shortfall(b: dict) -> str:
     if b["missing_calls"]:
         parts.append(f"{b['missing_calls']} well-formed call(s) fewer than the other mode")
     if b["lost_words"]:
-        parts.append(f"{b['lost_words']} word(s) of the text fewer than the other mode")
+        shown = f" ({', '.join(map(repr, b['lost']))})" if b.get("lost") else ""
+        parts.append(f"{b['lost_words']} word(s) of the text fewer than the other mode{shown}")
     if b.get("reasoning_after_prompt"):
         parts.append("reasoning although the prompt already closed thinking (the parser's is_reasoning_end on the "
                      "prompt ids, which the streaming path asks and Parser.parse never does)")

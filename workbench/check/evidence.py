@@ -226,18 +226,19 @@ def badness(final: Final, other: Final, text: str, markers: list[str], literals:
     leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v})
     missed = coverage.uncovered(text, literals, (final,))
     theirs_missed = coverage.uncovered(text, literals, (other,))
+    their_gaps = {m.start() for m in theirs_missed}
+    only_theirs: dict[str, list[re.Match]] = {}  # words the other mode carries and this one misses
+    for m in missed:
+        if m.start() not in their_gaps:
+            only_theirs.setdefault(m.group(), []).append(m)
     if reads is not None:
-        carried = {m.start() for m in theirs_missed}
-        only_theirs: dict[str, list[re.Match]] = {}
-        for m in missed:
-            if m.start() not in carried:
-                only_theirs.setdefault(m.group(), []).append(m)
         syntax = {w for w, ms in list(only_theirs.items())[:coverage.MAX_PROBES] if reads(ms)}
-        missed = [m for m in missed if m.start() in carried or m.group() not in syntax]
+        missed = [m for m in missed if m.start() in their_gaps or m.group() not in syntax]
+        only_theirs = {w: ms for w, ms in only_theirs.items() if w not in syntax}
     mine, theirs = len(missed), len(theirs_missed)
     return {"bad_calls": len(bad_calls(final)), "leaked": leaks,
             "missing_calls": max(len(ok_calls(other, tool_names)) - len(ok_calls(final, tool_names)), 0),
-            "lost_words": max(mine - theirs, 0),
+            "lost_words": max(mine - theirs, 0), "lost": list(only_theirs)[:5],
             "reasoning_after_prompt": bool(prompt_ended_reasoning and final.reasoning and not other.reasoning)}
 
 
