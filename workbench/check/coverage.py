@@ -75,6 +75,11 @@ def field_words(final: Final | dict) -> list[list[str]]:
     return [_words(d.get("reasoning")), _words(d.get("content")), calls]
 
 
+def names_in(text: str, names: Iterable[str]) -> bool:
+    """Whether a call's name is in ``text`` as a whole word (a one-letter name is in every `</function>`)."""
+    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", text) for n in names if n)
+
+
 def masked(text: str, literals: Iterable[str], pairs: Sequence[tuple[str, str]] = (),
            finals: Sequence[Final] = ()) -> str:
     """``text`` with its format literals blanked, a literal cut at the very end, and the markup
@@ -90,7 +95,7 @@ def masked(text: str, literals: Iterable[str], pairs: Sequence[tuple[str, str]] 
         while i >= 0:
             j = text.find(end, i + len(start))
             stop = j + len(end) if j >= 0 else len(text)
-            if any(n in text[i:stop] for n in names):
+            if names_in(text[i:stop], names):
                 blank(i, stop)
             i = text.find(start, stop)
     lits = sorted((x for x in literals if x and x.strip()), key=len, reverse=True)

@@ -143,7 +143,7 @@ def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Fi
         nested = start != end and i not in still_open
         if i >= 0 and text.rfind(end) < i and not nested:
             region = text[i:]
-            if _names_in(region, names) or not re.search(r"\w", coverage.masked(region, literals)):
+            if coverage.names_in(region, names) or not re.search(r"\w", coverage.masked(region, literals)):
                 return f"{start!r} is never closed by {end!r}"
     calls = finals[0].tool_calls if finals else ()
     if calls and not valid_json(calls[-1].arguments) and written_json(text, calls[-1].arguments) == "unfinished":
@@ -187,10 +187,6 @@ def unclosed_markup(text: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
     before it (``<parameter=`` then ``</function>``). What is still open at the end of the
     text is open_at_end's."""
     return _walk(text, pairs)[0]
-
-
-def _names_in(region: str, names: Iterable[str]) -> bool:
-    return any(re.search(rf"(?<!\w){re.escape(n)}(?!\w)", region) for n in names)
 
 
 def invalid_written(text: str, finals: Sequence[Final], starts: Iterable[str] = ()) -> list[str]:
