@@ -12,7 +12,7 @@ from __future__ import annotations
 import weakref
 from collections import deque
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from workbench.core import logs, vllm_compat as compat
 from workbench.engine.build import STEP_MUTE
@@ -22,13 +22,13 @@ if TYPE_CHECKING:
     from workbench.engine.build import Engine
 
 _SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
+_new = tuple.__new__
 
 
-@dataclass
-class Arrival:
+class Arrival(NamedTuple):  # one per engine step: a NamedTuple builds in a third of a dataclass's time
     output: object  # vllm.outputs.RequestOutput (RequestOutputKind.DELTA)
     engine_steps: int  # engine steps since this request's previous output
-    logs: list[str]  # vLLM's warnings and errors logged during those steps
+    logs: tuple[str, ...]  # vLLM's warnings and errors logged during those steps
 
 
 @dataclass
@@ -38,7 +38,7 @@ class Mailbox:
     owner: object  # a weakref to the stepper; a dead owner's request is aborted
     queue: deque = field(default_factory=deque)
     steps: int = 0  # engine steps since the last output
-    logs: list[str] = field(default_factory=list)
+    logs: tuple[str, ...] = ()
     finished: bool = False  # its finished output arrived
     lost: bool = False  # the engine no longer knows it (and it never finished)
 
@@ -50,9 +50,11 @@ class OutputRouter:
         self.llm = llm
         self.boxes: dict[str, Mailbox] = {}
         self.total_steps = 0
+        self._orphans: list[str] = []  # requests whose stepper is gone (weakref callbacks)
 
     def open(self, request_id: str, internal_id: str, owner: object) -> Mailbox:
-        box = Mailbox(request_id, internal_id, weakref.ref(owner))
+        # The callback only notes the id: it may run inside the GC; the next step aborts it.
+        box = Mailbox(request_id, internal_id, weakref.ref(owner, lambda _, r=request_id: self._orphans.append(r)))
         self.boxes[request_id] = box
         return box
 
@@ -81,21 +83,26 @@ class OutputRouter:
     def step(self) -> None:
         """One ``llm.step()``; its outputs go to their owners' mailboxes."""
         boxes = self.boxes
-        for box in [b for b in boxes.values() if b.owner() is None]:
-            self.close(box.request_id)  # its widget is gone: free the engine of it
-        with logs.capture() as lines:
-            STEP_MUTE.active = True
-            try:
-                outputs = self.llm.step()
-            finally:
-                STEP_MUTE.active = False
+        while self._orphans:  # its widget is gone: free the engine of it
+            self.close(self._orphans.pop())
+        collector = logs.collector()  # logs.capture, inline: this runs per engine step
+        outer, collector.lines = collector.lines, []
+        lines = collector.lines
+        STEP_MUTE.active = True
+        try:
+            outputs = self.llm.step()
+        finally:
+            STEP_MUTE.active = False
+            collector.lines = outer
+        if outer is not None:
+            outer.extend(lines)
         self.total_steps += 1
         shown = [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)] if lines else None
         running = [b for b in boxes.values() if not (b.finished or b.lost)]
         for box in running:
             box.steps += 1
             if shown:
-                box.logs += shown
+                box.logs += tuple(shown)
         silent = len(running)  # running boxes this step gave no output
         for out in outputs:
             box = boxes.get(out.request_id)
@@ -103,8 +110,8 @@ class OutputRouter:
                 continue
             if not (box.finished or box.lost):
                 silent -= 1
-            box.queue.append(Arrival(out, box.steps, box.logs))
-            box.steps, box.logs = 0, []
+            box.queue.append(_new(Arrival, (out, box.steps, box.logs)))
+            box.steps, box.logs = 0, ()
             box.finished = box.finished or out.finished
         if silent > 0:
             # An unfinished request that just gave an output is still held; only a silent
