@@ -149,9 +149,10 @@ def phase_reader(parser: Parser | None) -> Callable[..., Phase]:
             return REASONING if name == "REASONING" else TOOL if name in _TOOL_STATES else CONTENT
         return read_engine
     has_reasoning, has_tool = parser.reasoning_parser is not None, parser.tool_parser is not None
+    stream_state = compat.stream_state_reader(parser)
 
     def read(prompt_ids: Sequence[int] | None = None) -> Phase:
-        state = compat.stream_state(parser)
+        state = stream_state()
         ended = state.reasoning_ended
         if not state.prompt_reasoning_checked and prompt_ids is not None:
             # parse_delta checks the prompt on its first call; show that outcome up front.

@@ -23,8 +23,11 @@ MESSAGE_FIELDS = FIELDS[:3]  # what the parser decides; finish_reason is the ser
 TEXT_FIELDS = FIELDS[:2]  # joined by concatenation
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCallDelta:  # not a NamedTuple: its field "index" would hide tuple.index
+# Not frozen (nothing assigns to one; unsafe_hash keeps it hashable): one is made per
+# tool-call delta, and a frozen dataclass's __init__ costs 6x a plain one's. Not a
+# NamedTuple: its field "index" would hide tuple.index.
+@dataclass(slots=True, unsafe_hash=True)
+class ToolCallDelta:
     index: int
     id: str | None = None
     type: str | None = None

@@ -3,7 +3,8 @@ adapters), HarmonyParser's channels, the stream state, and the engines' events."
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, partial
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from workbench.core.vllm_compat.seam import _method, read
@@ -96,6 +97,13 @@ def _segment_type():
 def stream_state(parser: Parser | None) -> Any:
     """The Parser's StreamState (reasoning_ended, prompt_reasoning_checked, ...)."""
     return read(parser, "Parser", "_stream_state")
+
+
+def stream_state_reader(parser: Parser) -> Callable[[], Any]:
+    """``read() -> StreamState`` for this parser (checked once here; the phase reader asks
+    after every delta, so the read itself is one C call)."""
+    read(parser, "Parser", "_stream_state")
+    return partial(attrgetter("_stream_state"), parser)
 
 
 def record_events(engine: Any, on_events: Callable[..., Any]) -> None:
