@@ -154,6 +154,21 @@ case("messages, empty")(lambda t: [*REQ, "--messages", write(t, "m.json", "[]")]
 case("chunking random:1:0")(lambda t: [*REQ, "--chunking", "random:1:0"])
 case("chunking k:0")(lambda t: [*REQ, "--chunking", "k:0"])
 case("chunking banana")(lambda t: [*REQ, "--chunking", "banana"])
+case("chunking random:1#10000 (past --fuzz's most)")(lambda t: [*REQ, "--chunking", "random:1#10000"])
+case("chunking random:SEED of 5,000 digits")(lambda t: [*REQ, "--chunking", "random:" + "9" * 5000])
+case("chunking at: 5,000 digits")(lambda t: [*REQ, "--chunking", "at:" + "9" * 5000])
+case("deltas file, more deltas than the limit")(lambda t: ["replay", "--deltas", write(t, "d.json", "[" + ", ".join(
+    ["[1]"] * 100_001) + "]")])
+case("deltas file, more ids than the limit")(lambda t: ["replay", "--deltas", write(t, "d.json", json.dumps(
+    [[1] * 100_001]))])
+
+
+@case("recording, one delta with more ids than the limit", also=("check",))
+def _(t):
+    """--chunking token or check would make each id a delta: 150,000 of them ran for minutes."""
+    header = SEED.read_text().splitlines()[0]
+    delta = {"type": "delta", "token_ids": [87] * 100_001, "text": "x" * 100_001, "finish_reason": "stop"}
+    return ["replay", write(t, "one.jsonl", header + "\n" + json.dumps(delta) + "\n"), "--chunking", "token"]
 case("chat-template-kwargs, a list")(lambda t: [*REQ, "--chat-template-kwargs", "[1]"])
 case("chat-template-kwargs, bad JSON")(lambda t: [*REQ, "--chat-template-kwargs", "{bad"])
 case("chat-template-kwargs, a clash")(lambda t: [*REQ, "--chat-template-kwargs", '{"tokenize": false}'])

@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from workbench.core import limits
 from workbench.errors import WorkbenchError
 
 MAX_CHUNK = 4  # vLLM's random_groupings default
@@ -36,7 +37,12 @@ USAGE = "token, whole, k:N, random:SEED[:MAX][#I], split:K, merge:A-B,..., at:I,
 def _match(text: str) -> re.Match:
     m = _NAME.match(text or "")
     if m is None:
-        raise WorkbenchError(f"bad --chunking {text!r}: use {USAGE}")
+        raise WorkbenchError(f"bad --chunking {text[:80]!r}: use {USAGE}")
+    if any(len(n) > limits.MAX_INT_DIGITS for n in re.findall(r"\d+", text)):
+        raise WorkbenchError(f"bad --chunking {text[:80]!r}: a number of over {limits.MAX_INT_DIGITS} digits")
+    if m["index"] is not None and int(m["index"]) >= limits.MAX_FUZZ:  # the I-th draw replays I+1 draws
+        raise WorkbenchError(f"bad --chunking {text!r}: random:SEED#I needs I below {limits.MAX_FUZZ:,} "
+                             f"(check's most random groupings)")
     if (m["k"] is not None and int(m["k"]) < 1) or (m["max"] is not None and int(m["max"]) < 1):
         raise WorkbenchError(f"bad --chunking {text!r}: k:N needs N >= 1, random:SEED:MAX needs MAX >= 1")
     return m
@@ -169,6 +175,7 @@ def given(value: object, where: str) -> GivenDeltas:
     first bad entry otherwise."""
     if not isinstance(value, list) or not value:
         raise WorkbenchError(f"{where}: expected a non-empty JSON list of delta texts or of token-id lists")
+    limits.check_deltas(len(value), where)
     if all(isinstance(x, str) for x in value):
         return GivenDeltas(texts=list(value))
     for i, x in enumerate(value):
@@ -177,6 +184,7 @@ def given(value: object, where: str) -> GivenDeltas:
                                  "token-id lists (lists of integers >= 0)")
     if not any(value):
         raise WorkbenchError(f"{where}: every token-id list is empty")
+    limits.check_tokens(sum(map(len, value)), where)
     return GivenDeltas(ids=[list(x) for x in value])
 
 

@@ -55,6 +55,13 @@ def check_deltas(n: int, what: str) -> None:
                              f"(replay time grows with the square of the length)")
 
 
+def check_tokens(n: int, what: str) -> None:
+    """A stream's token ids: each may become a delta (``--chunking token``, check's groupings)."""
+    if n > MAX_DELTAS:
+        raise WorkbenchError(f"{what}: more than {MAX_DELTAS:,} token ids, the most one stream may have "
+                             f"(each may become a delta; replay time grows with the square of the length)")
+
+
 def check_text(text: str, what: str = "the text") -> None:
     n = len(text.encode("utf-8", "surrogatepass"))
     if n > MAX_TEXT_BYTES:

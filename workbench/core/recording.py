@@ -95,7 +95,7 @@ class RecordingWriter:
         self.path = Path(path)
         line, obj = self._line({"type": "header", **header}, f"recording {self.path} header")
         _check_header(obj, f"recording {self.path} header")
-        self.deltas, self.bytes, self.finished = 0, 0, False
+        self.deltas, self.tokens, self.bytes, self.finished = 0, 0, 0, False
         self._f = outputs.create(self.path, overwrite, mkdir=True)
         self._write(line)
 
@@ -134,11 +134,15 @@ class RecordingWriter:
         if self.deltas + (1 if last else 2) > limits.MAX_DELTAS:
             raise RecordingFull(f"the recording reached {limits.MAX_DELTAS:,} deltas, the most one "
                                 f"stream may have")
+        if self.tokens + len(d.token_ids) > limits.MAX_DELTAS:  # the loader's rule too
+            raise RecordingFull(f"the recording reached {limits.MAX_DELTAS:,} token ids, the most one "
+                                f"stream may have")
         if self.bytes + size > limits.MAX_RECORDING_BYTES - (0 if last else self.RESERVE_BYTES):
             raise RecordingFull(f"the recording reached {limits.mb(limits.MAX_RECORDING_BYTES)}, the "
                                 f"most a recording may be")
         self._write(line)
         self.deltas += 1
+        self.tokens += len(d.token_ids)
         self.finished = last
 
     def close(self) -> None:
@@ -167,7 +171,7 @@ def load(path: str | Path) -> Recording:
     deltas: list[Delta] = []
     notes: list[str] = []
     finished_at = None
-    seen = 0
+    seen = tokens = 0
     for line in door.read_jsonl(p, "recording"):
         seen = line.number
         where = f"recording {p} line {line.number}"
@@ -189,7 +193,9 @@ def load(path: str | Path) -> Recording:
         if delta.finish_reason is not None:
             finished_at = line.number
         deltas.append(delta)
+        tokens += len(delta.token_ids)
         limits.check_deltas(len(deltas), f"recording {p}")
+        limits.check_tokens(tokens, f"recording {p}")
     if header is None:
         raise WorkbenchError(f"recording {p}: empty file" if not seen else f"recording {p}: no header line")
     if not deltas:
