@@ -276,6 +276,8 @@ case("replay --save onto an existing file")(lambda t: ["replay", "--text", "x", 
 case("replay --save onto a directory")(lambda t: ["replay", "--text", "x", "--save", t])
 case("record -o onto an existing file")(lambda t: ["record", "--text", "x", "-o", write(t, "r.jsonl", "keep")])
 case("export -o missing dir")(lambda t: ["export", "--text", "x", "-o", t / "missing" / "test_x.py"])
+case("export-config -o a full disk")(lambda t: ["export-config", "qwen3", "-o", "/dev/full", "--force"])
+case("doctor --report a full disk")(lambda t: ["doctor", "--text", "x", "--report", "/dev/full", "--force"])
 
 
 @pytest.mark.parametrize("name", list(CASES))

@@ -146,15 +146,24 @@ class ScrubbedFile(ScrubbedStream):
 
     def close(self) -> None:
         try:
-            self.flush()
-        finally:
-            self.stream.close()
+            try:
+                self.flush()
+            finally:
+                self.stream.close()
+        except OSError as e:  # a full disk shows at the last flush
+            from workbench.errors import WorkbenchError
+
+            raise WorkbenchError(f"cannot write {getattr(self.stream, 'name', 'a file')}: {e.strerror}") from None
 
     def __enter__(self) -> ScrubbedFile:
         return self
 
     def __exit__(self, *exc: object) -> None:
-        self.close()
+        try:
+            self.close()
+        except Exception:
+            if exc[0] is None:
+                raise  # else the error already on its way is the one to show
 
 
 @contextmanager
