@@ -15,6 +15,11 @@ class WorkbenchError(Exception):
 
     exit_code = 2
 
+    def _render_traceback_(self) -> list[str]:
+        """IPython shows this one line in a notebook cell instead of a traceback
+        (``wb.step()``, ``Workbench(...)`` called from a cell)."""
+        return [f"{type(self).__name__}: {self}"]
+
 
 class LaneFailed(RuntimeError):
     """A version lane's worker raised something other than a WorkbenchError: a bug, not bad

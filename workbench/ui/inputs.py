@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
 from workbench.core.session import Setup
+from workbench.errors import WorkbenchError, close_matches
 
 SOURCES = ("text", "recording", "engine", "server")
 TOOL_CHOICES = ("auto", "required", "none")
@@ -67,3 +68,23 @@ class Inputs:
     def setup(self) -> Setup:
         return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),
                      chunking=self.chunking, api=self.api)
+
+
+def given(text: object, options: dict) -> Inputs:
+    """``Workbench(text, **options)``'s arguments as Inputs, or one line naming the first bad one
+    (an unknown name, a wrong type, a source or API outside the pickers' choices)."""
+    from workbench.core.faces import APIS
+
+    names = {f.name: f for f in fields(Inputs)}
+    for key, value in {"text": text, **options}.items():
+        if key not in names:
+            raise WorkbenchError(f"Workbench() has no option {key!r}{close_matches(key, names)}")
+        kind = str(names[key].type)  # "str", "str | None", "list[dict] | None", ...
+        base = {"str": str, "list": list, "dict": dict}.get(kind.split("[")[0].split(" ")[0])
+        want = (base, type(None)) if kind.endswith("| None") else (base,)
+        if base and not isinstance(value, want):
+            raise WorkbenchError(f"Workbench({key}=...) must be {kind}, got {type(value).__name__}")
+    for key, choices in (("source", SOURCES), ("api", APIS)):
+        if key in options and options[key] not in choices:
+            raise WorkbenchError(f"Workbench({key}={options[key]!r}): give one of {', '.join(choices)}")
+    return Inputs(text=text, **options)  # type: ignore[arg-type]

@@ -22,6 +22,7 @@ from workbench.ui.check import CheckActions
 from workbench.ui.controls import Controls
 from workbench.ui.diagram import DiagramActions
 from workbench.ui.editor import EditorActions
+from workbench.ui.inputs import given
 from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.detail import RowDetail
 from workbench.ui.final_panel import FinalPanel
@@ -49,7 +50,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
 
     def __init__(self, text: str | None = None, *, recording: str | None = None,
                  height: int = 300, **inputs: Inputs) -> None:
-        base = Inputs(text=text or "", **inputs)
+        base = given(text or "", inputs)
         if text is None and recording is None:
             base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
         self.model = WorkbenchModel(base, status=self._status)
