@@ -141,6 +141,8 @@ def load_plugin(path: str) -> str:
     logger.addHandler(handler)
     try:
         module = import_plugin(path)
+    except SystemExit as e:  # vLLM catches Exception only: a plugin's sys.exit would end the run silently
+        raise WorkbenchError(f"plugin file {path} failed to import: it called sys.exit({e.code!r})") from None
     finally:
         logger.removeHandler(handler)
     if module is None:  # vLLM logs the exception and returns None
