@@ -267,6 +267,7 @@ case("plugin, missing")(lambda t: [*PLUG, t / "nope.py"])
 case("plugin, raises")(lambda t: [*PLUG, write(t, "p1.py", "raise RuntimeError('nope')\n")])
 case("plugin, syntax error")(lambda t: [*PLUG, write(t, "p2.py", "def f(:\n")])
 case("plugin, not UTF-8")(lambda t: [*PLUG, write(t, "p3.py", b"x = '\xff'\n")])
+case("plugin, calls sys.exit(0)")(lambda t: [*PLUG, write(t, "p4.py", "import sys\nsys.exit(0)\n")])
 
 
 # -- output paths -----------------------------------------------------------------
@@ -398,3 +399,18 @@ def test_a_trusted_or_given_template_renders_like_the_tokenizers_own(run_cli, tm
     code, builtin, err = run_cli("replay", "--text", "hi", "--json")
     assert json.loads(given)["rows"][0]["opening_chunk"] == json.loads(builtin)["rows"][0]["opening_chunk"]
     assert json.loads(out)["stream"]["tool_calls"][0]["name"] == plain["stream"]["tool_calls"][0]["name"]
+
+
+@pytest.mark.parametrize("argv", [
+    ["corpus", SEED, "--workers", "3"],
+    ["check", SEED, "--jobs", "3", "--fuzz", "0", "--no-cost"],
+])
+def test_more_processes_than_two_per_cpu_are_refused(run_cli, monkeypatch, argv):
+    """Each forked process holds its own vLLM: `corpus --workers 100000` forked 3,500 of them
+    before the machine stopped answering. Here the machine has one CPU, so 3 is too many."""
+    from workbench.core import limits
+
+    monkeypatch.setattr(limits, "cpus", lambda: 1)
+    code, out, err = run_cli(*argv)
+    assert code == 2 and out == "" and err.count("\n") == 1, (code, err)
+    assert "3: at most 2 here (2 per CPU" in err, err

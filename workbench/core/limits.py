@@ -8,6 +8,8 @@ hours. bench/recording_scale.py measures the figures the README states.
 
 from __future__ import annotations
 
+import os
+
 from workbench.errors import WorkbenchError
 
 MAX_DELTAS = 100_000  # deltas (or tokens of a text) per stream
@@ -43,6 +45,9 @@ TEMPLATE_MEMORY_BYTES = 1 << 30
 # jinja, json.dumps); Python refuses to turn an integer of over 4,300 digits into text.
 MAX_JSON_DEPTH = 64
 MAX_INT_DIGITS = 100
+# Forked processes (corpus --workers, check --jobs): each holds its own vLLM (~0.6 GB), and
+# the work is CPU-bound, so more than 2 per CPU buys nothing (--workers 100000 forked 3,500).
+PROCESSES_PER_CPU = 2
 
 
 def mb(n: int) -> str:
@@ -60,6 +65,21 @@ def check_tokens(n: int, what: str) -> None:
     if n > MAX_DELTAS:
         raise WorkbenchError(f"{what}: more than {MAX_DELTAS:,} token ids, the most one stream may have "
                              f"(each may become a delta; replay time grows with the square of the length)")
+
+
+def cpus() -> int:
+    """The CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+def check_processes(n: int, flag: str) -> None:
+    most = PROCESSES_PER_CPU * cpus()
+    if n > most:
+        raise WorkbenchError(f"{flag} {n:,}: at most {most} here ({PROCESSES_PER_CPU} per CPU; each process "
+                             f"holds its own vLLM)")
 
 
 def check_text(text: str, what: str = "the text") -> None:

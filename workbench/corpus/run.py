@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workbench.core import limits
 from workbench.corpus import files, pool, progress as progress_mod, results
 from workbench.corpus.spec import Spec
 from workbench.corpus.task import error_line
@@ -41,6 +42,8 @@ def run(spec: Spec, paths: list[str], opt: Options) -> Outcome:
     workers = opt.workers or pool.default_workers()
     if workers < 1:
         raise WorkbenchError(f"--workers must be >= 1, got {workers}")
+    if not opt.ray:  # a Ray cluster's CPUs are its own
+        limits.check_processes(workers, "--workers")
     writer = results.Writer(opt.output, opt.resume, opt.force) if opt.output else None
     kept = [ln for ln in writer.kept if ln["spec"] == spec.key] if writer else []
     done = writer.done if writer else set()
