@@ -281,6 +281,15 @@ case("export-config -o a full disk")(lambda t: ["export-config", "qwen3", "-o", 
 case("doctor --report a full disk")(lambda t: ["doctor", "--text", "x", "--report", "/dev/full", "--force"])
 
 
+@case("export -o onto a FIFO with --force", also=("record",))
+def _(t):
+    import os
+
+    os.mkfifo(t / "out.fifo")  # no reader: opening it for writing would wait for ever
+    return ["export", "--text", "x", "-o", t / "out.fifo", "--force"]
+
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_input_is_one_line(run_cli, tmp_path, name):
     argv = [str(a) for a in CASES[name](tmp_path)]

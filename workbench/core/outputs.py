@@ -40,6 +40,8 @@ def create(path: str | Path, force: bool = False, *, mkdir: bool = False) -> Scr
     from workbench.core import secrets
 
     p = Path(path)
+    if force and p.is_fifo():  # opening one waits for a reader, for ever if none comes
+        raise WorkbenchError(f"cannot write {p}: is a FIFO (a pipe), not a regular file")
     try:
         if mkdir:
             p.parent.mkdir(parents=True, exist_ok=True)
