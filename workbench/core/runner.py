@@ -88,8 +88,7 @@ class StreamRun:
     def feed(self, delta: Delta) -> Row:
         ids = list(delta.token_ids)
         step = self.steps = self.steps + 1
-        known = self._tokens.get(ids[0]) if len(ids) == 1 else None  # the usual delta: one known token
-        tokens = [known] if known is not None else self._token_texts(ids)
+        tokens = self._token_texts(ids)
         before = self._phase
         if before is None:
             before = self._read_phase(self.prompt_ids)
@@ -146,14 +145,10 @@ class StreamRun:
         if msg is not None and msg.tool_calls:
             self.tools_streamed = True
         policy = self.serving
-        raw_finish = delta.finish_reason
-        finish = None if raw_finish is None else policy.finish_reason(raw_finish, self.tools_streamed)
+        finish = policy.finish_reason(delta.finish_reason, self.tools_streamed)
         sse, sent, sent_msg = False, None, None
         if error is None:
-            if msg is not None and policy.sends_as_is:  # the usual delta: sent as parse_delta made it
-                sse, sent = True, msg
-            else:
-                sse, sent = policy.delta(msg, raw_finish)
+            sse, sent = policy.delta(msg, delta.finish_reason)
             sent_msg = MessageDelta.from_vllm(sent if sent is not None else msg)
             if sse:
                 self.result.add(sent_msg)
@@ -165,10 +160,8 @@ class StreamRun:
         # delta still starts from the prompt's phase (as a fresh read would say)
         self._phase = after if error is None else None
         states = self._states = self._read_states()
-        recorder = self.recorder
         row = Row(step, ids, tokens, delta.text, before, after, sent_msg, sse, finish, error, lines,
-                  parser_us, delta.engine_steps, states_before, states,
-                  recorder.take() if recorder.events else [], extra,
+                  parser_us, delta.engine_steps, states_before, states, self.recorder.take(), extra,
                   opening, usage, sent, None, ids if policy.ids_in_chunks else None)
         if self.keep_rows:
             self.rows.append(row)

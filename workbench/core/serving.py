@@ -49,7 +49,6 @@ class StreamPolicy:
         self.ids_in_chunks = chunk_token_ids(request, has_parser, ()) is not None
         self.filter_parallel = request.parallel_tool_calls is False
         self.usage = include_usage(request)
-        self.sends_as_is = not self.filter_parallel  # a parse_delta message goes out unchanged
 
     def finish_reason(self, raw: str | None, tools_streamed: bool) -> str | None:
         """The finish_reason the client sees: "tool_calls" once calls streamed (auto/required)."""
