@@ -85,17 +85,12 @@ class OutputRouter:
         boxes = self.boxes
         while self._orphans:  # its widget is gone: free the engine of it
             self.close(self._orphans.pop())
-        collector = logs.collector()  # logs.capture, inline: this runs per engine step
-        outer, collector.lines = collector.lines, []
-        lines = collector.lines
-        STEP_MUTE.active = True
-        try:
-            outputs = self.llm.step()
-        finally:
-            STEP_MUTE.active = False
-            collector.lines = outer
-        if outer is not None:
-            outer.extend(lines)
+        with logs.capture() as lines:
+            STEP_MUTE.active = True
+            try:
+                outputs = self.llm.step()
+            finally:
+                STEP_MUTE.active = False
         self.total_steps += 1
         shown = [ln for ln in lines if ln.startswith(_SHOWN_LEVELS)] if lines else None
         running = [b for b in boxes.values() if not (b.finished or b.lost)]
