@@ -15,6 +15,7 @@ from workbench.check import compare, export, props
 from workbench.core import messages, runner
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
+from workbench.core.rows import Row
 from workbench.core.session import Session, Setup
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,6 +38,32 @@ def test_stream_and_nonstream_tool_calls_have_one_shape(hermes):
     direct = hermes.parser_cls(hermes.tokenizer, hermes.request.tools, chat_template_kwargs={},
                                model_config=None).count_reasoning_tokens(result.token_ids)
     assert result.nonstream_final.reasoning_tokens == direct > 0
+
+
+def test_a_stream_rows_lazy_delta_and_tokens_are_what_vllm_sent(hermes):
+    """StreamRow makes its MessageDelta and token texts on first access; they must be
+    what an eager row held: vLLM's sent DeltaMessage read as a MessageDelta, and the
+    tokenizer's own token texts. The run's accumulator, which reads the DeltaMessages
+    themselves, must join what the rows' deltas join."""
+    run = hermes.stream()
+    rows = [run.feed(d) for d in hermes.deltas_from_text(SEED_TEXT)]
+    for r in rows:
+        for slot in ("delta", "tokens"):  # not made yet: the slot is empty until read
+            with pytest.raises(AttributeError):
+                Row.__dict__[slot].__get__(r)
+    sent = [r for r in rows if r.sse]
+    assert sent and any(r.tool_calls for r in sent) and any(r.reasoning for r in sent)
+    joined = messages.Accumulator()
+    joined.add(messages.MessageDelta(content=""))  # the opening chunk's
+    joined.finish_reason = run.result.finish_reason
+    for r in rows:
+        assert r.delta == messages.MessageDelta.from_vllm(r._sent)
+        assert (r.delta is None) == (not r.sse)
+        assert r.tokens == hermes.tokenizer.convert_ids_to_tokens(r.token_ids)
+        if r.sse:
+            joined.add(r.delta)
+    assert joined.final() == run.result.final()
+    assert [r.to_dict() for r in rows] == [r.to_dict() for r in run.rows]
 
 
 def test_a_nonstream_parse_error_keeps_the_message_shape(hermes):

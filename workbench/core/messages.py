@@ -150,24 +150,38 @@ class Accumulator:
             delta = MessageDelta.of(delta)
         if delta is None:
             return
-        if delta.reasoning is not None:
+        self._text(delta.reasoning, delta.content)
+        for tc in delta.tool_calls:
+            self._call(tc.index, tc.id, tc.name, tc.arguments)
+
+    def add_vllm(self, msg: Any) -> None:
+        """One sent vLLM DeltaMessage, read by attribute: ``add`` without making the
+        MessageDelta first (a stream run's rows make theirs only when asked)."""
+        self._text(msg.reasoning, msg.content)
+        for tc in msg.tool_calls or ():
+            fn = tc.function
+            self._call(tc.index, tc.id, fn.name if fn else None, fn.arguments if fn else None)
+
+    def _text(self, reasoning: str | None, content: str | None) -> None:
+        if reasoning is not None:
             if self._reasoning is None:
                 self._reasoning = []
-            self._reasoning.append(delta.reasoning)
-        if delta.content is not None:
+            self._reasoning.append(reasoning)
+        if content is not None:
             if self._content is None:
                 self._content = []
-            self._content.append(delta.content)
-        for tc in delta.tool_calls:
-            slot = self._calls.get(tc.index)
-            if slot is None:
-                slot = self._calls[tc.index] = [None, None, []]
-            if tc.id and not slot[0]:
-                slot[0] = tc.id
-            if tc.name:
-                slot[1] = (slot[1] or "") + tc.name
-            if tc.arguments:
-                slot[2].append(tc.arguments)
+            self._content.append(content)
+
+    def _call(self, index: int, id: str | None, name: str | None, arguments: str | None) -> None:
+        slot = self._calls.get(index)
+        if slot is None:
+            slot = self._calls[index] = [None, None, []]
+        if id and not slot[0]:
+            slot[0] = id
+        if name:
+            slot[1] = (slot[1] or "") + name
+        if arguments:
+            slot[2].append(arguments)
 
     def final(self) -> Final:
         join = lambda parts: None if parts is None else "".join(parts)  # noqa: E731

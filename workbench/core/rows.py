@@ -89,6 +89,29 @@ class Row:
 
 FIELDS = [f.name for f in fields(Row) if not f.name.startswith("_")]
 
+@dataclass(slots=True)
+class StreamRow(Row):
+    """A row of a stream run (``runner.StreamRun.feed``, the hot path). Its ``delta`` and
+    ``tokens`` are made on first access, from the sent DeltaMessage (``_sent``) and the
+    run's token texts, as ``chunk`` is: a replay of thousands of deltas makes none that
+    nobody reads (the run's accumulator reads ``_sent`` itself). Until then their slots are
+    empty, so reading one falls through to ``__getattr__``, once; a property would cost
+    every read and every ``__init__``."""
+
+    delta: MessageDelta | None = field(init=False)
+    tokens: list[str] = field(init=False)
+    _token_texts: Callable[[list[int]], list[str]] | None = field(default=None, repr=False, compare=False)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "delta":
+            value: Any = MessageDelta.from_vllm(self._sent)
+        elif name == "tokens" and self._token_texts is not None:
+            value = self._token_texts(self.token_ids)
+        else:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        setattr(self, name, value)
+        return value
+
 
 def typed(d: dict, kinds: tuple[str, str] | None = None) -> dict:
     """``to_dict()``'s fields back as Row's types (``kinds``: the two phases' kinds, which

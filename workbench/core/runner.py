@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from workbench.core import logs, machine, serving
 from workbench.core.deltas import Delta
 from workbench.core.messages import Accumulator, Final, MessageDelta, ToolCall
-from workbench.core.rows import Row
+from workbench.core.rows import Row, StreamRow
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -88,7 +88,6 @@ class StreamRun:
     def feed(self, delta: Delta) -> Row:
         ids = list(delta.token_ids)
         step = self.steps = self.steps + 1
-        tokens = self._token_texts(ids)
         before = self._phase
         if before is None:
             before = self._read_phase(self.prompt_ids)
@@ -103,7 +102,7 @@ class StreamRun:
         if delta.finish_reason == "error":
             # The server raises GenerationError before parsing: an error chunk, then [DONE].
             self.result.finish_reason = "error"
-            row = Row(step, ids, tokens, delta.text, before, before, None, True, "error", None,
+            row = Row(step, ids, self._token_texts(ids), delta.text, before, before, None, True, "error", None,
                       ["finish_reason error: the server sends an error chunk, no parse_delta"], 0.0,
                       delta.engine_steps, states_before, states_before, [], extra, opening, None,
                       None, serving.error_chunk_json())
@@ -111,7 +110,7 @@ class StreamRun:
                 self.rows.append(row)
             return row
         if not delta.text and not ids and not self.num_tokens:
-            row = Row(step, ids, tokens, delta.text, before, before, None, False, None, None,
+            row = Row(step, ids, self._token_texts(ids), delta.text, before, before, None, False, None, None,
                       ["skipped: nothing generated yet (the server sends no chunk)"], 0.0,
                       delta.engine_steps, states_before, states_before, [], extra, opening)
             if self.keep_rows:
@@ -146,12 +145,11 @@ class StreamRun:
             self.tools_streamed = True
         policy = self.serving
         finish = policy.finish_reason(delta.finish_reason, self.tools_streamed)
-        sse, sent, sent_msg = False, None, None
+        sse, sent = False, None
         if error is None:
-            sse, sent = policy.delta(msg, delta.finish_reason)
-            sent_msg = MessageDelta.from_vllm(sent if sent is not None else msg)
+            sse, sent = policy.delta(msg, delta.finish_reason)  # sent is None unless sse
             if sse:
-                self.result.add(sent_msg)
+                self.result.add_vllm(sent)
         if finish:
             self.result.finish_reason = finish
         usage = self._usage_chunk() if finish and policy.usage else None
@@ -160,9 +158,9 @@ class StreamRun:
         # delta still starts from the prompt's phase (as a fresh read would say)
         self._phase = after if error is None else None
         states = self._states = self._read_states()
-        row = Row(step, ids, tokens, delta.text, before, after, sent_msg, sse, finish, error, lines,
-                  parser_us, delta.engine_steps, states_before, states, self.recorder.take(), extra,
-                  opening, usage, sent, None, ids if policy.ids_in_chunks else None)
+        row = StreamRow(step, ids, delta.text, before, after, sse, finish, error, lines, parser_us,
+                        delta.engine_steps, states_before, states, self.recorder.take(), extra, opening,
+                        usage, sent, None, ids if policy.ids_in_chunks else None, self._token_texts)
         if self.keep_rows:
             self.rows.append(row)
         return row
