@@ -19,9 +19,10 @@ configuration, model_output, truncation. The evidence, in order:
    reading of the format) and the streaming one after it; when both look right, the
    streaming one (the non-streaming answer is the reference). A finish_reason that
    differs while both modes agree on the calls is the serving layer's.
-4. Does the answer depend on the grouping (chunking findings, shrunk to a minimal
-   grouping), does parse_delta raise, does the stream break the client contract?
-   parser_streaming. parse raising: parser_nonstreaming.
+4. Does parse raise (parser_nonstreaming) or parse_delta (parser_streaming)? That comes
+   before the rest of this step: does the answer depend on the grouping (chunking findings,
+   shrunk to a minimal grouping), does the stream break the client contract?
+   parser_streaming.
 5. Text that reaches no field in either mode (text_dropped): both parser paths, the
    non-streaming one first. parallel_tool_calls false with more than one call: serving.
 6. Arguments buffered (a warning): parser_streaming.
@@ -83,6 +84,7 @@ class Facts:
     phase_at: dict = field(default_factory=dict)  # step -> phase of the row
     prompt_ended_reasoning: bool = False  # the parser's is_reasoning_end(prompt ids), as streaming asks it
     reads: Callable | None = None  # coverage.reader: does Parser.parse read these words (syntax, not loss)?
+    stream_reads: Callable | None = None  # coverage.stream_reader: the same asked of the streaming path
 
 
 def _key(f: Difference) -> dict:
@@ -105,7 +107,7 @@ def _paths(facts: Facts) -> tuple[str, str | None, dict]:
     format) and then streaming; when both look right but differ, streaming (the non-streaming
     answer is the reference)."""
     s = E.badness(facts.stream, facts.nonstream, facts.text, facts.markers, facts.literals, facts.tool_names,
-                  facts.prompt_ended_reasoning)
+                  facts.prompt_ended_reasoning, facts.stream_reads)
     n = E.badness(facts.nonstream, facts.stream, facts.text, facts.markers, facts.literals, facts.tool_names,
                   facts.prompt_ended_reasoning, facts.reads)
     right_s, right_n = E.score(s) == 0, E.score(n) == 0
@@ -134,7 +136,8 @@ def _shortfall(b: dict) -> str:
 
 
 def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> list[Cause]:
-    """Causes, most likely first. ``where(role, mode)`` locates a parser method."""
+    """Causes, most likely first. ``where(role, mode, step=None)`` locates a parser method (the
+    step at fault, where known, in the deltas as given)."""
     causes: list[Cause] = []
     by_kind: dict[str, list] = {}
     for f in facts.findings:
@@ -180,12 +183,18 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
             summary = (f"streaming and non-streaming disagree on {fields} (from step {first.first_step}); the "
                        f"{mode.replace('non', 'non-')} answer falls short: {_shortfall(short)}" if n == 0 else
                        "the streaming answer falls short of the text too")
-            cause = Cause(cls, summary, [f.headline() for f in parser_modes], where=where(role, mode),
+            cause = Cause(cls, summary, [f.headline() for f in parser_modes], where=where(role, mode, first.first_step),
                           findings=[_key(f) for f in parser_modes])
             if opened:  # inherent in a call that never closes: secondary
                 cause.evidence.append("the text ends inside the call, so streaming had to send before it could know")
             causes.append(cause)
 
+    # A parser method that raises is a defect in that method; a stream that depends on the
+    # grouping can follow from it (the same broken split runs in both paths), never the reverse.
+    for f in by_kind.get(ERROR, []):
+        mode = "nonstreaming" if f.field == "parse" else "streaming"
+        causes.append(Cause("parser_nonstreaming" if mode == "nonstreaming" else "parser_streaming",
+                            f.detail, [f.headline()], where=where(_role(facts, f), mode), findings=[_key(f)]))
     chunked = [f for f in by_kind.get(CHUNKING, []) if f.severity == SEVERE]
     if chunked:
         f = min(chunked, key=lambda f: f.first_step or 0)
@@ -194,10 +203,6 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
                             f"depend(s) on how the tokens are grouped into deltas: minimal grouping "
                             f"--chunking {g}", [x.headline() for x in chunked], where=where(_role(facts, f), "streaming"),
                             findings=[_key(x) for x in chunked]))
-    for f in by_kind.get(ERROR, []):
-        mode = "nonstreaming" if f.field == "parse" else "streaming"
-        causes.append(Cause("parser_nonstreaming" if mode == "nonstreaming" else "parser_streaming",
-                            f.detail, [f.headline()], where=where(_role(facts, f), mode), findings=[_key(f)]))
     stream_contract = [f for f in by_kind.get(CONTRACT, []) if f.chunking != "nonstream"]
     # A configuration problem (no or the wrong parser, tools off) explains markup in content.
     if stream_contract and not opened and not facts.diagnoses and not any(c.cls == "parser_streaming" for c in causes):

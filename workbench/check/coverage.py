@@ -7,7 +7,7 @@ such as `<function=`) or syntax the parser reads (`"name":` in Hermes JSON, the
 `commentary` of a Harmony header). Markers are known; syntax is found by asking the
 parser: each word that no field carries is replaced by a filler of the same length
 and the text parsed again. If the answer changes, the parser read the word (syntax);
-if nothing changes, the word was dropped. A word no field carries and whose
+if nothing changes, the word was dropped (``stream_reader`` asks the streaming path the same). A word no field carries and whose
 replacement changes nothing is what this finding reports, with where it is.
 """
 
@@ -203,6 +203,38 @@ def reader(session: Session, text: str, base: Final | None = None) -> Callable[[
                 probe[m.start():m.end()] = _filler(word)
             again = parsed(session, "".join(probe))
             seen[word] = base is None or again is None or not _same(again, base)
+        return seen[word]
+    return read
+
+
+def streamed(session: Session, text: str, finish_reason: str = "stop") -> Final:
+    """What a streaming client joins for ``text`` re-encoded, grouped as the setup says."""
+    run = session.stream(keep_rows=False)
+    for d in session.deltas_from_text(text, finish_reason=finish_reason):
+        run.feed(d)
+    return run.result.final()
+
+
+def stream_reader(session: Session, result: Result, finish_reason: str = "stop") -> Callable[[Sequence[re.Match]], bool]:
+    """``reader`` for the streaming path: does the stream read these words? Each is replaced by
+    a filler and the text streamed again; an answer that changes means the streaming parser read
+    it. Where the text re-encoded does not stream as given (a recording's own grouping, Harmony's
+    ids), no word is read (every one counts). The base stream runs on the first question only."""
+    seen: dict[str, bool] = {}
+    base: list[Final | None] = []
+
+    def read(matches: Sequence[re.Match]) -> bool:
+        if not base:
+            again = streamed(session, result.text, finish_reason)
+            base.append(again if _same(again, result.stream_final) else None)
+        word = matches[0].group()
+        if base[0] is None:
+            return False
+        if word not in seen:
+            probe = list(result.text)
+            for m in matches:
+                probe[m.start():m.end()] = _filler(word)
+            seen[word] = not _same(streamed(session, "".join(probe), finish_reason), base[0])
         return seen[word]
     return read
 

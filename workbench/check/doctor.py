@@ -160,13 +160,39 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
                     starts=E.tool_starts(session, pairs), tool_names=tool_names, parallel_tool_calls=setup.request.parallel_tool_calls,
                     phase_at={r.step: r.phase_before for r in result.rows},
                     prompt_ended_reasoning=_prompt_ends_reasoning(session),
-                    reads=_reader(session, result))
-    report.causes = C.classify(facts, lambda role, mode: locate(session.parser_cls, role, mode))
+                    reads=_reader(session, result),
+                    stream_reads=coverage.stream_reader(session, result, deltas[-1].finish_reason or "stop"))
+    report.causes = C.classify(facts, lambda role, mode, step=None: locate(
+        session.parser_cls, role, mode, _tracer(session, deltas, result, mode, step)))
     api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
     if api is not None:
         report.causes += api_evidence.causes(api, C.Cause)
         report.modes["api"] = api_evidence.to_dict(api)
     return report
+
+
+def _tracer(session: Session, deltas: Sequence[Delta], result: object, mode: str,
+            step: int | None) -> Callable | None:
+    """``run(hook)`` for where.producer: the step at fault again (the stream fed up to delta
+    ``step``, or parse on the whole text), with ``hook`` profiling only that call."""
+    import sys
+
+    if mode == "streaming" and not step:
+        return None
+
+    def run(hook: Callable) -> None:
+        stream = session.stream(keep_rows=False) if mode == "streaming" else None
+        for d in deltas[:step - 1] if stream is not None else ():
+            stream.feed(d)
+        sys.setprofile(hook)
+        try:
+            if stream is not None:
+                stream.feed(deltas[step - 1])
+            else:
+                session.nonstream(result.text, result.token_ids)
+        finally:
+            sys.setprofile(None)
+    return run
 
 
 def _reader(session: Session, result: object) -> Callable | None:

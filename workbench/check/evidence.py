@@ -216,9 +216,10 @@ def badness(final: Final, other: Final, text: str, markers: list[str], literals:
     """How far one answer falls short of the text, next to the other mode's answer.
     ``prompt_ended_reasoning``: the parser's ``is_reasoning_end`` says the prompt already
     closed thinking (what vLLM's streaming path asks; ``parse`` never sees the prompt), so
-    reasoning the other mode does not have is a shortfall. ``reads`` (coverage.reader, for
-    the non-streaming answer): a word only the other mode carries that the parser reads is
-    the format's syntax, not a lost word (a broken stream can carry `"name"` in arguments)."""
+    reasoning the other mode does not have is a shortfall. ``reads`` (coverage.reader for the
+    non-streaming answer, coverage.stream_reader for the stream): a word only the other mode
+    carries that this mode's path reads is the format's syntax, not a lost word (a broken
+    stream can carry `"name"` in arguments, a broken parse can leave it in content)."""
     leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v})
     missed = coverage.uncovered(text, literals, (final,))
     theirs_missed = coverage.uncovered(text, literals, (other,))

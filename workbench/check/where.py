@@ -6,15 +6,21 @@ sub-parser's own (``extract_tool_calls_streaming`` ...), defined where its MRO s
 An engine-based sub-parser is an adapter over a declarative ``ParserEngine`` family
 class (``Qwen3Parser`` in vllm/parser/qwen3.py), whose streaming path is
 ``ParserEngine.parse_delta``. A composite class with its own ``parse_delta`` /
-``parse`` (HarmonyParser, KimiK3...) is named itself.
+``parse`` (HarmonyParser, KimiK3...) is named itself. Where an override returns what its
+``super()`` call returned (DeepSeekR1ReasoningParser over BaseThinkingReasoningParser), the
+method named is the one that made the value, traced on the step at fault (``producer``).
 """
 
 from __future__ import annotations
 
 import inspect
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 METHODS = {("tool", "streaming"): "extract_tool_calls_streaming", ("tool", "nonstreaming"): "extract_tool_calls",
            ("reasoning", "streaming"): "extract_reasoning_streaming",
@@ -54,9 +60,37 @@ def _entry(cls: type, method: str) -> dict:
             "module": owner.__module__}
 
 
-def locate(parser_cls: type | None, role: str | None, mode: str) -> dict | None:
+def producer(cls: type, method: str, run: Callable[[Callable], None]) -> type | None:
+    """The class in ``cls``'s MRO whose own ``method`` made the value the outermost call
+    returned, or None when only one class defines it or nothing was traced. ``run(hook)``
+    runs the step at fault with ``hook`` as the profiler: an override that returns the very
+    object its base's call returned passes the blame down the MRO."""
+    codes = {f.__code__: k for k in cls.__mro__ if (f := k.__dict__.get(method)) is not None
+             and hasattr(f, "__code__")}
+    if len(codes) < 2:
+        return None
+    returns: list[tuple[type, object]] = []  # inner calls return before the call around them
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        if event == "return" and frame.f_code in codes:  # type: ignore[attr-defined]
+            returns.append((codes[frame.f_code], arg))  # type: ignore[attr-defined]
+    run(hook)
+    if not returns:
+        return None
+    at, value = returns[-1]
+    if value is None:  # every None is the same object: no way to tell who made it
+        return at
+    for k, v in reversed(returns[:-1]):
+        if v is value and k is not at and issubclass(at, k):
+            at = k
+    return at
+
+
+def locate(parser_cls: type | None, role: str | None, mode: str,
+           run: Callable[[Callable], None] | None = None) -> dict | None:
     """The method that produced the wrong answer: ``role`` tool / reasoning, ``mode``
-    streaming / nonstreaming. None without a parser."""
+    streaming / nonstreaming. None without a parser. ``run`` (see ``producer``) runs the
+    step at fault, to follow an override down to the base method that made its answer."""
     if parser_cls is None:
         return None
     from vllm.parser.abstract_parser import DelegatingParser
@@ -78,6 +112,11 @@ def locate(parser_cls: type | None, role: str | None, mode: str) -> dict | None:
         out |= {"file": source_path(family), "class": family.__name__, "method": f"{engine['class']}.{top}",
                 "line": None, "engine": engine, "adapter": f"{out['class']}.{out['method']}",
                 "vllm": family.__module__.startswith("vllm.")}
+    elif run is not None:
+        made = producer(sub, out["method"], run)
+        if made is not None and made.__name__ != out["class"]:
+            out |= {k: v for k, v in _entry(made, out["method"]).items() if k != "method"}
+            out["called_from"] = f"{_owner(sub, out['method']).__name__}.{out['method']}"
     out["parser_class"] = sub.__name__
     return out
 
@@ -92,4 +131,5 @@ def describe(w: dict | None) -> str:
         return (f"{who}: {where} (a declarative ParserEngine; the path is {e['class']}.{e['method']} in "
                 f"{e['file']}{':' + str(e['line']) if e['line'] else ''}, called through {w['adapter']})")
     line = f":{w['line']}" if w.get("line") else ""
-    return f"{who}: {w['file']}{line}, {w['class']}.{w['method']}"
+    via = f" (its answer, returned through {w['called_from']})" if w.get("called_from") else ""
+    return f"{who}: {w['file']}{line}, {w['class']}.{w['method']}{via}"

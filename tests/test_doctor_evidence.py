@@ -1,0 +1,77 @@
+"""The doctor's evidence rules, called directly (no engine): causes.classify and where.locate."""
+
+from __future__ import annotations
+
+from workbench.check import causes as C
+from workbench.core.messages import CHUNKING, ERROR, Difference, Final
+
+
+def _facts(findings: list) -> C.Facts:
+    final = Final(content="Some text")
+    return C.Facts(text="Some text", finish="stop", stream=final, nonstream=final, findings=findings,
+                   diagnoses=[], markers=[], literals=[], pairs=[], tool_names=set())
+
+
+def test_a_parse_that_raises_comes_before_the_grouping_it_breaks():
+    # vllm-44139: parse raises on two call markers, and the stream (the same split) then depends
+    # on the grouping; the method that raised is the cause, the grouping its consequence.
+    chunked = Difference(CHUNKING, "tool_calls", 3, "a", "b", detail="differs", chunking="merge:2-7")
+    raised = Difference(ERROR, "parse", None, None, None, detail="non-streaming parse raised ValueError")
+    got = C.classify(_facts([chunked, raised]), lambda role, mode, step=None: {"mode": mode})
+    assert [c.cls for c in got] == ["parser_nonstreaming", "parser_streaming"]
+    assert got[0].where == {"mode": "nonstreaming"}
+
+
+class _Base:
+    def extract(self, text):
+        return {"reasoning": text}
+
+
+class _Passes(_Base):
+    def extract(self, text):
+        ret = super().extract(text)
+        return ret if ret is not None else {"content": text}
+
+
+class _Builds(_Base):
+    def extract(self, text):
+        super().extract(text)
+        return {"reasoning": text.strip("<>")}
+
+
+def test_the_method_named_is_the_one_whose_answer_came_back():
+    # vllm-55195: DeepSeekR1ReasoningParser.extract_reasoning_streaming returns what
+    # BaseThinkingReasoningParser's returned; the base is where the wrong delta was made.
+    from workbench.check.where import producer
+
+    def run(cls):
+        def go(hook):
+            import sys
+            sys.setprofile(hook)
+            try:
+                cls().extract("<think>")
+            finally:
+                sys.setprofile(None)
+        return go
+    assert producer(_Passes, "extract", run(_Passes)) is _Base
+    assert producer(_Builds, "extract", run(_Builds)) is _Builds
+    assert producer(_Base, "extract", run(_Base)) is None  # one class defines it: nothing to follow
+
+
+def test_the_stream_side_probe_tells_syntax_it_reads_from_words_it_drops():
+    # vllm-45167: parse leaves the whole Hermes call in content, so the non-streaming answer
+    # carries "name" and "arguments"; the stream reads them as the call's syntax (a filler in
+    # their place changes its answer) and drops "own" (the same answer without it).
+    import re
+
+    from tests import reports
+    from workbench.check.coverage import stream_reader
+    from workbench.core.session import Session
+
+    case = reports.load(reports.CASES / "vllm-45167-hermes-literal-end-tag-inside-argument.json")
+    session = Session(reports.setup(case))
+    result = session.replay(session.deltas_from_text(case["text"], finish_reason=case["finish_reason"]))
+    read = stream_reader(session, result, case["finish_reason"])
+    words = lambda w: list(re.finditer(rf"\b{w}\b", case["text"]))  # noqa: E731
+    assert read(words("name")) and read(words("arguments"))
+    assert not read(words("own"))
