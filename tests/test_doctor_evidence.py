@@ -75,3 +75,19 @@ def test_the_stream_side_probe_tells_syntax_it_reads_from_words_it_drops():
     words = lambda w: list(re.finditer(rf"\b{w}\b", case["text"]))  # noqa: E731
     assert read(words("name")) and read(words("arguments"))
     assert not read(words("own"))
+
+
+def test_markers_a_legacy_parser_matches_only_in_its_patterns_are_markers():
+    # vllm-51702: GigaChat3's <|function_call|> is only in the module's REGEX_FUNCTION_CALL; the
+    # stream that leaks it into content leaks parser markup, not merely "differs".
+    from tests import reports
+    from workbench.check.contract import pattern_markers
+    from workbench.check.doctor import DoctorOptions, diagnose
+    from workbench.core.session import Session
+
+    case = reports.load(reports.CASES / "vllm-51702-gigachat3-function-call-token-split-leaks.json")
+    assert "<|function_call|>" in pattern_markers(Session(reports.setup(case)))
+    report = diagnose(reports.setup(case), text=case["text"],
+                      options=DoctorOptions(fuzz=0, shrink_budget_s=0, text_budget_s=0, jobs=1))
+    assert report.causes[0].cls == "parser_streaming"
+    assert "parser markup in the text fields" in report.causes[0].summary, report.causes[0].summary

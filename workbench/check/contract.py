@@ -3,7 +3,10 @@
 The rules themselves are in ``props.contract_problems``. This module finds the
 marker strings: the tokenizer's special added tokens, plus every start/end
 marker the configured parsers know (``tool_call_start_token``,
-``reasoning_end_str``, an engine config's token-id terminals...).
+``reasoning_end_str``, an engine config's token-id terminals...), and, for the doctor's
+reading of leaked markup (``pattern_markers``), the bracketed literals of the compiled
+patterns a legacy parser's module matches with (GigaChat3's ``<|function_call|>`` lives only
+in ``REGEX_FUNCTION_CALL``).
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ if TYPE_CHECKING:
 
 _MARKER_ATTR = re.compile(r"(^|_)(start|end|bot)_(token|str|tag)$")
 _REASONING_TERMINAL = re.compile(r"THINK|REASON")
+# a <...> run of a pattern's source whose every character is literal (plain or escaped)
+_PATTERN_LITERAL = re.compile(r"<(?:\\[^A-Za-z0-9]|[^<>\\()\[\]*+?{}^$|.\s])+>")
 
 
 def _attr_markers(obj: Any) -> set[str]:
@@ -40,6 +45,32 @@ def _attr_markers(obj: Any) -> set[str]:
         if isinstance(value, str):
             found.add(value)
     return found
+
+
+def _pattern_markers(obj: Any) -> set[str]:
+    """The bracketed literals of the compiled patterns in ``obj``'s class and module."""
+    import sys
+
+    module = sys.modules.get(type(obj).__module__)
+    values = list(vars(module).values()) if module is not None else []
+    values += [v for k in type(obj).__mro__ for v in vars(k).values()]
+    found = set()
+    for value in values:
+        source = getattr(value, "pattern", None)
+        if isinstance(source, str) and callable(getattr(value, "finditer", None)):
+            found.update(re.sub(r"\\(.)", r"\1", m.group()) for m in _PATTERN_LITERAL.finditer(source))
+    return found
+
+
+def pattern_markers(session: Session) -> list[str]:
+    """The bracketed literals of the configured sub-parsers' patterns (not used to pick which
+    other parsers to try: a pattern can name another family's marker it also accepts)."""
+    parser = make_parser(session.parser_cls, session.tokenizer, session.request,
+                         session.setup.request.chat_template_kwargs)
+    if parser is None:
+        return []
+    subs = [sub for sub in compat.sub_parsers(parser).values() if sub is not None]
+    return sorted({m for sub in subs for m in _pattern_markers(sub)})
 
 
 def _engine_markers(obj: Any, role: str | None) -> set[str]:
