@@ -20,6 +20,7 @@ refuses, in one line naming the input:
 API (every refusal is ``InputError``, a ``WorkbenchError`` whose message starts
 with the input's name; the caps default to ``core/limits.py``)::
 
+    check_file(path, what, max_bytes) -> int      # a regular file within the cap (its size); not read
     read_bytes(path, what, max_bytes=MAX_TEXT_BYTES) -> bytes
     read_text(path, what, max_bytes=MAX_TEXT_BYTES) -> str       # the whole file, UTF-8
     read_json(path, what, max_bytes=MAX_TEXT_BYTES) -> object    # one JSON value
@@ -86,6 +87,13 @@ def _open(path: str | Path, what: str, max_bytes: int):
     except BaseException:
         os.close(fd)
         raise
+
+
+def check_file(path: str | Path, what: str, max_bytes: int) -> int:
+    """The size of a regular file within ``max_bytes``, refused as ``read_bytes`` refuses
+    it; for files another library reads itself (a tokenizer folder's)."""
+    with _open(path, what, max_bytes) as f:
+        return os.fstat(f.fileno()).st_size
 
 
 def _too_big(where: str, max_bytes: int) -> InputError:
@@ -267,5 +275,5 @@ def json_lines(source: Iterable[Line], where: str | None = None) -> Iterator[Lin
         yield Line(line.number, text, line.ended, None, value)
 
 
-__all__ = ["InputError", "Line", "parse_json", "parse_toml", "read_bytes", "read_text", "read_json", "read_toml",
+__all__ = ["InputError", "Line", "parse_json", "parse_toml", "check_file", "read_bytes", "read_text", "read_json", "read_toml",
            "decode", "check_arg", "lines", "stream_lines", "read_jsonl", "json_lines"]

@@ -19,6 +19,10 @@ MAX_PROMPT_IDS = 1 << 20  # prompt token ids in a header
 MAX_CONFIG_BYTES = 1 << 20  # a parser config (.toml) file
 MAX_CODE_BYTES = 16 << 20  # a plugin file (hashed for a recording's header)
 MAX_FOLDER_JSON_BYTES = 16 << 20  # a tokenizer's or model's own config.json, generation_config.json
+# A tokenizer folder's vocabulary file (tokenizer.json, tekken.json, tokenizer.model, ...): the
+# largest known are ~35 MB (Gemma 3), and loading one takes about ten times its size in memory.
+MAX_TOKENIZER_FILE_BYTES = 64 << 20
+MAX_FOLDER_ENTRIES = 10_000  # entries of a tokenizer folder given with --tokenizer
 MAX_LINE_BYTES = 16 << 20  # one line of a recording or SSE log (a header with 1M prompt ids is ~7 MB)
 # A parser config's size drives vLLM's cost of building and running it: the lexer
 # keeps every prefix of every terminal (memory grows with the square of a terminal's

@@ -141,9 +141,10 @@ def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec, chat_template: st
     missing description is rendered as null, exactly as vLLM's renderer does).
     ``chat_template`` (``--chat-template FILE``'s text) or a template the request
     carries (``chat_template``, ``chat_template_kwargs.chat_template``; only with
-    ``trust_template``) renders boxed (``core/templates.py``)."""
+    ``trust_template``) renders boxed (``core/templates.py``), and so does the template of a
+    tokenizer folder the user names (only the built-ins' pinned templates render here)."""
     from workbench.core import templates
-    from workbench.core.tokenizers import model_type
+    from workbench.core.tokenizers import is_pinned, model_type
 
     if model_type(tokenizer) == "gpt_oss":
         return render_harmony_prompt(spec)
@@ -151,7 +152,8 @@ def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec, chat_template: st
     tools = spec.tools
     if tools:
         tools = [t.model_dump() for t in build_request(spec).tools or []]
-    if boxed is not None:
+    if boxed is not None or not is_pinned(tokenizer):
+        # a folder's own template is as unknown as a request's: the same box (None: its own)
         return templates.render_boxed(tokenizer, spec.messages, tools, boxed, kwargs)
     try:
         ids = tokenizer.apply_chat_template(

@@ -1,9 +1,9 @@
 """Chat templates that are data: rendered only when the user says so, and then boxed.
 
 A chat template is code for Jinja: ``{{ ('x' * 100000000) * 50 }}`` takes gigabytes
-and two nested ``range`` loops take hours. The built-in tokenizers' own templates
-(and a folder the user names with ``--tokenizer``) render in this process, as
-vLLM's server renders its own. A template that arrives with a recording or a
+and two nested ``range`` loops take hours. The built-in tokenizers' own templates (pinned
+by hash) render in this process, as vLLM's server renders its own; the template of
+a folder the user names with ``--tokenizer`` renders boxed as below. A template that arrives with a recording or a
 request (``chat_template``, ``chat_template_kwargs.chat_template``) is data: vLLM's server refuses it
 unless started with ``--trust-request-chat-template``, and so does the workbench,
 unless this run passes ``--trust-template`` (render it) or ``--chat-template FILE``
@@ -97,8 +97,10 @@ def _address_space() -> int:
         os.close(fd)
 
 
-def render_boxed(tokenizer: Any, messages: list, tools: list | None, template: str, kwargs: dict) -> list[int]:
-    """``apply_chat_template`` with ``template`` in a forked child, memory and time capped."""
+def render_boxed(tokenizer: Any, messages: list, tools: list | None, template: str | None,
+                 kwargs: dict) -> list[int]:
+    """``apply_chat_template`` with ``template`` (None: the tokenizer's own) in a forked child,
+    memory and time capped."""
     read, write = os.pipe()
     budget = _address_space() + limits.TEMPLATE_MEMORY_BYTES
     hard = resource.getrlimit(resource.RLIMIT_AS)[1]

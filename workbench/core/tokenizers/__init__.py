@@ -14,9 +14,9 @@
 from workbench.core.tokenizers.hashing import behaviour_files, main_file_sha256, tokenizer_sha256
 from workbench.core.tokenizers.registry import (
     DESCRIPTIONS, MISTRAL_TOKENIZERS, TokenizerInfo, cache_dir, ensure_tokenizer, fetch_all, is_mistral,
-    is_builtin, list_tokenizers, load_tokenizer, model_type, stop_token_ids,
+    is_builtin, is_pinned, list_tokenizers, load_tokenizer, model_type, stop_token_ids,
 )
 
 __all__ = ["DESCRIPTIONS", "MISTRAL_TOKENIZERS", "TokenizerInfo", "cache_dir", "ensure_tokenizer", "fetch_all",
            "is_mistral", "list_tokenizers", "load_tokenizer", "model_type", "stop_token_ids", "tokenizer_sha256",
-           "behaviour_files", "is_builtin", "main_file_sha256"]
+           "behaviour_files", "is_builtin", "is_pinned", "main_file_sha256"]

@@ -27,7 +27,6 @@ def main_file(files: Iterable[str] | dict) -> str:
 BEHAVIOUR_FILES = ("tokenizer.json", "tokenizer_config.json", "special_tokens_map.json", "added_tokens.json",
                    "chat_template.jinja", "chat_template.json", "generation_config.json", "config.json",
                    "vocab.json", "merges.txt", "tokenizer.model", *MAIN_FILES[1:], "o200k_base.tiktoken")
-MAX_TOKENIZER_FILE_BYTES = 1 << 30
 
 
 def behaviour_files(folder: Path) -> list[str]:
@@ -43,7 +42,7 @@ def tokenizer_sha256(folder: Path) -> str:
     through the reading door (a FIFO or /dev/zero named tokenizer.json is refused).
     Every recording opened checks it (~35 ms for qwen3's): hashed again only when a file
     changed, so `workbench corpus` opens thousands cheaply."""
-    from workbench.core import door
+    from workbench.core import door, limits
 
     folder = Path(folder)
     names = behaviour_files(folder)
@@ -51,7 +50,8 @@ def tokenizer_sha256(folder: Path) -> str:
                 for n in names for st in [(folder / n).stat()])
     if key not in _FOLDER_SHA:
         _FOLDER_SHA[key] = behaviour_sha256({
-            name: sha256_bytes(door.read_bytes(folder / name, "tokenizer file", MAX_TOKENIZER_FILE_BYTES))
+            name: sha256_bytes(door.read_bytes(folder / name, "tokenizer file",
+                                                limits.MAX_TOKENIZER_FILE_BYTES))
             for name in names})
     return _FOLDER_SHA[key]
 
@@ -69,8 +69,8 @@ def behaviour_sha256(file_sha256: dict[str, str]) -> str:
 def main_file_sha256(folder: Path) -> str:
     """The sha256 of the main file only (tokenizer.json, or Mistral's): what recordings
     made before the header hashed every behaviour file carry."""
-    from workbench.core import door
+    from workbench.core import door, limits
 
     folder = Path(folder)
     main = folder / main_file({p.name for p in folder.iterdir()})
-    return sha256_bytes(door.read_bytes(main, "tokenizer file", MAX_TOKENIZER_FILE_BYTES))
+    return sha256_bytes(door.read_bytes(main, "tokenizer file", limits.MAX_TOKENIZER_FILE_BYTES))

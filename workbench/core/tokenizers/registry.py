@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.core.tokenizers.builds import BUILDERS
+from workbench.core.tokenizers.folder import check_folder
 from workbench.core.tokenizers.hashing import MAIN_FILES, behaviour_sha256, main_file
 from workbench.core.tokenizers.wheels import fetch_wheel, read_member, sha256_bytes, sha256_file
 from workbench.errors import WorkbenchError, close_matches
@@ -167,6 +168,13 @@ def is_builtin(name: str) -> bool:
     return name in _lock()
 
 
+def is_pinned(tokenizer: TokenizerLike) -> bool:
+    """Whether ``tokenizer`` was loaded from a built-in folder (its files held to the lock);
+    a folder the user names is not, and its chat template renders boxed."""
+    path = Path(str(getattr(tokenizer, "name_or_path", "") or ""))
+    return path.name in _lock() and path.parent.resolve() == (cache_dir() / "tokenizers").resolve()
+
+
 def ensure_tokenizer(name_or_path: str) -> Path:
     """The folder for a built-in name (built if missing) or a local tokenizer folder."""
     lock = _lock()
@@ -182,6 +190,8 @@ def ensure_tokenizer(name_or_path: str) -> Path:
         root = (cache_dir() / "tokenizers").resolve()
         if folder.parent == root and folder.name in lock:
             _verify(folder.name, folder, lock[folder.name]["outputs"])
+        else:
+            check_folder(folder)
         return folder
     raise WorkbenchError(
         f"unknown tokenizer {name_or_path!r}{close_matches(name_or_path, lock)}; "

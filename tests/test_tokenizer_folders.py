@@ -1,0 +1,113 @@
+"""A tokenizer folder named with --tokenizer is read by transformers and the tokenizers
+library, not by the workbench: core/tokenizers/folder.py holds each file to the door's
+rules first, and the folder's chat template renders boxed. Each case is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+FILES = ("tokenizer.json", "tokenizer_config.json", "config.json")
+
+
+def qwen3_copy(tmp: Path, **changes) -> Path:
+    """qwen3's folder copied to ``tmp/tok``; ``changes``: file name (dots as "__") -> bytes,
+    "FIFO", ("link", target), an int (a sparse file of that size) or a dict (JSON)."""
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    folder = tmp / "tok"
+    folder.mkdir()
+    for file in FILES:
+        shutil.copy(ensure_tokenizer("qwen3") / file, folder / file)
+    for name, value in changes.items():
+        p = folder / name.replace("__", ".")
+        p.unlink(missing_ok=True)
+        if value == "FIFO":
+            os.mkfifo(p)
+        elif isinstance(value, tuple):
+            p.symlink_to(value[1])
+        elif isinstance(value, int):
+            with p.open("wb") as f:
+                f.truncate(value)
+        elif isinstance(value, dict):
+            p.write_text(json.dumps(value))
+        else:
+            p.write_bytes(value.encode() if isinstance(value, str) else value)
+    return folder
+
+
+def own_config(**changes) -> dict:
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    config = json.loads((ensure_tokenizer("qwen3") / "tokenizer_config.json").read_text())
+    return {**config, **changes}
+
+
+CASES = {
+    "tokenizer.json a FIFO": (dict(tokenizer__json="FIFO"), "is a FIFO"),
+    "tokenizer.json -> /dev/zero": (dict(tokenizer__json=("link", "/dev/zero")), "character device"),
+    "tokenizer.json of 3 GB": (dict(tokenizer__json=3 << 30), "over the 64.0 MB"),
+    "tokenizer_config.json of 3 GB": (dict(tokenizer_config__json=3 << 30), "over the 16.0 MB"),
+    "tokenizer_config.json a FIFO": (dict(tokenizer_config__json="FIFO"), "is a FIFO"),
+    "tokenizer_config.json nested": (dict(tokenizer_config__json="[" * 100_000 + "]" * 100_000), "nested"),
+    "tokenizer_config.json a list": (dict(tokenizer_config__json="[1]"), "a JSON object expected"),
+    "tokenizer_config.json a huge integer": (dict(tokenizer_config__json='{"model_max_length": ' + "9" * 5000 + "}"),
+                                             "5,000 digits"),
+    "added_tokens.json a FIFO": (dict(added_tokens__json="FIFO"), "is a FIFO"),
+    "special_tokens_map.json -> /dev/zero": (dict(special_tokens_map__json=("link", "/dev/zero")), "device"),
+    "chat_template.jinja a FIFO": (dict(chat_template__jinja="FIFO"), "is a FIFO"),
+    "a dangling link": (dict(vocab__json=("link", "/nonexistent/x")), "No such file"),
+    "tokenizer_class a model": (dict(tokenizer_config__json=own_config(tokenizer_class="AutoModelForCausalLM")),
+                                "is not a tokenizer class"),
+    "tokenizer_class AutoTokenizer": (dict(tokenizer_config__json=own_config(tokenizer_class="AutoTokenizer")),
+                                      "is not a tokenizer class"),
+    "tokenizer_class a number": (dict(tokenizer_config__json=own_config(tokenizer_class=5)), "must be a string"),
+    "a template that eats memory": (dict(tokenizer_config__json=own_config(chat_template="{{ ('x' * 100000000) * 50 }}")),
+                                    "chat template failed: over the"),
+}
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_a_bad_tokenizer_folder_is_one_line(run_cli, tmp_path, name):
+    changes, message = CASES[name]
+    folder = qwen3_copy(tmp_path, **changes)
+    code, out, err = run_cli("replay", "--tokenizer", folder, "--text", "hello", "--json")
+    assert "Traceback" not in err and code == 2, (code, err)
+    assert err.count("\n") == 1 and message in err, err
+    assert out == ""
+
+
+def test_a_folders_template_loop_ends_in_the_box(run_cli, tmp_path, monkeypatch):
+    from workbench.core import limits
+
+    monkeypatch.setattr(limits, "TEMPLATE_SECONDS", 2)
+    loop = "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}"
+    folder = qwen3_copy(tmp_path, tokenizer_config__json=own_config(chat_template=loop))
+    code, _, err = run_cli("replay", "--tokenizer", folder, "--text", "hello")
+    assert code == 2 and "still rendering after 2 s" in err and err.count("\n") == 1, err
+
+
+def test_a_folders_code_never_runs(run_cli, tmp_path):
+    """auto_map names the folder's own code: loaded with trust_remote_code=False, as `vllm
+    serve` without --trust-remote-code loads it, the code is never imported."""
+    sentinel = tmp_path / "ran"
+    code_py = f"open({str(sentinel)!r}, 'w').write('x')\nclass Evil: pass\n"
+    config = own_config(auto_map={"AutoTokenizer": ["evil.Evil", "evil.Evil"]})
+    folder = qwen3_copy(tmp_path, tokenizer_config__json=config, evil__py=code_py,
+                        config__json={"model_type": "qwen3", "auto_map": {"AutoConfig": "evil.Evil"}})
+    code, out, err = run_cli("replay", "--tokenizer", folder, "--text", "hello", "--json")
+    assert code == 0, err
+    assert not sentinel.exists()
+
+
+def test_a_model_repository_folder_with_weights_still_loads(run_cli, tmp_path):
+    """Weights are never read for a tokenizer, so they are not checked (a 3 GB sparse one)."""
+    folder = qwen3_copy(tmp_path, model__safetensors=3 << 30)
+    (folder / "original").mkdir()
+    code, out, err = run_cli("replay", "--tokenizer", folder, "--text", "hello", "--json")
+    assert code == 0, err
+    assert json.loads(out)["rows"]
