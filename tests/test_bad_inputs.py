@@ -423,3 +423,14 @@ def test_more_processes_than_two_per_cpu_are_refused(run_cli, monkeypatch, argv)
     code, out, err = run_cli(*argv)
     assert code == 2 and out == "" and err.count("\n") == 1, (code, err)
     assert "3: at most 2 here (2 per CPU" in err, err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["corpus", SEED, "--workers", "0"], "--workers must be >= 1, got 0"),
+    (["corpus", SEED, "--workers", "-4"], "--workers must be >= 1, got -4"),
+    (["check", SEED, "--jobs", "-1", "--fuzz", "0", "--no-cost"], "--jobs must be >= 0"),
+])
+def test_no_processes_or_fewer_is_refused(run_cli, argv, message):
+    """--workers 0 was taken as "one per core" (and ran); a negative --jobs as no jobs."""
+    code, out, err = run_cli(*argv)
+    assert code == 2 and out == "" and err.count("\n") == 1 and message in err, (code, err)

@@ -93,6 +93,8 @@ class Checker:
         if not 0 <= self.opt.fuzz <= limits.MAX_FUZZ:
             raise WorkbenchError(f"--fuzz must be between 0 and {limits.MAX_FUZZ:,} (each random grouping replays "
                                  "the whole stream)")
+        if self.opt.jobs < 0:
+            raise WorkbenchError(f"--jobs must be >= 0 (0: one per core), got {self.opt.jobs}")
         limits.check_processes(self.opt.jobs, "--jobs")
         self.tokens = G.TokenStream.from_deltas(session, self.deltas)
         self.markers = contract.markers(session)

@@ -39,8 +39,8 @@ def run(spec: Spec, paths: list[str], opt: Options) -> Outcome:
 
         ray_runner.require()
     recs = files.find(paths)
-    workers = opt.workers or pool.default_workers()
-    if workers < 1:
+    workers = pool.default_workers() if opt.workers is None else opt.workers
+    if workers < 1:  # 0 is not "the default": --workers 0 was taken as one per core
         raise WorkbenchError(f"--workers must be >= 1, got {workers}")
     if not opt.ray:  # a Ray cluster's CPUs are its own
         limits.check_processes(workers, "--workers")
