@@ -48,7 +48,7 @@ def check_folder(folder: Path) -> None:
 
 
 def _files(folder: Path) -> list[tuple[Path, os.stat_result]]:
-    paths = []
+    paths: list[Path] = []
     for top in (folder, folder / TEMPLATE_DIR):
         if top != folder and not top.is_dir():
             continue
