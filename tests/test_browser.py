@@ -348,7 +348,9 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         # page draws its outputs in any order)
         again = page.locator(".jp-CodeCell").nth(1).locator(".wb-dt:has(canvas.wb-strip) .wb-head .wb-c-text")
         again.wait_for(timeout=120_000)
-        again = again.bounding_box()["width"]
+        # evaluate, not bounding_box: a reloaded output may be drawn again right after it
+        # appears, and bounding_box of the element it replaced is None
+        again = again.evaluate("e => e.getBoundingClientRect().width")
         assert abs(again - wide) <= 2
 
         a, c, s = (page.locator(".jp-CodeCell").nth(i) for i in (1, 2, 3))
