@@ -242,7 +242,8 @@ def ours_final(result) -> dict:
 
 class Engine:
     """The run's in-process engine, once per stream: a case's chat and API requests share its
-    rows when the text and what constrains the engine (tool_choice's grammar, max_tokens) agree."""
+    rows when the text, what constrains the engine (tool_choice's grammar, max_tokens) and
+    return_token_ids (under it the server sends a chunk for every output) agree."""
 
     def __init__(self, stepper) -> None:
         self.stepper, self.runs = stepper, {}
@@ -250,6 +251,7 @@ class Engine:
     def run(self, session, text: str):
         r = session.request
         key = (session.setup.parser.tool_parser, text, repr(r.tool_choice), r.max_tokens, r.parallel_tool_calls,
+               bool(getattr(r, "return_token_ids", False)),
                json.dumps(session.setup.request.chat_template_kwargs, sort_keys=True))
         if key not in self.runs:
             self.stepper.start(session, text)
