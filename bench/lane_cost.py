@@ -191,8 +191,11 @@ def main() -> None:
             if s is there:
                 firsts.append(r["first_s"])
         run_ratios.append(t_run[-1] / t_run_here[-1])
-    stopped = widget_run(there, deltas, stop_after=3)
-    assert 0 < stopped["rows"] < len(deltas), stopped
+    # Stop after the first slice, on a stream long enough that the lane is still sending
+    # (the 3,563-delta Run took 0.2 s on a quiet machine: Stop after 3 slices came too late)
+    longer = here.deltas_from_text(long_text() * 4)
+    stopped = widget_run(there, longer, stop_after=1)
+    assert 0 < stopped["rows"] < len(longer), stopped
     h, r, s, rh, rl = (statistics.median(x) for x in (t_here, t_replay, t_step, t_run_here, t_run))
     per = lambda t: round(t / len(deltas) * 1e6, 1)  # noqa: E731
     warm = min(starts[1:] or starts)
