@@ -48,7 +48,9 @@ def main() -> None:
     args = ap.parse_args()
 
     from workbench.check import compare, groupings as G, parallel, props
-    from workbench.check.suite import Checker, Options, stream
+    from workbench.check.streams import stream
+    from workbench.check.suite import Checker, Options
+    from workbench.core.messages import SEVERE
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
     from workbench.core.session import Session, Setup
@@ -71,7 +73,7 @@ def main() -> None:
             return props.differences(compare.final_of(st), base)
 
         results = parallel.map_items(probe, variants, args.jobs)
-        failing = [v for v, diffs in zip(variants, results) if "error" in diffs.values()]
+        failing = [v for v, diffs in zip(variants, results) if any(d.severity == SEVERE for d in diffs)]
         return time.perf_counter() - t0, len(variants), failing
 
     chunking_pass()  # warm-up: regex caches, first-call imports
