@@ -194,3 +194,32 @@ def test_an_older_header_hashed_tokenizer_json_only_loads_with_a_note(run_cli, t
     old = _with(tmp_path, lambda ls: ls[0].__setitem__("tokenizer", {"name": "qwen3", "sha256": sha}))
     code, _, err = run_cli("replay", old, "--json")
     assert code == 0 and "covers its main file only (an older recording)" in err
+
+
+def test_the_fast_delta_check_accepts_only_what_the_full_check_accepts():
+    """``recording.load`` takes a delta line on ``_valid_delta`` alone (its fast path); it
+    must never accept a line ``_check_delta`` would refuse."""
+    import itertools
+
+    from workbench.core import recording as rec
+    from workbench.errors import WorkbenchError
+
+    good = {"type": "delta", "token_ids": [1, 2], "text": "hi", "finish_reason": None, "engine_steps": 1,
+            "extra": {}}
+    odd = [None, True, False, 0, -1, 1.5, "", "x", "stop", [], [1], [-1], [True], [1.0], {}, {"a": 1}]
+    accepted = 0
+    for key, value in itertools.product(list(good) + ["other"], odd + ["__missing__"]):
+        obj = dict(good)
+        if value == "__missing__":
+            obj.pop(key, None)
+        else:
+            obj[key] = value
+        try:
+            rec._check_delta(obj, "here")
+            full = True
+        except WorkbenchError:
+            full = False
+        if rec._valid_delta(obj):
+            accepted += 1
+            assert full, obj
+    assert accepted > 10 and rec._valid_delta(good)
