@@ -49,6 +49,11 @@ TEMPLATE_MEMORY_BYTES = 1 << 30
 # jinja, json.dumps); Python refuses to turn an integer of over 4,300 digits into text.
 MAX_JSON_DEPTH = 64
 MAX_INT_DIGITS = 100
+# A request body (--request, --messages, --tools) is validated by vLLM's pydantic models in
+# steps of at most this many entries an array (core/validation.py): pydantic builds every
+# error of every entry against every union member before showing one (a 700 KB Responses
+# input of 100,000 wrong entries passed 16 GB).
+VALIDATE_ITEMS = 16
 # Forked processes (corpus --workers, check --jobs): each holds its own vLLM (~0.6 GB), and
 # the work is CPU-bound, so more than 2 per CPU buys nothing (--workers 100000 forked 3,500).
 PROCESSES_PER_CPU = 2

@@ -101,9 +101,7 @@ def load_json_file(path: str | Path, what: str) -> Any:
 def build_request(spec: RequestSpec) -> Any:
     """A validated ``ChatCompletionRequest``, exactly as vLLM's server builds it."""
     spec.check()
-    from pydantic import ValidationError
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
-    from vllm.exceptions import VLLMValidationError
 
     fields: dict[str, Any] = {"model": "workbench", "messages": spec.messages,
                               "include_reasoning": spec.include_reasoning}
@@ -123,14 +121,9 @@ def build_request(spec: RequestSpec) -> Any:
         fields["return_token_ids"] = True
     if spec.stream_options is not None:  # vLLM accepts stream_options only with stream: true
         fields.update(stream=True, stream_options=spec.stream_options)
-    try:
-        return ChatCompletionRequest(**fields)
-    except ValidationError as e:
-        first = e.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ()))
-        raise WorkbenchError(f"invalid request ({loc or 'request'}): {first.get('msg')}") from None
-    except VLLMValidationError as e:  # vLLM's own request checks (the server answers 400)
-        raise WorkbenchError(f"invalid request: {e}") from None
+    from workbench.core.validation import validate
+
+    return validate(ChatCompletionRequest, fields, "request")
 
 
 def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec, chat_template: str | None = None,

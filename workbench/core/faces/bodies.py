@@ -33,19 +33,11 @@ _RENDER_KEYS = ("add_generation_prompt", "continue_final_message", "documents")
 
 
 def _validated(cls: Any, body: dict, what: str) -> Any:
-    from pydantic import ValidationError
-    from vllm.exceptions import VLLMValidationError
+    from workbench.core.validation import validate
 
     if not isinstance(body, dict):
         raise WorkbenchError(f"{what} request must be a JSON object")
-    try:
-        return cls.model_validate({"model": "workbench", **body})
-    except ValidationError as e:
-        first = e.errors()[0]
-        loc = ".".join(str(p) for p in first.get("loc", ()))
-        raise WorkbenchError(f"invalid {what} request ({loc or 'request'}): {first.get('msg')}") from None
-    except (VLLMValidationError, ValueError) as e:
-        raise WorkbenchError(f"invalid {what} request: {str(e).splitlines()[0]}") from None
+    return validate(cls, {"model": "workbench", **body}, f"{what} request")
 
 
 def responses_request(body: dict) -> Any:

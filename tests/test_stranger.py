@@ -1,0 +1,79 @@
+"""A stranger's pass over the input door: request bodies, SSE logs, configs, the widget's
+arguments. Each hostile input gives one line and exit 2 (or a banner), within a bound on
+time and memory, and never a traceback."""
+
+from __future__ import annotations
+
+import json
+import resource
+import time
+
+import pytest
+
+from workbench.core import limits
+
+
+def _peak_mb() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+
+
+_WARM: list[bool] = []
+
+
+def _one_line(run_cli, *argv, most_s: float = 20, most_mb: int = 300) -> str:
+    if not _WARM:  # vLLM's imports and the first session are not the input's cost
+        for api in ("responses", "messages"):
+            assert run_cli("replay", "--text", "hi", "--tool-parser", "hermes", "--api", api)[0] == 0
+        _WARM.append(True)
+    before, start = _peak_mb(), time.monotonic()
+    code, out, err = run_cli(*argv)
+    took, grew = time.monotonic() - start, _peak_mb() - before
+    assert "Traceback" not in out + err, err
+    assert code == 2 and err.count("\n") == 1, (code, err[-500:])
+    assert took < most_s and grew < most_mb, (took, grew)
+    return err
+
+
+# 100,000 entries of one wrong shape: pydantic builds every entry's error against every union
+# member before the first is shown (16 GB for the Responses one before it was killed).
+BOMBS = {
+    "responses, input of 100,000 strings": ("responses", lambda: {"input": ["x"] * 100_000}, "input"),
+    "responses, input of 40,000 unknown items": ("responses", lambda: {"input": [{"type": "bogus"}] * 40_000},
+                                                 "input"),
+    "responses, good entries then 40,000 bad": ("responses", lambda: {
+        "input": [{"role": "user", "content": "hi"}] * 40 + [{"type": "bogus"}] * 40_000}, "input"),
+    "responses, one message of 40,000 unknown parts": ("responses", lambda: {
+        "input": [{"role": "user", "content": [{"type": "weird"}] * 40_000}]}, "input"),
+    "messages, 40,000 unknown blocks": ("messages", lambda: {
+        "max_tokens": 10, "messages": [{"role": "user", "content": [{"type": "x"}] * 40_000}]}, "messages"),
+    "responses, 30,000 bad tools": ("responses", lambda: {"input": "hi", "tools": [{"type": "x"}] * 30_000},
+                                    "tools"),
+}
+
+
+@pytest.mark.parametrize("name", list(BOMBS))
+def test_a_request_body_of_many_bad_entries_is_one_line_in_bounded_memory(run_cli, tmp_path, name):
+    api, body, field = BOMBS[name]
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps(body()))
+    err = _one_line(run_cli, "replay", "--text", "hi", "--tool-parser", "hermes", "--api", api, "--request", req)
+    assert f"request ({field}" in err, err
+
+
+def test_a_bad_entry_in_a_later_window_is_numbered_in_the_whole_array(run_cli, tmp_path):
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"max_tokens": 10, "messages": [{"role": "user", "content": "hi"}] * 40
+                               + [{"role": "robot", "content": "x"}]}))
+    err = _one_line(run_cli, "replay", "--text", "hi", "--api", "messages", "--request", req)
+    assert "(messages.40.role)" in err, err
+
+
+def test_a_long_valid_body_still_validates_and_cross_checks_see_every_entry(tmp_path):
+    """tool_choice naming the 30th tool: the sample holds 16 tools, the whole body decides."""
+    from workbench.core.faces import bodies
+
+    tools = [{"type": "function", "name": f"f{i}", "parameters": {"type": "object"}} for i in range(30)]
+    request = bodies.responses_request({"input": [{"role": "user", "content": "hi"}] * 40, "tools": tools,
+                                        "tool_choice": {"type": "function", "name": "f29"}})
+    assert len(request.input) == 40 and request.tool_choice.name == "f29"
+    assert limits.VALIDATE_ITEMS < 30
