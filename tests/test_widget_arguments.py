@@ -16,6 +16,18 @@ from workbench.errors import WorkbenchError
     (("hi",), {"messages": "hi"}, "Workbench(messages=...) must be list[dict], got str"),
     (("hi",), {"source": "bogus"}, "Workbench(source='bogus'): give one of text, recording, engine, server"),
     (("hi",), {"api": "grpc"}, "Workbench(api='grpc'): give one of chat, responses, messages"),
+    (("hi",), {"height": "x"}, "Workbench(height='x') must be a whole number of pixels from 100 to 5000"),
+    (("hi",), {"height": None}, "Workbench(height=None) must be a whole number of pixels from 100 to 5000"),
+    (("hi",), {"height": 2.5}, "Workbench(height=2.5) must be a whole number of pixels from 100 to 5000"),
+    (("hi",), {"height": -5}, "Workbench(height=-5) must be a whole number of pixels from 100 to 5000"),
+    (("hi",), {"recording": 5}, "Workbench(recording=...) must be a path (str), got int"),
+    (("hi",), {"prompt_token_ids": ["a"]}, "Workbench(prompt_token_ids=...): entry 0 must be a token id (an int >= 0), got 'a'"),
+    (("hi",), {"prompt_token_ids": [1, -1]}, "Workbench(prompt_token_ids=...): entry 1 must be a token id (an int >= 0), got -1"),
+    (("hi",), {"messages": [{"role": "user", "content": "x"}, 5]}, "Workbench(messages=...): entry 1 must be an object, got 5"),
+    (("hi",), {"tools": ["x"]}, "Workbench(tools=...): entry 0 must be an object, got 'x'"),
+    (("caf\udce9",), {}, "Workbench(text=...): holds a lone surrogate at character 4 ('\\udce9'), not text"),
+    (("hi",), {"messages": [{"role": "user", "content": "\ud800"}]},
+     "Workbench(messages=...): holds a lone surrogate at character 1 ('\\ud800'), not text"),
     (("hi",), {"tool_parsr": "hermes"}, "Workbench() has no option 'tool_parsr' (did you mean: tool_parser, tools, reasoning_parser?)"),
 ])
 def test_bad_arguments_are_one_line(args, kwargs, message):

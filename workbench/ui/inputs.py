@@ -70,9 +70,57 @@ class Inputs:
                      chunking=self.chunking, api=self.api)
 
 
+HEIGHTS = (100, 5000)  # px: the table's rows on screen
+
+
+def check_height(height: object) -> int:
+    """``Workbench(height=...)``: pixels, a whole number within ``HEIGHTS``."""
+    low, high = HEIGHTS
+    if not isinstance(height, int) or isinstance(height, bool) or not low <= height <= high:
+        raise WorkbenchError(f"Workbench(height={_short(height)}) must be a whole number of pixels from "
+                             f"{low} to {high}")
+    return height
+
+
+def _short(value: object) -> str:
+    s = repr(value)
+    return s if len(s) <= 40 else s[:39] + "…"
+
+
+def _bad_entry(kind: str, value: list) -> str | None:
+    """What is wrong with a list option's entries (``list[dict]``, ``list[int]``), or None."""
+    want = {"list[dict]": dict, "list[int]": int}.get(kind.split(" ")[0])
+    for i, v in enumerate(value):
+        if want is not None and (not isinstance(v, want) or isinstance(v, bool)
+                                 or (want is int and not 0 <= v < 1 << 63)):
+            what = "an object" if want is dict else "a token id (an int >= 0)"
+            return f"entry {i} must be {what}, got {_short(v)}"
+    return None
+
+
+def _not_text(value: object) -> str | None:
+    """A string anywhere in ``value`` that is not Unicode text (a lone surrogate), or None:
+    the tokenizer and every output would fail on it later, far from this cell."""
+    stack = [value]
+    while stack:
+        v = stack.pop()
+        if isinstance(v, str):
+            try:
+                v.encode("utf-8")
+            except UnicodeEncodeError as e:
+                return f"holds a lone surrogate at character {e.start + 1} ({_short(v[e.start:e.start + 1])}), not text"
+        elif isinstance(v, dict):
+            stack.extend(v)
+            stack.extend(v.values())
+        elif isinstance(v, list):
+            stack.extend(v)
+    return None
+
+
 def given(text: object, options: dict) -> Inputs:
     """``Workbench(text, **options)``'s arguments as Inputs, or one line naming the first bad one
-    (an unknown name, a wrong type, a source or API outside the pickers' choices)."""
+    (an unknown name, a wrong type or list entry, a string that is not text, a source or API
+    outside the pickers' choices)."""
     from workbench.core.faces import APIS
 
     names = {f.name: f for f in fields(Inputs)}
@@ -84,6 +132,9 @@ def given(text: object, options: dict) -> Inputs:
         want = (base, type(None)) if kind.endswith("| None") else (base,)
         if base and not isinstance(value, want):
             raise WorkbenchError(f"Workbench({key}=...) must be {kind}, got {type(value).__name__}")
+        problem = (_bad_entry(kind, value) if isinstance(value, list) else None) or _not_text(value)
+        if problem:
+            raise WorkbenchError(f"Workbench({key}=...): {problem}")
     for key, choices in (("source", SOURCES), ("api", APIS)):
         if key in options and options[key] not in choices:
             raise WorkbenchError(f"Workbench({key}={options[key]!r}): give one of {', '.join(choices)}")
