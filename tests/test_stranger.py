@@ -77,3 +77,46 @@ def test_a_long_valid_body_still_validates_and_cross_checks_see_every_entry(tmp_
                                         "tool_choice": {"type": "function", "name": "f29"}})
     assert len(request.input) == 40 and request.tool_choice.name == "f29"
     assert limits.VALIDATE_ITEMS < 30
+
+
+# -- --from-sse: a log saved from a compressed answer ----------------------------------------
+def _chat_log() -> str:
+    chunks = [{"choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
+    chunks += [{"choices": [{"index": 0, "delta": {"content": t}, "finish_reason": None}]} for t in ("Hel", "lo")]
+    chunks += [{"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}]
+    return "".join(f"data: {json.dumps(c)}\n\n" for c in chunks) + "data: [DONE]\n\n"
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_compressed_sse_log_is_read_decompressed(run_cli, tmp_path, encoding):
+    import gzip
+    import zlib
+
+    from workbench.core import recording as rec
+
+    data = _chat_log().encode()
+    log = tmp_path / "log.sse"
+    log.write_bytes(gzip.compress(data) if encoding == "gzip" else zlib.compress(data))
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    code, out, err = run_cli("capture", "--from-sse", log, "--request", req, "-o", tmp_path / "o.jsonl")
+    assert code == 0, err
+    assert "".join(d.text for d in rec.load(tmp_path / "o.jsonl").deltas).startswith("Hello")
+
+
+@pytest.mark.parametrize("name", ["a gzip bomb", "a corrupt gzip"])
+def test_a_hostile_compressed_sse_log_is_one_line_in_bounded_memory(run_cli, tmp_path, name):
+    import gzip
+
+    if name == "a gzip bomb":  # 200 MB of one line: refused at the line cap, never inflated whole
+        data = gzip.compress(b"data: " + b"x" * (200 << 20), compresslevel=9)
+        words = "a line may be"
+    else:
+        data = gzip.compress(_chat_log().encode())[:12] + b"\xff" * 64
+        words = "(gzip): its gzip body does not decompress"
+    log = tmp_path / "log.sse"
+    log.write_bytes(data)
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
+    err = _one_line(run_cli, "capture", "--from-sse", log, "--request", req, "-o", tmp_path / "o.jsonl")
+    assert words in err, err

@@ -12,6 +12,8 @@ detokenizer pass places the tokens).
 
 from __future__ import annotations
 
+import io
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -40,13 +42,39 @@ class Part:
     model: str | None
 
 
+def log_lines(path: str | Path) -> Iterator[door.Line]:
+    """A saved log's lines through the door (a regular file, a cap per line and on its size,
+    CR, LF and CRLF). A log saved from a gzip or deflate answer (``curl`` without
+    ``--compressed``) is read decompressed, in bounded steps, under the same caps."""
+    p = Path(path)
+    what = f"SSE log {p}"
+    magic = door.head(p, "SSE log", 2, limits.MAX_RECORDING_BYTES)
+    encoding = "gzip" if magic == b"\x1f\x8b" else "deflate" if magic[:1] == b"\x78" and magic[1:] in (
+        b"\x01", b"\x9c", b"\xda") else None
+    if encoding is None:
+        lines = door.lines(p, "SSE log", max_bytes=limits.MAX_RECORDING_BYTES, max_line=stream.MAX_LINE_BYTES,
+                           strip_cr=True)
+    else:
+        raw = io.BytesIO(door.read_bytes(p, "SSE log", limits.MAX_RECORDING_BYTES))
+        blocks = _named(stream.decoded(raw.read, encoding, stream.MAX_STREAM_BYTES), f"{what} ({encoding})")
+        lines = door.stream_lines(blocks, f"{what} ({encoding}, decompressed)", max_bytes=limits.MAX_RECORDING_BYTES,
+                                  max_line=stream.MAX_LINE_BYTES, strip_cr=True)
+    return stream.counted(lines, what)
+
+
+def _named(blocks: Iterator[bytes], what: str) -> Iterator[bytes]:
+    try:
+        yield from blocks
+    except WorkbenchError as e:  # decoded's words are a server's: say which file
+        words = str(e).replace("the server's ", "its ").replace("the server sent", "it holds")
+        raise WorkbenchError(f"{what}: {words}") from None
+
+
 def read_chunks(path: str | Path) -> list[Part]:
     p = Path(path)
     what = f"SSE log {p}"
     parts: list[Part] = []
-    lines = door.lines(p, "SSE log", max_bytes=limits.MAX_RECORDING_BYTES, max_line=stream.MAX_LINE_BYTES,
-                       strip_cr=True)
-    for n, data in stream.events(stream.counted(lines, what)):
+    for n, data in stream.events(log_lines(p)):
         if data == "[DONE]":
             continue
         c = chunks.parse(data, f"{what} line {n}")
@@ -169,9 +197,7 @@ def from_api_sse(opts, api: str, log_path: str | Path):
     out = refuse_existing(opts)
     p = Path(log_path)
     what = f"SSE log {p}"
-    lines = door.lines(p, "SSE log", max_bytes=limits.MAX_RECORDING_BYTES, max_line=stream.MAX_LINE_BYTES,
-                       strip_cr=True)
-    source = ((name, data) for _, name, data in stream.named_events(stream.counted(lines, what)))
+    source = ((name, data) for _, name, data in stream.named_events(log_lines(p)))
     got = api_capture.read(api, source, f"{what}: event")
     body = api_capture.stream_body(api, opts.request, opts.request.get("model") or _model_of(got) or "unknown",
                                    ask_ids=False)  # the log holds what the request asked, no more

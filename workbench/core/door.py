@@ -21,6 +21,7 @@ API (every refusal is ``InputError``, a ``WorkbenchError`` whose message starts
 with the input's name; the caps default to ``core/limits.py``)::
 
     check_file(path, what, max_bytes) -> int      # a regular file within the cap (its size); not read
+    head(path, what, n, max_bytes) -> bytes        # its first n bytes (gzip magic, ...)
     read_bytes(path, what, max_bytes=MAX_TEXT_BYTES) -> bytes
     read_text(path, what, max_bytes=MAX_TEXT_BYTES) -> str       # the whole file, UTF-8
     read_json(path, what, max_bytes=MAX_TEXT_BYTES) -> object    # one JSON value
@@ -94,6 +95,15 @@ def check_file(path: str | Path, what: str, max_bytes: int) -> int:
     it; for files another library reads itself (a tokenizer folder's)."""
     with _open(path, what, max_bytes) as f:
         return os.fstat(f.fileno()).st_size
+
+
+def head(path: str | Path, what: str, n: int, max_bytes: int) -> bytes:
+    """The first ``n`` bytes of a regular file within ``max_bytes`` (what kind of file it is)."""
+    with _open(path, what, max_bytes) as f:
+        try:
+            return f.read(n)
+        except OSError as e:
+            raise InputError(f"{what} {path}: {e.strerror}") from None
 
 
 def _too_big(where: str, max_bytes: int) -> InputError:
@@ -285,5 +295,5 @@ def json_lines(source: Iterable[Line], where: str | None = None) -> Iterator[Lin
         yield Line(line.number, text, line.ended, None, value)
 
 
-__all__ = ["InputError", "Line", "parse_json", "parse_toml", "check_file", "read_bytes", "read_text", "read_json", "read_toml",
+__all__ = ["InputError", "Line", "parse_json", "parse_toml", "check_file", "head", "read_bytes", "read_text", "read_json", "read_toml",
            "decode", "check_arg", "lines", "stream_lines", "read_jsonl", "json_lines"]
