@@ -120,3 +120,27 @@ def test_a_hostile_compressed_sse_log_is_one_line_in_bounded_memory(run_cli, tmp
     req.write_text(json.dumps({"messages": [{"role": "user", "content": "hi"}]}))
     err = _one_line(run_cli, "capture", "--from-sse", log, "--request", req, "-o", tmp_path / "o.jsonl")
     assert words in err, err
+
+
+# -- a config's markers --------------------------------------------------------------------
+TEACHING_HEAD = 'extends = "{}"\nname = "t"\n'
+
+
+@pytest.mark.parametrize("line, words", [
+    ('preserve_tokens = [""]', "preserve_tokens[0]: expected a non-empty string, got ''"),
+    ('turn_boundary_tokens = [""]', "turn_boundary_tokens[0]: expected a non-empty string, got ''"),
+    ('arg_structural_chars = ["ab"]', "arg_structural_chars[0]: expected one character, got 'ab'"),
+    ('[token_id_terminals]\nTHINK_START = ""', "token_id_terminals.THINK_START: expected a non-empty string"),
+    ('name = ""', "name: expected a non-empty string, got ''"),
+    ('name = "' + "n" * 100_000 + '"', "name: 100,000 characters, over the 256 it may have"),
+])
+def test_an_empty_or_oversized_marker_in_a_config_is_one_line(run_cli, tmp_path, line, words):
+    from workbench.core.config.io import PARSERS_DIR
+
+    head = TEACHING_HEAD.format(PARSERS_DIR / "teaching.toml")
+    if line.startswith("name"):
+        head = head.replace('name = "t"\n', "")
+    config = tmp_path / "c.toml"
+    config.write_text(head + line + "\n")
+    err = _one_line(run_cli, "replay", "--text", "hi", "--config", config)
+    assert words in err, err

@@ -134,7 +134,7 @@ class Builder:
             return self.terminals(value)
         if key == "token_id_terminals":
             table = self.typed(key, value, dict, "a table of terminal name = special token") or {}
-            return {k: v for k, v in table.items() if self.typed(f"{key}.{k}", v, str, "a string")}
+            return {k: v for k, v in table.items() if self.marker(f"{key}.{k}", v)}
         if key == "transitions":
             return self.transitions(value)
         if key == "content_events":
@@ -148,13 +148,27 @@ class Builder:
             return self.callable(key, value)
         if ann.startswith("frozenset"):
             items = self.typed(key, value, list, "an array of strings") or []
-            return frozenset(v for i, v in enumerate(items) if self.typed(f"{key}[{i}]", v, str, "a string"))
+            return frozenset(v for i, v in enumerate(items) if self.marker(f"{key}[{i}]", v,
+                                                                            single=key == "arg_structural_chars"))
         if ann.startswith("bool"):
             return self.typed(key, value, bool, "true or false")
         if ann == "str":
-            return self.typed(key, value, str, "a string")
+            return self.marker(key, value)
         self.problem(key, f"field type {ann} has no TOML form in the workbench yet")
         return None
+
+    def marker(self, path: str, value: Any, single: bool = False) -> str | None:
+        """A string the engine matches or shows (a token, a character, the name): an empty
+        one matches everywhere, a long one costs as a terminal does."""
+        from workbench.core import limits
+
+        if not isinstance(value, str) or not value or (single and len(value) != 1):
+            self.problem(path, f"expected {'one character' if single else 'a non-empty string'}, got {value!r:.60}")
+            return None
+        if len(value) > limits.MAX_TERMINAL_CHARS:
+            self.problem(path, f"{len(value):,} characters, over the {limits.MAX_TERMINAL_CHARS} it may have")
+            return None
+        return value
 
     def terminals(self, value: Any) -> dict:
         out = {}
