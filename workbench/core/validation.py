@@ -45,7 +45,7 @@ def _short(value: Any) -> bool:
     return True
 
 
-def validate(cls: type, fields: dict, what: str) -> Any:
+def validate(cls: Any, fields: dict, what: str) -> Any:
     """``cls.model_validate(fields)`` (a vLLM request model), refused in one line
     (``invalid {what} ({loc}): {msg}``), its errors never more than a few windows' worth."""
     if not _short(fields):
@@ -59,7 +59,7 @@ def validate(cls: type, fields: dict, what: str) -> Any:
     return _check(cls, fields, what)
 
 
-def _check(cls: type, fields: dict, what: str, key: str | None = None, start: int = 0,
+def _check(cls: Any, fields: dict, what: str, key: str | None = None, start: int = 0,
            early: bool = False) -> Any:
     """One step. ``early`` (a sample or a window): only a mistake inside an entry or an
     object refuses; the body's own checks (``tool_choice`` names a tool, ...) may depend on
