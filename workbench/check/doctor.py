@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from workbench.check import api_evidence, causes as C, config_diagnoses, coverage, evidence as E, rank
 from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
 from workbench.check.contract import format_literals, parser_markers, pattern_markers
+from workbench.check.literals import literal_markers
 from workbench.check.suite import Checker, Options
 from workbench.core.parsers import ParserSpec
 
@@ -156,7 +157,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
                     nonstream=result.nonstream_final, findings=checked.findings,
                     diagnoses=[d for d in report.diagnoses if d.severity == PROBLEM and d.code != "cut_off_call"],
                     markers=sorted({m for ms in parser_markers(session).values() for m in ms}
-                                   | set(pattern_markers(session))) or markers,
+                                   | set(pattern_markers(session)) | set(literal_markers(session))) or markers,
                     literals=format_literals(session, markers), pairs=pairs,
                     starts=E.tool_starts(session, pairs), tool_names=tool_names, parallel_tool_calls=setup.request.parallel_tool_calls,
                     phase_at={r.step: r.phase_before for r in result.rows},
