@@ -157,9 +157,11 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
         causes.append(Cause("model_output", f"the model stopped inside a tool call: {opened}",
                             ["finish_reason \"stop\" with the call's markup or arguments still open"]))
     invalid = E.invalid_written(facts.text, finals, facts.starts)
-    if invalid:
-        causes.append(Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
-                            ["as written in the text, not as parsed"]))
+    invalid_cause = Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
+                          ["as written in the text, not as parsed"]) if invalid else None
+    if invalid_cause and not _dropped_after_invalid(facts, by_kind.get(TEXT_DROPPED, [])):
+        causes.append(invalid_cause)
+        invalid_cause = None
     unknown = E.unknown_names(finals, facts.tool_names)
     if unknown:
         causes.append(Cause("model_output", "the model called function(s) the request does not offer: "
@@ -222,10 +224,25 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
             if len(final.tool_calls) > 1:
                 causes.append(Cause("serving", f"parallel_tool_calls is false, yet the {name} answer has "
                                     f"{len(final.tool_calls)} calls", ["vLLM's serving layer keeps call 0 only"]))
+    if invalid_cause:  # the parser dropped the text of the body it could not read: that comes first
+        invalid_cause.evidence.append("the parser then drops that text in both modes (text_dropped)")
+        causes.append(invalid_cause)
+    broken = E.broken_and_lost(facts.text, facts.pairs, finals)
+    if broken and not any(c.cls in PARSER for c in causes):
+        causes.append(Cause("model_output", "the model broke the call's markup: " + "; ".join(broken[:2]),
+                            ["both modes read the broken markup alike; the format is the model's to keep"]))
     for f in by_kind.get(ARGUMENTS_BUFFERED, []):
         causes.append(Cause("parser_streaming", f"arguments are buffered, not streamed: {f.detail}", [f.headline()],
                             severity=WARNING, where=where("tool", "streaming"), findings=[_key(f)]))
     return _dedupe(causes)
+
+
+def _dropped_after_invalid(facts: Facts, dropped: list) -> bool:
+    """Whether text the model wrote after an invalid tool-call JSON body reaches no field (the
+    parser swallowed what it could not read, where a client would have got it as content)."""
+    bodies = [i for i, state in E.json_after(facts.text, facts.starts) if state == "invalid"]
+    spans = [d["start"] for f in dropped for d in f.extra.get("dropped", [])]
+    return any(s > i for i in bodies for s in spans)
 
 
 def _dedupe(causes: list[Cause]) -> list[Cause]:

@@ -154,9 +154,13 @@ def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Fi
     return None
 
 
-def _walk(text: str, pairs: Sequence[tuple[str, str]]) -> tuple[list[str], list[tuple[str, int]]]:
-    """The text's tool-call markup as nested pairs: (what the model left unclosed before the
-    markup around it went on, the starts still open at the end of the text)."""
+_Broken = tuple[str, int, int]  # (what the model broke, the text it holds: start, end)
+
+
+def _walk(text: str, pairs: Sequence[tuple[str, str]]) -> tuple[list[_Broken], list[tuple[str, int]]]:
+    """The text's tool-call markup as nested pairs: (what the model broke before the markup
+    around it went on: a start not closed, an end inside a call that closes nothing; the starts
+    still open at the end of the text)."""
     pairs = [(a, b) for a, b in pairs if a and b and a != b]
     marks = sorted({m for pair in pairs for m in pair}, key=len, reverse=True)
     if not marks:
@@ -164,29 +168,47 @@ def _walk(text: str, pairs: Sequence[tuple[str, str]]) -> tuple[list[str], list[
     opens = {a: b for a, b in pairs}
     closes = {b: a for a, b in pairs}
     stack: list[tuple[str, int]] = []
-    unclosed = []
+    broken: list[_Broken] = []
+    last = 0  # where the previous marker ended
     for m in re.finditer("|".join(map(re.escape, marks)), text):
         mark = m.group()
         if mark in opens:
             if stack and stack[-1][0] == mark:
-                unclosed.append(f"{mark!r} at char {stack[-1][1]} is not closed by {opens[mark]!r} before the next "
-                                f"{mark!r}")
+                broken.append((f"{mark!r} at char {stack[-1][1]} is not closed by {opens[mark]!r} before the next "
+                               f"{mark!r}", stack[-1][1] + len(mark), m.start()))
                 stack.pop()
             stack.append((mark, m.start()))
         elif any(start == closes.get(mark) for start, _ in stack):
             while stack[-1][0] != closes[mark]:
                 start, at = stack.pop()
-                unclosed.append(f"{start!r} at char {at} is not closed by {opens[start]!r} before {mark!r}")
+                broken.append((f"{start!r} at char {at} is not closed by {opens[start]!r} before {mark!r}",
+                               at + len(start), m.start()))
             stack.pop()
-    return unclosed, stack
+        elif stack and mark in closes:
+            broken.append((f"{mark!r} at char {m.start()} closes no {closes[mark]!r}", last, m.start()))
+        last = m.end()
+    return broken, stack
 
 
 def unclosed_markup(text: str, pairs: Sequence[tuple[str, str]]) -> list[str]:
     """Tool-call markup the model opened and never closed before the markup around it went
     on: a start marker followed by its own start again, or by the end of a marker opened
     before it (``<parameter=`` then ``</function>``). What is still open at the end of the
-    text is open_at_end's."""
-    return _walk(text, pairs)[0]
+    text is open_at_end's. An end marker inside a call that closes nothing is broken too."""
+    return [what for what, _, _ in _walk(text, pairs)[0]]
+
+
+def broken_and_lost(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Final]) -> list[str]:
+    """Markup the model broke whose text reaches no field in either mode (every word of it): the
+    format the model did not keep is where its words went (glm47's value after a missing
+    <arg_value>)."""
+    carried = {w for f in finals for seq in coverage.field_words(Final.of(f)) for w in seq}
+    out = []
+    for what, a, b in _walk(text, pairs)[0]:
+        words = re.findall(r"\w+", text[a:b])
+        if words and not carried & set(words):
+            out.append(f"{what}, and what it holds ({text[a:b].strip()[:60]!r}) reaches no field")
+    return out
 
 
 def invalid_written(text: str, finals: Sequence[Final], starts: Iterable[str] = ()) -> list[str]:
@@ -199,6 +221,14 @@ def invalid_written(text: str, finals: Sequence[Final], starts: Iterable[str] = 
             if not valid_json(c.arguments) and written_json(text, c.arguments) == "invalid":
                 out.append(repr(c.arguments[:80]))
     return list(dict.fromkeys(out))
+
+
+def _cut_at_end(value: str, marker: str) -> int:
+    """How many characters of ``marker`` (a proper prefix, at least 3, bracketed) ``value`` ends with."""
+    for k in range(len(marker) - 1, 2, -1):
+        if value.endswith(marker[:k]) and set(marker[:k]) & set("<[|｜"):
+            return k
+    return 0
 
 
 def ok_calls(final: Final, tool_names: set[str]) -> list:
@@ -220,7 +250,9 @@ def badness(final: Final, other: Final, text: str, markers: list[str], literals:
     non-streaming answer, coverage.stream_reader for the stream): a word only the other mode
     carries that this mode's path reads is the format's syntax, not a lost word (a broken
     stream can carry `"name"` in arguments, a broken parse can leave it in content)."""
-    leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v})
+    leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v}
+                   | {f"{v.rstrip()[-k:]} (cut {m})" for m in markers for v in (final.content, final.reasoning)
+                      if v and (k := _cut_at_end(v.rstrip(), m))})
     missed = coverage.uncovered(text, literals, (final,))
     theirs_missed = coverage.uncovered(text, literals, (other,))
     their_gaps = {m.start() for m in theirs_missed}
