@@ -91,3 +91,36 @@ def test_markers_a_legacy_parser_matches_only_in_its_patterns_are_markers():
                       options=DoctorOptions(fuzz=0, shrink_budget_s=0, text_budget_s=0, jobs=1))
     assert report.causes[0].cls == "parser_streaming"
     assert "parser markup in the text fields" in report.causes[0].summary, report.causes[0].summary
+
+
+def test_markers_a_legacy_parser_spells_only_in_its_methods_are_markers():
+    # vllm-57490: InternLM2's <|action_start|> is a literal its methods test with `in` and cut with
+    # split; Step3's markers are class constants compared through self. The stream that leaves a
+    # cut <|action_start| in content leaks parser markup.
+    from vllm.tool_parsers import ToolParserManager
+
+    from tests import reports
+    from workbench.check.doctor import DoctorOptions, diagnose
+    from workbench.check.literals import class_literals
+
+    assert {"<|action_start|>", "<|action_end|>"} <= class_literals(ToolParserManager.get_tool_parser("internlm"))
+    assert "<｜tool_calls_begin｜>" in class_literals(ToolParserManager.get_tool_parser("step3"))
+    case = reports.load(reports.CASES / "vllm-57490-internlm-opening-marker-split-across-deltas.json")
+    report = diagnose(reports.setup(case), text=case["text"],
+                      options=DoctorOptions(fuzz=0, shrink_budget_s=0, text_budget_s=0, jobs=1))
+    assert report.causes[0].cls == "parser_streaming"
+    assert "parser markup in the text fields: '<|action_start| (cut" in report.causes[0].summary
+
+
+def test_an_odd_paste_gets_an_answer_not_a_traceback(run_cli, tmp_path):
+    # What a bug report may paste: only whitespace, another language, control characters.
+    import json
+
+    for n, text in enumerate(["   \n\t\n  ", "你好！<tool_call>\n{\"name\": \"获取天气\", \"arguments\": {\"城市\": \"北京\"}}\n</tool_call>",
+                              "hi\x00there\ufffd<tool_call>"]):
+        f = tmp_path / f"{n}.txt"
+        f.write_text(text, encoding="utf-8")
+        code, out, err = run_cli("doctor", "--text-file", f, "--tool-parser", "hermes", "--reasoning-parser", "qwen3",
+                                 "--json")
+        assert code in (0, 1) and "Traceback" not in err, err
+        assert isinstance(json.loads(out)["causes"], list)
