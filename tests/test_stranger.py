@@ -144,3 +144,13 @@ def test_an_empty_or_oversized_marker_in_a_config_is_one_line(run_cli, tmp_path,
     config.write_text(head + line + "\n")
     err = _one_line(run_cli, "replay", "--text", "hi", "--config", config)
     assert words in err, err
+
+
+def test_good_parts_then_many_bad_ones_deep_in_a_body_are_one_line_in_bounded_memory(run_cli, tmp_path):
+    """The windows reach arrays at any depth: a message's content parts, past the sample's 16."""
+    parts = [{"type": "input_text", "text": "x"}] * 16 + [{"type": "weird"}] * 40_000
+    req = tmp_path / "req.json"
+    req.write_text(json.dumps({"input": [{"role": "user", "content": "hi"}] * 20 + [{"role": "user",
+                                                                                     "content": parts}]}))
+    err = _one_line(run_cli, "replay", "--text", "hi", "--api", "responses", "--request", req)
+    assert "invalid Responses request (input" in err, err

@@ -7,8 +7,8 @@ entries of one wrong shape (700 KB) made 23.6 million errors, 16 GB, before it w
 small (``limits.VALIDATE_ITEMS``), each a refusal in one line:
 
 1. a sample: every array, at any depth, cut to its first ``VALIDATE_ITEMS`` entries;
-2. each long top-level array (``input``, ``messages``, ``tools``) in windows of that many
-   entries, the rest of the body sampled;
+2. every longer array, at any depth, in windows of that many entries (the rest of the body
+   sampled, each array on the way to it holding the one entry that leads there);
 3. the whole body, as vLLM's server validates it (a valid body only: steps 1-2 passed).
 
 What is accepted is exactly what vLLM accepts: every step validates with vLLM's own model.
@@ -45,25 +45,50 @@ def _short(value: Any) -> bool:
     return True
 
 
+def _long_lists(value: Any, path: tuple = ()):
+    """(path, list) of every array longer than the sample keeps, at any depth."""
+    stack = [(path, value)]
+    while stack:
+        at, v = stack.pop()
+        if isinstance(v, list):
+            if len(v) > limits.VALIDATE_ITEMS:
+                yield at, v
+            stack.extend((at + (i,), x) for i, x in enumerate(v))
+        elif isinstance(v, dict):
+            stack.extend((at + (k,), x) for k, x in v.items())
+
+
+def _window(fields: dict, path: tuple, window: list) -> dict:
+    """The sample of ``fields`` on the way to ``path`` (each array on it holding only the entry
+    the path goes through), with ``window`` at its end."""
+    def build(value: Any, rest: tuple) -> Any:
+        if not rest:
+            return sample(window)
+        head, tail = rest[0], rest[1:]
+        if isinstance(value, list):
+            return [build(value[head], tail)]
+        return {**{k: sample(v) for k, v in value.items() if k != head}, head: build(value[head], tail)}
+    return build(fields, path)
+
+
 def validate(cls: Any, fields: dict, what: str) -> Any:
     """``cls.model_validate(fields)`` (a vLLM request model), refused in one line
     (``invalid {what} ({loc}): {msg}``), its errors never more than a few windows' worth."""
     if not _short(fields):
-        rest = sample(fields)
-        _check(cls, rest, what, early=True)
+        _check(cls, sample(fields), what, early=True)
         step = limits.VALIDATE_ITEMS
-        for key, value in fields.items():
-            if isinstance(value, list) and len(value) > step:
-                for start in range(step, len(value), step):
-                    _check(cls, {**rest, key: sample(value[start:start + step])}, what, key, start, early=True)
+        for path, value in _long_lists(fields):
+            indexes = [p for p in path if isinstance(p, int)]
+            for start in range(step, len(value), step):
+                _check(cls, _window(fields, path, value[start:start + step]), what, (*indexes, start), early=True)
     return _check(cls, fields, what)
 
 
-def _check(cls: Any, fields: dict, what: str, key: str | None = None, start: int = 0,
-           early: bool = False) -> Any:
+def _check(cls: Any, fields: dict, what: str, offsets: tuple = (), early: bool = False) -> Any:
     """One step. ``early`` (a sample or a window): only a mistake inside an entry or an
     object refuses; the body's own checks (``tool_choice`` names a tool, ...) may depend on
-    entries cut away, so the whole body's step decides them."""
+    entries cut away, so the whole body's step decides them. ``offsets``: what a window's
+    array indexes were in the whole body (the arrays on its path, then the window's start)."""
     from pydantic import ValidationError
     from vllm.exceptions import VLLMValidationError
 
@@ -75,13 +100,13 @@ def _check(cls: Any, fields: dict, what: str, key: str | None = None, start: int
             errors = [x for x in errors if len(x.get("loc", ())) >= 2]
             if not errors:
                 return None
-        first = errors[0]
-        loc = list(first.get("loc", ()))
-        at = next((i for i, p in enumerate(loc) if isinstance(p, int)), None)
-        if key is not None and loc and loc[0] == key and at is not None:
-            loc[at] += start  # a window's entry, numbered in the whole array
+        loc, k = [], 0
+        for p in errors[0].get("loc", ()):
+            if isinstance(p, int) and k < len(offsets):
+                p, k = p + offsets[k], k + 1  # a window's entry, numbered in the whole body
+            loc.append(p)
         where = ".".join(str(p) for p in loc)
-        raise WorkbenchError(f"invalid {what} ({where or 'request'}): {first.get('msg')}") from None
+        raise WorkbenchError(f"invalid {what} ({where or 'request'}): {errors[0].get('msg')}") from None
     except (VLLMValidationError, ValueError) as e:  # vLLM's own checks (the server answers 400)
         if early:
             return None
