@@ -2,9 +2,10 @@
 on the run's one JupyterLab server (the ``lab`` fixture of tests/conftest.py).
 
 - the tour (notebooks/01_tour.ipynb) runs top to bottom; Step on its last workbench
-  adds a row, and the token strip and cost chart are drawn;
+  adds a row, and the token strip and cost chart are drawn (make test-slow: make test runs
+  the tour once, in tests/test_notebooks.py, and drives each of these paths in the tests below);
 - two engine workbenches in one notebook, stepped in turn, each show only their
-  own tokens;
+  own tokens, their own delta count and which parsers run, and draw the strip and chart;
 - a click on a row (and j, and the token strip) selects it and its detail shows beside
   the table; the table and the detail fit one screen; a fresh widget with its settings
   open is short; shift-click selects more and Ctrl+C puts their JSON on the clipboard;
@@ -221,6 +222,9 @@ def look_at_every_tab(page, wb, name: str) -> None:
     set_theme(page, "JupyterLab Light")
 
 
+@pytest.mark.slow(reason="the tour runs once in make test (test_notebooks, nbclient: no error, stderr or progress "
+                        "bar); its browser paths are the other tests': Step on an engine workbench, its status and "
+                        "truth lines (two_engine_workbenches), the strip and cost chart drawn and clicked (select_copy)")
 def test_tour_runs_and_step_adds_a_row_and_pictures(lab, page):
     shutil.copy(TOUR, lab.root / TOUR.name)
     with failure_screenshot(page, "tour"):
@@ -258,6 +262,11 @@ def test_two_engine_workbenches_stay_separate(lab, page):
             _step(wb, n)
         page.wait_for_selector(IDLE)
         assert a.locator(".wb-row[data-step]").count() == 3 and b.locator(".wb-row[data-step]").count() == 2
+        assert "3 deltas" in a.locator(".wb-status").first.inner_text()
+        assert "2 deltas" in b.locator(".wb-status").first.inner_text()
+        assert "runs: hermes+qwen3" in a.locator(".wb-truth").inner_text()
+        for chart in ("canvas.wb-strip", "canvas.wb-cost"):  # drawn, on an engine workbench too
+            assert a.locator(chart).bounding_box()["height"] >= 10
         # each table holds the start of its own script, token by token (decoded, spaces as ␣)
         for wb, script, n in ((a, SCRIPT_A, 3), (b, SCRIPT_B, 2)):
             shown = "".join(_tokens(wb, i) for i in range(1, n + 1)).replace("␣", " ")
