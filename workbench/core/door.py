@@ -213,14 +213,11 @@ def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_lin
                 line = _line(where, number, piece, True)
                 yield from json_lines((line,), where) if values else (line,)
         else:
-            if not values:
-                for text in texts:
-                    number += 1
-                    yield Line(number, text)
-                texts = ()
             for text in texts:
                 number += 1
-                if text and not text.isspace():
+                if not values:
+                    yield Line(number, text)
+                elif text and not text.isspace():
                     try:
                         value = parse_value(text)
                     except Bad as bad:
