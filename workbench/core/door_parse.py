@@ -114,21 +114,29 @@ def _check_digits(stripped: str) -> None:
         raise Bad(f"an integer of {n:,} digits (the most is {limits.MAX_INT_DIGITS})", f"an integer of {n:,} digits")
 
 
-def _check_strings(value: Any) -> None:
+def lone_surrogate(value: Any) -> tuple[str, int] | None:
+    """The first string anywhere in ``value`` (keys too) that holds a lone surrogate, which
+    is not Unicode text, and the surrogate's index; None when there is none."""
     stack = [value]
     while stack:
         v = stack.pop()
         if isinstance(v, str):
             try:
                 v.encode("utf-8")
-            except UnicodeEncodeError:
-                raise Bad(f"a string holds a lone surrogate ({v[:20]!r}…), which is not Unicode text",
-                           "a lone surrogate") from None
+            except UnicodeEncodeError as e:
+                return v, e.start
         elif isinstance(v, dict):
             stack.extend(v)
             stack.extend(v.values())
         elif isinstance(v, list):
             stack.extend(v)
+    return None
+
+
+def _check_strings(value: Any) -> None:
+    if (found := lone_surrogate(value)) is not None:
+        raise Bad(f"a string holds a lone surrogate ({found[0][:20]!r}…), which is not Unicode text",
+                  "a lone surrogate")
 
 
 # -- TOML ----------------------------------------------------------------------

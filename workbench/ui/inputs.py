@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
+from workbench.core.door_parse import lone_surrogate
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
 from workbench.core.session import Setup
@@ -101,20 +102,10 @@ def _bad_entry(kind: str, value: list) -> str | None:
 def _not_text(value: object) -> str | None:
     """A string anywhere in ``value`` that is not Unicode text (a lone surrogate), or None:
     the tokenizer and every output would fail on it later, far from this cell."""
-    stack = [value]
-    while stack:
-        v = stack.pop()
-        if isinstance(v, str):
-            try:
-                v.encode("utf-8")
-            except UnicodeEncodeError as e:
-                return f"holds a lone surrogate at character {e.start + 1} ({_short(v[e.start:e.start + 1])}), not text"
-        elif isinstance(v, dict):
-            stack.extend(v)
-            stack.extend(v.values())
-        elif isinstance(v, list):
-            stack.extend(v)
-    return None
+    if (found := lone_surrogate(value)) is None:
+        return None
+    text, at = found
+    return f"holds a lone surrogate at character {at + 1} ({_short(text[at:at + 1])}), not text"
 
 
 def given(text: object, options: dict) -> Inputs:
