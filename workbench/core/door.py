@@ -197,18 +197,18 @@ def stream_lines(chunks: Iterable[bytes], where: str, *, max_bytes: int, max_lin
                 raise _long_line(where, number + 1, max_line)
             pending.append(chunk)
             continue
-        head, rest = chunk[:cut], chunk[cut + 1:]
+        ended, rest = chunk[:cut], chunk[cut + 1:]
         if pending:
-            head = b"".join(pending) + head
+            ended = b"".join(pending) + ended
             pending, held = [], 0
-        if len(head) > max_line:  # only then may one of its lines be too long
-            for n, piece in enumerate(head.split(b"\n"), number + 1):
+        if len(ended) > max_line:  # only then may one of its lines be too long
+            for n, piece in enumerate(ended.split(b"\n"), number + 1):
                 if len(piece) > max_line:
                     raise _long_line(where, n, max_line)
         try:  # "\n" is never inside a UTF-8 sequence: decoding the lines together is decoding each
-            texts = head.decode("utf-8").split("\n")
+            texts = ended.decode("utf-8").split("\n")
         except UnicodeDecodeError:  # one by one, to name the line at fault
-            for piece in head.split(b"\n"):
+            for piece in ended.split(b"\n"):
                 number += 1
                 line = _line(where, number, piece, True)
                 yield from json_lines((line,), where) if values else (line,)
