@@ -45,6 +45,16 @@ def test_good_arguments_still_build():
     assert wb.model.inputs.api == "responses" and wb.model.inputs.tool_parser is None
 
 
+def test_a_recording_may_be_a_pathlib_path():
+    from pathlib import Path
+
+    from workbench.ui.inputs import check_recording
+
+    rec = Path("parsers/recordings/hermes/seed_weather.jsonl")
+    assert check_recording(rec) == str(rec) and check_recording(str(rec)) == str(rec)
+    assert check_recording(None) is None
+
+
 def test_a_notebook_cell_shows_a_workbench_error_as_one_line():
     """IPython prints ``_render_traceback_()`` instead of the traceback (wb.step() from a cell)."""
     assert WorkbenchError("bad --chunking 'k:0'")._render_traceback_() == ["WorkbenchError: bad --chunking 'k:0'"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
@@ -81,6 +82,14 @@ def check_height(height: object) -> int:
         raise WorkbenchError(f"Workbench(height={_short(height)}) must be a whole number of pixels from "
                              f"{low} to {high}")
     return height
+
+
+def check_recording(recording: object) -> str | None:
+    """``Workbench(recording=...)``: a path (a str or a ``pathlib.Path``) as a str, or None."""
+    path = os.fspath(recording) if isinstance(recording, os.PathLike) else recording
+    if path is None or isinstance(path, str):
+        return path
+    raise WorkbenchError(f"Workbench(recording=...) must be a path (str), got {type(recording).__name__}")
 
 
 def _short(value: object) -> str:

@@ -17,13 +17,12 @@ from typing import TYPE_CHECKING
 import ipywidgets as W
 
 from workbench.core.rows import Row, to_frame
-from workbench.errors import WorkbenchError
 from workbench.ui.ab import ABActions
 from workbench.ui.check import CheckActions
 from workbench.ui.controls import Controls
 from workbench.ui.diagram import DiagramActions
 from workbench.ui.editor import EditorActions
-from workbench.ui.inputs import check_height, given
+from workbench.ui.inputs import check_height, check_recording, given
 from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.detail import RowDetail
 from workbench.ui.final_panel import FinalPanel
@@ -53,8 +52,7 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
                  height: int = 300, **inputs: Inputs) -> None:
         base = given(text or "", inputs)
         height = check_height(height)
-        if recording is not None and not isinstance(recording, str):
-            raise WorkbenchError(f"Workbench(recording=...) must be a path (str), got {type(recording).__name__}")
+        recording = check_recording(recording)
         if text is None and recording is None:
             base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
         self.model = WorkbenchModel(base, status=self._status)
