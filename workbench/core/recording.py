@@ -173,6 +173,10 @@ def load(path: str | Path) -> Recording:
     finished_at = None
     seen = tokens = 0
     most = limits.MAX_DELTAS
+
+    def at() -> str:  # the line being read, named only for a refusal
+        return f"recording {p} line {number}"
+
     # The hot loop of every load (100,000 lines): a line is unpacked once, and a line's
     # name ("recording P line N") is made only when something is refused.
     for number, _, _, cut, obj in door.read_jsonl(p, "recording"):
@@ -182,15 +186,15 @@ def load(path: str | Path) -> Recording:
                 # A crash mid-write: every earlier line was written and flushed whole.
                 notes.append(f"cut at line {number}, the stream did not finish")
                 break
-            raise WorkbenchError(f"recording {p} line {number}: invalid JSON ({cut})")
+            raise WorkbenchError(f"{at()}: invalid JSON ({cut})")
         if type(obj) is not dict:
-            raise WorkbenchError(f"recording {p} line {number}: expected a JSON object")
+            raise WorkbenchError(f"{at()}: expected a JSON object")
         if header is None:
-            header = _check_header(obj, f"recording {p} line {number}")
+            header = _check_header(obj, at())
             continue
-        delta = Delta.from_dict(obj) if _valid_delta(obj) else _check_delta(obj, f"recording {p} line {number}")
+        delta = Delta.from_dict(obj) if _valid_delta(obj) else _check_delta(obj, at())
         if finished_at is not None:
-            raise WorkbenchError(f"recording {p} line {number}: a delta after the finish_reason at line {finished_at}")
+            raise WorkbenchError(f"{at()}: a delta after the finish_reason at line {finished_at}")
         if delta.finish_reason is not None:
             finished_at = number
         deltas.append(delta)
