@@ -7,7 +7,7 @@ export TRANSFORMERS_OFFLINE ?= 1
 export VLLM_NO_USAGE_STATS ?= 1
 export DO_NOT_TRACK ?= 1
 
-.PHONY: setup demo test test-slow lab bench js-check clean
+.PHONY: setup demo test test-slow lab bench docs docs-serve js-check clean
 
 setup:  # the dev set-up: Ray too, so the corpus tests run it
 	@bash setup/setup.sh --with-ray
@@ -27,6 +27,15 @@ lab: setup
 bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
+# The docs site (mkdocs-material, docs/ + mkdocs.yml): the CLI reference and the benchmarks' latest
+# figures are regenerated first (docs/gen_cli.py, docs/gen_bench.py); --strict fails on a broken link
+# or a missing page (tests/docs/test_site.py runs the same build in `make test`).
+docs: setup
+	@$(PY) docs/gen_cli.py && $(PY) docs/gen_bench.py && .venv/bin/mkdocs build --strict --quiet && echo "docs: site/index.html"
+
+docs-serve: setup
+	@$(PY) docs/gen_cli.py && $(PY) docs/gen_bench.py && .venv/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+
 # The committed JS bundles (workbench/ui/static/editor.js, diagram.js, THIRD_PARTY_NOTICES) must be
 # what js/ builds: npm ci from the registry, build into a scratch folder, compare byte for byte.
 js-check:
@@ -36,4 +45,4 @@ js-check:
 	  done && echo "js-check: the bundles rebuild byte-identical from js/"
 
 clean:
-	rm -rf .venv .cache
+	rm -rf .venv .cache site

@@ -49,8 +49,9 @@ else
   pip_install "vllm==$VLLM_VERSION" -r setup/requirements-gpu.txt
 fi
 
-step 3 "installing the workbench (editable) and test extras"
+step 3 "installing the workbench (editable), test extras and the docs site's mkdocs"
 pip_install --no-deps -r setup/requirements-extra.txt
+pip_install --no-deps -r setup/requirements-docs.txt   # mkdocs-material: `make docs`, tests/docs/
 if [[ $WITH_RAY == 1 ]]; then
   echo "setup:       and Ray (--with-ray: 79 MB download, 240 MB installed)"
   pip_install --no-deps -r setup/requirements-ray.txt
