@@ -1,4 +1,20 @@
-"""Parser workbench: see every delta vLLM's reasoning and tool parsers produce."""
+"""Parser workbench: see every delta vLLM's reasoning and tool parsers produce.
+
+    errors.py     WorkbenchError: bad input, one line (CLI exit 2; 1 for parser failures)
+    demo.py       `make demo`: the seed example stepped on the embedded engine
+    __main__.py   `python -m workbench` runs the CLI
+    core/         the widget-free core (never imports ipywidgets/IPython; vLLM imported lazily)
+    engine/       one in-process v1 LLMEngine stepped into rows
+    check/        find and pin parser bugs: check, shrink, export, doctor
+    lanes/        other vLLM versions, parse-only, one worker process each
+    capture/      a real (maybe hostile) server's stream as a recording
+    corpus/       `workbench corpus`: every recording under folders, on a pool or Ray
+    ui/           the notebook layer (ipywidgets, the anywidget table)
+    cli/          the `workbench` command
+
+Lazy names: ``Workbench``, ``show``, ``parsers``, ``require_gpu``, ``NoGPU`` (ui), ``faces``
+(ui.api_frames), ``corpus`` (the package, callable). Every package's docstring maps its modules.
+"""
 
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError

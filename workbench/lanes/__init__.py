@@ -4,4 +4,14 @@ The installed vLLM runs in-process and is the only one that steps the engine. A
 version listed in ``setup/vllm-lanes.lock`` runs parse-only: its wheel's Python
 tree (no compiled code) is extracted to ``.cache/vllm/<version>/`` and put first
 on ``sys.path`` of a worker that runs the workbench's own core over it.
+
+    versions.py   which versions exist: the installed one and the lock's lanes
+    tree.py       a locked version's pure-Python tree under .cache/vllm/<version>/ (fetch, extract)
+    manifest.py   every extracted file's sha256, checked on every lane start
+    worker.py     the lane worker: the core over one vLLM tree, driven by JSON lines
+    wire.py       the wire: a feed's rows 128 a line in WIRE's compact order; the request reader
+    lane.py       a lane: the worker subprocess, its requests, Stream (send / take / cancel)
+    session.py    LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop)
+    diff.py       A/B across versions: hermes+qwen3@0.32.0 vs hermes+qwen3@0.33.0
+    lane_ui.py    what the widget needs from lanes (widget-free): a session, the picker's choices
 """

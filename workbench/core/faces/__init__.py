@@ -7,12 +7,16 @@ The faces are a layer over a replay's rows (``faces.run(session, result)``), nev
 inside the runner: a row keeps what the parser returned and the chat chunk it sent,
 a ``Face`` adds that API's events, per row and in order.
 
-- ``bodies``: a request in each API's own shape <-> the chat-shaped ``RequestSpec``,
-  through vLLM's own converters;
-- ``responses`` (the simple path) and ``harmony`` (gpt-oss) for ``/v1/responses``;
-- ``messages`` for ``/v1/messages``;
-- ``clients``: the official SDKs' accumulators over the predicted SSE;
-- ``mask``: the values a server makes up (ids, timestamps), masked for comparisons.
+    face.py       Face: one API's view of a replayed stream (events per row, bodies, client)
+    replayed.py   what the faces read of a replay: each row's DeltaMessage, the finish, the parse
+    bodies.py     a request in each API's own shape <-> RequestSpec, through vLLM's converters
+    responses.py  /v1/responses, the simple path: SimpleStreamingEventProcessor events, the body
+    harmony.py    /v1/responses for gpt-oss: HarmonyContext and the Harmony emitters, channels per row
+    messages.py   /v1/messages: message_stream_converter driven in-process, messages_full_converter
+    clients.py    the openai / anthropic SDKs' accumulators over the predicted SSE
+    finals.py     what a client holds at the end, per API, as a Final and as blocks
+    visible.py    what each API's client receives per row, in one shape (two APIs compare)
+    mask.py       the values a server makes up (ids, timestamps), masked for comparisons
 """
 
 from __future__ import annotations

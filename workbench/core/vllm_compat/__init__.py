@@ -20,6 +20,11 @@ By concept: ``seam`` (the lists, ``read``, ``wrap``, ``CompatError``), ``parsers
 parser instance's machines, Harmony channels and stream state), ``engine`` (the engine
 core's structured-output manager and the in-process LLMEngine's parts), ``faces`` (the
 API faces' serving layers). Callers import this package (``compat.X``), never a part.
+
+    seam.py      the lists (PRIVATE, WRAPPED, SET, ENGINE), read / wrap, CompatError
+    parsers.py   a parser instance's machines, Harmony channels and stream state
+    engine.py    the engine core's structured-output manager; the LLMEngine's parts for one request
+    faces.py     the API faces' serving layers where a version differs
 """
 
 from __future__ import annotations
