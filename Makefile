@@ -6,6 +6,7 @@ export HF_HUB_OFFLINE ?= 1
 export TRANSFORMERS_OFFLINE ?= 1
 export VLLM_NO_USAGE_STATS ?= 1
 export DO_NOT_TRACK ?= 1
+export NO_MKDOCS_2_WARNING ?= 1  # mkdocs-material 9.8 prints a notice about its successor on every build
 
 .PHONY: setup demo test test-slow lab bench docs docs-serve js-check clean
 
