@@ -25,6 +25,7 @@ def main() -> int:
     from workbench.core.request import RequestSpec
     from workbench.core.session import Session, Setup
     from workbench.engine import EngineStepper
+    from workbench.core.writing import terminal
     from workbench.errors import WorkbenchError
 
     con = render.console()
@@ -34,15 +35,15 @@ def main() -> int:
                                 request=RequestSpec(tools=TOOLS)))
         stepper = EngineStepper()
         stepper.start(session, SEED_TEXT)
-        con.print(f"engine up in {time.perf_counter() - t0:.1f} s "
-                  f"({stepper.origin()['model']}); stepping the seed example:")
+        con.print(f"engine up in {time.perf_counter() - t0:.1f} s ({stepper.origin()['model']}); "
+                  "stepping the seed example:")
         steps = 0
         while not stepper.done:
             stepper.step()
             steps += 1
         result = stepper.result()
     except WorkbenchError as e:
-        print(f"demo: error: {e}", file=sys.stderr)
+        terminal.say("demo: error: {}", e, err=True)
         return e.exit_code
     con.print(render.rows_table(result.rows, title=f"{len(result.rows)} deltas from {steps} engine steps"))
     con.print(render.final_table(result.stream, result.nonstream))

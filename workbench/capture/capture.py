@@ -27,6 +27,7 @@ from workbench.capture import chunks, client, stream, tokcheck
 from workbench.core import secrets
 from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec
+from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -284,11 +285,10 @@ class Progress:
         now = time.perf_counter()
         if self.on and now - self.last >= 0.2:
             self.last = now
-            sys.stderr.write(f"\rcapture: {c.chunks} chunks, {c.tokens} tokens, {now - self.t0:.1f} s")
-            sys.stderr.flush()
+            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", c.chunks, c.tokens, now - self.t0)
 
     def end(self, c: Captured) -> None:
         if self.on and self.last:
-            sys.stderr.write(f"\rcapture: {c.chunks} chunks, {c.tokens} tokens, "
-                             f"{time.perf_counter() - self.t0:.1f} s\n")
-            sys.stderr.flush()
+            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", c.chunks, c.tokens,
+                              time.perf_counter() - self.t0)
+            terminal.progress_end(sys.stderr)

@@ -33,7 +33,9 @@ class ArgumentParser(argparse.ArgumentParser):
     """argparse with its usage errors as one line, like every other bad input."""
 
     def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+        from workbench.core.writing import terminal
+
+        self.exit(2, terminal.line("{}: error: {} (see {} --help)", self.prog, message, self.prog) + "\n")
 
 
 @functools.cache
@@ -52,8 +54,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     import workbench.core.env  # noqa: F401
     from workbench.core import secrets
+    from workbench.core.writing import terminal
 
-    with secrets.scrubbed_stdio():  # the output boundary: no secret leaves on stdout or stderr
+    # the output boundary: no secret, and no control character but ours, leaves on stdout or stderr
+    with terminal.guarded_stdio(), secrets.scrubbed_stdio():
         return _main(argv)
 
 
@@ -63,6 +67,7 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as e:  # a usage error (one line, above) or --help
         return e.code if isinstance(e.code, int) else 2
     from workbench.cli import stdout
+    from workbench.core.writing import terminal
 
     real, sys.stdout = sys.stdout, stdout.Guarded(sys.stdout)
     try:
@@ -75,14 +80,14 @@ def _main(argv: list[str] | None) -> int:
     except stdout.StdoutFailed as e:
         return stdout.ended(e, args.command, real)
     except WorkbenchError as e:
-        print(f"workbench {args.command}: error: {e}", file=sys.stderr)
+        terminal.say("workbench {}: error: {}", args.command, e, err=True)
         return e.exit_code
     except LaneFailed as e:  # a bug inside a version lane: one line here, its traceback kept
-        print(f"workbench {args.command}: error: {e} (a workbench bug inside the lane, not bad input; "
-              f"the lane's traceback: {_keep_traceback(e.worker_traceback)})", file=sys.stderr)
+        terminal.say("workbench {}: error: {} (a workbench bug inside the lane, not bad input; the lane's "
+                     "traceback: {})", args.command, e, _keep_traceback(e.worker_traceback), err=True)
         return e.exit_code
     except KeyboardInterrupt:
-        print(f"workbench {args.command}: interrupted", file=sys.stderr)
+        terminal.say("workbench {}: interrupted", args.command, err=True)
         return 130
     finally:
         sys.stdout = real
@@ -140,8 +145,10 @@ def dispatch(args: argparse.Namespace, argv: list[str]) -> int | None:
         from workbench.cli import lane_rows
 
         return lane_rows.replay(args, wanted[0], str(e))
-    sys.stdout.write(done["stdout"])
-    sys.stderr.write(done["stderr"])
+    from workbench.core.writing import terminal
+
+    terminal.document(done["stdout"])  # the lane's CLI wrote it through this door there
+    terminal.document(done["stderr"], err=True)
     return done["rc"]
 
 

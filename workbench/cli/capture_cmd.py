@@ -9,11 +9,11 @@ fuzzes its chunking.
 from __future__ import annotations
 
 import json
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
 from workbench.core.faces import APIS
+from workbench.core.writing.terminal import say
 
 if TYPE_CHECKING:
     import argparse
@@ -86,14 +86,13 @@ def run(args: argparse.Namespace) -> int:
                                      if k not in ("opening_chunk", "nonstream")}})
     else:
         for note in done.notes if not done.error else ():  # a failure is one line (the notes are in the header)
-            print(f"note: {note}", file=sys.stderr)
+            say("note: {}", note, err=True)
         what = "deltas" if args.api != "chat" else "chunks"
         mark = done.notes[0] if args.api != "chat" and done.notes else sse.MARK if args.from_sse else ""
-        print(f"{done.path}: {done.chunks} {what}, {done.tokens} tokens" + (f" ({mark})" if mark else ""))
+        say("{}: {} {}, {} tokens{}", done.path, done.chunks, what, done.tokens, f" ({mark})" if mark else "")
     if done.error:
-        print(f"workbench capture: error: {done.error} ({done.chunks} {'chunks' if args.api == 'chat' else 'deltas'} "
-              f"kept in {done.path})",
-              file=sys.stderr)
+        say("workbench capture: error: {} ({} {} kept in {})", done.error, done.chunks,
+            "chunks" if args.api == "chat" else "deltas", done.path, err=True)
         return 2
     return 0
 
@@ -126,8 +125,7 @@ def _events_brief(events: list[dict]) -> str:
 
 def comparison_table(cmp):
     """Per row: what the server sent, what this vLLM's rows send; the first difference marked."""
-    from rich.markup import escape
-    from rich.table import Table
+    from workbench.core.writing.terminal import Table
 
     brief = _events_brief if hasattr(cmp, "api") else _brief
     what = f"same {cmp.api} events" if hasattr(cmp, "api") else "same chunks"
@@ -140,5 +138,5 @@ def comparison_table(cmp):
     for s in cmp.steps:
         mark = "=" if s.same else ("▶" if s.step == cmp.first_difference else "≠")
         style = None if s.same else ("bold red" if s.step == cmp.first_difference else "red")
-        t.add_row(str(s.step), mark, escape(brief(s.a)), escape(brief(s.b)), style=style)
+        t.add_row(str(s.step), mark, brief(s.a), brief(s.b), style=style)
     return t

@@ -58,6 +58,7 @@ def load(args: argparse.Namespace):
 def run(args: argparse.Namespace) -> int:
     from workbench.check import Options, check
     from workbench.check.cost import summary
+    from workbench.core.writing.terminal import say
     from workbench.errors import WorkbenchError
 
     if args.fuzz < 0 or args.max_chunk < 1 or args.holdback < 0:
@@ -72,27 +73,27 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(report.to_dict())
         return report.exit_code(args.strict)
     spec = session.setup.parser
-    print(f"check: {spec.label()} on {session.setup.tokenizer}: {report.checked['tokens']} tokens, "
-          f"{report.checked['groupings']} groupings against one-token deltas "
-          f"(whole, k-token batches, {args.fuzz} random seed {args.seed}, two-chunk splits"
-          f"{f', holdback:{args.holdback}' if args.holdback else ''})")
+    holdback = f", holdback:{args.holdback}" if args.holdback else ""
+    say("check: {} on {}: {} tokens, {} groupings against one-token deltas (whole, k-token batches, {} random "
+        "seed {}, two-chunk splits{})", spec.label(), session.setup.tokenizer, report.checked["tokens"],
+        report.checked["groupings"], args.fuzz, args.seed, holdback)
     for f in report.findings:
-        print(("  ~ " if f.cosmetic else "  ! " if f.severity == "warning" else "  ✗ ") + f.headline())
+        say("{}{}", "  ~ " if f.cosmetic else "  ! " if f.severity == "warning" else "  ✗ ", f.headline())
         if f.extra.get("grouping") not in (None, "token"):
-            print(f"      replay it: --chunking {f.extra['grouping']}")
+            say("      replay it: --chunking {}", f.extra["grouping"])
         if "minimal_grouping" in f.extra:
             sh = f.extra["shrink"]
-            print(f"      minimal grouping {f.extra['minimal_grouping']} (shrunk from {f.extra['shrunk_from']} "
-                  f"in {sh['tests']} replays{'' if sh['complete'] else ', budget ran out'})")
+            say("      minimal grouping {} (shrunk from {} in {} replays{})", f.extra["minimal_grouping"],
+                f.extra["shrunk_from"], sh["tests"], "" if sh["complete"] else ", budget ran out")
         if "minimal_text" in f.extra:
             m = f.extra["minimal_text"]
-            print(f"      minimal text ({m['tokens']} of {m['of_tokens']} tokens"
-                  f"{'' if m['complete'] else ', budget ran out'}): {m['text']!r}")
+            say("      minimal text ({} of {} tokens{}): {!r}", m["tokens"], m["of_tokens"],
+                "" if m["complete"] else ", budget ran out", m["text"])
     if report.cost:
-        print("  " + summary(report.cost))
+        say("  {}", summary(report.cost))
     severe = sum(f.severe for f in report.findings)
     warnings = sum(f.severity == "warning" for f in report.findings)
     cosmetic = len(report.findings) - severe - warnings
     verdict = "consistent" if report.consistent else "INCONSISTENT"
-    print(f"{verdict}: {severe} finding(s), {warnings} warning(s), {cosmetic} cosmetic")
+    say("{}: {} finding(s), {} warning(s), {} cosmetic", verdict, severe, warnings, cosmetic)
     return report.exit_code(args.strict)

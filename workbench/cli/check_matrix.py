@@ -12,7 +12,6 @@ from __future__ import annotations
 from workbench.cli import common
 
 import json
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
@@ -86,12 +85,11 @@ def run(args: argparse.Namespace, argv: list[str], order: list[str], main: Calla
     if args.json:
         common.print_json({"versions": order, "findings": rows, "reports": reports})
         return max(codes.values())
-    from rich.table import Table
-
     from workbench.cli.render import console
+    from workbench.core.writing import terminal
 
     con = console()
-    t = Table(header_style="bold", title="check: findings x vLLM versions")
+    t = terminal.Table(header_style="bold", title="check: findings x vLLM versions")
     for col in ["finding"] + order + ["note"]:
         t.add_column(col, overflow="fold")
     for r in rows:
@@ -100,8 +98,8 @@ def run(args: argparse.Namespace, argv: list[str], order: list[str], main: Calla
     con.print(t)
     for v in order:
         rep = reports[v]
-        print(f"vLLM {v}: {'consistent' if rep['consistent'] else 'INCONSISTENT'}, "
-              f"{len(rep['findings'])} finding(s)", file=sys.stdout)
+        terminal.say("vLLM {}: {}, {} finding(s)", v, "consistent" if rep["consistent"] else "INCONSISTENT",
+                     len(rep["findings"]))
     if not rows:
-        print("no findings in any version")
+        terminal.say("no findings in any version")
     return max(codes.values())

@@ -4,7 +4,6 @@ writes the same way."""
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -186,14 +185,17 @@ def write_output(path: str | Path, text: str, force: bool = False) -> None:
 
 
 def print_json(value: Any, indent: int | None = None) -> None:
-    """`--json`: one strict JSON object on stdout (no NaN, no Infinity)."""
+    """`--json`: one strict JSON object on stdout (no NaN, no Infinity, no raw control character)."""
     from workbench.core import outputs
+    from workbench.core.writing import terminal
 
-    print(outputs.strict_json(value, indent))
+    terminal.document(outputs.strict_json(value, indent) + "\n")
 
 
 def note(args: argparse.Namespace, line: str) -> None:
-    print(f"workbench {args.command}: note: {line}", file=sys.stderr)
+    from workbench.core.writing import terminal
+
+    terminal.say("workbench {}: note: {}", args.command, line, err=True)
 
 
 def api_header(setup: Setup) -> dict:

@@ -7,11 +7,10 @@ with --strict a cosmetic one too) or could not run; else 0.
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
+from workbench.core.writing.terminal import say
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -129,12 +128,12 @@ def run(args: argparse.Namespace) -> int:
         common.write_output(args.html, html.page(s, out.lines, "workbench corpus: " + spec.label()),
                             force=args.force or args.resume)
     if args.json:
-        print(json.dumps(s.to_dict() | {"seconds": round(out.seconds, 3), "ran": out.ran, "resumed": out.resumed,
-                                        "runner": out.runner, "spec": spec.label()}, ensure_ascii=False))
+        common.print_json(s.to_dict() | {"seconds": round(out.seconds, 3), "ran": out.ran, "resumed": out.resumed,
+                                         "runner": out.runner, "spec": spec.label()})
     else:
         terminal.print_report(s, head)
         if args.output:
-            print(f"results: {args.output}" + (f" · report: {args.html}" if args.html else ""))
+            say("results: {}{}", args.output, f" · report: {args.html}" if args.html else "")
     return exit_code(s, out.lines, args.strict)
 
 
@@ -153,5 +152,5 @@ def synth(args: argparse.Namespace) -> int:
         raise WorkbenchError("--synth N needs -o DIR")
     families = [f.strip() for f in args.families.split(",")] if args.families else None
     made = synth_mod.write(args.output, args.synth, seed=args.seed, families=families, force=args.force)
-    print(f"corpus --synth: {len(made)} recordings in {args.output}", file=sys.stdout)
+    say("corpus --synth: {} recordings in {}", len(made), args.output)
     return 0

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
@@ -71,19 +70,18 @@ def run(args: argparse.Namespace) -> int:
         _print(result, args.changed)
     errors = result.a.errors + result.b.errors
     if errors:
-        print(f"workbench diff: {len(errors)} delta(s) raised in a parser; first at step "
-              f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
+        from workbench.core.writing import terminal
+
+        terminal.say("workbench diff: {} delta(s) raised in a parser; first at step {}: {}", len(errors),
+                     errors[0].step, errors[0].error, err=True)
         return 1
     return 0
 
 
 def _print(result, changed_only: bool) -> None:
-    from rich.table import Table
-
     from workbench.cli.render import console
-    from rich.markup import escape
-
     from workbench.core.rows import format_tool_calls
+    from workbench.core.writing.terminal import Table
 
     con = console()
     con.print(f"A: {result.label_a}  ({result.a.parser['class']}) on {result.api_a}")
@@ -113,8 +111,8 @@ def _print(result, changed_only: bool) -> None:
             continue
         what = ", ".join(s.output + (["machine"] if s.machine else []))
         ref = s.a or s.b
-        t.add_row(str(s.step), escape(repr(ref["text"])), (s.a or {}).get("phase", ""), escape(out(s.a)),
-                  (s.b or {}).get("phase", ""), escape(out(s.b)), what,
+        t.add_row(str(s.step), repr(ref["text"]), (s.a or {}).get("phase", ""), out(s.a),
+                  (s.b or {}).get("phase", ""), out(s.b), what,
                   style="yellow" if s.output else ("cyan" if s.machine else None))
     con.print(t)
     f = Table(title="final message (stream: what the client ends with; nonstream: the non-streaming answer)",
@@ -123,7 +121,7 @@ def _print(result, changed_only: bool) -> None:
         f.add_column(col, overflow="fold")
     for mode, diffs in result.final.items():
         for d in diffs:
-            f.add_row(mode, d.field, escape(repr(d.a)), escape(repr(d.b)), "" if d.same else "≠",
+            f.add_row(mode, d.field, repr(d.a), repr(d.b), "" if d.same else "≠",
                       style=None if d.same else "yellow")
     con.print(f)
     if result.same:

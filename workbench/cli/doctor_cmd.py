@@ -91,7 +91,9 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(data)
     else:
-        print("\n".join(render(data)))
+        from workbench.core.writing import terminal
+
+        terminal.lines(render(data))
     return 0 if report.ok else 1
 
 

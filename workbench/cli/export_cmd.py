@@ -28,8 +28,8 @@ def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from workbench.check import Options, check, export
-
     from workbench.cli import common
+    from workbench.core.writing.terminal import say
 
     common.refuse_existing(args.output, args.force)
     session, deltas = check_cmd.load(args)
@@ -44,26 +44,28 @@ def run(args: argparse.Namespace) -> int:
         sample = export.vllm_sample(case, result.nonstream, Path(args.output).stem,
                                     description=f"stream: {result.stream}")
         path = export.write_sample(args.output, sample, args.force)
-        print(f"wrote {path}: {len(sample['tokens'])} tokens, expected = the non-streaming answer")
+        say("wrote {}: {} tokens, expected = the non-streaming answer", path, len(sample["tokens"]))
         return 0
     report = check(session, deltas, Options(fuzz=args.fuzz, seed=args.seed, text_budget_s=0, cost=False))
     case = export.build_case(session, deltas, report)
     path = export.write_pytest(args.output, case, args.force)
     failures = export.self_check(path)
     total = 1 + 2 * len(case["groupings"]) + 1
-    print(f"wrote {path}: {total} tests over {len(case['token_ids'])} tokens "
-          f"({len(case['groupings'])} groupings besides one-token deltas)")
+    say("wrote {}: {} tests over {} tokens ({} groupings besides one-token deltas)", path, total,
+        len(case["token_ids"]), len(case["groupings"]))
     if failures:
-        print(f"it FAILS now ({len(failures)} of {total}), as it should while the bug is present:")
+        say("it FAILS now ({} of {}), as it should while the bug is present:", len(failures), total)
         for test_id, message in failures:
-            print(f"  {test_id}: {message[:200]}")
+            say("  {}: {}", test_id, message[:200])
     else:
         severe = [f for f in report.findings if f.severe]
-        print("it passes now" + (f"; note: check's {len(severe)} finding(s) are outside the parser "
-                                 f"(e.g. the serving layer's finish_reason), which the file does not test"
-                                 if severe else ""))
+        if severe:
+            say("it passes now; note: check's {} finding(s) are outside the parser (e.g. the serving layer's "
+                "finish_reason), which the file does not test", len(severe))
+        else:
+            say("it passes now")
     if session.api != "chat":
-        print(f"note: it tests the parser as vLLM's {session.api} server calls it (that API's request); "
-              f"the {session.api} events themselves (`workbench check --api {session.api}`) are not in it")
-    print(f"run it: PARSER_TOKENIZER={case['tokenizer']['path']} pytest -q {path}")
+        say("note: it tests the parser as vLLM's {} server calls it (that API's request); the {} events "
+            "themselves (`workbench check --api {}`) are not in it", session.api, session.api, session.api)
+    say("run it: PARSER_TOKENIZER={} pytest -q {}", case["tokenizer"]["path"], path)
     return 0

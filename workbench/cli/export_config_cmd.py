@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
+from workbench.core.writing import terminal
+from workbench.core.writing.terminal import say
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -33,9 +34,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.list:
         for name, cls in config_export.families().items():
-            print(f"{name}\t{cls.__module__}.{cls.__qualname__}")
+            say("{}\t{}.{}", name, cls.__module__, cls.__qualname__)
         for name, why in config_export.skipped_modules().items():
-            print(f"# skipped vllm.parser.{name}: {why}", file=sys.stderr)
+            say("# skipped vllm.parser.{}: {}", name, why, err=True)
         return 0
     if bool(args.name) == bool(args.all):
         raise WorkbenchError("give a family NAME or --all DIR")
@@ -48,13 +49,13 @@ def run(args: argparse.Namespace) -> int:
         if args.output or args.flat:
             raise WorkbenchError("--all writes one file per family; -o and --flat do not apply")
         for path in config_export.export_all(args.all, tokenizer, args.chat_template_kwargs, args.force):
-            print(path)
+            say("{}", path)
         return 0
     text = config_export.export(args.name, tokenizer, flat=args.flat,
                                 chat_template_kwargs=args.chat_template_kwargs)
     if args.output:
         common.write_output(args.output, text, args.force)
-        print(args.output)
+        say("{}", args.output)
     else:
-        sys.stdout.write(text)
+        terminal.document(text)
     return 0

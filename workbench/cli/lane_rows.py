@@ -9,8 +9,6 @@ command goes on to print them (exit 1, like any parser that raised mid-stream).
 
 from __future__ import annotations
 
-import json
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, render
@@ -43,14 +41,16 @@ def _replay(args: argparse.Namespace, version: str, died: str, src, lane) -> int
     common.note(args, f"{died}; replayed again row by row in a new lane")
     if args.json:
         out = result.to_dict() | {"request": session.request_view(), "lane_died": died}
-        print(json.dumps(out, ensure_ascii=False, default=str))
+        common.print_json(out)
     else:
         con = render.console()
         con.print(render.rows_table(result.rows, title=f"vLLM {version} lane"))
         con.print(render.final_table(result.stream, result.nonstream))
     errors = result.errors
     if errors:
-        print(f"workbench replay: {len(errors)} delta(s) not answered or raised; first at step "
-              f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
+        from workbench.core.writing import terminal
+
+        terminal.say("workbench replay: {} delta(s) not answered or raised; first at step {}: {}", len(errors),
+                     errors[0].step, errors[0].error, err=True)
         return 1
     return 0

@@ -26,9 +26,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         common.print_json(entries)
         return 0
-    from rich.table import Table
-
     from workbench.cli.render import console
+    from workbench.core.writing.terminal import Table
 
     t = Table(header_style="bold")
     for col in ("kind", "name", "style", "class"):

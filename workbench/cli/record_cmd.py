@@ -9,17 +9,17 @@ turns the recording back into the same rows.
 from __future__ import annotations
 
 import json
-import sys
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options, render
+from workbench.core.writing import terminal
 
 if TYPE_CHECKING:
     import argparse
     from collections.abc import Sequence
-    from rich.console import Console
     from workbench.core.rows import Row
+    from workbench.core.writing.terminal import Console
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -121,10 +121,10 @@ def run(args: argparse.Namespace) -> int:
             from workbench.cli import render_faces
 
             render_faces.show(render.console(), face, result.rows)
-    print(f"workbench record: {len(result.rows)} deltas in {result.engine_steps} engine steps, "
-          f"finish_reason={result.stream.get('finish_reason')} -> {args.output}", file=sys.stderr)
+    terminal.say("workbench record: {} deltas in {} engine steps, finish_reason={} -> {}", len(result.rows),
+                 result.engine_steps, result.stream.get("finish_reason"), args.output, err=True)
     for note in result.notes:
-        print(f"workbench record: note: {note}", file=sys.stderr)
+        terminal.say("workbench record: note: {}", note, err=True)
     return 1 if result.errors else 0
 
 
@@ -142,17 +142,15 @@ def show(result, stepper, con: Console | None = None) -> None:
         con.print(grammar_table(result.rows))
     for r in result.rows:
         for line in r.extra.get("engine_logs", []):
-            con.print(f"[dim]engine log at step {r.step}:[/] {line}")
+            con.print(terminal.markup("[dim]engine log at step {}:[/] {}", r.step, line))
     con.print(render.final_table(result.stream, result.nonstream, result.rows))
     con.print(f"usage: {json.dumps(result.usage)}")
     for note in result.notes:
-        con.print(f"[yellow]note:[/] {note}")
+        con.print(terminal.markup("[yellow]note:[/] {}", note))
 
 
 def grammar_table(rows: Sequence[Row]):
-    from rich.table import Table
-
-    t = Table(title="grammar (read from the engine's StructuredOutputManager)", header_style="bold")
+    t = terminal.Table(title="grammar (read from the engine's StructuredOutputManager)", header_style="bold")
     for col in ("step", "engine steps", "tokens", "gate", "allowed", "emitted allowed"):
         t.add_column(col)
     for r in rows:

@@ -5,16 +5,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
-from rich.table import Table
-
 from workbench.core.faces import finals
 from workbench.core.faces.face import event_summary
+from workbench.core.writing import terminal
+from workbench.core.writing.terminal import Table
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from rich.console import Console
     from typing import Any
+
+    from workbench.core.writing.terminal import Console, Text
     from workbench.core.faces.face import Face
     from workbench.core.rows import Row
 
@@ -29,23 +29,25 @@ def events_table(face: Face, rows: Sequence[Row]) -> Table:
             kind = e.get("type", "?")
             style = "red" if kind in ("error",) else None
             channel = (", ".join(face.channels[i]) if n == 0 else "",) if harmony else ()
-            t.add_row(str(row.step) if n == 0 else "", *map(escape, channel), str(face.spans[i][0] + n), kind,
-                      escape(event_summary(e)), style=style)
+            t.add_row(str(row.step) if n == 0 else "", *channel, str(face.spans[i][0] + n), kind,
+                      event_summary(e), style=style)
     return t
 
 
-def _blocks(api: str, obj: Any) -> str:
+def _blocks(api: str, obj: Any) -> Text:
     if obj is None:
-        return ""
+        return terminal.stack([])
     if "error" in obj and "output" not in obj and obj.get("type") != "message":
-        return f"error: {obj['error']}"
+        return terminal.markup("error: {}", obj["error"])
     lines = []
     for b in finals.blocks(api, obj):
-        mark = "  [yellow](only whitespace)[/]" if b["kind"] == "text" and not b["text"].strip() else ""
+        blank = b["kind"] == "text" and not b["text"].strip()
         name = f" {b['name']}" if b.get("name") else ""
-        lines.append(f"{b['kind']}{name}: {escape(repr(b['text']))}{mark}")
-    lines.append(f"{'status' if api == 'responses' else 'stop_reason'}: {finals.finish(api, obj)}")
-    return "\n".join(lines)
+        lines.append(terminal.markup("{}{}: {}  [yellow](only whitespace)[/]" if blank else "{}{}: {}",
+                                     b["kind"], name, repr(b["text"])))
+    lines.append(terminal.markup("{}: {}", "status" if api == "responses" else "stop_reason",
+                                 finals.finish(api, obj)))
+    return terminal.stack(lines)
 
 
 def final_table(face: Face) -> Table:
@@ -54,7 +56,8 @@ def final_table(face: Face) -> Table:
     sdk = "openai ResponseStream" if face.api == "responses" else "anthropic MessageStream"
     t.add_column(f"stream ({sdk})", overflow="fold")
     t.add_column("non-streaming body", overflow="fold")
-    stream = _blocks(face.api, client.get("object")) if "object" in client else f"[red]{escape(str(client.get('error')))}[/]"
+    stream = (_blocks(face.api, client.get("object")) if "object" in client
+              else terminal.markup("[red]{}[/]", client.get("error")))
     t.add_row(stream, _blocks(face.api, face.response))
     return t
 
@@ -63,7 +66,7 @@ def show(con: Console, face: Face, rows: Sequence[Row]) -> None:
     con.print(events_table(face, rows))
     con.print(final_table(face))
     for note in face.notes:
-        con.print(f"[yellow]note:[/] {escape(note)}")
+        con.print(terminal.markup("[yellow]note:[/] {}", note))
 
 
 def server_final_table(face: Face, client: dict) -> Table:
@@ -72,9 +75,9 @@ def server_final_table(face: Face, client: dict) -> Table:
     t.add_column("server sent", overflow="fold")
     t.add_column("this vLLM sends", overflow="fold")
 
-    def cell(c: dict | None) -> str:
+    def cell(c: dict | None) -> Text:
         c = c or {}
-        return _blocks(face.api, c["object"]) if "object" in c else f"[red]{escape(str(c.get('error')))}[/]"
+        return _blocks(face.api, c["object"]) if "object" in c else terminal.markup("[red]{}[/]", c.get("error"))
 
     t.add_row(cell(client.get("server")), cell(client.get("here")))
     return t

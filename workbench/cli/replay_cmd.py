@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options, render
@@ -90,14 +89,16 @@ def run(args: argparse.Namespace) -> int:
             from workbench.cli import render_faces
 
             render_faces.show(con, face, result.rows)
+    from workbench.core.writing import terminal
+
     if server is not None and server.first_difference is not None:
-        print(f"workbench replay: the server's {'events' if hasattr(server, 'api') else 'chunks'} differ from this "
-              f"vLLM's from step "
-              f"{server.first_difference}: {server.cause}", file=sys.stderr)
+        terminal.say("workbench replay: the server's {} differ from this vLLM's from step {}: {}",
+                     "events" if hasattr(server, "api") else "chunks", server.first_difference, server.cause,
+                     err=True)
     errors = result.errors
     if errors:
-        print(f"workbench replay: {len(errors)} delta(s) raised in the parser; first at step "
-              f"{errors[0].step}: {errors[0].error}", file=sys.stderr)
+        terminal.say("workbench replay: {} delta(s) raised in the parser; first at step {}: {}", len(errors),
+                     errors[0].step, errors[0].error, err=True)
         return 1
     return 0
 

@@ -60,5 +60,7 @@ def ended(e: StdoutFailed, command: str, stream) -> int:
     silence(stream)
     if e.errno == errno.EPIPE:
         return EPIPE_EXIT
-    print(f"workbench {command}: error: cannot write to stdout: {e}", file=sys.stderr)
+    from workbench.core.writing import terminal
+
+    terminal.say("workbench {}: error: cannot write to stdout: {}", command, e, err=True)
     return 2

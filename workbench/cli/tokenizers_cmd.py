@@ -29,20 +29,18 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(rows, indent=2)
         return 0
 
-    from rich.console import Console
-    from rich.markup import escape
-    from rich.table import Table
+    from workbench.core.writing import terminal
 
-    table = Table(title="Built-in tokenizers", title_justify="left")
+    table = terminal.Table(title="Built-in tokenizers", title_justify="left")
     for column in ("name", "kind", "format", "source", "sha256", "folder"):
         table.add_column(column, overflow="fold", no_wrap=column != "folder")
     for row in rows:
-        folder = _short(row["path"]) + ("" if row["fetched"] else " [dim](not fetched)[/dim]")
+        folder = terminal.markup("{}" if row["fetched"] else "{} [dim](not fetched)[/dim]", _short(row["path"]))
         table.add_row(row["name"], row["kind"], row["format"], row["source"], row["sha256"][:12], folder)
-    console = Console()
+    console = terminal.console(width=None)
     console.print(table)
     for row in rows:
-        console.print(f"  [bold]{row['name']}[/bold]: {escape(row['description'])}", highlight=False)
+        console.print(terminal.markup("  [bold]{}[/bold]: {}", row["name"], row["description"]), highlight=False)
     return 0
 
 

@@ -91,11 +91,10 @@ def parsers(args: argparse.Namespace, wanted: list[str]) -> int:
     if args.json:
         common.print_json(entries)
         return 0
-    from rich.table import Table
-
     from workbench.cli.render import console
+    from workbench.core.writing import terminal
 
-    t = Table(header_style="bold", title=f"vLLM {wanted[0]}")
+    t = terminal.Table(header_style="bold", title=f"vLLM {wanted[0]}")
     for col in ("kind", "name", "style", "only in", "class"):
         t.add_column(col)
     for e in entries:
@@ -105,7 +104,6 @@ def parsers(args: argparse.Namespace, wanted: list[str]) -> int:
                   e.get("class") or e.get("error", ""), style="yellow" if e["only_in"] else None)
     console().print(t)
     counts = {k: sum(1 for e in entries if e["kind"] == k and e.get("registered", True)) for k in ("tool", "reasoning")}
-    console().print(f"{counts['tool']} tool and {counts['reasoning']} reasoning parsers; "
-                    f"{sum(1 for e in entries if e['only_in'])} name(s) in only one of {wanted[0]} "
-                    f"and {versions.installed()}")
+    terminal.say("{} tool and {} reasoning parsers; {} name(s) in only one of {} and {}", counts["tool"],
+                 counts["reasoning"], sum(1 for e in entries if e["only_in"]), wanted[0], versions.installed())
     return 0

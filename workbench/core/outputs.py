@@ -6,8 +6,6 @@ strict JSON, so ``NaN`` and ``Infinity`` never reach stdout (they become ``null`
 
 from __future__ import annotations
 
-import json
-import math
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -75,18 +73,8 @@ def write_text(path: str | Path, text: str, force: bool = False) -> Path:
 
 
 def strict_json(value: Any, indent: int | None = None) -> str:
-    """``value`` as strict JSON text; non-finite floats become null."""
-    try:
-        return json.dumps(value, ensure_ascii=False, default=str, allow_nan=False, indent=indent)
-    except ValueError:
-        return json.dumps(_finite(value), ensure_ascii=False, default=str, allow_nan=False, indent=indent)
+    """``value`` as strict JSON text (the writing door's, ``core/writing/jsontext.py``);
+    non-finite floats become null."""
+    from workbench.core.writing import jsontext
 
-
-def _finite(value: Any):
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_finite(v) for v in value]
-    return value
+    return jsontext.dumps(value, indent)

@@ -198,6 +198,8 @@ def _install_excepthook() -> None:
 
         if not _FORMS:
             return previous(kind, value, tb)
-        sys.stderr.write(scrub("".join(traceback.format_exception(kind, value, tb))))
+        from workbench.core.writing import terminal
+
+        terminal.document(scrub("".join(traceback.format_exception(kind, value, tb))), err=True)
 
     sys.excepthook = hook

@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 
+from workbench.core.writing import terminal
 from workbench.corpus import summary
 
 
@@ -73,10 +74,8 @@ class TerminalBar:
         self.last = now
         filled = int(self.WIDTH * p.done / p.total) if p.total else self.WIDTH
         bar = "█" * filled + "░" * (self.WIDTH - filled)
-        self.stream.write(f"\rcorpus {bar} {p.text()}\033[K")
-        self.stream.flush()
+        terminal.progress(self.stream, "corpus {} {}", bar, p.text())
 
     def close(self) -> None:
         if self.on:
-            self.stream.write("\n")
-            self.stream.flush()
+            terminal.progress_end(self.stream)

@@ -248,8 +248,10 @@ def get(version: str, progress: Callable[[str], None] | None = None, program: st
     if lane is None or not lane.alive:
         if lane is not None:
             lane.close()
-        say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
-        say(f"starting the vLLM {version} lane (a worker process, about 10 s)…")
+        from workbench.core.writing import terminal
+
+        tell = progress or (lambda msg: terminal.say("{}", msg, err=True))
+        tell(f"starting the vLLM {version} lane (a worker process, about 10 s)…")
         lane = _LANES[version, program] = Lane(version, program).start(progress)
     return lane
 

