@@ -11,7 +11,6 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import pprint
 import re
 import sys
 from pathlib import Path
@@ -141,6 +140,11 @@ def props_source() -> str:
 
 
 def render_pytest(case: dict, filename: str) -> str:
+    """The pytest file's text, through the writing door (core/writing/python.py): the title,
+    version and file name are docstring text that cannot close it, the case is a literal,
+    and the whole is parsed with ``ast`` before anyone writes it."""
+    from workbench.core.writing import python
+
     template = (HERE / "export_template.py").read_text(encoding="utf-8")
     spec = case["parser"]
     title = (f"Parser check: {spec['tool_parser'] or '-'} + {spec['reasoning_parser'] or '-'} on "
@@ -148,14 +152,13 @@ def render_pytest(case: dict, filename: str) -> str:
     if case.get("api", "chat") != "chat":
         title += f", as vLLM serves it on {API_ENDPOINTS[case['api']]}"
     if case["findings_when_exported"]:
-        title += "\n\nFindings when exported:\n" + "\n".join(
-            "- " + h.replace("\\", "\\\\").replace('"""', "'''") for h in case["findings_when_exported"])
-    out = (template.replace("@TITLE@", title).replace("@VLLM_VERSION@", case["vllm_version"])
-           .replace("@FILENAME@", filename)
-           .replace("CASE = {}  # @CASE@", "CASE = " + pprint.pformat(case, width=100, sort_dicts=False, compact=True))
+        title += "\n\nFindings when exported:\n" + "\n".join("- " + h for h in case["findings_when_exported"])
+    out = (template.replace("@TITLE@", python.in_docstring(title))
+           .replace("@VLLM_VERSION@", python.in_docstring(case["vllm_version"]))
+           .replace("@FILENAME@", python.in_docstring(filename))
+           .replace("CASE = {}  # @CASE@", "CASE = " + python.literal(case, pretty=True))
            .replace("# @PROPS@", props_source()))
-    compile(out, filename, "exec")  # never write a file that does not import
-    return out
+    return python.module(out, filename, docstring_starts=title)
 
 
 def write_pytest(path: str | Path, case: dict, force: bool = False) -> Path:
