@@ -27,6 +27,7 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     open_recording.py  open_recording(path, Given): parse once, check the tokenizer, pick the parser, notes
     truth.py           what a recording is checked against: its tokenizer and its ids
     secrets.py         secrets read this run and the one scrubber every output goes through
+    writing/           the writing door: each medium's encoder (terminal, JSON, Markdown, HTML, Python)
     outputs.py         every file written for the user: refused if it exists without force; strict JSON
     diff.py            A/B: one stream through two parser specs (or two APIs), row by row
     live.py            live reload of a config over one recorded stream
