@@ -8,6 +8,7 @@
     check/        find and pin parser bugs: check, shrink, export, doctor
     lanes/        other vLLM versions, parse-only, one worker process each
     capture/      a real (maybe hostile) server's stream as a recording
+    rustfe/       vLLM's Rust frontend (vllm-rs from a lane's wheel) beside the Python one
     corpus/       `workbench corpus`: every recording under folders, on a pool or Ray
     ui/           the notebook layer (ipywidgets, the anywidget table)
     cli/          the `workbench` command
