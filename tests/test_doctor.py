@@ -109,6 +109,39 @@ def test_report_writes_markdown_and_a_failing_test_and_refuses_existing(run_cli,
     assert code == 1
 
 
+HOSTILE_TEXT = ('<think>````\n# Owned\n![x](http://evil.example/think.png)\n</think>Hi <img src=http://evil.example/a.png>'
+                '\n\n## Injected\n<tool_call>{"name": "get_weather", "arguments": {"city": "[x](http://evil.example) | '
+                '<!-- ` ``` \u001b]0;t\u0007"}}</tool_call>`````\n# Owned too\n![y](http://evil.example/y.png)')
+
+
+def test_report_model_text_never_becomes_markup(run_cli, tools_file, tmp_path):
+    """Model text holding longer fences, headings, images and raw HTML stays text in every
+    section of the report, as an ordinary CommonMark viewer renders it."""
+    from markdown_it import MarkdownIt
+
+    bug = tmp_path / "bug.md"
+    code, _, err = run_cli("doctor", "--vllm", _installed(), "--text", HOSTILE_TEXT, "--tools", tools_file, *HERMES,
+                           "--report", bug)
+    assert code in (0, 1) and "Traceback" not in err, err
+    text = bug.read_text()
+    html = MarkdownIt("commonmark").enable("table").render(text)
+    tokens = MarkdownIt("commonmark").enable("table").parse(text)
+    headings = [(t.tag, tokens[i + 1].content.split(" (")[0]) for i, t in enumerate(tokens) if t.type == "heading_open"]
+    assert [h for h in headings if h[0] != "h2"] == [headings[0]] and headings[0][0] == "h1"
+    assert [h for _, h in headings[1:]] == ["Versions and flags", "Cause", "Minimal reproduction",
+                                            "Expected vs actual", "Rows where it goes wrong", "Test"], headings
+    assert "<img" not in html and "<a " not in html and "<!--" not in html and "<think>" not in html, html
+    assert "Owned" in html and "evil.example" in html  # shown, as text
+    assert "\x1b" not in text and "\x07" not in text
+
+
+@pytest.mark.parametrize("where", ["", "/", "."])
+def test_report_to_a_path_that_names_no_file_is_one_line(run_cli, tools_file, where):
+    code, out, err = run_cli("doctor", "--vllm", _installed(), "--text", SEED_TEXT, "--tools", tools_file, *HERMES,
+                             "--report", where)
+    assert code == 2 and err.count("\n") == 1 and "give the report's file name" in err and "Traceback" not in err
+
+
 # -- exact groupings ---------------------------------------------------------------------------
 def test_every_grouping_name_check_prints_replays_its_finding(run_cli, tools_file):
     common = ["--text", XLAM_TEXT, "--tools", tools_file, "--tool-parser", "xlam", "--reasoning-parser", "qwen3"]

@@ -15,6 +15,7 @@ import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.core.writing import markdown as md
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -27,8 +28,13 @@ ROWS_AROUND = 3
 
 
 def paths(report_path: str) -> list[Path]:
-    """The markdown file, the pytest file beside it (test_<stem>.py) and the minimal text."""
+    """The markdown file, the pytest file beside it (test_<stem>.py) and the minimal text;
+    a path that names no file (``''``, ``/``, a folder) is one line."""
     p = Path(report_path)
+    if not report_path or not p.name or report_path.endswith(("/", "\\")) or p.is_dir():
+        raise WorkbenchError(f"--report {report_path!r}: give the report's file name (BUG.md), not a folder")
+    if not p.parent.is_dir():
+        raise WorkbenchError(f"--report {report_path}: no folder {p.parent} to write it in")
     stem = re.sub(r"\W", "_", p.stem) or "bug"
     return [p, p.with_name(f"test_{stem}.py"), p.with_name(p.stem + ".minimal.txt")]
 
@@ -48,14 +54,9 @@ def _flags(setup: dict) -> str:
     return " ".join(flags)
 
 
-def _fence(text: str, lang: str = "text") -> str:
-    ticks = "````" if "```" in text else "```"
-    return f"{ticks}{lang}\n{text}\n{ticks}"
-
-
 def _cell(value: object) -> str:
-    s = json.dumps(value, ensure_ascii=False) if not isinstance(value, str) else json.dumps(value, ensure_ascii=False)
-    return s.replace("|", "\\|").replace("\n", "\\n")
+    """A value as JSON in a table cell (model text is data: no markup, no HTML)."""
+    return md.cell(json.dumps(value, ensure_ascii=False))
 
 
 def _calls(final: dict) -> list:
@@ -68,13 +69,13 @@ def expected_actual(d: dict) -> list[str]:
     st, ns = d["modes"]["stream"], d["modes"]["nonstream"]
     ref = {"parser_streaming": ("the non-streaming answer", ns), "parser_nonstreaming": ("the streaming answer", st)}
     name, expected = ref.get(primary, ("(the cause is not a parser path: both modes shown)", None))
-    out = [f"Expected: {name}.", "", "| field | expected | streaming | non-streaming |", "|---|---|---|---|"]
+    out = [f"Expected: {md.inline(name)}.", "", "| field | expected | streaming | non-streaming |",
+           "|---|---|---|---|"]
     for field in ("reasoning", "content", "tool_calls", "finish_reason"):
         get = (lambda m: _calls(m)) if field == "tool_calls" else (lambda m: m.get(field))
-        e = get(expected) if expected is not None else "—"
-        mark = "" if get(st) == get(ns) else " ≠"
-        out.append(f"| {field}{mark} | {_cell(e) if expected is not None else e} | {_cell(get(st))} | "
-                   f"{_cell(get(ns))} |")
+        same = get(st) == get(ns)
+        out.append(f"| {md.cell(field if same else field + ' ≠')} | "
+                   f"{_cell(get(expected)) if expected is not None else '—'} | {_cell(get(st))} | {_cell(get(ns))} |")
     return out
 
 
@@ -86,11 +87,9 @@ def rows_table(rows: Sequence[Row], first: int | None) -> list[str]:
     out = ["| step | token ids | text | phase | delta sent |", "|---|---|---|---|---|"]
     for r in rows:
         if lo <= r.step <= hi:
-            mark = " ←" if r.step == first else ""
             sent = json.dumps(r.delta.to_dict(), ensure_ascii=False) if r.sse and r.delta is not None else "(no chunk)"
-            sent = sent.replace("|", "\\|")
-            out.append(f"| {r.step}{mark} | {' '.join(map(str, r.token_ids))} | {_cell(r.text)} | {r.phase} | "
-                       f"{sent} |")
+            out.append(f"| {r.step:d}{' ←' if r.step == first else ''} | {md.cell(' '.join(map(str, r.token_ids)))} | "
+                       f"{_cell(r.text)} | {md.cell(r.phase)} | {md.cell(sent)} |")
     return out
 
 
@@ -128,51 +127,55 @@ def render(report: DoctorReport, argv: list[str], test_file: str, minimal_file: 
     s = d["setup"]
     session, deltas, checked = report.context
     head = d["causes"][0] if d["causes"] else None
-    title = f"{head['class']}: {head['summary']}" if head else "nothing wrong found"
     minimal, grouping = _minimal(d["findings"])
     req = session.setup.request
-    lines = [f"# {s['parser'].get('tool_parser') or '-'} + {s['parser'].get('reasoning_parser') or '-'}: {title}", "",
+    p = s["parser"]
+    template = s.get("chat_template")
+    lines = [f"# {md.inline(' + '.join(p.get(k) or '-' for k in ('tool_parser', 'reasoning_parser')))}: "
+             f"{md.inline(head['class'] + ': ' + head['summary'] if head else 'nothing wrong found')}", "",
              "## Versions and flags", "",
-             f"- vLLM {s['vllm']} (as installed here)" + "".join(
-                 f"; {c['versions']['verdict']}" for c in d["causes"][:1] if c.get("versions")),
-             f"- server: `{_flags(s)}`",
-             f"- tokenizer: `{s['tokenizer']}`",
-             f"- request: tools {[t['function']['name'] for t in req.tools or [] if 'function' in t]}, "
-             f"tool_choice {json.dumps(s.get('tool_choice'))}, chat_template_kwargs "
-             f"{json.dumps(req.chat_template_kwargs)}, max_tokens {req.max_tokens}, parallel_tool_calls "
-             f"{req.parallel_tool_calls}",
-             f"- chat template: " + (f"`{s['chat_template'].get('file') or 'given'}` ({s['chat_template']['chars']} "
-                                     f"characters, sha256 `{s['chat_template']['sha256'][:16]}`)"
-                                     if s.get("chat_template") else "the tokenizer's own"),
-             f"- the prompt ends with: `{json.dumps(s.get('prompt_tail', ''), ensure_ascii=False)}`",
-             f"- stream: {s['deltas']} deltas, chunking `{s['chunking']}`, finish_reason `{s['finish_reason']}`", "",
+             f"- vLLM {md.inline(s['vllm'])} (as installed here)"
+             f"{md.inline(''.join('; ' + c['versions']['verdict'] for c in d['causes'][:1] if c.get('versions')))}",
+             f"- server: {md.code(_flags(s))}",
+             f"- tokenizer: {md.code(s['tokenizer'])}",
+             "- request: " + md.inline(
+                 f"tools {[t['function']['name'] for t in req.tools or [] if 'function' in t]}, tool_choice "
+                 f"{json.dumps(s.get('tool_choice'))}, chat_template_kwargs {json.dumps(req.chat_template_kwargs)}, "
+                 f"max_tokens {req.max_tokens}, parallel_tool_calls {req.parallel_tool_calls}"),
+             "- chat template: " + (f"{md.code(template.get('file') or 'given')} ({template['chars']:d} characters, "
+                                    f"sha256 {md.code(template['sha256'][:16])})" if template else "the tokenizer's own"),
+             f"- the prompt ends with: {md.code(json.dumps(s.get('prompt_tail', ''), ensure_ascii=False))}",
+             f"- stream: {s['deltas']:d} deltas, chunking {md.code(s['chunking'])}, finish_reason "
+             f"{md.code(s['finish_reason'])}", "",
              "## Cause", ""]
     for n, c in enumerate(d["causes"], 1):
-        lines.append(f"{n}. **{c['class']}**{'' if c['severity'] == 'error' else ' (' + c['severity'] + ')'}: "
-                     f"{c['summary']}")
+        lines.append(f"{n:d}. **{md.inline(c['class'])}**"
+                     f"{md.inline('' if c['severity'] == 'error' else ' (' + c['severity'] + ')')}: "
+                     f"{md.inline(c['summary'])}")
         if c.get("where"):
-            lines.append(f"   - where: {describe(c['where'])}")
+            lines.append(f"   - where: {md.inline(describe(c['where']))}")
         if c.get("versions"):
-            lines.append(f"   - versions: {c['versions']['verdict']}")
+            lines.append(f"   - versions: {md.inline(c['versions']['verdict'])}")
     if not d["causes"]:
         lines.append("No cause found: both modes agree and no grouping changes the answer.")
     lines += ["", "## Minimal reproduction", ""]
     if minimal:
-        lines += [f"Minimal text ({minimal['tokens']} of {minimal['of_tokens']} tokens, shrunk by `workbench check`):",
-                  "", _fence(minimal["text"]), ""]
-    lines += ["Model output as given:", "", _fence(session.tokenizer.decode(
+        lines += [f"Minimal text ({minimal['tokens']:d} of {minimal['of_tokens']:d} tokens, shrunk by "
+                  "`workbench check`):", "", md.fence(minimal["text"]), ""]
+    lines += ["Model output as given:", "", md.fence(session.tokenizer.decode(
         [t for dl in deltas for t in dl.token_ids], skip_special_tokens=False)), ""]
     if grouping:
-        lines += [f"Minimal grouping: `--chunking {grouping}` (0-based token spans that share one delta)", ""]
-    lines += ["Reproduce:", "", _fence(_command(argv, minimal_file, grouping), "sh"), "",
+        lines += [f"Minimal grouping: {md.code('--chunking ' + grouping)} (0-based token spans that share one delta)",
+                  ""]
+    lines += ["Reproduce:", "", md.fence(_command(argv, minimal_file, grouping), "sh"), "",
               "## Expected vs actual", ""] + expected_actual(d)
     first = next((f["first_step"] for f in d["findings"] if f.get("severity") == "error" and f.get("first_step")),
                  None)
-    lines += ["", f"## Rows where it goes wrong (step {first or '-'})", ""]
+    lines += ["", f"## Rows where it goes wrong (step {md.inline(first or '-')})", ""]
     lines += rows_table(checked_rows(report), first)
-    lines += ["", "## Test", "", f"`{test_file}` (beside this file) replays the case through vLLM's own parser "
-              "classes and fails while the bug is there:", "",
-              _fence(f"PARSER_TOKENIZER=/path/to/tokenizer pytest -q {test_file}", "sh"), ""]
+    lines += ["", "## Test", "", f"{md.code(test_file)} (beside this file) replays the case through vLLM's own "
+              "parser classes and fails while the bug is there:", "",
+              md.fence(f"PARSER_TOKENIZER=/path/to/tokenizer pytest -q {test_file}", "sh"), ""]
     return "\n".join(lines)
 
 

@@ -49,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.check import bugreport
     from workbench.check.doctor import DoctorOptions, diagnose
 
-    if args.report:
+    if args.report is not None:
         from workbench.core import outputs
 
         outputs.refuse_existing(bugreport.paths(args.report), args.force)
@@ -84,7 +84,7 @@ def run(args: argparse.Namespace) -> int:
         if capture_compare.is_capture(src.recording.header):
             found = capture_compare.diagnosis(src.setup, src.recording)
             report.diagnoses[:0] = [found] if found else []
-    if args.report:
+    if args.report is not None:
         written = bugreport.write(report, args.report, getattr(args, "argv", []), args.force)
         common.note(args, "wrote " + " and ".join(str(p) for p in written))
     data = report.to_dict()
