@@ -494,3 +494,35 @@ def test_every_file_option_travels_with_the_spec(tmp_path):
     tools.write_text("[]")
     assert build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--tool-parser",
                                                   "hermes"])).key != s.key  # another file content, another spec
+
+
+def test_hostile_names_cannot_empty_the_page_or_steer_the_terminal(run_cli, tmp_path):
+    """A recording named with ``<!--<script>`` (and a parser name like it) leaves every
+    ``<script>`` of the page closed where it should be and its JSON whole; a name with
+    ESC/BEL reaches the terminal report escaped."""
+    import re
+
+    made = synth.write(tmp_path / "src", 1, seed=3, families=["hermes"])
+    d = tmp_path / "recs"
+    d.mkdir()
+    header, *rest = made[0].read_text().splitlines(keepends=True)
+    (d / "<!--<script>a.jsonl").write_text(header + "".join(rest))
+    (d / "b\x1b]0;owned\x07\x1b[2J.jsonl").write_text(header + "".join(rest))
+    h = json.loads(header)
+    h["parser"]["tool_parser"] = "<!--<script>x"
+    (d / "c.jsonl").write_text(json.dumps(h) + "\n" + "".join(rest))
+    page = tmp_path / "report.html"
+    code, out, err = run_cli("corpus", d, "--workers", "1", *FAST, "--html", page)
+    assert code == 1 and "Traceback" not in err, err
+    for stream in (out, err):
+        assert not set("\x1b\x07") & set(stream.replace("\x1b[K", "")), stream
+    assert "\\x1b]0;owned\\x07\\x1b[2J" in out
+    text = page.read_text()
+    # a browser ends a script at its first "</script", unless "<!--" came before it
+    bodies = [m.group(2) for m in re.finditer(r"<script\b([^>]*)>(.*?)</script", text, re.S | re.I)]
+    assert len(bodies) == text.lower().count("<script") == 6 and not any("<!--" in b for b in bodies)
+    data = [json.loads(b) for m, b in zip(re.finditer(r"<script\b([^>]*)>", text), bodies)
+            if "application/json" in m.group(1)]
+    paths = {r["path"] for spec in data[:-1] for r in spec.get("rows", ()) if "path" in r}
+    assert {str(d / "<!--<script>a.jsonl"), str(d / "c.jsonl")} <= paths, paths
+    assert "<!--<script>x" in json.dumps(data, ensure_ascii=False)

@@ -231,3 +231,99 @@ def test_the_scan_sees_a_write_past_the_door(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     assert {what for (_, _, what) in terminal_writes()} == {
         "rich import", "print", "sys-stream write", "say() with a template that is not a constant"}
+
+
+# The modules that compose a report, a page or Python: an f-string there is text of that
+# medium, so each value in it is encoded (a door call), a number (its format spec says
+# so: ``{n:d}``), or a fragment of that medium made here. An f-string inside a door
+# call's arguments is a value, encoded whole.
+COMPOSERS = {"check/bugreport.py", "corpus/html.py", "ui/page_table.py", "check/export.py"}
+ENCODERS = {"inline", "cell", "code", "fence", "text", "script_json", "script_code", "literal", "comment",
+            "in_docstring", "docstring", "module", "_cell"}
+NUMERIC = ("d", "f", "g", "e", "%", "x", "n")
+# (file, name): a fragment of the file's medium made there, or a constant of ours
+FRAGMENTS = {
+    ("corpus/html.py", "CSS"), ("corpus/html.py", "SCRIPT"), ("corpus/html.py", "kinds_table"),
+    ("corpus/html.py", "bar_chart"), ("corpus/html.py", "histogram"), ("corpus/html.py", "recordings_table"),
+    ("corpus/html.py", "fragment"), ("corpus/html.py", "page_table.assets"), ("corpus/html.py", "first"),
+    ("corpus/html.py", "note"), ("corpus/html.py", "errors"),
+}
+# (file, function): why its f-strings are plain values, encoded whole where they are used
+PLAIN_VALUES = {
+    ("check/bugreport.py", "paths"): "file names, not report text",
+    ("check/bugreport.py", "_flags"): "the vllm serve command, shown through md.code",
+    ("check/bugreport.py", "write"): "the test file's name or why there is none, shown through md.code",
+    ("check/export.py", "render_pytest"): "the title, put in through python.in_docstring",
+    ("check/export.py", "vllm_sample"): "a JSON sample's fields (written by jsontext)",
+    ("check/export.py", "write_pytest"): "an error message",
+    ("check/export.py", "self_check"): "a module name and test ids, not written",
+    ("corpus/html.py", "open_command"): "a notebook call (Python source of repr'd values), shown through web.text",
+    ("corpus/html.py", "_example"): "a column value: page_table.records puts it in script_json",
+    ("corpus/html.py", "kind_columns"): "column titles and values, put in script_json",
+    ("corpus/html.py", "kinds_of"): "a column value, put in script_json",
+    ("corpus/html.py", "kind_columns.<lambda>"): "a column value, put in script_json",
+}
+
+
+def _spec_is_numeric(node: ast.FormattedValue) -> bool:
+    spec = node.format_spec
+    if spec is None or not all(isinstance(v, ast.Constant) for v in spec.values):
+        return False
+    return "".join(str(v.value) for v in spec.values).endswith(NUMERIC)
+
+
+def _encoded(node, rel: str) -> bool:
+    v = node.value
+    if isinstance(v, ast.Call) and _dotted(v.func).rpartition(".")[2] in ENCODERS:
+        return True
+    if isinstance(v, ast.IfExp):
+        return all(isinstance(b, ast.Constant) or _encoded(ast.FormattedValue(b, -1, None), rel)
+                   for b in (v.body, v.orelse))
+    name = _dotted(v.func if isinstance(v, ast.Call) else v)
+    return _spec_is_numeric(node) or (rel, name) in FRAGMENTS
+
+
+def composed_values() -> dict:
+    """{(file, function, source): line} for each value put raw into a composed medium."""
+    found = {}
+    for rel in sorted(COMPOSERS):
+        path = ROOT / rel
+        source = path.read_text(encoding="utf-8")
+
+        class Visitor(ast.NodeVisitor):
+            scope: list[str] = []
+
+            def visit_FunctionDef(self, node):
+                self.scope.append(node.name)
+                self.generic_visit(node)
+                self.scope.pop()
+
+            visit_AsyncFunctionDef = visit_ClassDef = visit_FunctionDef
+
+            def visit_Lambda(self, node):
+                self.scope.append("<lambda>")
+                self.generic_visit(node)
+                self.scope.pop()
+
+            def visit_Call(self, node):
+                if _dotted(node.func).rpartition(".")[2] in ENCODERS:
+                    return  # its arguments are values, encoded whole
+                self.generic_visit(node)
+
+            def visit_JoinedStr(self, node):
+                for part in node.values:
+                    if isinstance(part, ast.FormattedValue) and not _encoded(part, rel):
+                        where = (rel, ".".join(self.scope), ast.get_source_segment(source, part.value))
+                        found.setdefault(where, part.lineno)
+
+        Visitor().visit(ast.parse(source))
+    return found
+
+
+def test_composed_reports_pages_and_python_encode_every_value():
+    found = composed_values()
+    stray = {k: v for k, v in found.items() if k[:2] not in PLAIN_VALUES}
+    assert not stray, "encode each value with core/writing (or a numeric spec, or list the fragment): " + \
+        ", ".join(f"{f}:{line} {fn}(): {{{src}}}" for (f, fn, src), line in stray.items())
+    stale = [k for k in PLAIN_VALUES if k not in {x[:2] for x in found}]
+    assert not stale, f"allow-list entries that no longer exist: {stale}"

@@ -10,12 +10,11 @@ and CSS inlined) under ``core.rows.Column`` schemas, so they read as the widget'
 
 from __future__ import annotations
 
-import html
-import json
 import math
 import os
 
 from workbench.core.rows import LABEL, NUMBER, Column
+from workbench.core.writing import html as web
 from workbench.corpus.summary import Summary, kind_of
 from workbench.ui import page_table
 
@@ -50,10 +49,6 @@ document.addEventListener('click', e => {
 """
 
 
-def e(value) -> str:
-    return html.escape("" if value is None else str(value))
-
-
 def open_command(line: dict) -> str:
     """The notebook call that opens this recording in the widget, parsers from its header."""
     path = os.path.abspath(line["path"])
@@ -69,22 +64,22 @@ def bar_chart(s: Summary) -> str:
     label_w, bar_w, row_h = 260, 400, 16
     group_h = row_h * len(versions) + 10
     height = 30 + group_h * max(1, len(kinds))
-    out = [f'<svg id="kinds-chart" xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60}" '
-           f'height="{height}" role="img" aria-label="findings per kind and version">']
+    out = [f'<svg id="kinds-chart" xmlns="http://www.w3.org/2000/svg" width="{label_w + bar_w + 60:d}" '
+           f'height="{height:d}" role="img" aria-label="findings per kind and version">']
     for i, v in enumerate(versions):  # legend
         x = label_w + i * 130
-        out.append(f'<rect x="{x}" y="4" width="12" height="12" fill="{COLOURS[i % len(COLOURS)]}"/>'
-                   f'<text x="{x + 16}" y="14">{e(v)}</text>')
+        out.append(f'<rect x="{x:d}" y="4" width="12" height="12" fill="{web.text(COLOURS[i % len(COLOURS)])}"/>'
+                   f'<text x="{x + 16:d}" y="14">{web.text(v)}</text>')
     for gi, k in enumerate(kinds):
         y0 = 30 + gi * group_h
-        out.append(f'<text x="{label_w - 8}" y="{y0 + group_h / 2}" text-anchor="end">{e(k.name)}</text>')
+        out.append(f'<text x="{label_w - 8:d}" y="{y0 + group_h / 2:g}" text-anchor="end">{web.text(k.name)}</text>')
         for vi, v in enumerate(versions):
             n = k.recordings.get(v, 0)
             w = bar_w * n / top
             y = y0 + vi * row_h
-            out.append(f'<rect class="bar" x="{label_w}" y="{y}" width="{w:.1f}" height="{row_h - 3}" '
-                       f'fill="{COLOURS[vi % len(COLOURS)]}"><title>{e(k.name)} · {e(v)}: {n}</title></rect>'
-                       f'<text x="{label_w + w + 4:.1f}" y="{y + row_h - 5}">{n}</text>')
+            out.append(f'<rect class="bar" x="{label_w:d}" y="{y:d}" width="{w:.1f}" height="{row_h - 3:d}" '
+                       f'fill="{web.text(COLOURS[vi % len(COLOURS)])}"><title>{web.text(k.name)} · {web.text(v)}: '
+                       f'{n:d}</title></rect><text x="{label_w + w + 4:.1f}" y="{y + row_h - 5:d}">{n:d}</text>')
     out.append("</svg>")
     return "".join(out)
 
@@ -101,18 +96,18 @@ def histogram(s: Summary) -> str:
     nbins = (hi - 1) // width + 1
     top = max(bins.values())
     w, h, bw = 720, 200, 680 / nbins
-    out = [f'<svg id="steps-chart" xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h + 40}" role="img" '
+    out = [f'<svg id="steps-chart" xmlns="http://www.w3.org/2000/svg" width="{w:d}" height="{h + 40:d}" role="img" '
            f'aria-label="first divergent steps">']
     for b in range(nbins):
         n = bins.get(b, 0)
         bh = h * n / top
         lo = b * width + 1
-        label = str(lo) if width == 1 else f"{lo}-{lo + width - 1}"
+        label = f"{lo:d}" if width == 1 else f"{lo:d}-{lo + width - 1:d}"
         out.append(f'<rect class="bar" x="{30 + b * bw:.1f}" y="{h - bh + 10:.1f}" width="{max(bw - 2, 1):.1f}" '
-                   f'height="{bh:.1f}" fill="{COLOURS[0]}"><title>step {label}: {n}</title></rect>')
+                   f'height="{bh:.1f}" fill="{web.text(COLOURS[0])}"><title>step {web.text(label)}: {n:d}</title></rect>')
         if b % max(1, nbins // 10) == 0:
-            out.append(f'<text x="{30 + b * bw:.1f}" y="{h + 28}">{label}</text>')
-    out.append(f'<text x="0" y="20">{top}</text><text x="0" y="{h + 10}">0</text></svg>')
+            out.append(f'<text x="{30 + b * bw:.1f}" y="{h + 28:d}">{web.text(label)}</text>')
+    out.append(f'<text x="0" y="20">{top:d}</text><text x="0" y="{h + 10:d}">0</text></svg>')
     return "".join(out)
 
 
@@ -165,8 +160,8 @@ def recordings_table(lines: list[dict]) -> str:
     listed = [ln for ln in lines if ln.get("error") or kinds_of(ln)]
     shown = listed[:MAX_ROWS]
     more = len(listed) - len(shown)
-    note = f"<p class='sub'>{more} more in the results file</p>" if more > 0 else ""
-    first = f"<code id='open-cmd'>{e(open_command(shown[0]))}</code><button class='copy'>copy</button>" \
+    note = f"<p class='sub'>{more:d} more in the results file</p>" if more > 0 else ""
+    first = f"<code id='open-cmd'>{web.text(open_command(shown[0]))}</code><button class='copy'>copy</button>" \
         if shown else "<code id='open-cmd'></code>"
     return (page_table.element("recordings", RECORDING_COLUMNS,
                                page_table.records(shown, RECORDING_COLUMNS, copy=OPEN), height=440,
@@ -204,22 +199,21 @@ ERROR_COLUMNS = [
 
 def fragment(s: Summary, lines: list[dict], title: str) -> str:
     """The report as one element (its CSS scoped to it): the page's body, a notebook's output."""
-    errors = page_table.element("errors", ERROR_COLUMNS, page_table.records(s.errors, ERROR_COLUMNS),
-                                height=200, hint="hover a message for all of it") if s.errors else ""
-    data = json.dumps(s.to_dict(), ensure_ascii=False).replace("</", "<\\/")
+    errors = "<h2>Errors</h2>" + page_table.element("errors", ERROR_COLUMNS, page_table.records(
+        s.errors, ERROR_COLUMNS), height=200, hint="hover a message for all of it") if s.errors else ""
     return f"""<div class="wb-corpus"><style>{CSS}</style>
-<h1>{e(title)}</h1>
-<p class="sub">{s.recordings} recordings · {s.ran} ran · {s.with_findings} with findings · {len(s.errors)} kinds of
-error ({sum(x['count'] for x in s.errors)} recordings) · versions: {e(', '.join(s.versions))}</p>
+<h1>{web.text(title)}</h1>
+<p class="sub">{s.recordings:d} recordings · {s.ran:d} ran · {s.with_findings:d} with findings · {len(s.errors):d} kinds of
+error ({sum(x['count'] for x in s.errors):d} recordings) · versions: {web.text(', '.join(s.versions))}</p>
 <h2>Findings by kind</h2>{kinds_table(s)}
 <h2>Findings per kind × version</h2>{bar_chart(s)}
 <h2>First divergent step</h2>{histogram(s)}
-{"<h2>Errors</h2>" + errors if errors else ""}
+{errors}
 <h2>Recordings</h2>{recordings_table(lines)}
-<script type="application/json" id="summary">{data}</script>
+<script type="application/json" id="summary">{web.script_json(s.to_dict())}</script>
 <script>{SCRIPT}</script>{page_table.assets()}</div>"""
 
 
 def page(s: Summary, lines: list[dict], title: str) -> str:
-    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{e(title)}</title></head>'
+    return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{web.text(title)}</title></head>'
             f'<body style="margin:24px">{fragment(s, lines, title)}</body></html>\n')

@@ -11,12 +11,11 @@ records' ``_copy`` text; a click sends a ``wb-select`` DOM event with the record
 
 from __future__ import annotations
 
-import html
-import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
 from workbench.core.rows import Column
+from workbench.core.writing import html as web
 
 STATIC = Path(__file__).parent / "static"
 
@@ -83,9 +82,8 @@ def element(table_id: str, columns: Sequence[Column], rows: list[dict], *, heigh
     under the legend (what a click and Ctrl+C do here)."""
     spec = {"model": {"columns": [c.spec() for c in columns], "key": key, "height": height, "hint": hint},
             "rows": rows}
-    data = json.dumps(spec, ensure_ascii=False).replace("</", "<\\/")
-    return (f'<div class="wb-page-table" id="{html.escape(table_id)}">'
-            f'<script type="application/json">{data}</script></div>')
+    return (f'<div class="wb-page-table" id="{web.text(table_id)}">'
+            f'<script type="application/json">{web.script_json(spec)}</script></div>')
 
 
 def assets() -> str:
@@ -93,5 +91,4 @@ def assets() -> str:
     module = (STATIC / "table.js").read_text(encoding="utf-8").replace("export default { render };",
                                                                         "const table = { render };")
     css = (STATIC / "table.css").read_text(encoding="utf-8")
-    return (f"<style>{css}</style>\n<script type=\"module\">{module.replace('</', '<' + chr(92) + '/')}\n"
-            f"{BOOT}</script>")
+    return f"<style>{web.script_code(css)}</style>\n<script type=\"module\">{web.script_code(module + BOOT)}</script>"
