@@ -644,3 +644,48 @@ def test_a_forged_api_capture_header_is_one_line(run_cli, tmp_path, api_events):
         for command in ("replay", "doctor"):
             code, out, err = run_cli(command, p, "--json")
             assert code == 2 and err.count("\n") == 1 and "Traceback" not in err, (command, err)
+
+
+def _split_key(n: int) -> list[str]:
+    """KEY in n pieces, none of which is the key."""
+    step = -(-len(KEY) // n)
+    return [KEY[i:i + step] for i in range(0, len(KEY), step)]
+
+
+@pytest.mark.parametrize("api", ["chat", "responses", "messages"])
+@pytest.mark.parametrize("pieces", [2, 5])
+def test_a_key_split_over_deltas_is_seen_joined_and_nothing_is_written(run_cli, tmp_path, payloads, api_events,
+                                                                       api, pieces, monkeypatch):
+    """The server spells the key over several text deltas (a field each, the token ids left
+    as they were): each line alone holds no secret, the stream does."""
+    monkeypatch.setenv("WB_KEY", KEY)
+    parts = _split_key(pieces)
+    if api == "chat":
+        chunks = json.loads(json.dumps(payloads))
+        texts = [c for c in chunks if c.get("choices") and (c["choices"][0]["delta"].get("content")
+                                                            or c["choices"][0]["delta"].get("reasoning"))]
+        for c, part in zip(texts, parts):
+            delta = c["choices"][0]["delta"]
+            delta["reasoning" if "reasoning" in delta else "content"] = part  # across fields too
+        code, out, err, loaded, _, _ = run_capture(run_cli, tmp_path, default_routes(chat(sse(chunks))),
+                                                   "--api-key-env", "WB_KEY")
+        written = tmp_path / "cap.jsonl"
+    else:
+        events = json.loads(json.dumps(api_events[api]))
+        visible = [i for i, (_, d) in enumerate(events) if d.get("type") in (
+            "response.output_text.delta", "response.reasoning_text.delta") or (
+            d.get("type") == "content_block_delta" and d["delta"].get("type") in ("text_delta", "thinking_delta"))]
+        assert len(visible) >= pieces
+        for i, part in zip(visible, parts):
+            d = events[i][1]
+            if api == "responses":
+                d["delta"] = part
+            else:
+                d["delta"]["text" if d["delta"]["type"] == "text_delta" else "thinking"] = part
+        code, out, err, loaded, _, _ = run_api_capture(run_cli, tmp_path, api,
+                                                       lambda r: [sse_head(), api_sse(events)],
+                                                       "--api-key-env", "WB_KEY")
+        written = tmp_path / f"{api}.jsonl"
+    assert code == 2 and "spell a secret" in err and "over more than one" in err, err
+    assert not written.exists() and loaded is None
+    assert KEY not in out + err

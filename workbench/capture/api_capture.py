@@ -151,6 +151,7 @@ def write(api: str, got: Read, body: dict, origin: dict, opts: Options, out: Pat
 
     if not got.events:
         raise WorkbenchError(got.error or "the server sent no event")
+    secrets.refuse_spelled([e.data for e in got.events], "the server's events")
     prompt, _ = ev.raw_tokens(got.terminal) if api == "responses" else (None, None)
     session = _session(api, opts, body, prompt)
     ids, source, finish = token_ids(api, got, session)

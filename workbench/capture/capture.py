@@ -31,7 +31,7 @@ from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Iterator, Sequence
     from vllm.tokenizers import TokenizerLike
     from workbench.core.session import Session
 
@@ -193,20 +193,40 @@ def _write(events, body: dict, origin: dict, opts: Options, out: Path) -> Captur
     origin = {**origin, "opening_chunk": first.raw, "notes": notes}
     header = header_for(session, body, origin, opts)
     done = Captured(out, notes=notes, header=header)
-    progress = Progress(opts.progress)
+    got, stopped = read(it, Progress(opts.progress))
+    secrets.refuse_spelled([first.raw, *(c.raw for c in got)], "the server's chunks")
     with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
         rows = Rows(w, session, opts.tokenizer, done)
         try:
-            for n, raw in enumerate(it, 2):
-                if not rows.add(chunks.parse(raw, f"the server's chunk {n}")):
+            for c in got:
+                if not rows.add(c):
                     break
-                progress.show(done)
+            if stopped is not None:
+                raise WorkbenchError(stopped)
             rows.end()
         except WorkbenchError as e:
             rows.fail(str(e))
-        finally:
-            progress.end(done)
     return done
+
+
+def read(it: Iterator[str], progress: Progress) -> tuple[list[chunks.Chunk], str | None]:
+    """The chunks after the opening one, each checked, within the stream's caps and clock;
+    and why the stream stopped early (None when it ended). All of it is read before a line
+    is written: a secret spelled over several chunks is only seen joined."""
+    got: list[chunks.Chunk] = []
+    tokens = 0
+    try:
+        for n, raw in enumerate(it, 2):
+            got.append(chunks.parse(raw, f"the server's chunk {n}"))
+            tokens += len(got[-1].token_ids)
+            progress.show(len(got), tokens)
+            if got[-1].error and not got[-1].choices:
+                break  # the server's error: nothing after it is read
+    except WorkbenchError as e:
+        return got, str(e)
+    finally:
+        progress.end(len(got), tokens)
+    return got, None
 
 
 class Rows:
@@ -281,14 +301,14 @@ class Progress:
         self.on = on and sys.stderr.isatty()
         self.t0, self.last = time.perf_counter(), 0.0
 
-    def show(self, c: Captured) -> None:
+    def show(self, n: int, tokens: int) -> None:
         now = time.perf_counter()
         if self.on and now - self.last >= 0.2:
             self.last = now
-            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", c.chunks, c.tokens, now - self.t0)
+            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", n, tokens, now - self.t0)
 
-    def end(self, c: Captured) -> None:
+    def end(self, n: int, tokens: int) -> None:
         if self.on and self.last:
-            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", c.chunks, c.tokens,
+            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", n, tokens,
                               time.perf_counter() - self.t0)
             terminal.progress_end(sys.stderr)

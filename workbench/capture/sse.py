@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.capture import chunks, stream, tokcheck
-from workbench.core import door, limits
+from workbench.core import door, limits, secrets
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -177,6 +177,7 @@ def from_sse(opts, log_path: str | Path):
                            finish_reason=finish, stop_terminated=finish == "stop" and eos is not None)
     usage = next((c.raw for c in chunk_list if not c.has_choices and c.usage), None)
     done = Captured(out, notes=[MARK], header=header)
+    secrets.refuse_spelled([c.raw for c in chunk_list], f"SSE log {log_path}: the chunks")
     with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
         for n, (m, c) in enumerate(zip(made, parts)):
             extra = {"chunk": c.raw}

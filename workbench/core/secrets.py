@@ -20,10 +20,14 @@ from typing import TYPE_CHECKING
 from urllib.parse import quote, quote_plus, unquote
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Iterable, Iterator
     from typing import Any
 
 PLACEHOLDER = "[secret]"
+# the fields that carry a stream's text in each API face (chat deltas, Responses and
+# Anthropic events): a secret spelled across them is joined in their order
+TEXT_FIELDS = frozenset({"content", "reasoning", "reasoning_content", "refusal", "text", "delta", "thinking",
+                         "arguments", "partial_json", "name"})
 _FORMS: list[str] = []  # every spelling of every secret, longest first
 
 
@@ -103,6 +107,66 @@ def _scrub_json_text(text: str) -> str:
         if clean != value:
             return scrub(json.dumps(clean, ensure_ascii=False, separators=(",", ":")))
     return scrub(text)
+
+
+def refuse_spelled(written: Iterable[Any], what: str) -> None:
+    """Before anything of a stream is written: ``written`` (its chunks or events, JSON text
+    or SSE text or values, in order) scrubbed as the writer will scrub each, then read as
+    one stream, must not spell a secret. The writer scrubs a secret within one string; one
+    spelled over several (a key sent two deltas at a time) is only seen joined: per field
+    across the stream, across the text fields of every API face, in stream order, and in
+    the values that change from one to the next."""
+    if not _FORMS:
+        return
+    leaves: list[tuple[str, str]] = []
+    for item in written:
+        _leaves(_decoded(scrub_obj(item)), "", leaves)
+    by_path: dict[str, list[str]] = {}
+    changing: list[str] = []
+    text: list[str] = []
+    last: dict[str, str] = {}
+    for path, value in leaves:
+        by_path.setdefault(path, []).append(value)
+        if last.get(path) != value and not path.endswith("/"):  # a value (not a key) that changed
+            changing.append(value)
+        if path.rpartition("/")[2] in TEXT_FIELDS:
+            text.append(value)
+        last[path] = value
+    joins = ["".join(v for _, v in leaves), "".join(changing), "".join(text),
+             *("".join(v) for v in by_path.values())]
+    if any(_present(j) for j in joins):
+        from workbench.errors import WorkbenchError
+
+        raise WorkbenchError(f"{what} spell a secret (its API key or URL password) over more than one of them: "
+                             "nothing of them is written")
+
+
+def _decoded(value: Any) -> Any:
+    """A written string read back as what it holds: JSON, or an SSE event's data lines."""
+    if not isinstance(value, str):
+        return value
+    from workbench.core import door
+
+    texts = [ln[5:].strip() for ln in value.splitlines() if ln.startswith("data:")] or [value]
+    out = []
+    for t in texts:
+        try:
+            out.append(door.parse_json(t, "output") if t[:1] in "{[\"" else t)
+        except door.InputError:
+            out.append(t)
+    return out if len(out) > 1 else out[0]
+
+
+def _leaves(value: Any, path: str, out: list[tuple[str, str]]) -> None:
+    if isinstance(value, str):
+        out.append((path, value))
+    elif isinstance(value, dict):
+        for k, v in value.items():
+            out.append((path + "/", str(k)))
+            _leaves(v, f"{path}/{k}", out)
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _leaves(v, path + "/*", out)
 
 
 class ScrubbedStream:
