@@ -325,6 +325,7 @@ NOT_USER_INPUT = {
     ("corpus/pool.py", "_Worker.last_log_line", "open"): "the log our own corpus worker process wrote",
     ("corpus/pool.py", "_serve", "os.open"): "opens a corpus worker's own log for writing (its fd 1 and 2)",
     ("rustfe/binary.py", "extract", ".open"): "a member of the hash-checked wheel (bytes, checked, never parsed)",
+    ("rustfe/quiesce.py", "Quiet.look", "open"): "the vllm-rs process's /proc/PID/task/*/stat and schedstat",
 }
 # The capture package's readers (HTTP body, SSE log) moved onto the door (issue 16, part
 # B: capture/stream.py, chunks.py, sse.py); a reader listed here would be reported on every run.
@@ -403,6 +404,8 @@ NOT_USER_OUTPUT = {
     ("lanes/worker.py", "_protocol_pipe", "os.fdopen"): "the lane worker's protocol pipe",
     ("ui/ab.py", "ABActions._editor_file", ".write_text"): "the editor's config, to a temporary file for side A/B",
     ("rustfe/binary.py", "extract", "open"): "the vllm-rs cache (a member of the hash-checked wheel)",
+    ("rustfe/model_dir.py", "model_dir", ".write_text"): "the vllm-rs model folder's config.json (cache)",
+    ("rustfe/process.py", "Frontend.start", "open"): "the log of the vllm-rs process we start",
 }
 
 

@@ -23,6 +23,7 @@ FORBIDDEN = {
     "engine": {"ui", "cli"},
     "lanes": {"ui", "cli"},
     "capture": {"ui", "cli"},
+    "rustfe": {"ui", "cli"},
     "ui": {"cli"},
 }
 
