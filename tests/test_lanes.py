@@ -20,7 +20,7 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.session import Setup
 from workbench.errors import WorkbenchError
-from workbench.lanes import tree, versions
+from workbench.lanes import names, tree, versions
 
 LANE = "0.33.0"
 # DeepSeek V3 with pretty-printed arguments: vLLM 0.32's regexes stop at the first
@@ -94,6 +94,24 @@ def test_extracts_only_the_python_tree_atomically(tmp_path, monkeypatch):
     root = tree.ensure(version, progress=lines.append)
     assert (root / "vllm" / "parser" / "x.py").read_text() == "X = 1\n"
     assert [p.name for p in root.parent.iterdir()] == [version]  # no temporary folders left
+
+
+def test_declared_names_are_the_registry_vllm_registers(tmp_path, monkeypatch):
+    from workbench.core.parsers import registered_names
+
+    here, registered = names.declared(), registered_names()
+    for kind in ("tool", "reasoning"):
+        assert here[kind] and set(here[kind]) <= set(registered[kind])
+    from workbench.core.tokenizers.wheels import sha256_file
+
+    wheels = tmp_path / "cache" / "wheels"
+    wheels.mkdir(parents=True)
+    w = _fake_wheel(wheels / "vllm-9.9.8-cp38-abi3-manylinux_2_28_x86_64.whl", {
+        "vllm/__init__.py": b"", "vllm/tool_parsers/__init__.py": b"_TOOL_PARSERS_TO_REGISTER = {'a': ('m', 'A')}\n",
+        "vllm/reasoning/__init__.py": b"REGISTRY = {}\n"})
+    version = _fake_lock(tmp_path, monkeypatch, w.name, sha256_file(w), "9.9.8")
+    with pytest.raises(WorkbenchError, match="no _REASONING_PARSERS_TO_REGISTER dict"):
+        names.declared(version)
 
 
 @pytest.mark.parametrize("change", ["edit", "same size", "add at the root", "add a package", "remove",
@@ -203,7 +221,8 @@ def test_lane_runs_its_own_vllm_without_compiled_code(lane):
     before = _bytes_read()
     assert tree.ensure(LANE) == root  # verified, file by file, on every use: every byte read once
     assert size <= _bytes_read() - before < 2 * size  # (bench/lane_cost.py times it against its 0.3 s budget)
-    assert (lane.info["tool"], lane.info["reasoning"]) == (58, 42)
+    declared = names.declared(LANE)  # the tree's own registry dicts, read with ast
+    assert (lane.info["tool"], lane.info["reasoning"]) == (len(declared["tool"]), len(declared["reasoning"]))
     assert not list(tree.tree_path(LANE).rglob("*.so"))
 
 
@@ -214,13 +233,15 @@ def test_parsers_marks_names_in_only_one_version(lane, run_cli):
     # Names registered only in this process (plugins loaded by earlier tests) are listed
     # too, marked registered: False there; count the lane's own.
     mine = [e for e in entries if e.get("registered", True)]
-    assert sum(e["kind"] == "tool" for e in mine) == 58
-    assert sum(e["kind"] == "reasoning" for e in mine) == 42
+    declared = names.declared(LANE)
+    assert sorted(e["name"] for e in mine if e["kind"] == "tool") == sorted(declared["tool"])
+    assert sorted(e["name"] for e in mine if e["kind"] == "reasoning") == sorted(declared["reasoning"])
     code, here_out, _ = run_cli("parsers", "--json")
     here = {(e["kind"], e["name"]) for e in json.loads(here_out)}
     only = {(e["kind"], e["name"]) for e in entries if e["only_in"] == LANE}
     assert only == {(e["kind"], e["name"]) for e in entries} - here
-    assert {n for _, n in only} >= {"beam", "muse", "musespark1x", "step5"}
+    installed = names.declared()
+    assert only >= {(kind, n) for kind in declared for n in set(declared[kind]) - set(installed[kind])} and only
 
 
 def test_lane_rows_equal_in_process_rows_on_a_shared_parser(lane):
@@ -300,7 +321,9 @@ def test_doctor_says_which_parser_causes_the_lane_fixed(lane, run_cli, tools_fil
     dropped = next(c for c in causes if c["class"] == "parser_nonstreaming")  # #56263: the text after the call
     assert dropped["where"]["method"] == "extract_tool_calls", err
     assert dropped["versions"]["verdict"] == f"fixed in {LANE}"
-    assert dropped["versions"]["per_version"] == {LANE: "gone"}
+    others = [v for v in versions.listed() if not versions.is_installed(v)]
+    assert dropped["versions"]["checked"] == [versions.installed(), *others]
+    assert dropped["versions"]["per_version"][LANE] == "gone"
     grouped = next(c for c in causes if c["class"] == "parser_streaming")  # the grouping bug both versions share
     assert grouped["versions"]["verdict"] == "not fixed in any version here"
 
@@ -402,7 +425,8 @@ def test_widget_version_picker_and_ab_across_versions(lane):
     assert not wb.banner.value, wb.banner.value
     new_calls = wb.model.final.nonstream.tool_calls
     assert json.loads(new_calls[0].arguments) == {"city": "Paris"}
-    assert "step5" in [v for _, v in wb.controls.tool_parser.options]  # the picker lists 0.33's names
+    only_here = sorted(set(names.declared(LANE)["tool"]) - set(names.declared()["tool"]))
+    assert only_here[0] in [v for _, v in wb.controls.tool_parser.options]  # the picker lists the lane's names
     sent = [r for r in wb.model.rows if r.sse]
     assert sent and all(json.loads(r.chunk)["object"] == "chat.completion.chunk" for r in sent)
     wb.controls.vllm.value = ""  # the installed vLLM, same stream

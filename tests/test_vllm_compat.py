@@ -9,6 +9,7 @@ import pytest
 
 from workbench.core import machine, vllm_compat as compat
 from workbench.core.versions import vllm_version
+from workbench.lanes import versions
 
 
 def _composed(tokenizer, tool, reasoning):
@@ -136,12 +137,13 @@ def test_a_missing_internal_fails_loudly_with_its_name_and_the_version(qwen3_tok
         compat.reasoner_per_request(OldManager(), {})
 
 
-def test_every_internal_also_exists_in_the_lane_version():
-    """The same checks run in the 0.33.0 lane's interpreter (workbench/lanes/), so the seam
-    is checked against every vLLM version the workbench runs."""
+@pytest.mark.parametrize("version", [v for v in versions.listed() if not versions.is_installed(v)])
+def test_every_internal_also_exists_in_the_lane_version(version):
+    """The same checks run in each lane's interpreter (workbench/lanes/), so the seam is
+    checked against every vLLM version the workbench runs."""
     from workbench.lanes import lane as lanes
 
-    out = lanes.get("0.33.0").call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/test_vllm_compat.py",
+    out = lanes.get(version).call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/test_vllm_compat.py",
                                                    "-k", "not lane_version"])
     assert out["rc"] == 0, out["failed"]
     assert len(out["passed"]) >= len(HAS) and not out["failed"]

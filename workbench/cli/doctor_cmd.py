@@ -74,7 +74,12 @@ def run(args: argparse.Namespace) -> int:
                       deltas_of=deltas_of)
     if report.setup.get("chat_template") and args.chat_template:
         report.setup["chat_template"]["file"] = args.chat_template
-    if report.parser_causes() and not args.vllm:  # --vllm V: that version only
+    from workbench.lanes.versions import in_lane
+
+    if report.parser_causes() and (args.vllm or in_lane()):  # --vllm V: that version only
+        for c in report.parser_causes():
+            c.versions = {"checked": [report.setup["vllm"]], "verdict": f"only vLLM {report.setup['vllm']} was checked"}
+    elif report.parser_causes():
         from workbench.cli.doctor_versions import attach
 
         attach(report.parser_causes(), lane_argv(getattr(args, "argv", None) or ["doctor"]))

@@ -62,6 +62,7 @@ class Lane:
         env["VLLM_TARGET_DEVICE"] = "cpu"  # platform detection; a lane never runs a kernel
         env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
         env["PYTHONDONTWRITEBYTECODE"] = "1"  # only the tree's verified source runs (lanes/manifest.py)
+        env[versions.LANE_ENV] = self.version  # a command run in the lane asks no other lane (versions.in_lane)
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(

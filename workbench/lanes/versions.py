@@ -9,6 +9,7 @@ from workbench.errors import WorkbenchError
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 LOCK_FILE = REPO_ROOT / "setup" / "vllm-lanes.lock"
+LANE_ENV = "WORKBENCH_IN_LANE"  # set in a lane worker's environment: the version it runs
 
 
 @dataclass(frozen=True)
@@ -58,6 +59,13 @@ def check(version: str) -> str:
         raise WorkbenchError(f"unknown vLLM version {version!r}; listed: {shown} "
                              f"(add a line to setup/vllm-lanes.lock for another)")
     return version
+
+
+def in_lane() -> str | None:
+    """The version whose lane this process is, or None in the user's own process."""
+    import os
+
+    return os.environ.get(LANE_ENV) or None
 
 
 def is_installed(version: str | None) -> bool:
