@@ -6,6 +6,7 @@ tree (no compiled code) is extracted to ``.cache/vllm/<version>/`` and put first
 on ``sys.path`` of a worker that runs the workbench's own core over it.
 
     versions.py   which versions exist: the installed one and the lock's lanes
+    names.py      the parser names a version declares, read from its source with ast (no lane start)
     tree.py       a locked version's pure-Python tree under .cache/vllm/<version>/ (fetch, extract)
     manifest.py   every extracted file's sha256, checked on every lane start
     worker.py     the lane worker: the core over one vLLM tree, driven by JSON lines
