@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
     from workbench.core.deltas import Delta
     from workbench.core.session import Session, Setup
+    from workbench.core.trust import CallablePolicy
 
 
 @dataclass
@@ -68,26 +69,33 @@ class DoctorReport:
                 "failures": self.failures, "checked": self.checked}
 
 
-def start_error(spec: ParserSpec, tokenizer: TokenizerLike) -> str | None:
-    """Why vLLM cannot compose this parser for this tokenizer, or None."""
+def start_error(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None) -> str | None:
+    """Why vLLM cannot compose this parser for this tokenizer, or None. ``policy``: this
+    run's (its plugins' callables)."""
     from workbench.core import parsers
 
     try:
-        parsers.compose(spec, tokenizer)
+        parsers.compose(spec, tokenizer, policy)
     except Exception as e:  # noqa: BLE001  (WorkbenchError from vLLM's TypeError, ImportError...)
         return rank.error_line(e)
     return None
 
 
 def _working_spec(setup: Setup, tok: TokenizerLike, report: DoctorReport) -> ParserSpec:
+    from workbench.core import plugins, trust
+
     spec = setup.parser
+    # This run's plugins register their parsers before any name is looked up, as vllm serve's
+    # --tool-parser-plugin does before --tool-call-parser is read.
+    loaded = [plugins.load(path) for path in setup.plugins]
+    policy = trust.policy([p.module for p in loaded], setup.allow_callables)
     if not (spec.tool_parser or spec.reasoning_parser or spec.config):
         return spec
-    err = start_error(spec, tok)
+    err = start_error(spec, tok, policy)
     if not err:
         return spec
     parts = [("tool", ParserSpec(spec.tool_parser)), ("reasoning", ParserSpec(None, spec.reasoning_parser))]
-    broken = [kind for kind, s in parts if (s.tool_parser or s.reasoning_parser) and start_error(s, tok)]
+    broken = [kind for kind, s in parts if (s.tool_parser or s.reasoning_parser) and start_error(s, tok, policy)]
     from workbench.core.parsers import registered_names
 
     known = registered_names()

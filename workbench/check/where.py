@@ -86,6 +86,22 @@ def producer(cls: type, method: str, run: Callable[[Callable], None]) -> type | 
     return at
 
 
+def return_line(cls: type, method: str, run: Callable[[Callable], None]) -> int | None:
+    """The line of ``cls``'s own ``method`` (in its MRO) that returned at the step at fault: in
+    an author's parser, the ``return`` that handed vLLM the wrong answer."""
+    owner = _owner(cls, method)
+    code = getattr(owner.__dict__[method], "__code__", None) if owner is not None else None
+    if code is None:
+        return None
+    lines: list[int] = []
+
+    def hook(frame: object, event: str, arg: object) -> None:
+        if event == "return" and frame.f_code is code:  # type: ignore[attr-defined]
+            lines.append(frame.f_lineno)  # type: ignore[attr-defined]
+    run(hook)
+    return lines[-1] if lines else None
+
+
 def locate(parser_cls: type | None, role: str | None, mode: str,
            run: Callable[[Callable], None] | None = None) -> dict | None:
     """The method that produced the wrong answer: ``role`` tool / reasoning, ``mode``
@@ -117,6 +133,8 @@ def locate(parser_cls: type | None, role: str | None, mode: str,
         if made is not None and made.__name__ != out["class"]:
             out |= {k: v for k, v in _entry(made, out["method"]).items() if k != "method"}
             out["called_from"] = f"{_owner(sub, out['method']).__name__}.{out['method']}"
+        if not out["vllm"]:  # an author's plugin: the line that returned the answer
+            out["returned_at"] = return_line(made or sub, out["method"], run)
     out["parser_class"] = sub.__name__
     return out
 
@@ -124,6 +142,10 @@ def locate(parser_cls: type | None, role: str | None, mode: str,
 def describe(w: dict | None) -> str:
     if w is None:
         return "no parser is configured"
+    if not w.get("vllm") and "engine" not in w:  # a plugin's class: the author's own file
+        at = f", returned at line {w['returned_at']}" if w.get("returned_at") else ""
+        return (f"your code (module {w.get('module')}): {w['file']}:{w['line'] or '?'}, "
+                f"{w['class']}.{w['method']}{at}")
     who = "vLLM's own parser" if w.get("vllm") else f"not vLLM's own parser (module {w.get('module')})"
     where = f"{w['file']}, {w['class']}"
     if "engine" in w:

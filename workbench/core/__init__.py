@@ -12,7 +12,8 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     validation.py      vLLM's pydantic request models validated in steps of 16 entries an array
     request.py         RequestSpec -> vLLM ChatCompletionRequest; chat-template prompt ids
     templates.py       chat templates from data: rendered only when trusted, in a boxed child
-    parsers.py         ParserSpec -> ParserManager.get_parser(...) class; plugins; registered names; auto tools
+    parsers.py         ParserSpec -> ParserManager.get_parser(...) class; registered names; auto tools
+    plugins.py         parser plugins, loaded as vllm serve's --tool-parser-plugin loads them; one line when bad
     trust.py           the trust model: CallablePolicy (callables by exact name), header provenance
     deltas.py          Delta; text/ids -> deltas through vLLM's IncrementalDetokenizer; max_tokens cuts
     chunking.py        every grouping name (token, whole, k:N, random:SEED, split, merge, at, holdback)

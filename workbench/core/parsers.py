@@ -8,7 +8,6 @@ server makes at start-up, including its tokenizer validation.
 
 from __future__ import annotations
 
-import logging
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -18,8 +17,11 @@ from workbench.core.vllm_compat import TOOL_STRICT_LEVEL
 from workbench.errors import WorkbenchError, close_matches
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from vllm.parser.abstract_parser import Parser
     from vllm.tokenizers import TokenizerLike
+    from workbench.core.plugins import Plugin
     from workbench.core.trust import CallablePolicy
 
 
@@ -121,54 +123,29 @@ def parser_table() -> list[dict]:
     return out
 
 
-def check_names(spec: ParserSpec) -> None:
-    """Unknown names fail with the close matches, before vLLM's TypeError."""
+def check_names(spec: ParserSpec, loaded: Sequence[Plugin] = ()) -> None:
+    """Unknown names fail with the close matches, before vLLM's TypeError; ``loaded``:
+    this run's plugins, whose names the message lists."""
+    from workbench.core.plugins import registered_by
+
     names = registered_names()
     for kind, name in (("tool", spec.tool_parser), ("reasoning", spec.reasoning_parser)):
         if name is not None and name not in names[kind]:
-            raise WorkbenchError(f"unknown {kind} parser {name!r}{close_matches(name, names[kind])}")
+            raise WorkbenchError(f"unknown {kind} parser {name!r}{close_matches(name, names[kind])}"
+                                 f"{registered_by(loaded)}")
 
 
-def load_plugin(path: str) -> str:
-    """Import a parser module as vLLM's ``--tool-parser-plugin`` does, loudly; its module name."""
-    from vllm.utils.import_utils import import_plugin
-
-    if not Path(path).is_file():
-        raise WorkbenchError(f"plugin file {path}: not found")
-    records: list[logging.LogRecord] = []
-    handler = _ListHandler(records)
-    logger = logging.getLogger("vllm")
-    logger.addHandler(handler)
-    try:
-        module = import_plugin(path)
-    except SystemExit as e:  # vLLM catches Exception only: a plugin's sys.exit would end the run silently
-        raise WorkbenchError(f"plugin file {path} failed to import: it called sys.exit({e.code!r})") from None
-    finally:
-        logger.removeHandler(handler)
-    if module is None:  # vLLM logs the exception and returns None
-        cause = next((r.exc_info[1] for r in records if r.exc_info), None)
-        raise WorkbenchError(f"plugin file {path} failed to import: {type(cause).__name__}: {cause}")
-    return module.__name__
-
-
-class _ListHandler(logging.Handler):
-    def __init__(self, records: list) -> None:
-        super().__init__(logging.DEBUG)
-        self.records = records
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.records.append(record)
-
-
-def compose(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None) -> type[Parser] | None:
+def compose(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None,
+            loaded: Sequence[Plugin] = ()) -> type[Parser] | None:
     """The Parser *class* vLLM would use, or None when no parser is configured.
-    ``policy``: the modules a config's callables may live in (``core.trust``)."""
+    ``policy``: the modules a config's callables may live in (``core.trust``); ``loaded``:
+    this run's plugins (named in an unknown-name message)."""
     if spec.config:
         from workbench.core.config.parser import parser_class_from_config
         from workbench.core.trust import DEFAULT
 
         return parser_class_from_config(spec.config, tokenizer, policy or DEFAULT)
-    check_names(spec)
+    check_names(spec, loaded)
     from vllm.parser.parser_manager import ParserManager
 
     from workbench.core.tokenizers import model_type

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from workbench.core import faces, parsers, request as req, trust
+from workbench.core import faces, parsers, plugins, request as req, trust
 from workbench.core.faces import bodies
 from workbench.core.deltas import Delta, deltas_from_ids, deltas_from_text, grouped
 from workbench.core.messages import Final
@@ -88,10 +88,13 @@ class Session:
         size_regex_cache()
         self.setup = setup
         self.api = faces.check_api(setup.api)
-        plugin_modules = [parsers.load_plugin(plugin) for plugin in setup.plugins]
-        self.policy = trust.policy(plugin_modules, setup.allow_callables)
+        self.plugins = tuple(plugins.load(path) for path in setup.plugins)
+        if not setup.parser.config:  # with a config, a plugin may bring only its callables
+            for plugin in self.plugins:
+                plugins.require_parsers(plugin)
+        self.policy = trust.policy([p.module for p in self.plugins], setup.allow_callables)
         self.tokenizer = load_tokenizer(setup.tokenizer)
-        self.parser_cls = parsers.compose(setup.parser, self.tokenizer, self.policy)
+        self.parser_cls = parsers.compose(setup.parser, self.tokenizer, self.policy, self.plugins)
         self.parser_info = parsers.describe(self.parser_cls)
         self.enable_auto_tools = parsers.auto_tools(self.parser_cls)
         if self.api != "chat":

@@ -1,0 +1,170 @@
+"""Parser plugins: Python files loaded as vLLM's ``--tool-parser-plugin`` /
+``--reasoning-parser-plugin`` load them (``vllm.utils.import_utils.import_plugin``).
+
+A plugin runs only when the user names it. ``load`` imports it by its absolute path
+(vLLM's ``importlib.import_module`` first would take ``./x.py`` for a relative module
+name and raise a TypeError), then reads which tool and reasoning parser names it
+registered in vLLM's two managers. Every failure is one line: the file missing, an
+exception while it imports (with the plugin's own line), a ``sys.exit``, and, where
+the run uses no parser config, a plugin that registers no parser at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import traceback
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+REGISTER_HINT = ("decorate a ToolParser subclass with @ToolParserManager.register_module(\"NAME\") (or a "
+                 "ReasoningParser with @ReasoningParserManager.register_module(\"NAME\")), as vLLM's "
+                 "--tool-parser-plugin files do")
+
+
+@dataclass(frozen=True)
+class Plugin:
+    """A loaded plugin: the path as given, the file, its module and what it registered."""
+
+    path: str
+    file: str  # absolute
+    module: str
+    tool: tuple[str, ...] = ()
+    reasoning: tuple[str, ...] = ()
+
+    @property
+    def registers(self) -> bool:
+        return bool(self.tool or self.reasoning)
+
+    def names(self) -> str:
+        """'tool parser ferret, reasoning parser ferret' (or 'no parser')."""
+        parts = [f"{kind} parser {', '.join(names)}" for kind, names in
+                 (("tool", self.tool), ("reasoning", self.reasoning)) if names]
+        return ", ".join(parts) or "no parser"
+
+
+def _managers() -> dict:
+    from vllm.reasoning import ReasoningParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    return {"tool": (ToolParserManager, ToolParserManager.tool_parsers),
+            "reasoning": (ReasoningParserManager, ReasoningParserManager.reasoning_parsers)}
+
+
+def _snapshot() -> dict[str, dict[str, object]]:
+    return {kind: {**{n: ("lazy", *v) for n, v in manager.lazy_parsers.items()}, **{n: c for n, c in eager.items()}}
+            for kind, (manager, eager) in _managers().items()}
+
+
+def _registered(before: dict, module: str) -> dict[str, tuple[str, ...]]:
+    """Names each manager maps to this module's code: new or changed since ``before``, or
+    pointing into ``module`` (a plugin loaded again registers the same lazy entries)."""
+    out = {}
+    for kind, entries in _snapshot().items():
+        names = []
+        for name, entry in entries.items():
+            home = entry[1] if isinstance(entry, tuple) else getattr(entry, "__module__", None)
+            if home == module or before[kind].get(name) is not entry and before[kind].get(name) != entry:
+                names.append(name)
+        out[kind] = tuple(sorted(names))
+    return out
+
+
+def load(path: str | Path) -> Plugin:
+    """Import the plugin at ``path`` as vLLM does, loudly (WorkbenchError, one line)."""
+    from vllm.utils.import_utils import import_plugin
+
+    given = str(path)
+    p = Path(given)
+    if not p.exists():
+        raise WorkbenchError(f"plugin file {given}: not found")
+    if not p.is_file():
+        raise WorkbenchError(f"plugin file {given}: not a file")
+    if p.suffix != ".py":
+        raise WorkbenchError(f"plugin file {given}: not a Python file (vLLM imports a plugin by its .py path)")
+    file = str(p.resolve())
+    from workbench.core.trust import file_sha256
+
+    key = (file, file_sha256(file))
+    cached = _LOADED.get(key)
+    if cached is not None and _still_active(*cached):
+        return Plugin(given, *dataclasses.astuple(cached[1])[1:])
+    before = _snapshot()
+    records: list[logging.LogRecord] = []
+    handler = _ListHandler(records)
+    logger = logging.getLogger("vllm")
+    logger.addHandler(handler)
+    try:
+        module = import_plugin(file)
+    except SystemExit as e:  # vLLM catches Exception only: a plugin's sys.exit would end the run silently
+        raise WorkbenchError(f"plugin file {given} failed to import: it called sys.exit({e.code!r})") from None
+    finally:
+        logger.removeHandler(handler)
+    if module is None:  # vLLM logs the exception and returns None
+        cause = next((r.exc_info[1] for r in records if r.exc_info), None)
+        raise WorkbenchError(f"plugin file {given} failed to import{_line_of(cause, file)}: "
+                             f"{type(cause).__name__}: {_first_line(cause)}")
+    names = _registered(before, module.__name__)
+    plugin = Plugin(given, file, module.__name__, names["tool"], names["reasoning"])
+    _LOADED[key] = (module, plugin)
+    return plugin
+
+
+# (file, sha256) -> (module, Plugin): the same file unchanged is imported once per process
+# (doctor and the widget build many sessions), while it is still the module its names point to.
+_LOADED: dict[tuple[str, str | None], tuple[object, Plugin]] = {}
+
+
+def _still_active(module: object, plugin: Plugin) -> bool:
+    import sys
+
+    if sys.modules.get(plugin.module) is not module:
+        return False
+    now = _snapshot()
+    for kind, names in (("tool", plugin.tool), ("reasoning", plugin.reasoning)):
+        for name in names:
+            entry = now[kind].get(name)
+            home = entry[1] if isinstance(entry, tuple) else getattr(entry, "__module__", None)
+            if home != plugin.module:
+                return False
+    return True
+
+
+def require_parsers(plugin: Plugin) -> None:
+    """A plugin named without a parser config must register a parser (else it does nothing)."""
+    if not plugin.registers:
+        raise WorkbenchError(f"plugin file {plugin.path} registers no parser: {REGISTER_HINT}")
+
+
+def _first_line(e: BaseException | None) -> str:
+    text = str(e).strip()
+    return text.splitlines()[0] if text else "(no message)"
+
+
+def _line_of(e: BaseException | None, file: str) -> str:
+    """' (line N)': where in the plugin's own file the import failed, if it did there."""
+    if isinstance(e, SyntaxError) and e.filename and Path(e.filename).resolve() == Path(file) and e.lineno:
+        return f" (line {e.lineno})"
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if Path(f.filename).resolve() == Path(file)] \
+        if e is not None else []
+    return f" (line {frames[-1].lineno})" if frames else ""
+
+
+def registered_by(plugins: Sequence[Plugin]) -> str:
+    """'; plugin x.py registers tool parser ferret' for an unknown-name message, or ''."""
+    return "".join(f"; plugin {Path(p.path).name} registers {p.names()}" for p in plugins)
+
+
+class _ListHandler(logging.Handler):
+    def __init__(self, records: list) -> None:
+        super().__init__(logging.DEBUG)
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
