@@ -9,15 +9,12 @@ way ``ParserManager.validate_parser_tokenizer`` validates a named parser.
 When the file names ``parser_class`` (a vLLM family class such as
 ``Qwen3Parser``), the built class inherits from it, so the family's Python
 hooks (argument conversion, prompt checks, reasoning swaps) run around the
-file's table. Family ``__init__``s build their own config, some with
-``setdefault`` and some hard-coded; ``_ConfigInjector`` sits between the family
-and ``ParserEngine`` in the MRO and hands ``ParserEngine.__init__`` the file's
-config whichever way the family calls it.
+file's table (``config.plain.engine_class``, the same code an exported test and an
+``export-config --python`` plugin paste).
 """
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
@@ -47,27 +44,11 @@ def parser_class_from_text(text: str, tokenizer: TokenizerLike, base_dir: str | 
 
 
 def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike) -> type:
-    from vllm.parser.engine.adapters import make_adapters
-    from vllm.parser.engine.parser_engine import ParserEngine
+    from workbench.core.config.plain import engine_class
 
-    config: Any = loaded.config
-    family = loaded.parser_class or ParserEngine
-    injector = _injector_class()
-    bases = (injector,) if family is ParserEngine else (family, injector)
-
-    def __init__(self: Any, tokenizer: TokenizerLike, tools: list | None = None, **kwargs: Any) -> None:
-        kwargs.pop("parser_engine_config", None)
-        bases[0].__init__(self, tokenizer, tools, **kwargs)  # type: ignore[misc]  # the first base's own
-        if self.parser_engine_config is not config:
-            # The family called ParserEngine.__init__ directly (ling3), past the injector.
-            ParserEngine.__init__(self, tokenizer, tools, parser_engine_config=config, **kwargs)
-
-    name = "".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", config.name) if p) or "Config"
-    cls = type(f"{name}ConfigParser", bases, {
-        "__init__": __init__, "__module__": __name__, "_workbench_config": config,
-        "_workbench_source": loaded.source, "__doc__": f"ParserEngine built from {loaded.source}",
-    })
-    make_adapters(cls)
+    cls = engine_class(loaded.config, loaded.parser_class, {
+        "__module__": __name__, "_workbench_config": loaded.config, "_workbench_source": loaded.source,
+        "__doc__": f"ParserEngine built from {loaded.source}"})
     if tokenizer is not None:
         validate(cls, tokenizer, loaded.source)
     return cls
@@ -100,21 +81,3 @@ def validate(cls: type, tokenizer: TokenizerLike, source: str) -> None:
         cause = e.__cause__ or e
         raise WorkbenchError(f"config {source} cannot be used with this tokenizer: "
                              f"{type(cause).__name__}: {str(cause).splitlines()[0]}") from None
-
-
-_INJECTOR = None
-
-
-def _injector_class():
-    global _INJECTOR
-    if _INJECTOR is None:
-        from vllm.parser.engine.parser_engine import ParserEngine
-
-        class _ConfigInjector(ParserEngine):
-            def __init__(self, tokenizer: TokenizerLike, tools: list | None = None, *,
-                         parser_engine_config: Any = None, **kwargs: Any) -> None:
-                super().__init__(tokenizer, tools, parser_engine_config=type(self)._workbench_config,
-                                 **kwargs)
-
-        _INJECTOR = _ConfigInjector
-    return _INJECTOR

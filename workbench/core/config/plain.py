@@ -1,0 +1,100 @@
+"""A parser config's data -> vLLM's ``ParserEngineConfig`` and a ``ParserEngine`` class, with
+the standard library and vLLM's public classes only.
+
+This file is pasted whole into what leaves the workbench (an exported test of a config, the
+plugin ``workbench export-config --python`` writes), so they build the parser exactly as the
+workbench does. The data is a config file's TOML after ``extends`` (``config.io``
+validates it first): ``transitions`` an array of ``{from, on, to, emit}`` tables, states and
+events by name, a callable as ``"module:attr"`` or ``{call, args, kwargs}``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import importlib
+import re
+from typing import Any
+
+
+def resolve(ref: str) -> Any:
+    """'module:attr.sub' -> the object."""
+    module, _, attr = ref.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+def _argument(value: Any) -> Any:
+    return resolve(value["ref"]) if isinstance(value, dict) else value
+
+
+def callable_of(value: str | dict) -> Any:
+    """A config's callable: 'module:attr', or a partial {call, args, kwargs}."""
+    if isinstance(value, dict):
+        return functools.partial(resolve(value["call"]), *[_argument(a) for a in value.get("args", [])],
+                                 **{k: _argument(v) for k, v in value.get("kwargs", {}).items()})
+    return resolve(value)
+
+
+def config_from_data(data: dict) -> Any:
+    """The ParserEngineConfig of a (flat) config's data."""
+    from vllm.parser.engine.events import EventType
+    from vllm.parser.engine.parser_engine_config import ParserEngineConfig, ParserState, Transition
+
+    kwargs: dict[str, Any] = {}
+    for f in dataclasses.fields(ParserEngineConfig):
+        if f.name not in data:
+            continue
+        value, kind = data[f.name], str(f.type)
+        if f.name == "terminals":
+            value = {k: v if isinstance(v, str) else tuple(v) for k, v in value.items()}
+        elif f.name == "transitions":
+            value = {(ParserState[t["from"]], t["on"]): Transition(
+                ParserState[t["to"]], tuple(EventType[e] for e in t.get("emit", [])),
+                t.get("skip_in_token_id_mode", False)) for t in value}
+        elif f.name == "content_events":
+            value = {ParserState[s]: EventType[e] for s, e in value.items()}
+        elif f.name == "initial_state":
+            value = ParserState[value]
+        elif "Callable" in kind:
+            value = callable_of(value)
+        elif kind.startswith("frozenset"):
+            value = frozenset(value)
+        elif isinstance(value, dict):
+            value = dict(value)
+        kwargs[f.name] = value
+    return ParserEngineConfig(**kwargs)
+
+
+def class_name(config_name: str) -> str:
+    """'my-format' -> 'MyFormatConfigParser'."""
+    return ("".join(p.capitalize() for p in re.split(r"[^A-Za-z0-9]+", config_name) if p) or "Config") + "ConfigParser"
+
+
+def engine_class(config: Any, family: type | None = None, attrs: dict | None = None) -> type:
+    """The ParserEngine subclass that runs ``config``, with vLLM's reasoning and tool adapters
+    made for it (``make_adapters``). ``family``: a vLLM family class (``parser_class``) whose
+    Python hooks run around the table; whichever way its ``__init__`` builds its own config, an
+    injector between it and ``ParserEngine`` in the MRO hands ``ParserEngine`` this one."""
+    from vllm.parser.engine.adapters import make_adapters
+    from vllm.parser.engine.parser_engine import ParserEngine
+
+    class ConfigInjector(ParserEngine):
+        def __init__(self, tokenizer: Any, tools: list | None = None, *, parser_engine_config: Any = None,
+                     **kwargs: Any) -> None:
+            super().__init__(tokenizer, tools, parser_engine_config=config, **kwargs)
+
+    bases = (ConfigInjector,) if family is None or family is ParserEngine else (family, ConfigInjector)
+
+    def __init__(self: Any, tokenizer: Any, tools: list | None = None, **kwargs: Any) -> None:
+        kwargs.pop("parser_engine_config", None)
+        bases[0].__init__(self, tokenizer, tools, **kwargs)
+        if self.parser_engine_config is not config:
+            # The family called ParserEngine.__init__ directly (ling3), past the injector.
+            ParserEngine.__init__(self, tokenizer, tools, parser_engine_config=config, **kwargs)
+
+    cls = type(class_name(config.name), bases, {"__init__": __init__, **(attrs or {})})
+    make_adapters(cls)
+    return cls
