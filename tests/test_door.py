@@ -275,6 +275,9 @@ NOT_USER_INPUT = {
     ("core/door.py", "_open", "os.fdopen"): "the door itself",
     ("core/door_parse.py", "parse_toml", "tomllib.loads"): "the door itself",
     ("core/templates.py", "_address_space", "os.open"): "this process's own /proc/self/statm",
+    ("check/export_template.py", "parser_class", "open"): "runs in the exported test, outside the workbench: "
+                                                          "the config copy the export wrote beside it",
+    ("check/export_template.py", "parser_class", "tomllib.load"): "the same file, in the exported test",
     ("core/templates.py", "_collect", "json.loads"): "the token ids our own forked renderer wrote",
     ("core/outputs.py", "create", ".open"): "creates an output file (mode w or x)",
     ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",

@@ -16,6 +16,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     cost.py              parser cost per delta, super-linear growth flagged
     export.py            a standalone pytest file, or a vLLM replay-test sample
     export_template.py   the pytest file's template (pastes core/messages.py)
+    export_code.py       the author's plugin / config, copied beside an exported test that loads it
     doctor.py            `workbench doctor`: evidence -> report
     evidence.py          what the text says: calls left open, JSON as written, which mode falls short
     causes.py            evidence -> cause classes (parser_streaming, serving, model_output, ...)

@@ -39,9 +39,9 @@ def paths(report_path: str) -> list[Path]:
     return [p, p.with_name(f"test_{stem}.py"), p.with_name(p.stem + ".minimal.txt")]
 
 
-def _flags(setup: dict) -> str:
+def _flags(setup: dict, plugins: Sequence[str] = ()) -> str:
     parser = setup["parser"]
-    flags = ["vllm serve MODEL"]
+    flags = ["vllm serve MODEL"] + [f"--tool-parser-plugin {shlex.quote(Path(p).name)}" for p in plugins]
     if parser.get("tool_parser"):
         flags += ["--enable-auto-tool-choice", f"--tool-call-parser {parser['tool_parser']}"]
     if parser.get("reasoning_parser"):
@@ -50,7 +50,10 @@ def _flags(setup: dict) -> str:
     if template:
         flags.append(f"--chat-template {shlex.quote(template.get('file') or 'TEMPLATE.jinja')}")
     if parser.get("config"):
-        flags.append(f"# a parser config: {parser['config']}")
+        name = Path(parser["config"]).stem
+        flags = [f"workbench export-config --python {shlex.quote(Path(parser['config']).name)} -o "
+                 f"{shlex.quote(name + '_parser.py')} &&", *flags[:1],
+                 f"--tool-parser-plugin {shlex.quote(name + '_parser.py')}", *flags[1:]]
     return " ".join(flags)
 
 
@@ -120,7 +123,10 @@ def _command(argv: list[str], minimal_file: str | None, grouping: str | None) ->
     return shlex.join(out)
 
 
-def render(report: DoctorReport, argv: list[str], test_file: str, minimal_file: str | None) -> str:
+def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal_file: str | None,
+           no_test: str = "", copies: Sequence[str] = ()) -> str:
+    """The report's Markdown. ``test_file``: the pytest file written beside it, or None (then
+    ``no_test`` says why); ``copies``: the author's files copied beside it for the test."""
     from workbench.check.where import describe
 
     d = report.to_dict()
@@ -131,12 +137,14 @@ def render(report: DoctorReport, argv: list[str], test_file: str, minimal_file: 
     req = session.setup.request
     p = s["parser"]
     template = s.get("chat_template")
-    lines = [f"# {md.inline(' + '.join(p.get(k) or '-' for k in ('tool_parser', 'reasoning_parser')))}: "
+    label = (f"config {Path(p['config']).name}" if p.get("config") else
+             " + ".join(p.get(k) or "-" for k in ("tool_parser", "reasoning_parser")))
+    lines = [f"# {md.inline(label)}: "
              f"{md.inline(head['class'] + ': ' + head['summary'] if head else 'nothing wrong found')}", "",
              "## Versions and flags", "",
              f"- vLLM {md.inline(s['vllm'])} (as installed here)"
              f"{md.inline(''.join('; ' + c['versions']['verdict'] for c in d['causes'][:1] if c.get('versions')))}",
-             f"- server: {md.code(_flags(s))}",
+             f"- server: {md.code(_flags(s, session.setup.plugins))}",
              f"- tokenizer: {md.code(s['tokenizer'])}",
              "- request: " + md.inline(
                  f"tools {[t['function']['name'] for t in req.tools or [] if 'function' in t]}, tool_choice "
@@ -173,9 +181,16 @@ def render(report: DoctorReport, argv: list[str], test_file: str, minimal_file: 
                  None)
     lines += ["", f"## Rows where it goes wrong (step {md.inline(first or '-')})", ""]
     lines += rows_table(checked_rows(report), first)
-    lines += ["", "## Test", "", f"{md.code(test_file)} (beside this file) replays the case through vLLM's own "
+    lines += ["", "## Test", ""]
+    if test_file is None:
+        lines += [f"No test file was written: {md.inline(no_test)}", ""]
+        return "\n".join(lines)
+    lines += [f"{md.code(test_file)} (beside this file) replays the case through vLLM's own "
               "parser classes and fails while the bug is there:", "",
               md.fence(f"PARSER_TOKENIZER=/path/to/tokenizer pytest -q {test_file}", "sh"), ""]
+    if copies:
+        lines += ["It loads " + ", ".join(md.code(c) for c in copies) + " from beside it (copied from this run), "
+                  "as `vllm serve --tool-parser-plugin` loads a plugin: fix the copy and it passes.", ""]
     return "\n".join(lines)
 
 
@@ -187,23 +202,29 @@ def checked_rows(report: DoctorReport) -> list[Row]:
 def write(report: DoctorReport, report_path: str, argv: list[str], force: bool = False) -> list[Path]:
     """Write the report and its pytest file (``paths``, refused when they exist unless ``force``);
     the paths written."""
-    from workbench.check import export
+    from workbench.check import export, export_code
     from workbench.core import outputs
 
     outputs.refuse_existing(paths(report_path), force)
     md, test, mf = paths(report_path)
     session, deltas, checked = report.context
+    code = export_code.copies(session)
+    export_code.targets(md.parent, code, force)
     written = []
     minimal, _ = _minimal(report.to_dict()["findings"])
     minimal_file = None
     if minimal:
         written.append(outputs.write_text(mf, minimal["text"], force))
         minimal_file = str(mf)
+    test_name, no_test = None, ""
     try:
         case = export.build_case(session, deltas, checked)
-        written.append(export.write_pytest(test, case, force))
+    except WorkbenchError as e:  # a case no standalone test can hold (gpt-oss on --api responses)
+        no_test = str(e)
+    else:
+        written.append(export.write_pytest(test, case, force, code))
+        written += [md.parent / name for name, _ in code]
         test_name = test.name
-    except WorkbenchError as e:
-        test_name = f"(no test file: {e})"
-    text = render(report, argv[1:] if argv[:1] == ["doctor"] else argv, test_name, minimal_file) + "\n"
+    text = render(report, argv[1:] if argv[:1] == ["doctor"] else argv, test_name, minimal_file, no_test,
+                  [name for name, _ in code] if test_name else ()) + "\n"
     return [outputs.write_text(md, text, force)] + written

@@ -77,9 +77,6 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
     from workbench.core.versions import vllm_version
 
     spec = session.setup.parser
-    if spec.config or session.setup.plugins:
-        raise WorkbenchError("export needs vLLM's registered parsers by name: a parser config or a "
-                             "plugin would not load in a vLLM-only test")
     api = getattr(session, "api", "chat")
     if api == "responses" and _harmony(session):
         raise WorkbenchError("export --api responses on gpt-oss: vLLM's Responses server does not call the "
@@ -95,6 +92,10 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
                       "model_type": model_type(session.tokenizer)},
         "vocab": vocab(session.tokenizer),
         "parser": {"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser},
+        # the author's own code, copied beside the test (``beside``) and loaded from there
+        "code": {"plugins": [Path(p).name for p in session.setup.plugins],
+                 "config": Path(spec.config).name if spec.config else None},
+        "enable_auto_tools": session.enable_auto_tools,
         "request": request_fields(session.setup.request),
         # --api: the request in that API's shape; on Responses the parser is handed the
         # ResponsesRequest itself (Messages: the chat request vLLM converts it to, above)
@@ -139,6 +140,24 @@ def props_source() -> str:
     return _body(MESSAGES) + "\n\n" + _MESSAGES_IMPORT.sub("", props)
 
 
+def plain_source() -> str:
+    """core/config/plain.py, to paste: how a config's copy becomes its parser."""
+    return ("# -- a parser config -> vLLM's ParserEngineConfig, copied from the workbench ---------\n"
+            "# (workbench/core/config/plain.py)\n" + _body(HERE.parent / "core" / "config" / "plain.py"))
+
+
+def parser_label(case: dict) -> str:
+    """'hermes + qwen3', 'config ferret.toml', 'ferret + - (plugin ferret_parser.py)'."""
+    code, spec = case.get("code") or {}, case["parser"]
+    if code.get("config"):
+        label = f"config {code['config']}"
+    else:
+        label = f"{spec['tool_parser'] or '-'} + {spec['reasoning_parser'] or '-'}"
+    if code.get("plugins"):
+        label += f" (plugin {', '.join(code['plugins'])})"
+    return label
+
+
 def render_pytest(case: dict, filename: str) -> str:
     """The pytest file's text, through the writing door (core/writing/python.py): the title,
     version and file name are docstring text that cannot close it, the case is a literal,
@@ -146,9 +165,8 @@ def render_pytest(case: dict, filename: str) -> str:
     from workbench.core.writing import python
 
     template = (HERE / "export_template.py").read_text(encoding="utf-8")
-    spec = case["parser"]
-    title = (f"Parser check: {spec['tool_parser'] or '-'} + {spec['reasoning_parser'] or '-'} on "
-             f"{case['tokenizer']['name']}, {len(case['token_ids'])} tokens")
+    title = (f"Parser check: {parser_label(case)} on {case['tokenizer']['name']}, "
+             f"{len(case['token_ids'])} tokens")
     if case.get("api", "chat") != "chat":
         title += f", as vLLM serves it on {API_ENDPOINTS[case['api']]}"
     if case["findings_when_exported"]:
@@ -157,17 +175,27 @@ def render_pytest(case: dict, filename: str) -> str:
            .replace("@VLLM_VERSION@", python.in_docstring(case["vllm_version"]))
            .replace("@FILENAME@", python.in_docstring(filename))
            .replace("CASE = {}  # @CASE@", "CASE = " + python.literal(case, pretty=True))
-           .replace("# @PROPS@", props_source()))
+           .replace("# @PROPS@", props_source())
+           .replace("# @PLAIN@", plain_source() if (case.get("code") or {}).get("config") else ""))
     return python.module(out, filename, docstring_starts=title)
 
 
-def write_pytest(path: str | Path, case: dict, force: bool = False) -> Path:
+def write_pytest(path: str | Path, case: dict, force: bool = False,
+                 code: list[tuple[str, str]] | None = None) -> Path:
+    """Write the test; ``code``: the author's files to copy beside it (``export_code.copies``),
+    checked before anything is written."""
+    from workbench.check import export_code
     from workbench.core import outputs
 
     p = Path(path)
     if not _NAME.match(p.stem):
         raise WorkbenchError(f"{p.name}: the test file name must be a Python identifier (test_NAME.py)")
-    return outputs.write_text(p, render_pytest(case, p.name), force)
+    text = render_pytest(case, p.name)
+    outputs.refuse_existing(p, force)
+    export_code.targets(p.parent, code or [], force)
+    written = outputs.write_text(p, text, force)
+    export_code.write(p.parent, code or [], force)
+    return written
 
 
 def vllm_sample(case: dict, nonstream: dict, sample_id: str, description: str = "") -> dict:

@@ -16,6 +16,11 @@ model id; without it the folder below, where the workbench keeps it, is used.
 The test checks that the tokenizer knows the embedded special tokens by id.
 
     PARSER_TOKENIZER=/path/to/tokenizer-folder pytest -q @FILENAME@
+
+Your own parser: a plugin this case ran is loaded from its copy beside this file, as
+`vllm serve --tool-parser-plugin FILE` loads it; a parser config is built from its copy
+beside this file with vLLM's ParserEngineConfig and ParserEngine (the builder below is the
+workbench's own, workbench/core/config/plain.py). Fix the copy, and the test passes.
 """
 
 from __future__ import annotations
@@ -29,10 +34,13 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("VLLM_NO_USAGE_STATS", "1")
 
 CASE = {}  # @CASE@
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 # -- the message model and the properties, copied from the workbench -------------
 # (workbench/core/messages.py, then workbench/check/props.py)
 # @PROPS@
+
+# @PLAIN@
 
 
 # -- driving vLLM ----------------------------------------------------------------
@@ -52,18 +60,43 @@ def tokenizer():
     return tok
 
 
+def enable_auto_tools():
+    return CASE.get("enable_auto_tools", CASE["parser"]["tool_parser"] is not None)
+
+
+def parser_class(tok):
+    """The Parser class vLLM runs for this case."""
+    from vllm.parser.parser_manager import ParserManager
+    from vllm.tool_parsers import ToolParserManager
+
+    code, p = CASE.get("code") or {}, CASE["parser"]
+    for name in code.get("plugins", []):  # as `vllm serve --tool-parser-plugin FILE` loads it
+        ToolParserManager.import_tool_parser(os.path.join(HERE, name))
+    if code.get("config"):
+        try:
+            import tomllib
+        except ModuleNotFoundError:  # Python 3.10
+            import tomli as tomllib
+        with open(os.path.join(HERE, code["config"]), "rb") as f:
+            data = tomllib.load(f)
+        family = resolve(data["parser_class"]) if data.get("parser_class") else None
+        cls = engine_class(config_from_data(data), family)
+        ParserManager.validate_parser_tokenizer(cls, tok, tool_parser_name=code["config"],
+                                                reasoning_parser_name=code["config"])
+        return cls
+    return ParserManager.get_parser(tool_parser_name=p["tool_parser"],
+                                    reasoning_parser_name=p["reasoning_parser"],
+                                    enable_auto_tools=enable_auto_tools(),
+                                    is_harmony=CASE["tokenizer"].get("model_type") == "gpt_oss",
+                                    tokenizer=tok)
+
+
 @functools.cache
 def parser_and_request():
     from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionRequest
-    from vllm.parser.parser_manager import ParserManager
 
-    p = CASE["parser"]
     tok = tokenizer()
-    cls = ParserManager.get_parser(tool_parser_name=p["tool_parser"],
-                                   reasoning_parser_name=p["reasoning_parser"],
-                                   enable_auto_tools=p["tool_parser"] is not None,
-                                   is_harmony=CASE["tokenizer"].get("model_type") == "gpt_oss",
-                                   tokenizer=tok)
+    cls = parser_class(tok)
     if CASE.get("api") == "responses":  # /v1/responses: the parser is handed the ResponsesRequest itself
         from vllm.entrypoints.openai.responses.protocol import ResponsesRequest
 
@@ -128,8 +161,8 @@ def nonstream():
     if parser is None:
         return Final(content=text)
     parser.set_prompt_token_ids(CASE["prompt_token_ids"])
-    reasoning, content, calls = parser.parse(text, request, enable_auto_tools=CASE["parser"]["tool_parser"]
-                                             is not None, model_output_token_ids=CASE["token_ids"])
+    reasoning, content, calls = parser.parse(text, request, enable_auto_tools=enable_auto_tools(),
+                                             model_output_token_ids=CASE["token_ids"])
     return Final(reasoning if request.include_reasoning else None, content,
                  tuple(ToolCall(i, None, c.name, c.arguments) for i, c in enumerate(calls or [])))
 

@@ -27,7 +27,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from workbench.check import Options, check, export
+    from workbench.check import Options, check, export, export_code
     from workbench.cli import common
     from workbench.core.writing.terminal import say
 
@@ -48,11 +48,14 @@ def run(args: argparse.Namespace) -> int:
         return 0
     report = check(session, deltas, Options(fuzz=args.fuzz, seed=args.seed, text_budget_s=0, cost=False))
     case = export.build_case(session, deltas, report)
-    path = export.write_pytest(args.output, case, args.force)
+    code = export_code.copies(session)
+    path = export.write_pytest(args.output, case, args.force, code)
     failures = export.self_check(path)
     total = 1 + 2 * len(case["groupings"]) + 1
     say("wrote {}: {} tests over {} tokens ({} groupings besides one-token deltas)", path, total,
         len(case["token_ids"]), len(case["groupings"]))
+    for name, _ in code:
+        say("  beside it: {} (the test loads this copy; fix it there, or export again)", path.parent / name)
     if failures:
         say("it FAILS now ({} of {}), as it should while the bug is present:", len(failures), total)
         for test_id, message in failures:

@@ -6,4 +6,5 @@
     render.py   a ParserEngineConfig -> readable TOML text (one transition per line)
     export.py   every vLLM engine family -> its TOML (``workbench export-config``)
     parser.py   a config -> a composed vLLM Parser class
+    plain.py    a config's data -> ParserEngineConfig and class, stdlib + vLLM only (pasted into exports)
 """

@@ -90,7 +90,7 @@ def engine_class(config: Any, family: type | None = None, attrs: dict | None = N
 
     def __init__(self: Any, tokenizer: Any, tools: list | None = None, **kwargs: Any) -> None:
         kwargs.pop("parser_engine_config", None)
-        bases[0].__init__(self, tokenizer, tools, **kwargs)
+        bases[0].__init__(self, tokenizer, tools, **kwargs)  # type: ignore[misc]  # the first base's own
         if self.parser_engine_config is not config:
             # The family called ParserEngine.__init__ directly (ling3), past the injector.
             ParserEngine.__init__(self, tokenizer, tools, parser_engine_config=config, **kwargs)
