@@ -103,3 +103,35 @@ def test_json_to_a_closed_pipe_is_silent():
     finally:
         os.close(write)
     assert done.returncode == 141 and done.stderr == "", done.stderr
+
+
+def test_force_never_writes_through_a_symbolic_link(tmp_path):
+    outside = keep(tmp_path, "outside.txt")
+    link = tmp_path / "out.txt"
+    link.symlink_to(outside)
+    for write in (lambda: outputs.write_text(link, "x", force=True), lambda: outputs.append(link)):
+        with pytest.raises(outputs.WorkbenchError, match="is a symbolic link, which is not followed"):
+            write()
+    assert outside.read_text() == "keep" and link.is_symlink()
+
+
+def test_export_config_all_writes_nothing_through_a_link_out_of_its_folder(run_cli, tmp_path):
+    d = tmp_path / "configs"
+    d.mkdir()
+    outside = keep(tmp_path, "elsewhere.toml")
+    (d / "qwen3.toml").symlink_to(outside)
+    code, out, err = run_cli("export-config", "--all", d, "--force")
+    assert code == 2 and err.count("\n") == 1 and "qwen3.toml: is a symbolic link" in err, err
+    assert outside.read_text() == "keep"
+    assert list(d.iterdir()) == [d / "qwen3.toml"]  # refused before any family is written
+
+
+def test_synth_writes_nothing_through_a_folder_that_leads_out(run_cli, tmp_path):
+    d = tmp_path / "synth"
+    d.mkdir()
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (d / "hermes").symlink_to(elsewhere)
+    code, out, err = run_cli("corpus", "--synth", "2", "-o", d, "--families", "hermes")
+    assert code == 2 and err.count("\n") == 1 and "leads out of" in err, err
+    assert not list(elsewhere.iterdir())

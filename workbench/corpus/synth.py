@@ -67,7 +67,7 @@ def plan(n: int, seed: int, families: list[str] | None = None) -> list[Item]:
 
 def write(out_dir: str | Path, n: int, seed: int, families: list[str] | None = None,
           force: bool = False) -> list[Path]:
-    from workbench.core import recording as rec, trust
+    from workbench.core import outputs, recording as rec, trust
     from workbench.core.deltas import deltas_from_ids, encode_text, group_sizes, split
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
@@ -97,6 +97,7 @@ def write(out_dir: str | Path, n: int, seed: int, families: list[str] | None = N
                   "cut_at": None if it.cut_at is None else round(it.cut_at, 3)}
         header = rec.make_header(tok, sha, session.setup.request.to_dict(), session.prompt_ids, origin, parser)
         path = out / it.family / f"{it.name}.jsonl"
+        outputs.inside(path, out)
         rec.save(path, header, deltas, overwrite=force)
         made.append(path)
     return made

@@ -247,4 +247,4 @@ def export_all(folder: str | Path, tokenizer: TokenizerLike, chat_template_kwarg
         out.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise WorkbenchError(f"cannot write {out}: {e.strerror}") from None
-    return [outputs.write_text(paths[name], texts[name], force) for name in paths]
+    return [outputs.write_text(paths[name], texts[name], force, within=out) for name in paths]
