@@ -465,9 +465,12 @@ def test_synth_covers_every_family_and_divergence():
     assert synth.plan(100, seed=1) == items  # seeded
 
 
+HEADER_LINE = json.dumps(results.HEADER) + "\n"
+
+
 def test_results_writer_drops_a_cut_last_line(tmp_path):
     p = tmp_path / "r.jsonl"
-    p.write_text('{"sha256": "a", "spec": "s", "path": "x"}\n{"sha256": "b", "sp')
+    p.write_text(HEADER_LINE + '{"sha256": "a", "spec": "s", "path": "x"}\n{"sha256": "b", "sp')
     w = results.Writer(p, resume=True)
     assert w.done == {("x", "a", "s")}
     w.write({"sha256": "c", "spec": "s", "path": "y"})
@@ -526,3 +529,90 @@ def test_hostile_names_cannot_empty_the_page_or_steer_the_terminal(run_cli, tmp_
     paths = {r["path"] for spec in data[:-1] for r in spec.get("rows", ()) if "path" in r}
     assert {str(d / "<!--<script>a.jsonl"), str(d / "c.jsonl")} <= paths, paths
     assert "<!--<script>x" in json.dumps(data, ensure_ascii=False)
+
+
+def test_resume_retries_a_recording_whose_worker_died(tmp_path):
+    p = tmp_path / "r.jsonl"
+    died = {"sha256": "b", "spec": "s", "path": "y", "error": "its worker died (exit code -9)", "error_kind": "worker"}
+    p.write_text(HEADER_LINE + '{"sha256": "a", "spec": "s", "path": "x"}\n' + json.dumps(died) + "\n")
+    with results.Writer(p, resume=True) as w:
+        assert w.done == {("x", "a", "s")}  # y runs again
+        w.write({"sha256": "b", "spec": "s", "path": "y", "error": None})
+    assert [(ln["path"], ln.get("error")) for ln in results.read(p)] == [("x", None), ("y", None)]
+    assert p.read_text().count("\n") == 4  # appended: the died line is still there, read() passes over it
+
+
+@pytest.mark.parametrize("text", ['{"sha256": "a", "spec": "s", "path": "x"}', "my notes, one line",
+                                  '{"sha256": "a", "spec": "s", "path": "x"}\n', ""])
+def test_resume_goes_on_only_with_a_results_file_and_rewrites_nothing_else(run_cli, tmp_path, text):
+    """An unrelated -o file (one line, no newline: --resume cut it to nothing) and an
+    existing --html page are refused and left as they were."""
+    d = tmp_path / "recs"
+    d.mkdir()
+    (d / "x.jsonl").write_text("")
+    other = tmp_path / "notes.jsonl"
+    other.write_text(text)
+    code, _, err = run_cli("corpus", d, "-o", other, "--resume")
+    assert code == 2 and "not a workbench corpus results file" in err and err.count("\n") == 1, err
+    assert other.read_text() == text
+    page = tmp_path / "page.html"
+    page.write_text("mine")
+    results_file = tmp_path / "r.jsonl"
+    results_file.write_text(HEADER_LINE)
+    code, _, err = run_cli("corpus", d, "-o", results_file, "--resume", "--html", page)
+    assert code == 2 and "page.html exists" in err and page.read_text() == "mine", err
+
+
+def _children(pid: int) -> set[int]:
+    """Every process whose parent is ``pid`` (from /proc)."""
+    out = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.add(int(stat.parent.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("how", [signal.SIGTERM, signal.SIGINT, signal.SIGKILL], ids=lambda s: s.name)
+def test_the_pools_workers_die_with_the_corpus_process(tmp_path, how):
+    """However the corpus process ends, its workers (~700 MB each) end with it and nothing
+    of the run is left in the temporary folder."""
+    files = [str(p) for p in synth.write(tmp_path / "s", 30, seed=5, families=["hermes"])]
+    tmp = tmp_path / "tmp"  # the run's TMPDIR: what it leaves there is what it leaves behind
+    tmp.mkdir()
+    proc = subprocess.Popen([sys.executable, "-m", "workbench", "corpus", *files, "--workers", "2", *FAST],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
+                            env={**os.environ, "TMPDIR": str(tmp)})
+    workers: set[int] = set()
+    try:
+        deadline = time.monotonic() + 240
+        while time.monotonic() < deadline and len(workers) < 2 and proc.poll() is None:
+            workers = {p for p in _children(proc.pid) if _alive(p)}
+            time.sleep(0.1)
+        assert len(workers) == 2, "the pool did not start"
+        os.kill(proc.pid, how)  # the parent alone, as a supervisor or the OOM killer would
+        proc.wait(timeout=60)
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and any(_alive(p) for p in workers):
+            time.sleep(0.1)
+        left = [p for p in workers if _alive(p)]
+        assert not left, f"workers left running after {how.name}: {left}"
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline and list(tmp.iterdir()):
+            time.sleep(0.1)
+        assert not list(tmp.rglob("*")), f"left behind after {how.name}: {list(tmp.rglob('*'))}"
+    finally:
+        for p in workers | {proc.pid}:
+            if _alive(p):
+                os.kill(p, signal.SIGKILL)

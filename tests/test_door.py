@@ -279,7 +279,8 @@ NOT_USER_INPUT = {
                                                           "the config copy the export wrote beside it",
     ("check/export_template.py", "parser_class", "tomllib.load"): "the same file, in the exported test",
     ("core/templates.py", "_collect", "json.loads"): "the token ids our own forked renderer wrote",
-    ("core/outputs.py", "create", ".open"): "creates an output file (mode w or x)",
+    ("core/outputs.py", "_open", "os.open"): "creates or appends to an output file (O_WRONLY)",
+    ("core/outputs.py", "_open", "os.fdopen"): "the same output file, for writing (mode w or a)",
     ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
@@ -327,7 +328,6 @@ NOT_USER_INPUT = {
     ("ui/table.py", "", ".read_text"): "our own static/table.js and table.css, sent lean (once: ui/shared.py)",
     ("ui/shared.py", "Shared.of", ".read_text"): "our own static/ modules (editor.js, diagram.js and their CSS)",
     ("ui/faces_view.py", "parsed_arguments", "json.loads"): "a tool call's arguments the parser or an SDK made",
-    ("corpus/pool.py", "_Worker.last_log_line", "open"): "the log our own corpus worker process wrote",
     ("corpus/pool.py", "_serve", "os.open"): "opens a corpus worker's own log for writing (its fd 1 and 2)",
     ("rustfe/binary.py", "extract", ".open"): "a member of the hash-checked wheel (bytes, checked, never parsed)",
     ("rustfe/quiesce.py", "Quiet.look", "open"): "the vllm-rs process's /proc/PID/task/*/stat and schedstat",

@@ -113,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
     if args.output is None and args.resume:
         raise WorkbenchError("--resume needs -o RESULTS.jsonl")
     if args.html:
-        common.refuse_existing(args.html, args.force or args.resume)
+        common.refuse_existing(args.html, args.force)  # --resume appends to -o; it rewrites nothing else
     spec = build_spec(args)
     bar = progress.TerminalBar()
     opt = run_mod.Options(args.output, args.resume, args.force, args.workers, args.ray, bar)
@@ -126,7 +126,7 @@ def run(args: argparse.Namespace) -> int:
             f"{sum(x['count'] for x in s.errors)} errors · {spec.label()}")
     if args.html:
         common.write_output(args.html, html.page(s, out.lines, "workbench corpus: " + spec.label()),
-                            force=args.force or args.resume)
+                            force=args.force)
     if args.json:
         common.print_json(s.to_dict() | {"seconds": round(out.seconds, 3), "ran": out.ran, "resumed": out.resumed,
                                          "runner": out.runner, "spec": spec.label()})

@@ -7,18 +7,28 @@ it with its first recording. A worker keeps its vLLM, tokenizers, parser classes
 ``--vllm`` lanes for every later recording. A worker that dies (a crash in native code,
 the OOM killer) turns its recording into an error line and is replaced; the run goes
 on. A worker's output (vLLM's warnings) goes to a log file, never into the terminal.
+
+Nothing is left behind: a worker dies with the corpus process however that ends
+(SIGTERM, SIGINT, ``kill -9``: Linux's ``PR_SET_PDEATHSIG``, else a watch on its parent)
+and removes its temporary folder as it goes; the run's folder holds every worker's and
+is removed when the run ends; a log is an unlinked file where workers are forked; and a
+SIGTERM ends the run as an interrupt does.
 """
 
 from __future__ import annotations
 
+import ctypes
 import itertools
 import multiprocessing as mp
 import os
 import shutil
 import signal
 import tempfile
+import threading
+import time
 from collections import deque
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import wait
 
 from workbench.corpus import task as task_mod
@@ -49,9 +59,43 @@ def preload(tokenizers: list[str]) -> None:
             pass
 
 
-def _serve(conn, spec: dict, log: str) -> None:
+PR_SET_PDEATHSIG = 1
+
+
+def die_with(parent: int, folder: str) -> None:
+    """End this process, its temporary ``folder`` removed, when ``parent`` ends, however it
+    ends (``kill -9`` too): the kernel sends SIGTERM (``PR_SET_PDEATHSIG``), or a watch sees it."""
+    def end(*_: object) -> None:
+        shutil.rmtree(folder, ignore_errors=True)
+        try:
+            os.rmdir(os.path.dirname(folder))  # the run's folder, by the last worker out
+        except OSError:
+            pass
+        os._exit(1)
+
+    signal.signal(signal.SIGTERM, end)
+    try:
+        if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM, 0, 0, 0) == 0:
+            if os.getppid() != parent:  # it ended before the signal was asked for
+                end()
+            return
+    except (OSError, AttributeError):  # not Linux
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), signal.SIGTERM)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
+def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str) -> None:
+    own = tempfile.mkdtemp(prefix="w", dir=run_dir)
+    tempfile.tempdir = own  # the recording's bytes and files (task.py) go here
+    die_with(parent, own)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a run stops
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    fd = log if isinstance(log, int) else os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
     try:
@@ -67,24 +111,49 @@ def _serve(conn, spec: dict, log: str) -> None:
         from workbench.lanes import lane
 
         lane.close_all()
+        shutil.rmtree(own, ignore_errors=True)
+
+
+class _Log:
+    """A worker's log: an unlinked file (forked workers inherit it), else a named one
+    removed when the worker stops."""
+
+    def __init__(self, forked: bool, folder: str) -> None:
+        self.forked = forked
+        self.file = tempfile.TemporaryFile(dir=folder) if forked else tempfile.NamedTemporaryFile(
+            prefix="log-", suffix=".log", dir=folder, delete=False)
+        self.target: int | str = self.file.fileno() if forked else self.file.name
+
+    def last_line(self) -> str:
+        try:
+            size = os.fstat(self.file.fileno()).st_size
+            tail = os.pread(self.file.fileno(), 64 << 10, max(0, size - (64 << 10)))
+        except OSError:
+            return ""
+        lines = [ln.strip() for ln in tail.decode("utf-8", "replace").splitlines() if ln.strip()]
+        return lines[-1] if lines else ""
+
+    def close(self) -> None:
+        self.file.close()
+        if not self.forked:
+            try:
+                os.unlink(self.file.name)
+            except OSError:
+                pass
 
 
 class _Worker:
-    def __init__(self, ctx, spec: dict, log: str) -> None:
+    def __init__(self, ctx, spec: dict, forked: bool, run_dir: str) -> None:
         self.conn, child = ctx.Pipe()
-        self.log = log
-        self.proc = ctx.Process(target=_serve, args=(child, spec, log), daemon=True)
+        self.log = _Log(forked, run_dir)
+        self.proc = ctx.Process(target=_serve, args=(child, spec, self.log.target, os.getpid(), run_dir),
+                                daemon=True)
         self.proc.start()
         child.close()
         self.job: tuple | None = None
 
     def last_log_line(self) -> str:
-        try:
-            with open(self.log, encoding="utf-8", errors="replace") as f:
-                lines = [ln.strip() for ln in f.read().splitlines()[-50:] if ln.strip()]
-        except OSError:
-            return ""
-        return lines[-1] if lines else ""
+        return self.log.last_line()
 
     def stop(self) -> None:
         try:
@@ -96,6 +165,7 @@ class _Worker:
             self.proc.kill()
             self.proc.join()
         self.conn.close()
+        self.log.close()
 
 
 def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = ()) -> Iterator[dict]:
@@ -106,16 +176,29 @@ def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = ()) ->
     yield from before
     if pending is None:  # nothing to run (all resumed, or unreadable): no workers, no vLLM import
         return
-    methods = mp.get_all_start_methods()
-    ctx = mp.get_context("fork" if "fork" in methods else "spawn")
-    if "fork" in methods:
+    forked = "fork" in mp.get_all_start_methods()
+    ctx = mp.get_context("fork" if forked else "spawn")
+    if forked:
         preload(list(tokenizers))
     d = spec.to_dict()
-    logs = tempfile.mkdtemp(prefix="wb-corpus-logs-")
+    run_dir = tempfile.mkdtemp(prefix="wb-corpus-run-")
+
+    def new() -> _Worker:
+        return _Worker(ctx, d, forked, run_dir)
+
+    try:
+        with terminated_as_interrupt():
+            yield from _loop(new, spec, workers, pending)
+    finally:
+        shutil.rmtree(run_dir, ignore_errors=True)
+
+
+def _loop(new, spec: Spec, workers: int, pending: Iterator) -> Iterator[dict]:
     ready: deque = deque()
-    pool = [_Worker(ctx, d, os.path.join(logs, f"worker-{i}.log")) for i in range(max(1, workers))]
+    pool: list[_Worker] = []
     busy: dict = {}
     try:
+        pool += [new() for _ in range(max(1, workers))]
         for w in pool:
             _give(w, pending, busy, ready)
         while busy or ready:
@@ -128,8 +211,8 @@ def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = ()) ->
                 except (EOFError, OSError):
                     line = _died(spec, w)
                     pool.remove(w)
-                    w.conn.close()
-                    w = _Worker(ctx, d, w.log)
+                    w.stop()
+                    w = new()
                     pool.append(w)
                 yield line
                 _give(w, pending, busy, ready)
@@ -140,7 +223,24 @@ def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = ()) ->
     finally:
         for w in pool:
             w.stop()
-        shutil.rmtree(logs, ignore_errors=True)
+
+
+@contextmanager
+def terminated_as_interrupt() -> Iterator[None]:
+    """A SIGTERM while the pool runs ends it as Ctrl+C does: the workers stopped, nothing
+    left behind (only the main thread can take a signal; elsewhere nothing changes)."""
+    def interrupt(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        before = signal.signal(signal.SIGTERM, interrupt)
+    except ValueError:  # not the main thread
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def until_first_job(jobs: Iterable) -> tuple[list[dict], Iterator | None]:
