@@ -58,3 +58,77 @@ def test_a_recording_may_be_a_pathlib_path():
 def test_a_notebook_cell_shows_a_workbench_error_as_one_line():
     """IPython prints ``_render_traceback_()`` instead of the traceback (wb.step() from a cell)."""
     assert WorkbenchError("bad --chunking 'k:0'")._render_traceback_() == ["WorkbenchError: bad --chunking 'k:0'"]
+
+
+def _deep(n: int) -> list:
+    top = inner = []
+    for _ in range(n):
+        inner.append([])
+        inner = inner[0]
+    return top
+
+
+def _holding_itself():
+    messages = [{"role": "user", "content": "hi"}]
+    messages.append(messages)
+    return messages
+
+
+def _dict_holding_itself():
+    tool = {"type": "function", "function": {"name": "f"}}
+    tool["function"]["parameters"] = tool
+    return [tool]
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"messages": _holding_itself()}, "Workbench(messages=...): holds itself (a list inside itself at depth 1)"),
+    ({"tools": _dict_holding_itself()}, "Workbench(tools=...): holds itself (a dict inside itself at depth 3)"),
+    ({"messages": [{"role": "user", "content": _deep(100_000)}]}, "Workbench(messages=...): nested more than 64 deep"),
+    ({"server_request": {"x": {1, 2}}}, "Workbench(server_request=...): holds a set at depth 1, which is not JSON"),
+    ({"tools": [{1: "x"}]}, "Workbench(tools=...): a key 1 at depth 1 is not a string"),
+])
+def test_structured_arguments_are_checked_before_anything_walks_them(kwargs, message):
+    """A list that holds itself never returned (and grew past 1.7 GB); a 100,000-deep one was
+    a RecursionError: both are one line, at once."""
+    import time
+
+    from workbench.ui.widget import Workbench
+
+    t0 = time.perf_counter()
+    with pytest.raises(WorkbenchError) as e:
+        Workbench("hi", **kwargs)
+    assert str(e.value).startswith(message) and "\n" not in str(e.value)
+    assert time.perf_counter() - t0 < 5
+
+
+def test_a_value_with_too_many_entries_is_one_line(monkeypatch):
+    from workbench.core import limits
+    from workbench.core.door_value import check_value
+
+    monkeypatch.setattr(limits, "MAX_VALUE_ITEMS", 1000)
+    check_value([[0] * 499, [0] * 499], "v")  # 2 + 998 entries
+    with pytest.raises(WorkbenchError, match="^v: more than 1,000 entries in all$"):
+        check_value([[0] * 500, [0] * 499], "v")
+    shared = {"a": 1}
+    check_value([shared, shared], "v")  # the same object twice is no cycle
+
+
+@pytest.mark.parametrize("path", [None, 5, "", b"x.jsonl"])
+def test_save_recording_of_a_non_path_is_one_line(tmp_path, path):
+    from workbench.ui.widget import Workbench
+
+    wb = Workbench("hi", tool_parser="hermes", reasoning_parser="qwen3")
+    with pytest.raises(WorkbenchError, match=r"^save_recording\(path\) must be a path \(str\), got "):
+        wb.save_recording(path)
+
+
+def test_show_keeps_the_recordings_own_error_on_screen(monkeypatch, tmp_path):
+    """``show(recording=<missing>, run=True)`` replaced the real error with "the script text is empty"."""
+    import IPython.display
+
+    from workbench.ui.api import show
+
+    monkeypatch.setattr(IPython.display, "display", lambda *a, **k: None)
+    missing = tmp_path / "missing.jsonl"
+    wb = show(recording=str(missing), run=True)
+    assert wb.banner.kind == "error" and "No such file" in wb.banner.value and "empty" not in wb.banner.value

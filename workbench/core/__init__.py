@@ -8,6 +8,7 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     versions.py        the installed vLLM version (in every recording header)
     door.py            the one reading door: every input opened here (regular files, byte/line caps, UTF-8)
     door_parse.py      the door's parsing half: JSON/TOML depth and digits capped, no NaN, no lone surrogate
+    door_value.py      the door for a value handed over in memory: no cycle, depth and entries capped, JSON types
     limits.py          the stated limits (deltas, text, recording, line, config sizes, JSON depth/digits)
     validation.py      vLLM's pydantic request models validated in steps of 16 entries an array
     request.py         RequestSpec -> vLLM ChatCompletionRequest; chat-template prompt ids

@@ -49,6 +49,9 @@ TEMPLATE_MEMORY_BYTES = 1 << 30
 # jinja, json.dumps); Python refuses to turn an integer of over 4,300 digits into text.
 MAX_JSON_DEPTH = 64
 MAX_INT_DIGITS = 100
+# A value a notebook hands over (Workbench(messages=..., tools=...)): entries in all, at any
+# depth (core/door_value.py), as many as a recording may hold deltas ten times over.
+MAX_VALUE_ITEMS = 1_000_000
 # A request body (--request, --messages, --tools) is validated by vLLM's pydantic models in
 # steps of at most this many entries an array (core/validation.py): pydantic builds every
 # error of every entry against every union member before showing one (a 700 KB Responses

@@ -21,6 +21,8 @@ def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs
 
     wb = Workbench(text, **kwargs)
     display(wb)
+    if wb.banner.kind == "error":  # the recording did not load: its error stays on screen
+        return wb
     if run:
         wb._guard(lambda: wb.run(), "Run")()
     elif steps:

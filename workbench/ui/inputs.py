@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from workbench.core.door_parse import lone_surrogate
+from workbench.core.door_value import check_value
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
 from workbench.core.session import Setup
@@ -86,10 +87,16 @@ def check_height(height: object) -> int:
 
 def check_recording(recording: object) -> str | None:
     """``Workbench(recording=...)``: a path (a str or a ``pathlib.Path``) as a str, or None."""
-    path = os.fspath(recording) if isinstance(recording, os.PathLike) else recording
-    if path is None or isinstance(path, str):
-        return path
-    raise WorkbenchError(f"Workbench(recording=...) must be a path (str), got {type(recording).__name__}")
+    return None if recording is None else check_path(recording, "Workbench(recording=...)")
+
+
+def check_path(path: object, what: str) -> str:
+    """A path argument (``recording=``, ``save_recording(path)``): a str or a ``pathlib.Path``,
+    as a str; anything else is one line."""
+    p = os.fspath(path) if isinstance(path, os.PathLike) else path
+    if isinstance(p, str) and p:
+        return p
+    raise WorkbenchError(f"{what} must be a path (str), got {repr(p) if isinstance(p, str) else type(path).__name__}")
 
 
 def _short(value: object) -> str:
@@ -132,6 +139,7 @@ def given(text: object, options: dict) -> Inputs:
         want = (base, type(None)) if kind.endswith("| None") else (base,)
         if base and not isinstance(value, want):
             raise WorkbenchError(f"Workbench({key}=...) must be {kind}, got {type(value).__name__}")
+        check_value(value, f"Workbench({key}=...)")  # before anything below walks it
         problem = (_bad_entry(kind, value) if isinstance(value, list) else None) or _not_text(value)
         if problem:
             raise WorkbenchError(f"Workbench({key}=...): {problem}")

@@ -213,6 +213,9 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
     def save_recording(self, path: str, force: bool = False) -> int:
         """The stream so far (a recording in progress included) as a JSONL recording.
         An existing file is refused (WorkbenchError) unless ``force``."""
+        from workbench.ui.inputs import check_path
+
+        path = check_path(path, "save_recording(path)")
         n = self.model.save_recording(path, force)
         self._status(f"saved {n} deltas to {path}")
         return n
