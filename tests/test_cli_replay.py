@@ -122,3 +122,18 @@ def test_request_rejected_by_vllms_validator(run_cli, tools_file):
     code, _, err = run_cli("replay", "--text", "x", "--tool-parser", "hermes", "--tools", tools_file,
                            "--tool-choice", "get_time")
     assert code == 2 and "does not match" in err and err.count("\n") == 1
+
+
+def test_a_library_warning_is_one_note_line_and_none_under_an_error(run_cli, tmp_path):
+    """Python warnings and the libraries' loggers are collected while a command runs: after
+    it, each is one ``note:`` line; under a one-line error, none."""
+    plugin = tmp_path / "warns.py"
+    plugin.write_text("import logging, warnings\n"
+                      "warnings.warn('a library says\\nsomething on two lines')\n"
+                      "logging.getLogger('huggingface_hub.utils').warning('and its logger too')\n")
+    code, out, err = run_cli("replay", "--text", "hi", "--plugin", plugin, "--json")
+    assert code == 0 and err.splitlines() == ["workbench replay: note: UserWarning: a library says",
+                                              "workbench replay: note: huggingface_hub: and its logger too"], err
+    plugin.write_text(plugin.read_text().replace("says", "says again"))
+    code, out, err = run_cli("replay", "--text", "hi", "--plugin", plugin, "--chunking", "at:1000")
+    assert code == 2 and err.count("\n") == 1 and "--chunking at:1000" in err, err

@@ -282,6 +282,7 @@ NOT_USER_INPUT = {
     ("core/outputs.py", "_open", "os.open"): "creates or appends to an output file (O_WRONLY)",
     ("core/outputs.py", "_open", "os.fdopen"): "the same output file, for writing (mode w or a)",
     ("cli/stdout.py", "silence", "os.open"): "opens /dev/null for writing, to silence a closed stdout",
+    ("core/tokenizers/folder.py", "_quiet_stderr", "os.open"): "opens /dev/null for writing, to quiet a Rust panic",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
     ("check/evidence.py", "valid_json", "json.loads"): "the same test of the model's text",

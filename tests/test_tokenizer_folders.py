@@ -111,3 +111,32 @@ def test_a_model_repository_folder_with_weights_still_loads(run_cli, tmp_path):
     code, out, err = run_cli("replay", "--tokenizer", folder, "--text", "hello", "--json")
     assert code == 0, err
     assert json.loads(out)["rows"]
+
+
+def test_a_pre_tokenizer_regex_that_panics_is_one_line(tmp_path):
+    """A backtracking pre-tokenizer regex made the tokenizers library panic on a run of
+    letters (Onig's retry limit): 111 lines of Rust trace and a traceback. The folder is
+    refused when it loads, in one line with the panic's reason (a real process: the
+    panic writes to file descriptor 2 itself)."""
+    import subprocess
+    import sys
+
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    tok = json.loads((ensure_tokenizer("qwen3") / "tokenizer.json").read_text())
+    tok["pre_tokenizer"]["pretokenizers"][0]["pattern"]["Regex"] = r"(\w+\s?)*$"
+    folder = qwen3_copy(tmp_path, tokenizer__json=json.dumps(tok))
+    out = subprocess.run([sys.executable, "-m", "workbench", "replay", "--tokenizer", str(folder), "--text",
+                          "a" * 40 + "!", "--json"], capture_output=True, text=True, timeout=300,
+                         env={**os.environ, "RUST_BACKTRACE": "1"})
+    assert out.returncode == 2 and out.stderr.count("\n") == 1, out.stderr[-2000:]
+    assert "tokenizers library panicked: Onig: Regex search error: retry-limit-in-match over" in out.stderr
+
+
+def test_a_library_warning_is_no_second_line_under_an_error(run_cli, tmp_path):
+    """transformers' "Token indices sequence length is longer than..." (a folder whose
+    model_max_length is small) printed a line, twice, above the one-line error."""
+    folder = qwen3_copy(tmp_path, tokenizer_config__json=own_config(model_max_length=4))
+    code, out, err = run_cli("replay", "--tokenizer", folder, "--text", "hi there how are you doing today",
+                             "--chunking", "at:1000")
+    assert code == 2 and err.count("\n") == 1 and "--chunking at:1000" in err, err

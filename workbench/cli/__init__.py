@@ -67,14 +67,18 @@ def _main(argv: list[str] | None) -> int:
     except SystemExit as e:  # a usage error (one line, above) or --help
         return e.code if isinstance(e.code, int) else 2
     from workbench.cli import stdout
+    from workbench.core import logs
     from workbench.core.writing import terminal
 
     real, sys.stdout = sys.stdout, stdout.Guarded(sys.stdout)
     try:
-        check_text_args(args)
-        args.argv = sys.argv[1:] if argv is None else [str(a) for a in argv]  # doctor re-runs it as check
-        elsewhere = dispatch(args, args.argv)
-        code = args.run(args) if elsewhere is None else elsewhere
+        with logs.library_notes() as notes:  # shown after a command that ran; not under an error line
+            check_text_args(args)
+            args.argv = sys.argv[1:] if argv is None else [str(a) for a in argv]  # doctor re-runs it as check
+            elsewhere = dispatch(args, args.argv)
+            code = args.run(args) if elsewhere is None else elsewhere
+        for line in dict.fromkeys(n.strip().splitlines()[0] for n in notes if n.strip()):
+            terminal.say("workbench {}: note: {}", args.command, line, err=True)
         sys.stdout.flush()
         return code
     except stdout.StdoutFailed as e:
@@ -89,6 +93,12 @@ def _main(argv: list[str] | None) -> int:
     except KeyboardInterrupt:
         terminal.say("workbench {}: interrupted", args.command, err=True)
         return 130
+    except BaseException as e:
+        if type(e).__module__ != "pyo3_runtime":  # a Rust library's panic (tokenizers'), as one line
+            raise
+        terminal.say("workbench {}: error: a Rust library failed ({}: {})", args.command, type(e).__name__,
+                     str(e).strip().splitlines()[0] if str(e).strip() else "no message", err=True)
+        return 2
     finally:
         sys.stdout = real
 

@@ -17,6 +17,9 @@ _DEFAULTS = {
     # vLLM logs to stdout by default, which would break `--json | jq`; rows keep the lines too.
     "VLLM_LOGGING_STREAM": "ext://sys.stderr",
     "TOKENIZERS_PARALLELISM": "false",
+    # transformers' advice is for training and running a model ("Token indices sequence length
+    # is longer than..."): printed, it was a second line under a one-line error. Its errors show.
+    "TRANSFORMERS_VERBOSITY": "error",
 }
 
 for _key, _value in _DEFAULTS.items():

@@ -8,6 +8,12 @@ delta that caused them, so they are captured per call instead of printed.
 from __future__ import annotations
 
 import logging
+import warnings
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 PARSER_LOGGERS = ("vllm.parser", "vllm.tool_parsers", "vllm.reasoning")
 
@@ -114,3 +120,46 @@ class capture:
         _collector.lines = self.outer
         if self.outer is not None:
             self.outer.extend(self.lines)
+
+
+LIBRARIES = ("transformers", "tokenizers", "huggingface_hub", "mistral_common", "jinja2")
+
+
+class _Lines(logging.Handler):
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__(logging.WARNING)
+        self.lines = lines
+
+    def emit(self, record: logging.LogRecord) -> None:
+        try:
+            self.lines.append(f"{record.name.split('.')[0]}: {record.getMessage()}")
+        except Exception as e:  # a bad %-format in someone's log call
+            self.lines.append(f"{record.name.split('.')[0]}: {record.msg!r} (unformattable: {e})")
+
+
+@contextmanager
+def library_notes() -> Iterator[list[str]]:
+    """``with library_notes() as notes:`` what the libraries under the workbench warn about
+    in this block (Python warnings, the loggers of ``LIBRARIES``) is collected, one entry
+    each, instead of printed: the caller shows them as notes, or not under a one-line error."""
+    notes: list[str] = []
+    collector = _Lines(notes)
+    saved = []
+    for name in LIBRARIES:
+        logger = logging.getLogger(name)
+        saved.append((logger, logger.handlers[:], logger.propagate))
+        logger.handlers[:] = [collector]
+        logger.propagate = False
+
+    def show(message: Warning | str, category: type[Warning], filename: str, lineno: int,
+             file: object = None, line: str | None = None) -> None:
+        notes.append(f"{category.__name__}: {message}")
+
+    try:
+        with warnings.catch_warnings():
+            warnings.showwarning = show
+            yield notes
+    finally:
+        for logger, handlers, propagate in saved:
+            logger.handlers[:] = handlers
+            logger.propagate = propagate

