@@ -316,7 +316,7 @@ def test_resume_after_kill_9(pool_run, tmp_path, run_cli):
     deadline = time.monotonic() + 300
     try:
         while time.monotonic() < deadline and proc.poll() is None:
-            if out.exists() and out.read_bytes().count(b"\n") >= 8:
+            if out.exists() and out.read_bytes().count(b"\n") >= 9:  # the header and 8 lines
                 break
             time.sleep(0.02)
     finally:
