@@ -331,7 +331,7 @@ NOT_USER_INPUT = {
     ("ui/faces_view.py", "parsed_arguments", "json.loads"): "a tool call's arguments the parser or an SDK made",
     ("corpus/pool.py", "_serve", "os.open"): "opens a corpus worker's own log for writing (its fd 1 and 2)",
     ("rustfe/binary.py", "extract", ".open"): "a member of the hash-checked wheel (bytes, checked, never parsed)",
-    ("rustfe/quiesce.py", "Quiet.look", "open"): "the vllm-rs process's /proc/PID/task/*/stat and schedstat",
+    ("rustfe/quiesce.py", "Quiet._files", "os.open"): "the vllm-rs process's /proc/PID/task/*/stat and schedstat",
 }
 # The capture package's readers (HTTP body, SSE log) moved onto the door (issue 16, part
 # B: capture/stream.py, chunks.py, sse.py); a reader listed here would be reported on every run.

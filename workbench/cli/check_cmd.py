@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 
-from workbench.cli import common, options
+from workbench.cli import common, frontend_option, options
 from workbench.cli.vllm_option import add_option as add_vllm_option
 
 if TYPE_CHECKING:
@@ -46,6 +46,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--strict", action="store_true", help="exit 1 on cosmetic findings too")
     p.add_argument("--json", action="store_true",
                    help='one JSON object: {"consistent", "findings": [...], "checked", "cost"}')
+    frontend_option.add_option(p, "where the Python parsers and vllm-rs disagree on this stream is a finding")
     p.set_defaults(run=run)
 
 
@@ -69,6 +70,10 @@ def run(args: argparse.Namespace) -> int:
         fuzz=args.fuzz, seed=args.seed, max_chunk=args.max_chunk, holdback=args.holdback,
         shrink_budget_s=max(args.shrink_budget, 0.1), text_budget_s=args.shrink_budget,
         cost=not args.no_cost, jobs=args.jobs, splits=args.splits))
+    rust = frontend_option.rust_version(args)
+    if rust is not None:
+        report.findings += frontend_option.check_findings(args, session, deltas, rust)
+        report.checked["frontend"] = f"vllm-rs {rust}"
     if args.json:
         common.print_json(report.to_dict())
         return report.exit_code(args.strict)

@@ -14,7 +14,8 @@ if TYPE_CHECKING:
     from typing import Any
 
 SPEC_HELP = ("'hermes+qwen3', 'hermes', '+qwen3' or a parsers/*.toml path; "
-             "'@VERSION' runs it on that vLLM (hermes+qwen3@0.33.0)")
+             "'@VERSION' runs it on that vLLM (hermes+qwen3@0.33.0); '@rust' on vllm-rs, the Rust "
+             "frontend's own parsers (hermes+qwen3@rust, hermes+qwen3@rust@0.34.0)")
 
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
@@ -33,29 +34,42 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.set_defaults(run=run)
 
 
-def _spec(text: str) -> tuple[ParserSpec, str | None]:
-    m = re.match(r"^(.*)@(\d[^@/]*)$", text.strip())
+def _spec(text: str) -> tuple[ParserSpec, str | None, bool]:
+    """(parser names, vLLM version or None, whether vllm-rs runs them)."""
+    rust = re.match(r"^(.*)@rust(?:@(\d[^@/]*))?$", text.strip())
+    m = rust or re.match(r"^(.*)@(\d[^@/]*)$", text.strip())
     body, version = (m.group(1), m.group(2)) if m else (text, None)
     if not body.strip() or body.strip() == "+":
         import argparse
 
         raise argparse.ArgumentTypeError(f"empty parser spec; use {SPEC_HELP}")
-    return ParserSpec.parse(body), version
+    return ParserSpec.parse(body), version, rust is not None
 
 
 def run(args: argparse.Namespace) -> int:
     from workbench.core import diff
 
     src = common.resolve_source(args, "compare", with_parser=False)
-    if (args.a[1] or args.b[1]) and (src.setup.api != "chat" or args.api_b not in (None, "chat")):
+    if args.a[2] or args.b[2]:  # vllm-rs on a side (workbench.rustfe)
+        from workbench.rustfe import side_by_side
+
+        if args.api_b not in (None, src.setup.api):
+            from workbench.errors import WorkbenchError
+
+            raise WorkbenchError("a vllm-rs side compares on one API (--api); drop --api-b")
+        a, b = (side_by_side.Side(spec, version, rust) for spec, version, rust in (args.a, args.b))
+        kw = ({"deltas": src.recording.deltas, "chunking": args.chunking} if src.recording is not None
+              else {"text": src.text})
+        result = side_by_side.compare(src.setup, a, b, prompt_token_ids=src.prompt_ids, **kw)
+    elif (args.a[1] or args.b[1]) and (src.setup.api != "chat" or args.api_b not in (None, "chat")):
         from workbench.errors import WorkbenchError
 
         raise WorkbenchError("diff across vLLM versions (@VERSION) compares the chat face; for another API "
                              "run `workbench replay --api API --vllm VERSION` on each version")
-    if args.a[1] or args.b[1]:  # across vLLM versions (workbench.lanes)
+    elif args.a[1] or args.b[1]:  # across vLLM versions (workbench.lanes)
         from workbench.lanes import diff as lane_diff, versions
 
-        a, b = [(spec, versions.check(v) if v else None) for spec, v in (args.a, args.b)]
+        a, b = [(spec, versions.check(v) if v else None) for spec, v, _ in (args.a, args.b)]
         kw = ({"deltas": src.recording.deltas, "chunking": args.chunking} if src.recording is not None
               else {"text": src.text})
         result = lane_diff.run(src.setup, a, b, prompt_token_ids=src.prompt_ids, **kw)
@@ -90,10 +104,12 @@ def _print(result, changed_only: bool) -> None:
     for col in ("step", "text", "A phase", "A output", "B phase", "B output", "differs"):
         t.add_column(col, overflow="fold")
 
+    faced = result.api_a == result.api_b != "chat"  # else "events" are the machines' (or absent)
+
     def out(v: Any):
         if v is None:
             return "(no step)"
-        if v.get("events") is not None:  # an API face: its events for the step
+        if faced and v.get("events") is not None:  # an API face: its events for the step
             from workbench.cli.render_faces import event_summary
 
             return "; ".join(f"{e.get('type')} {event_summary(e)}".strip() for e in v["events"]) or "(no event)"

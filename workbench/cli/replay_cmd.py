@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.cli import common, options, render
+from workbench.cli import common, frontend_option, options, render
 from workbench.cli.vllm_option import add_option as add_vllm_option
 
 if TYPE_CHECKING:
@@ -21,6 +21,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--save", metavar="REC.jsonl", help="write the deltas as a recording")
     p.add_argument("--json", action="store_true", help="one JSON object: stream, nonstream, rows")
     add_vllm_option(p)
+    frontend_option.add_option(p, "its rows are the SSE vllm-rs streamed")
     p.set_defaults(run=run)
 
 
@@ -30,6 +31,9 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
 
     common.refuse_existing(args.save, args.force)
+    rust = frontend_option.rust_version(args)
+    if rust is not None:
+        return frontend_option.replay(args, rust)
     session, deltas, source = common.load_source(args)
     if args.save:
         origin = {"kind": "recording", "path": args.recording} if source else {"kind": "text"}

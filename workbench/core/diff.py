@@ -6,7 +6,8 @@ recorded deltas). Rows are paired by step. ``first_step`` is the first step
 whose client-visible output differs (delta text, DeltaMessage, SSE chunk sent,
 finish_reason, error); ``first_machine_step`` is the first step whose state
 machine differs (states before/after, events), when both sides run the same
-engine roles. Random tool-call ids (``chatcmpl-tool-<hex>``) are normalised.
+engine roles. Random tool-call ids (``chatcmpl-tool-<hex>``; vllm-rs's ``call_<hex>``)
+are normalised.
 
 Each side reads the stream through an API (``Setup.api``, or ``api_b`` for side B).
 On Responses or Messages a step compares that API's events (made-up ids masked)
@@ -40,13 +41,13 @@ FACE_FIELDS = ("text", "delta", "events", "finish_reason", "error")  # both side
 ACROSS_FIELDS = ("text", "visible", "error")  # two APIs
 MACHINE_FIELDS = ("states_before", "states", "events")
 FINAL_FIELDS = FIELDS + ("error",)
-_RANDOM_ID = re.compile(r"chatcmpl-tool-[0-9a-f]+")
+_RANDOM_ID = re.compile(r"chatcmpl-tool-[0-9a-f]+|\bcall_[0-9a-f]{24}\b")
 
 
 def normalise(value: Any) -> Any:
     """``value`` with random tool-call ids replaced, for comparison."""
     if isinstance(value, str):
-        return _RANDOM_ID.sub("chatcmpl-tool-*", value)
+        return _RANDOM_ID.sub("(made-up id)", value)
     if isinstance(value, list):
         return [normalise(v) for v in value]
     if isinstance(value, dict):

@@ -80,15 +80,23 @@ def close_all() -> None:
         _RUNNING.popitem()[1].close()
 
 
-def config_of(session: Session, version: str | None = None) -> Config:
+def default_version() -> str:
+    """The running vLLM's version when its wheel is locked (a lane's own), else the newest locked."""
+    from workbench.lanes import versions
     from workbench.rustfe import binary
+
+    here = versions.installed()
+    return here if here in versions.locked() else binary.default_version()
+
+
+def config_of(session: Session, version: str | None = None) -> Config:
     from workbench.rustfe.model_dir import model_dir
 
     spec = session.setup.parser
     if spec.config or session.setup.plugins:
         raise WorkbenchError("the Rust frontend runs its own parsers, chosen by name: a parser config "
                              "or plugin has no Rust counterpart (name --tool-parser / --reasoning-parser)")
-    return Config(version or binary.default_version(), str(model_dir(session.setup.tokenizer, session.tokenizer)),
+    return Config(version or default_version(), str(model_dir(session.setup.tokenizer, session.tokenizer)),
                   spec.tool_parser, spec.reasoning_parser)
 
 
@@ -170,6 +178,7 @@ def run(session: Session, deltas: Sequence[Delta], version: str | None = None,
         notes.append(f"vllm-rs rendered another prompt ({len(prompt)} ids) than the Python side "
                      f"({len(session.prompt_ids)} ids): its chat template renderer differs")
     parser = {"frontend": "vllm-rs", "version": config.version, "tool_parser": config.tool_parser,
-              "reasoning_parser": config.reasoning_parser, "label": config.label()}
+              "reasoning_parser": config.reasoning_parser, "label": config.label(), "kind": "vllm-rs",
+              "class": f"the Rust parsers {config.tool_parser or '-'}+{config.reasoning_parser or '-'}"}
     return RustResult(rows, acc.final(), ns_final, parser, "".join(d.text for d in deltas), ids, ex, ns_ex,
                       notes, session.api)

@@ -135,6 +135,8 @@ class Frontend:
         return "vllm-rs: " + pick.split("] ", 1)[-1][:300]
 
     def close(self) -> None:
+        if self.quiet is not None:
+            self.quiet.close()
         for peer in (self.dealer, self.push):
             if peer is not None:
                 peer.close()

@@ -33,6 +33,22 @@ class Quiet:
         self.pid = pid
         self.tasks = f"/proc/{pid}/task"
         self.looks = 0  # looks that found it busy (the bench reports them)
+        self._fds: dict[str, tuple[int, int]] = {}  # thread id -> its stat and schedstat, kept open
+
+    def _files(self, tid: str) -> tuple[int, int] | None:
+        fds = self._fds.get(tid)
+        if fds is None:
+            try:
+                stat = os.open(f"{self.tasks}/{tid}/stat", os.O_RDONLY)
+            except OSError:
+                return None
+            try:
+                sched = os.open(f"{self.tasks}/{tid}/schedstat", os.O_RDONLY)
+            except OSError:
+                os.close(stat)
+                return None
+            fds = self._fds[tid] = (stat, sched)
+        return fds
 
     def look(self) -> tuple | None:
         """Every thread's (id, times on a CPU) when all sleep; None when one does not."""
@@ -40,19 +56,34 @@ class Quiet:
             tids = sorted(os.listdir(self.tasks))  # anew each time: tokio starts threads on demand
         except FileNotFoundError:
             return ()
+        for gone in set(self._fds) - set(tids):
+            for fd in self._fds.pop(gone):
+                os.close(fd)
         seen = []
         for tid in tids:
-            try:
-                with open(f"{self.tasks}/{tid}/stat", "rb") as f:
-                    stat = f.read()
-                with open(f"{self.tasks}/{tid}/schedstat", "rb") as f:
-                    runs = f.read().split()[2]
-            except (FileNotFoundError, ProcessLookupError, IndexError):
+            read = self._read(tid)
+            if read is None:
                 continue  # it exited
-            if stat[stat.rindex(b")") + 2] not in ASLEEP:
+            state, runs = read
+            if state not in ASLEEP:
                 return None
             seen.append((tid, runs))
         return tuple(seen)
+
+    def _read(self, tid: str) -> tuple[int, bytes] | None:
+        """(state, times on a CPU) of a thread; its files opened anew once if they fail (a
+        thread id used again after its thread exited)."""
+        for _ in range(2):
+            fds = self._files(tid)
+            if fds is None:
+                return None
+            try:
+                stat = os.pread(fds[0], 1024, 0)
+                return stat[stat.rindex(b")") + 2], os.pread(fds[1], 256, 0).split()[2]
+            except (OSError, ValueError, IndexError):
+                for fd in self._fds.pop(tid):
+                    os.close(fd)
+        return None
 
     def wait(self, timeout: float) -> None:
         """Until the frontend is quiet; one busy past ``timeout`` s is an error."""
@@ -67,3 +98,9 @@ class Quiet:
             if time.monotonic() > deadline:
                 raise WorkbenchError(f"vllm-rs (pid {self.pid}) was still busy after {timeout:g} s")
             time.sleep(PAUSE_S)
+
+    def close(self) -> None:
+        for fds in self._fds.values():
+            for fd in fds:
+                os.close(fd)
+        self._fds.clear()

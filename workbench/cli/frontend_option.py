@@ -1,0 +1,97 @@
+"""`--frontend python|rust[@VERSION]` on replay and check; a diff side's `SPEC@rust[@VERSION]`.
+
+``rust`` runs the Rust lane (workbench/rustfe): the same token ids through vllm-rs's own
+parsers, of the locked version's wheel (the running vLLM's when it is locked, i.e. in a
+lane; else the newest). On replay the rows are the SSE vllm-rs sent; on check, where the
+Python parsers and vllm-rs disagree is a finding (``frontend``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import TYPE_CHECKING
+
+from workbench.cli import common, render
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from workbench.core.deltas import Delta
+    from workbench.core.messages import Difference
+    from workbench.core.session import Session
+
+NAMES = ("python", "rust")
+
+
+def parse(text: str) -> tuple[str, str | None]:
+    """'rust' -> ('rust', None); 'rust@0.34.0' -> ('rust', '0.34.0'); 'python'."""
+    name, _, version = text.strip().partition("@")
+    if name not in NAMES or (version and name == "python") or (_ and not version):
+        raise argparse.ArgumentTypeError(f"--frontend takes python or rust[@VERSION], not {text!r}")
+    return name, version or None
+
+
+def add_option(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument("--frontend", type=parse, metavar="python|rust[@VERSION]", default=("python", None),
+                   help=f"which implementation parses: vLLM's Python parsers (default) or rust, the Rust "
+                        f"frontend vllm-rs of a locked wheel (@VERSION; default the newest): {what}")
+
+
+def rust_version(args: argparse.Namespace) -> str | None:
+    """The vllm-rs version asked for (checked); None for the Python parsers."""
+    name, version = getattr(args, "frontend", None) or ("python", None)
+    if name != "rust":
+        return None
+    from workbench.rustfe import lane
+
+    if version is None:
+        return lane.default_version()
+    from workbench.lanes import versions
+
+    return versions.check(version)
+
+
+def replay(args: argparse.Namespace, version: str) -> int:
+    """`workbench replay --frontend rust`: the rows vllm-rs streamed, its non-streaming answer."""
+    from workbench.core.writing import terminal
+    from workbench.rustfe import lane
+
+    session, deltas, _ = common.load_source(args)
+    if getattr(args, "save", None):
+        from workbench.errors import WorkbenchError
+
+        raise WorkbenchError("--save writes the deltas; save them from the Python replay (drop --frontend rust)")
+    result = lane.run(session, deltas, version)
+    if args.json:
+        out = result.to_dict()
+        out["api"] = session.api
+        if result.face is not None:
+            out.update({k: v for k, v in result.face.to_dict().items() if k != "notes"})
+        common.print_json(out)
+    else:
+        con = render.console()
+        con.print(f"frontend: {result.parser['label']} (the Rust parsers of vllm-rs, fed these token ids)")
+        con.print(render.rows_table(result.rows))
+        con.print(render.final_table(result.stream, result.nonstream))
+        if result.face is not None and result.face.client is not None:
+            client = result.face.client
+            terminal.say("the {} SDK over this stream: {}", "OpenAI" if session.api == "responses" else "Anthropic",
+                         "ends with its object" if "object" in client else client.get("error"))
+    for note in result.notes:
+        terminal.say("workbench replay: {}", note, err=True)
+    errors = result.errors
+    if errors:
+        terminal.say("workbench replay: vllm-rs answered an error at step {}: {}", errors[0].step,
+                     errors[0].error, err=True)
+        return 1
+    return 0
+
+
+def check_findings(args: argparse.Namespace, session: Session, deltas: Sequence[Delta],
+                   version: str) -> list[Difference]:
+    """The Python parsers (this vLLM) against vllm-rs ``version`` on the source's deltas."""
+    from workbench.rustfe import side_by_side
+
+    sides = (side_by_side.Side(session.setup.parser), side_by_side.Side(session.setup.parser, version, rust=True))
+    result = side_by_side.compare(session.setup, *sides, deltas=deltas, prompt_token_ids=session.prompt_ids)
+    return side_by_side.findings(result)
