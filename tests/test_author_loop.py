@@ -148,6 +148,15 @@ def test_the_planted_bugs_are_found_located_and_pinned(run_cli, author, monkeypa
     assert code == 1 and where["file"] == str(author / "owl_parser.py") and where["class"] == "OwlToolParser"
     assert where["method"] == "extract_tool_calls_streaming" and where["returned_at"] == PLUGIN_BUG_LINE
 
+    # doctor names the config's transition and terminal at the failing step, with their lines
+    code, out, _ = run_cli("doctor", *CONFIG_ARGS, *here, "--json")
+    planted = CONFIG.replace(*CONFIG_BUG).splitlines()
+    where = next(c["where"] for c in json.loads(out)["causes"] if c["class"].startswith("parser_"))
+    assert code == 1 and where["file"] == "owl.toml" and where["transition"]["on"] == "CALL_END"
+    assert planted[where["transition"]["line"] - 1].strip().startswith('{ from = "TOOL_ARGS", on = "CALL_END"')
+    tail = next(n for n in where["named"] if n["kind"] == "marker_continues")
+    assert planted[tail["line"] - 1] == CONFIG_BUG[1] and "'<</call>>' the whole marker" in tail["detail"]
+
     # export and doctor --report write tests beside copies of the author's code
     for args, folder in ((PLUGIN_ARGS, "plugin"), (CONFIG_ARGS, "config")):
         (author / folder).mkdir()

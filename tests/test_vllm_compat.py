@@ -83,6 +83,8 @@ HAS = {
     "Parser._stream_state": lambda tok: hasattr(_composed(tok, "hermes", "qwen3"), "_stream_state"),
     "StructuredOutputManager._get_constraint_bounds": lambda tok: hasattr(_som_class(), "_get_constraint_bounds"),
     "StreamingParserEngine.feed": lambda tok: callable(getattr(_streaming_engine_class(), "feed", None)),
+    "StreamingParserEngine._on_terminal": lambda tok: callable(getattr(_streaming_engine_class(), "_on_terminal",
+                                                                       None)),
     "StreamingParserEngine.finish": lambda tok: callable(getattr(_streaming_engine_class(), "finish", None)),
     "StructuredOutputManager.grammar_bitmask": lambda tok: callable(getattr(_som_class(), "grammar_bitmask", None)),
     "StructuredOutputManager.reasoner_cls": lambda tok: _set_in_init(_som_class(), "reasoner_cls"),

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workbench.check import api_evidence, causes as C, config_diagnoses, coverage, evidence as E, rank
+from workbench.check import api_evidence, causes as C, config_diagnoses, config_where, coverage, evidence as E, rank
 from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
 from workbench.check.contract import format_literals, parser_markers, pattern_markers
 from workbench.check.literals import literal_markers
@@ -174,6 +174,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
                     stream_reads=coverage.stream_reader(session, result, deltas[-1].finish_reason or "stop"))
     report.causes = C.classify(facts, lambda role, mode, step=None: locate(
         session.parser_cls, role, mode, _tracer(session, deltas, result, mode, step)))
+    config_where.attach(report.causes, session, deltas, checked)  # a config's own transitions and lines
     api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
     if api is not None:
         report.causes += api_evidence.causes(api, C.Cause)

@@ -142,6 +142,10 @@ def locate(parser_cls: type | None, role: str | None, mode: str,
 def describe(w: dict | None) -> str:
     if w is None:
         return "no parser is configured"
+    if "config" in w:  # a parser config's transition and terminal (config_where.py)
+        from workbench.check.config_where import describe as config_describe
+
+        return config_describe(w)
     if not w.get("vllm") and "engine" not in w:  # a plugin's class: the author's own file
         at = f", returned at line {w['returned_at']}" if w.get("returned_at") else ""
         return (f"your code (module {w.get('module')}): {w['file']}:{w['line'] or '?'}, "

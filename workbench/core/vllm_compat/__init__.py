@@ -36,7 +36,7 @@ from workbench.core.vllm_compat.seam import (  # noqa: F401
 from workbench.core.vllm_compat.parsers import (  # noqa: F401
     is_parser_engine, streaming_engine, adapter_engine, adapter_engine_cls, sub_parsers,
     is_harmony_class, is_harmony, harmony_streamable, harmony_recipient, harmony_segment,
-    stream_state, stream_state_reader, record_events,
+    stream_state, stream_state_reader, record_events, record_terminals,
 )
 from workbench.core.vllm_compat.engine import (  # noqa: F401
     structured_output_manager, wrap_grammar_bitmask, gate_open, reasoner_per_request,

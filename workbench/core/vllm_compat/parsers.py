@@ -119,3 +119,18 @@ def record_events(engine: Any, on_events: Callable[..., Any]) -> None:
             return out
 
         setattr(engine, method, wrapped)
+
+
+def record_terminals(engine: Any, on_terminal: Callable[..., Any]) -> None:
+    """``on_terminal(state_before, terminal, value, state_after, events)`` for each terminal
+    the lexer or the token-id scanner hands this StreamingParserEngine (a diagnosis, never
+    the hot path)."""
+    original = _method(engine, "StreamingParserEngine", "_on_terminal")
+
+    def wrapped(terminal: str, value: str, *args: Any, **kwargs: Any) -> Any:
+        before = engine.state
+        out = original(terminal, value, *args, **kwargs)
+        on_terminal(before, terminal, value, engine.state, out)
+        return out
+
+    setattr(engine, "_on_terminal", wrapped)

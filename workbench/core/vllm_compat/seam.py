@@ -42,6 +42,8 @@ PRIVATE = {
 WRAPPED = {
     "StreamingParserEngine.feed": "keep the SemanticEvents of each delta",
     "StreamingParserEngine.finish": "keep the SemanticEvents of the end of the stream",
+    "StreamingParserEngine._on_terminal": "which terminal fired in which state (a config's findings, "
+                                          "check/config_where.py; vllm/parser/engine/streaming_parser_engine.py)",
     "StructuredOutputManager.grammar_bitmask": "keep the engine's grammar mask per step",
     "StructuredOutputManager._get_reasoner": "build a request's gate from that request's reasoning parser",
 }
