@@ -94,7 +94,7 @@ def read(api: str, source: Iterator[tuple[str | None, str]], what: str) -> Read:
 
 
 def capture(opts: Options, api: str) -> Captured:
-    from workbench.capture.capture import check_template, refuse_existing, served_model
+    from workbench.capture.capture import check_template, refuse_existing, served_model, server_origin
 
     out = refuse_existing(opts)
     check_template(opts)
@@ -106,8 +106,7 @@ def capture(opts: Options, api: str) -> Captured:
         if opts.nonstream or opts.request.get("workbench_nonstream"):
             nonstream = server.post_api(PATHS[api], {**body, "stream": False})
         got = read(api, server.stream_events(PATHS[api], body), "the server's event")
-        origin = {"kind": "capture", "api": api, "url": server.url, "model": model,
-                  "server_vllm_version": version, "chunking": "token", "nonstream": nonstream}
+        origin = server_origin(server, model, version) | {"api": api, "chunking": "token", "nonstream": nonstream}
         return write(api, got, client.scrub(body), origin, opts, out)
 
 

@@ -132,6 +132,12 @@ def served_model(server: client.Server, request: dict) -> tuple[str, str | None]
     return model, server.version()
 
 
+def server_origin(server: client.Server, model: str, version: str | None) -> dict:
+    """What a capture's header says of the server: its URL, model, vLLM version and frontend."""
+    return {"kind": "capture", "url": server.url, "model": model, "server_vllm_version": version,
+            "server_frontend": server.frontend()}
+
+
 def capture(opts: Options) -> Captured:
     out = refuse_existing(opts)
     check_template(opts)
@@ -143,9 +149,8 @@ def capture(opts: Options) -> Captured:
         if opts.nonstream or opts.request.get("workbench_nonstream"):
             plain = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
             nonstream = server.post_chat({**plain, "stream": False})
-        origin = {"kind": "capture", "url": server.url, "model": model,
-                  "server_vllm_version": version, "token_ids": "server", "chunking": "server",
-                  "nonstream": nonstream}
+        origin = server_origin(server, model, version) | {"token_ids": "server", "chunking": "server",
+                                                            "nonstream": nonstream}
         return _write(server.stream_chat(body), client.scrub(body), origin, opts, out)
 
 

@@ -143,6 +143,7 @@ class Server:
         secrets.register(key)
         self.closed = False  # hung up by its user: no more requests
         self._open_conns: set[http.client.HTTPConnection] = set()
+        self._version: dict | None = None  # the /version answer, read once
 
     def close(self) -> None:
         self.closed = True
@@ -229,16 +230,31 @@ class Server:
             raise WorkbenchError("GET /models: the answer has no data list (not an OpenAI server?)")
         return [m["id"] for m in data if isinstance(m, dict) and isinstance(m.get("id"), str) and m["id"]]
 
+    def _version_answer(self) -> dict:
+        if self._version is None:
+            try:
+                answer = self.get_json("/version", root=True)
+            except WorkbenchError as e:
+                if "HTTP 404" not in str(e):
+                    raise
+                answer = None
+            self._version = answer if isinstance(answer, dict) else {}
+        return self._version
+
     def version(self) -> str | None:
         """The server's vLLM version (``/version``); None when the server has none."""
-        try:
-            answer = self.get_json("/version", root=True)
-        except WorkbenchError as e:
-            if "HTTP 404" in str(e):
-                return None
-            raise
-        v = answer.get("version") if isinstance(answer, dict) else None
+        v = self._version_answer().get("version")
         return v[:100] if isinstance(v, str) else None
+
+    def frontend(self) -> str | None:
+        """Which frontend serves: "vllm-rs VERSION" when ``/version`` names a
+        ``rust_frontend_version`` (VLLM_USE_RUST_FRONTEND=1: its Rust parsers parse), "python"
+        for a vLLM server without one, None when the server says no version at all."""
+        answer = self._version_answer()
+        rust = answer.get("rust_frontend_version")
+        if isinstance(rust, str) and rust:
+            return f"vllm-rs {rust[:100]}"
+        return "python" if isinstance(answer.get("version"), str) else None
 
     def post_chat(self, body: dict) -> dict:
         answer = self._request("POST", self.url + "/chat/completions", "non-streaming request", body)

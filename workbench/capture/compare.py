@@ -4,7 +4,7 @@
 the parser gets exactly the delta_text this vLLM would give it); ``compare``
 lines up, per row, what the server sent with what the rows predict. Chunks are
 compared as JSON without the fields that differ per request (id, created,
-model, system_fingerprint, tool-call ids). ``likely_cause`` names the finding.
+model, system_fingerprint, tool-call ids) and without null fields. ``likely_cause`` names the finding.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ def _str_or_none(v: Any) -> bool:
 _ORIGIN = {  # what a capture's origin must hold before anything reads it (a header may be forged)
     "opening_chunk": (_str_or_none, "the opening chunk's JSON text or null"),
     "server_vllm_version": (_str_or_none, "a version string or null"),
+    "server_frontend": (_str_or_none, 'the server\'s frontend ("python", "vllm-rs VERSION") or null'),
     "token_ids": (lambda v: v in ("server", "reconstructed"), '"server" or "reconstructed"'),
     "notes": (lambda v: v is None or (isinstance(v, list) and all(isinstance(n, str) for n in v)),
               "a list of strings"),
@@ -97,11 +98,22 @@ def deltas(session: Session, recording: Recording) -> tuple[list[Delta], list[st
     return out + [d for d in recording.deltas if "capture_error" in d.extra], notes
 
 
+def _no_nulls(value):
+    """``"logprobs": null`` and no ``logprobs`` read alike to a client: Python's server writes
+    the nulls, vllm-rs leaves them out."""
+    if isinstance(value, dict):
+        return {k: _no_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_no_nulls(v) for v in value]
+    return value
+
+
 def normal(chunk: str | None):
-    """A chunk without the fields that differ per request (``chunks.parse`` checked its shape)."""
+    """A chunk without the fields that differ per request (``chunks.parse`` checked its shape)
+    and without null fields."""
     if chunk is None:
         return None
-    obj = chunks.parse(chunk).obj
+    obj = _no_nulls(chunks.parse(chunk).obj)
     for k in VOLATILE:
         obj.pop(k, None)
     for choice in obj.get("choices") or []:

@@ -65,7 +65,7 @@ class ServerSource:
                                   self.setup.trust_template)
         self.notes = tokcheck.check(self.session.tokenizer, self.setup.tokenizer, prompt, [], local)
         self.header = {"url": self.server.url, "model": model, "opening_chunk": first.obj,
-                       "server_vllm_version": self.server.version()}
+                       "server_vllm_version": self.server.version(), "server_frontend": self.server.frontend()}
         self.run = self.session.stream()
         self.texts = TextOfIds(self.session.tokenizer, prompt, self.session.params)
 

@@ -32,7 +32,7 @@ def parse(text: str) -> tuple[str, str | None]:
 
 
 def add_option(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--frontend", type=parse, metavar="python|rust[@VERSION]", default=("python", None),
+    p.add_argument("--frontend", type=parse, metavar="python|rust[@VERSION]", default=None,
                    help=f"which implementation parses: vLLM's Python parsers (default) or rust, the Rust "
                         f"frontend vllm-rs of a locked wheel (@VERSION; default the newest): {what}")
 
@@ -51,23 +51,64 @@ def rust_version(args: argparse.Namespace) -> str | None:
     return versions.check(version)
 
 
-def replay(args: argparse.Namespace, version: str) -> int:
-    """`workbench replay --frontend rust`: the rows vllm-rs streamed, its non-streaming answer."""
+def of_capture(args: argparse.Namespace, source) -> str | None:
+    """The vllm-rs version a capture's server ran (its header's ``server_frontend``) when
+    --frontend was not given and that version is locked; a note when it is not."""
+    if getattr(args, "frontend", None) is not None or source is None:
+        return None
+    frontend = (source.header.get("origin") or {}).get("server_frontend") or ""
+    if not frontend.startswith("vllm-rs "):
+        return None
+    from workbench.lanes import versions
+
+    version = frontend.removeprefix("vllm-rs ")
+    if version not in versions.locked():
+        common.note(args, f"the capture came from {frontend}, whose wheel is not locked: replayed on the "
+                          f"Python parsers (add it to setup/vllm-lanes.lock to replay it on vllm-rs)")
+        return None
+    common.note(args, f"the capture came from {frontend}: replayed on its Rust parsers (--frontend python "
+                      f"for vLLM's Python ones)")
+    return version
+
+
+def replay(args: argparse.Namespace, version: str, loaded: tuple | None = None) -> int:
+    """`workbench replay --frontend rust`: the rows vllm-rs streamed, its non-streaming answer;
+    for a capture, beside the server's chunks. ``loaded``: (session, deltas, source) if read."""
+    from workbench.capture import compare as capture_compare
     from workbench.core.writing import terminal
     from workbench.rustfe import lane
 
-    session, deltas, _ = common.load_source(args)
     if getattr(args, "save", None):
         from workbench.errors import WorkbenchError
 
         raise WorkbenchError("--save writes the deltas; save them from the Python replay (drop --frontend rust)")
+    session, deltas, source = loaded or common.load_source(args)
+    server = None
+    captured = source is not None and capture_compare.is_capture(source.header) and not args.chunking
+    if captured:
+        deltas, notes = capture_compare.deltas(session, source)
     result = lane.run(session, deltas, version)
+    if captured:
+        here = result.parser["label"]
+        if (source.header.get("origin") or {}).get("api") is None:
+            server = capture_compare.compare(result, source, here, notes)
+        elif result.face is not None:
+            from workbench.capture import api_compare
+
+            server = api_compare.compare(result.face, result.rows, source, here, notes,
+                                         (session.setup.api_request or {}).get("tools"))
     if args.json:
         out = result.to_dict()
         out["api"] = session.api
         if result.face is not None:
             out.update({k: v for k, v in result.face.to_dict().items() if k != "notes"})
+        if server is not None:
+            out["server"] = server.to_dict()
         common.print_json(out)
+    elif server is not None:
+        from workbench.cli.capture_cmd import comparison_table
+
+        render.console().print(comparison_table(server))
     else:
         con = render.console()
         con.print(f"frontend: {result.parser['label']} (the Rust parsers of vllm-rs, fed these token ids)")
@@ -79,6 +120,10 @@ def replay(args: argparse.Namespace, version: str) -> int:
                          "ends with its object" if "object" in client else client.get("error"))
     for note in result.notes:
         terminal.say("workbench replay: {}", note, err=True)
+    if server is not None and server.first_difference is not None:
+        terminal.say("workbench replay: the server's {} differ from {}'s from step {}: {}",
+                     "events" if hasattr(server, "api") else "chunks", result.parser["label"],
+                     server.first_difference, server.cause, err=True)
     errors = result.errors
     if errors:
         terminal.say("workbench replay: vllm-rs answered an error at step {}: {}", errors[0].step,

@@ -35,6 +35,9 @@ def run(args: argparse.Namespace) -> int:
     if rust is not None:
         return frontend_option.replay(args, rust)
     session, deltas, source = common.load_source(args)
+    rust = frontend_option.of_capture(args, source)
+    if rust is not None:
+        return frontend_option.replay(args, rust, (session, deltas, source))
     if args.save:
         origin = {"kind": "recording", "path": args.recording} if source else {"kind": "text"}
         header = rec.make_header(session.setup.tokenizer,

@@ -1,4 +1,4 @@
-"""One HTTP/1.0 exchange with the frontend over its Unix socket, read as it arrives.
+"""One HTTP/1.0 exchange with the frontend over its Unix socket (or TCP), read as it arrives.
 
 HTTP/1.0 so the body is the bytes the frontend wrote, delimited by the close (no chunked
 encoding to undo); ``available()`` takes whatever is in the socket now without waiting,
@@ -27,10 +27,11 @@ class Response:
 
 
 class Exchange:
-    def __init__(self, address: str, method: str, target: str, body: dict | None = None,
+    def __init__(self, address: str | tuple[str, int], method: str, target: str, body: dict | None = None,
                  timeout: float = 30.0) -> None:
         payload = b"" if body is None else json.dumps(body).encode()
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        family = socket.AF_UNIX if isinstance(address, str) else socket.AF_INET
+        self.sock = socket.socket(family, socket.SOCK_STREAM)
         self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RCVBUF)
         self.sock.settimeout(timeout)
         self.buf = bytearray()
@@ -114,7 +115,7 @@ class Exchange:
         return out
 
 
-def request(address: str, method: str, target: str, body: dict | None = None,
+def request(address: str | tuple[str, int], method: str, target: str, body: dict | None = None,
             timeout: float = 30.0) -> Response:
     """One whole exchange (no engine involved, or the engine already scripted)."""
     ex = Exchange(address, method, target, body, timeout)

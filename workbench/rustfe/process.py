@@ -47,13 +47,15 @@ def _die_with_parent() -> None:  # runs in the child before exec
 class Frontend:
     """One running ``vllm-rs frontend`` (one model folder, one set of serve arguments)."""
 
-    def __init__(self, binary: Path, model_dir: Path, args: dict, version: str) -> None:
+    def __init__(self, binary: Path, model_dir: Path, args: dict, version: str, tcp: bool = False) -> None:
         self.binary, self.model_dir, self.version = binary, model_dir, version
+        self.tcp = tcp  # HTTP on 127.0.0.1 (``url``) for clients of our own; else a Unix socket only
+        self.url: str | None = None
         self.args = {"model_tag": str(model_dir), **args,
                      # what RustFrontendProcessManager forwards from vLLM's environment
                      "engine_ready_timeout_secs": int(START_TIMEOUT_S), "http_timeout_keep_alive": 5}
         self.folder = Path(tempfile.mkdtemp(prefix="workbench-vllm-rs-"))
-        self.http = str(self.folder / "http")
+        self.http: str | tuple[str, int] = str(self.folder / "http")
         self.log_path = self.folder / "frontend.log"
         self.proc: subprocess.Popen | None = None
         self.dealer: zmtp.Peer | None = None
@@ -66,7 +68,12 @@ class Frontend:
 
         t0 = time.perf_counter()
         inputs, outputs = str(self.folder / "input"), str(self.folder / "output")
-        listeners = [_listener(self.http), _listener(inputs), _listener(outputs)]
+        listeners = [_listener(str(self.http)), _listener(inputs), _listener(outputs)]
+        if self.tcp:  # the frontend serves one HTTP listener: this one, and our own requests go to it too
+            listeners[0].close()
+            listeners[0] = socket.create_server(("127.0.0.1", 0))
+            port = listeners[0].getsockname()[1]
+            self.url, self.http = f"http://127.0.0.1:{port}/v1", ("127.0.0.1", port)
         fds = [s.fileno() for s in listeners]
         cmd = [str(self.binary), "frontend", "--listen-fd", str(fds[0]), "--input-listener-fd", str(fds[1]),
                "--output-listener-fd", str(fds[2]), "--engine-start-index", "0", "--engine-count", "1",
