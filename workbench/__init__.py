@@ -14,13 +14,14 @@
     cli/          the `workbench` command
 
 Lazy names: ``Workbench``, ``show``, ``parsers``, ``require_gpu``, ``NoGPU`` (ui), ``faces``
-(ui.api_frames), ``corpus`` (the package, callable). Every package's docstring maps its modules.
+(ui.api_frames), ``side_by_side`` (rustfe.frames), ``corpus`` (the package, callable). Every package's docstring maps its modules.
 """
 
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
-__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "faces"]
+__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "faces",
+           "side_by_side"]
 
 
 def __getattr__(name: str):
@@ -33,6 +34,10 @@ def __getattr__(name: str):
         from workbench.ui.api_frames import faces
 
         return faces
+    if name == "side_by_side":  # one stream through the Python parsers and vllm-rs's (rustfe.frames)
+        from workbench.rustfe.frames import side_by_side
+
+        return side_by_side
     if name == "corpus":  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
         import importlib
 

@@ -18,5 +18,6 @@ output per delta, and reads back exactly what the frontend streams for each.
     finals.py     the non-streaming body as a Final; the Responses face over the events
     lane.py       run(session, deltas): the Rust lane (one frontend per tokenizer + parsers)
     side_by_side.py  Python vs vllm-rs on the same ids: diff's A/B, check's `frontend` findings
+    frames.py     workbench.side_by_side(text, ...): both sides as DataFrames (notebook 07)
     serve.py      ScriptedServer: vllm-rs on 127.0.0.1 answering every request with a script
 """
