@@ -101,3 +101,20 @@ def test_same_version_python_0_34_parts_from_vllm_rs_0_34_too(run_cli, tools, se
     mine = [f for f in d["findings"] if f["kind"] == "frontend"]
     assert [(f["a"], f["b"], f["field"], f["first_step"]) for f in mine] == [
         (f"python {RUST_VERSION} hermes+qwen3", f"vllm-rs {RUST_VERSION} hermes+qwen3", "content", 7)]
+
+
+def test_doctor_names_the_implementation_and_vllm_rs_parsers(run_cli, tools, seed_frontend):
+    from workbench.lanes import versions
+
+    # --vllm: the installed version only (no lane runs the doctor again for "fixed in")
+    code, out, err = run_cli("doctor", "--vllm", versions.installed(), "--text", CUT, *tools, "--tool-parser", "hermes", "--reasoning-parser",
+                             "qwen3", "--finish-reason", "length", "--frontend", f"rust@{RUST_VERSION}", "--json")
+    d = json.loads(out)
+    [found] = [g for g in d["diagnoses"] if g["code"] == "frontends_differ"]
+    assert code == 1 and found["severity"] == "problem"
+    assert '(tool parser "hermes", reasoning parser "qwen3")' in found["message"]
+    ev = found["evidence"]
+    assert ev["first_step"] == 7 and ev["fields"] == ["content", "tool_calls"]
+    assert ev["where"]["tool_calls"].startswith("the Python non-streaming parser (parse)")
+    assert ev["where"]["content"].startswith("both: Python's two answers disagree")
+    assert ev["vllm_rs"] == {"version": RUST_VERSION, "tool_parser": "hermes", "reasoning_parser": "qwen3"}

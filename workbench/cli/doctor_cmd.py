@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from workbench.cli import check_cmd, common
+from workbench.cli import check_cmd, common, frontend_option
 
 if TYPE_CHECKING:
     import argparse
@@ -27,6 +27,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--json", action="store_true",
                    help='one JSON object: {"ok", "setup", "causes": [{"class", ...}], "diagnoses", "findings", '
                         '"modes", "tool_parsers", "reasoning_parsers", "failures", "checked"}')
+    frontend_option.add_option(p, "where the two implementations part is a diagnosis naming the one it lives in")
     p.set_defaults(run=run)
 
 
@@ -89,6 +90,10 @@ def run(args: argparse.Namespace) -> int:
         if capture_compare.is_capture(src.recording.header):
             found = capture_compare.diagnosis(src.setup, src.recording)
             report.diagnoses[:0] = [found] if found else []
+    rust = frontend_option.rust_version(args)
+    if rust is not None:
+        found = frontend_option.doctor_diagnosis(src, deltas_of, rust)
+        report.diagnoses[:0] = [found] if found else []
     if args.report is not None:
         written = bugreport.write(report, args.report, getattr(args, "argv", []), args.force)
         common.note(args, "wrote " + " and ".join(str(p) for p in written))

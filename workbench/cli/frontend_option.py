@@ -140,3 +140,15 @@ def check_findings(args: argparse.Namespace, session: Session, deltas: Sequence[
     sides = (side_by_side.Side(session.setup.parser), side_by_side.Side(session.setup.parser, version, rust=True))
     result = side_by_side.compare(session.setup, *sides, deltas=deltas, prompt_token_ids=session.prompt_ids)
     return side_by_side.findings(result)
+
+
+def doctor_diagnosis(src, deltas_of, version: str):
+    """doctor --frontend rust: the Python parsers against vllm-rs ``version`` on the source's
+    deltas, as a diagnosis (None when they agree)."""
+    from workbench.core.session import Session
+    from workbench.rustfe import side_by_side
+
+    session = Session(src.setup, prompt_token_ids=src.prompt_ids)
+    sides = (side_by_side.Side(src.setup.parser), side_by_side.Side(src.setup.parser, version, rust=True))
+    result = side_by_side.compare(src.setup, *sides, deltas=deltas_of(session), prompt_token_ids=session.prompt_ids)
+    return side_by_side.diagnosis(result)

@@ -4,14 +4,15 @@ Both sides get the same token ids in the same groups. The Python side is a sessi
 chosen vLLM (the installed one in-process, or a locked version's lane); the Rust side is
 the Rust lane of the chosen vllm-rs. ``core.diff.compare`` pairs the rows and compares
 the finals; ``findings`` turns that into check's ``frontend`` findings: per message field
-whose answer differs (stream, non-stream), from which step the rows part.
+whose answer differs (stream, non-stream), from which step the rows part; ``diagnosis``
+into doctor's, naming the implementation each difference lives in.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from workbench.core import diff
 from workbench.core.parsers import ParserSpec
@@ -106,3 +107,46 @@ def findings(result: diff.DiffResult) -> list[Difference]:
                               f"other chunks", chunking="token",
                               extra={"a": result.label_a, "b": result.label_b, "grouping": "token"}))
     return out
+
+
+def _where(field: str, py: dict, rs: dict) -> str:
+    """Which implementation a field's difference lives in, from each side's two answers."""
+    ps, pn, rs_, rn = (d.get(field) for d in (py["stream"], py["nonstream"], rs["stream"], rs["nonstream"]))
+    if ps != pn and rs_ == rn == pn:
+        return "the Python streaming parser (parse_delta): its non-streaming answer and both of vllm-rs's agree"
+    if ps != pn and rs_ == rn == ps:
+        return "the Python non-streaming parser (parse): its stream and both of vllm-rs's agree"
+    if rs_ != rn and ps == pn in (rs_, rn):
+        return f"vllm-rs's {'stream' if rn == ps else 'non-streaming answer'}: its other answer and both of Python's agree"
+    if ps != pn or rs_ != rn:
+        odd = " and ".join(n for n, bad in (("Python's", ps != pn), ("vllm-rs's", rs_ != rn)) if bad)
+        return f"both: {odd} two answers disagree with each other, and no answer of one side is the other's"
+    return "both: each implementation agrees with itself, and they parse this text differently"
+
+
+def diagnosis(result: diff.DiffResult) -> Any:
+    """doctor's finding for a Python-vs-Rust A/B (A Python, B vllm-rs), or None when they agree:
+    from which step they part, which fields, and in which implementation each difference lives;
+    the Rust parsers by the names vllm-rs uses."""
+    from workbench.check.config_diagnoses import PROBLEM, Diagnosis
+    from workbench.core.diff import normalise
+
+    if result.same:
+        return None
+    rust = result.b.parser
+    names = f'tool parser "{rust["tool_parser"] or "-"}", reasoning parser "{rust["reasoning_parser"] or "-"}"'
+    py = {m: normalise(getattr(result.a, f"{m}_final").to_dict()) for m in ("stream", "nonstream")}
+    rs = {m: normalise(getattr(result.b, f"{m}_final").to_dict()) for m in ("stream", "nonstream")}
+    fields = sorted({d.field for ds in result.final.values() for d in ds if not d.same and d.field})
+    where = {f: _where(f, py, rs) for f in fields}
+    if fields:
+        message = (f"{result.label_a} and {result.label_b} ({names}) answer differently: "
+                   + "; ".join(f"{f}: {w}" for f, w in where.items()))
+    else:
+        message = (f"{result.label_a} and {result.label_b} ({names}) end with the same message but send it in "
+                   f"other chunks from step {result.first_step}")
+    return Diagnosis("frontends_differ", PROBLEM, message,
+                     fix=f"`workbench diff --a SPEC --b SPEC@rust@{rust['version']}` shows both, step by step",
+                     evidence={"first_step": result.first_step, "fields": fields, "where": where,
+                               "vllm_rs": {"version": rust["version"], "tool_parser": rust["tool_parser"],
+                                           "reasoning_parser": rust["reasoning_parser"]}})
