@@ -1,4 +1,5 @@
-"""Write notebooks/01-06 from the cells below and in cells_05_harmony.py, cells_06_apis.py (outputs stripped).
+"""Write notebooks/01-07 from the cells below and in cells_05_harmony.py, cells_06_apis.py,
+cells_07_rust.py (outputs stripped).
 
     .venv/bin/python notebooks/build.py          # rewrite the notebooks
     .venv/bin/python notebooks/build.py --check  # exit 1 if a notebook differs from this file
@@ -17,6 +18,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 from cells_05_harmony import HARMONY  # noqa: E402
 from cells_06_apis import APIS  # noqa: E402
+from cells_07_rust import RUST  # noqa: E402
 
 TOOLS = '''TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
@@ -242,7 +244,8 @@ req.describe()["request"]["structured_outputs"], req.model.final.stream.tool_cal
 
 NOTEBOOKS = {"01_tour.ipynb": TOUR, "02_author_a_parser.ipynb": AUTHOR,
              "03_reproduce_a_bug.ipynb": BUG, "04_gpu_real_model.ipynb": GPU,
-             "05_harmony.ipynb": HARMONY, "06_one_stream_three_apis.ipynb": APIS}
+             "05_harmony.ipynb": HARMONY, "06_one_stream_three_apis.ipynb": APIS,
+             "07_python_and_rust.ipynb": RUST}
 
 
 def build(cells) -> nbformat.NotebookNode:

@@ -1,6 +1,6 @@
 """The notebooks run top to bottom (nbclient, this venv's ipykernel), outputs stripped.
 
-01-03, 05 and 06 each run in one fresh kernel (01 builds the one embedded engine of its
+01-03 and 05-07 each run in one fresh kernel (01 builds the one embedded engine of its
 kernel), with no error, no stderr and no progress bar in any cell; 04 needs a GPU:
 without one its first cell stops it with one line.
 """
@@ -17,7 +17,7 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 CPU_NOTEBOOKS = ["01_tour.ipynb", "02_author_a_parser.ipynb", "03_reproduce_a_bug.ipynb",
-                 "05_harmony.ipynb", "06_one_stream_three_apis.ipynb"]
+                 "05_harmony.ipynb", "06_one_stream_three_apis.ipynb", "07_python_and_rust.ipynb"]
 
 
 def execute(name: str, timeout: int = 300):
