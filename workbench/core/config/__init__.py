@@ -5,6 +5,7 @@
     lines.py    field path -> line in the file, for problems and the editor
     render.py   a ParserEngineConfig -> readable TOML text (one transition per line)
     export.py   every vLLM engine family -> its TOML (``workbench export-config``)
+    export_python.py  a config -> a vLLM plugin module (``export-config --python``) for vllm serve
     parser.py   a config -> a composed vLLM Parser class
     plain.py    a config's data -> ParserEngineConfig and class, stdlib + vLLM only (pasted into exports)
 """
