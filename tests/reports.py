@@ -7,7 +7,7 @@ measures its symptom: the case's
 evaluated on what the workbench replays over a given vLLM. ``reproduces_on`` in
 each file is what this measured; re-measure with
 
-    python -m tests.reports [ID ...] [--vllm 0.33.0]
+    python -m tests.reports [ID ...] [--vllm VERSION]
 """
 
 from __future__ import annotations
@@ -19,14 +19,20 @@ from pathlib import Path
 
 CASES = Path(__file__).parent / "data" / "reports"
 MAX_CASE_BYTES = 256 * 1024
-VERSIONS = ("0.32.0", "0.33.0")
+def _versions() -> tuple[str, ...]:
+    from workbench.lanes import versions
+
+    return tuple(versions.listed())
+
+
+VERSIONS = _versions()  # the installed vLLM and every lane: reproduces_on is measured on each
 CAUSES = ("parser_streaming", "parser_nonstreaming", "serving", "configuration", "model_output",
           "truncation", "none")
 REQUIRED = {"id": str, "source": str, "title": str, "symptom": str, "tokenizer": str, "request": dict,
             "text": str, "chunking": str, "finish_reason": str, "api": str, "expected_cause": str,
             "reproduces_on": dict, "notes": str, "symptom_check": list}
 NULLABLE = {"reported_vllm": str, "tool_parser": str, "reasoning_parser": str}
-OPTIONAL = {"see_also": list, "diff_with": str}
+OPTIONAL = {"see_also": list, "diff_with": str, "config": str}
 REQUEST_FIELDS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "parallel_tool_calls", "max_tokens")
 OPS = ("eq", "ne", "le", "ge", "empty", "nonempty", "contains", "lacks", "len", "valid_json",
        "invalid_json", "differs", "same")
@@ -81,6 +87,8 @@ def problems(case: dict, stem: str) -> list[str]:
             out.append(f"request.{key} is not one of {REQUEST_FIELDS}")
     if case["finish_reason"] not in ("stop", "length"):
         out.append("finish_reason must be stop or length")
+    if "config" in case and not (config_path(case).is_file() and case["tool_parser"] is None):
+        out.append("config must name a .toml file under tests/data/reports/ (and tool_parser must be null)")
     if case["api"] != "chat":
         out.append("api must be chat")
     if not case["text"]:
@@ -101,8 +109,16 @@ def tool_choice_flag(choice) -> str | None:
     return choice
 
 
+def config_path(case: dict) -> Path:
+    """The case's parser config (a reporter's own ParserEngine config), under CASES."""
+    path = (CASES / case["config"]).resolve()
+    return path if path.suffix == ".toml" and CASES.resolve() in path.parents else CASES / "missing.toml"
+
+
 def spec(case: dict) -> str:
-    """The case's parsers as a diff SPEC: 'hermes+qwen3', 'hermes', '+qwen3'."""
+    """The case's parsers as a diff SPEC: 'hermes+qwen3', 'hermes', '+qwen3', or its config."""
+    if case.get("config"):
+        return str(config_path(case))
     tool, reasoning = case["tool_parser"] or "", case["reasoning_parser"]
     return f"{tool}+{reasoning}" if reasoning else tool
 
@@ -117,6 +133,8 @@ def argv(case: dict, command: str, folder: Path, version: str | None = None) -> 
     if command == "diff":
         args += ["--a", spec(case), "--b", case["diff_with"]]
     else:
+        if case.get("config"):
+            args += ["--config", str(config_path(case))]
         if case["tool_parser"]:
             args += ["--tool-parser", case["tool_parser"]]
         if case["reasoning_parser"]:
@@ -171,7 +189,8 @@ def setup(case: dict):
     from workbench.core.request import RequestSpec
     from workbench.core.session import Setup
 
-    return Setup(tokenizer=case["tokenizer"], parser=ParserSpec(case["tool_parser"], case["reasoning_parser"]),
+    config = str(config_path(case)) if case.get("config") else None
+    return Setup(tokenizer=case["tokenizer"], parser=ParserSpec(case["tool_parser"], case["reasoning_parser"], config),
                  request=RequestSpec.from_dict(case["request"]), chunking=case["chunking"])
 
 

@@ -1,7 +1,7 @@
 """The corpus of rebuilt vLLM bug reports (tests/data/reports/, README there).
 
 Each case is checked against its schema; its recorded ``reproduces_on`` is measured
-again on the installed vLLM (and, slow, in the 0.33.0 lane); and every command runs
+again on the installed vLLM (and, slow, in every lane); and every command runs
 on it in-process without a traceback. That doctor names each case's
 ``expected_cause`` is asserted with doctor's own tests.
 """
@@ -80,12 +80,16 @@ def test_symptom_is_what_was_measured_on_the_installed_vllm(case):
         case["id"], doc["stream"], doc["nonstream"])
 
 
+LANES = [v for v in reports.VERSIONS if v != reports.VERSIONS[0]]
+
+
 @pytest.mark.slow
+@pytest.mark.parametrize("version", LANES)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_symptom_is_what_was_measured_in_the_033_lane(case):
-    doc = reports.answers(case, "0.33.0")
-    assert reports.shows_symptom(case, doc) is case["reproduces_on"]["0.33.0"], (
-        case["id"], doc["stream"], doc["nonstream"])
+def test_symptom_is_what_was_measured_in_each_lane(case, version):
+    doc = reports.answers(case, version)
+    assert reports.shows_symptom(case, doc) is case["reproduces_on"][version], (
+        case["id"], version, doc["stream"], doc["nonstream"])
 
 
 def _commands(case, tmp_path):
@@ -115,10 +119,11 @@ def test_every_command_exits_cleanly(case, run_cli, tmp_path):
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("version", LANES)
 @pytest.mark.parametrize("case", CASES, ids=IDS)
-def test_every_command_exits_cleanly_in_the_033_lane(case, run_cli, tmp_path):
+def test_every_command_exits_cleanly_in_each_lane(case, version, run_cli, tmp_path):
     for argv in list(_commands(case, tmp_path))[:3]:  # replay, check, doctor
-        _clean_exit(argv, *run_cli(*argv, "--vllm", "0.33.0"))
+        _clean_exit(argv, *run_cli(*argv, "--vllm", version))
 
 
 @pytest.mark.slow
