@@ -285,7 +285,7 @@ NOT_USER_INPUT = {
     ("core/tokenizers/folder.py", "_quiet_stderr", "os.open"): "opens /dev/null for writing, to quiet a Rust panic",
     ("core/serving.py", "incomplete_call_notes", "json.loads"):
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
-    ("check/evidence.py", "valid_json", "json.loads"): "the same test of the model's text",
+    ("check/written.py", "valid_json", "json.loads"): "the same test of the model's text",
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
     ("cli/doctor_versions.py", "findings_in", "json.loads"): "the --json stdout of our own check in a lane",

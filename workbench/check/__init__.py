@@ -18,8 +18,13 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     export_template.py   the pytest file's template (pastes core/messages.py)
     export_code.py       the author's plugin / config, copied beside an exported test that loads it
     doctor.py            `workbench doctor`: evidence -> report
-    evidence.py          what the text says: calls left open, JSON as written, which mode falls short
+    evidence.py          what the text says: calls left open, markup broken or leaked, which mode falls short
+    written.py           how the model wrote a call's JSON in the text: valid, unfinished, invalid
     causes.py            evidence -> cause classes (parser_streaming, serving, model_output, ...)
+    modes.py             which parser path a stream-vs-non-stream difference is blamed on: contract, then loss
+    finish.py            the finish_reason a client is told vs the engine's: the serving relabel of a cut
+    thinking.py          thinking on or off for the request, and thinking the model never closed
+    constraint.py        could the engine have produced the text under the request's grammar (xgrammar)
     config_diagnoses.py  settings that make a right parser look wrong
     api_evidence.py      the doctor's evidence for --api responses|messages
     where.py             the file, class and method of a cause, from the composed class

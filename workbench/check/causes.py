@@ -5,27 +5,33 @@ configuration, model_output, truncation. The evidence, in order:
 
 1. The configuration diagnoses (no tool parser, tools off, a parser that cannot start
    or does not match the text, a reasoning parser that ignores the prompt's thinking
-   state): configuration.
+   state, a text a forced tool_choice's grammar refuses: check/constraint.py):
+   configuration.
 2. The text itself: does it end inside a tool call (its markup never closed, or its
    JSON running to the end; a marker quoted in prose does not count)? With "stop" the
    model stopped mid-call (model_output). With "length" max_tokens cut it, which is a
-   cause (truncation) only when the two modes then disagree: a cut that both modes
-   present alike is vLLM working as documented (finish_reason "length"). Tool-call JSON
-   the model wrote invalid, functions the request never offered: model_output.
-3. Do streaming and non-streaming disagree (check's stream_vs_nonstream)? A mode is
-   right when it falls short of the text in nothing (no malformed call, no parser
-   markup in content, no well-formed call or word the other mode has). The mode that
-   is not right is the cause; when neither is, the non-streaming path (the parser's
-   reading of the format) and the streaming one after it; when both look right, the
-   streaming one (the non-streaming answer is the reference). A finish_reason that
-   differs while both modes agree on the calls is the serving layer's.
+   cause (truncation) when the two modes then disagree or the finish_reason hides the
+   cut; a mode that says "tool_calls" over the cut call is the serving layer's relabel
+   (check/finish.py), named right after it with advice for both kinds of client, and
+   what each parser path made of the cut call follows as a warning. Thinking left open
+   while thinking is on is the model's (check/thinking.py), or the cut's. Tool-call
+   JSON the model wrote invalid, functions the request never offered: model_output.
+3. Do streaming and non-streaming disagree (check's stream_vs_nonstream)? The client
+   contract decides first (check/modes.py): a mode that sends invalid JSON, leaked
+   markup or a call that never closes, next to a clean answer that carries the whole
+   text, is the one at fault. Otherwise the mode that loses more of the text; when both
+   do, the non-streaming path (the parser's reading of the format) and the streaming
+   one after it; when both look right, the streaming one (the non-streaming answer is
+   the reference). A finish_reason that differs while both modes agree on the calls, or
+   "tool_calls" over no call, is the serving layer's.
 4. Does parse raise (parser_nonstreaming) or parse_delta (parser_streaming)? That comes
    before the rest of this step: does the answer depend on the grouping (chunking findings,
    shrunk to a minimal grouping), does the stream break the client contract?
    parser_streaming.
 5. Text that reaches no field in either mode (text_dropped): both parser paths, the
    non-streaming one first. parallel_tool_calls false with more than one call: serving.
-6. Arguments buffered (a warning): parser_streaming.
+6. Arguments buffered (a warning: the answer is right, only late): parser_streaming,
+   with the silent deltas and the bytes that then arrive at once.
 
 Whitespace-only (cosmetic) differences are no cause.
 """
@@ -35,7 +41,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from workbench.check import evidence as E
+from workbench.check import evidence as E, finish as F, modes as M
 from workbench.check.coverage import TEXT_DROPPED
 from workbench.check.timing import ARGUMENTS_BUFFERED
 from workbench.core.messages import CHUNKING, CONTRACT, COSMETIC, ERROR, SEVERE, STREAM_VS_NONSTREAM, WARNING
@@ -85,6 +91,9 @@ class Facts:
     prompt_ended_reasoning: bool = False  # the parser's is_reasoning_end(prompt ids), as streaming asks it
     reads: Callable | None = None  # coverage.reader: does Parser.parse read these words (syntax, not loss)?
     stream_reads: Callable | None = None  # coverage.stream_reader: the same asked of the streaming path
+    step_ends: list[int] = field(default_factory=list)  # the text's length after each step (1-based steps)
+    thinking: object = None  # thinking.Thinking, or None without a reasoning parser
+    reasoning_deltas: int = 0  # chunks that carried reasoning
 
 
 def _key(f: Difference) -> dict:
@@ -100,39 +109,11 @@ def _role(facts: Facts, f: Difference) -> str:
     return "reasoning" if phase.startswith(("reasoning", "analysis")) else "tool"
 
 
-def _paths(facts: Facts) -> tuple[str, str | None, dict]:
-    """(the path at fault, a second path also at fault or None, the first one's shortfall).
-    A mode is right when it falls short of the text in nothing; when only one is right the
-    other is at fault; when neither is, the non-streaming path (the parser's reading of the
-    format) and then streaming; when both look right but differ, streaming (the non-streaming
-    answer is the reference)."""
-    s = E.badness(facts.stream, facts.nonstream, facts.text, facts.markers, facts.literals, facts.tool_names,
-                  facts.prompt_ended_reasoning, facts.stream_reads)
-    n = E.badness(facts.nonstream, facts.stream, facts.text, facts.markers, facts.literals, facts.tool_names,
-                  facts.prompt_ended_reasoning, facts.reads)
-    right_s, right_n = E.score(s) == 0, E.score(n) == 0
-    if right_s and not right_n:
-        return "parser_nonstreaming", None, n
-    if not right_s and not right_n:
-        return "parser_nonstreaming", "parser_streaming", n
-    return "parser_streaming", None, s
+def step_of(facts: Facts, char: int) -> int:
+    """The step whose delta carries character ``char`` of the text (1-based)."""
+    import bisect
 
-
-def _shortfall(b: dict) -> str:
-    parts = []
-    if b["bad_calls"]:
-        parts.append(f"{b['bad_calls']} call(s) without a name or with arguments that are not valid JSON")
-    if b["leaked"]:
-        parts.append("parser markup in the text fields: " + ", ".join(map(repr, b["leaked"])))
-    if b["missing_calls"]:
-        parts.append(f"{b['missing_calls']} well-formed call(s) fewer than the other mode")
-    if b["lost_words"]:
-        shown = f" ({', '.join(map(repr, b['lost']))})" if b.get("lost") else ""
-        parts.append(f"{b['lost_words']} word(s) of the text fewer than the other mode{shown}")
-    if b.get("reasoning_after_prompt"):
-        parts.append("reasoning although the prompt already closed thinking (the parser's is_reasoning_end on the "
-                     "prompt ids, which the streaming path asks and Parser.parse never does)")
-    return "; ".join(parts) or "it differs from the non-streaming answer, which is the reference"
+    return bisect.bisect_right(facts.step_ends, char) + 1
 
 
 def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> list[Cause]:
@@ -149,13 +130,15 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
 
     finals = (facts.stream, facts.nonstream)
     opened = E.open_at_end(facts.text, facts.pairs, finals, facts.literals, facts.starts)
-    if opened and facts.finish == "length" and modes:
+    cut = bool(opened) and facts.finish == "length" and bool(modes or F.relabelled_cut(facts))
+    if cut:
         causes.append(Cause("truncation", f"max_tokens cut the output inside a tool call: {opened}",
-                            ['finish_reason "length": the call is incomplete; what each mode makes of the cut call '
-                             "differs (clients must treat length as an incomplete call; raise max_tokens)"]))
+                            ['finish_reason "length": the call is incomplete', _cut_answers(facts)]))
+        causes += F.cut_causes(facts, Cause)
     elif opened and facts.finish == "stop":
         causes.append(Cause("model_output", f"the model stopped inside a tool call: {opened}",
                             ["finish_reason \"stop\" with the call's markup or arguments still open"]))
+    causes += _thinking_left_open(facts)
     invalid = E.invalid_written(facts.text, finals, facts.starts)
     invalid_cause = Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
                           ["as written in the text, not as parsed"]) if invalid else None
@@ -168,28 +151,18 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
                             + ", ".join(map(repr, unknown)),
                             [f"tools offered: {', '.join(sorted(facts.tool_names))}"]))
 
+    served = F.empty_tool_calls(facts, Cause)
     calls_differ = any(f.field == "tool_calls" for f in modes)
+    named = any(c.cls == "serving" for c in causes) or served
     for f in modes:
-        if f.field == "finish_reason" and not calls_differ:
+        if f.field == "finish_reason" and not calls_differ and not named:
             causes.append(Cause("serving", f"the finish_reason differs: stream {f.stream!r}, non-stream "
                                 f"{f.nonstream!r}, while both modes agree on the calls",
                                 [f.detail], findings=[_key(f)]))
+    causes += served
     parser_modes = [f for f in modes if f.field != "finish_reason"]
     if parser_modes:
-        path, also, short = _paths(facts)
-        first = min(parser_modes, key=lambda f: f.first_step or 0)
-        role = _role(facts, first)
-        fields = ", ".join(f.field for f in parser_modes)
-        for n, cls in enumerate([path] + ([also] if also else [])):
-            mode = "streaming" if cls == "parser_streaming" else "nonstreaming"
-            summary = (f"streaming and non-streaming disagree on {fields} (from step {first.first_step}); the "
-                       f"{mode.replace('non', 'non-')} answer falls short: {_shortfall(short)}" if n == 0 else
-                       "the streaming answer falls short of the text too")
-            cause = Cause(cls, summary, [f.headline() for f in parser_modes], where=where(role, mode, first.first_step),
-                          findings=[_key(f) for f in parser_modes])
-            if opened:  # inherent in a call that never closes: secondary
-                cause.evidence.append("the text ends inside the call, so streaming had to send before it could know")
-            causes.append(cause)
+        causes += _mode_causes(facts, parser_modes, where, opened, cut)
 
     # A parser method that raises is a defect in that method; a stream that depends on the
     # grouping can follow from it (the same broken split runs in both paths), never the reverse.
@@ -232,9 +205,60 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
         causes.append(Cause("model_output", "the model broke the call's markup: " + "; ".join(broken[:2]),
                             ["both modes read the broken markup alike; the format is the model's to keep"]))
     for f in by_kind.get(ARGUMENTS_BUFFERED, []):
-        causes.append(Cause("parser_streaming", f"arguments are buffered, not streamed: {f.detail}", [f.headline()],
-                            severity=WARNING, where=where("tool", "streaming"), findings=[_key(f)]))
+        x = f.extra
+        causes.append(Cause("parser_streaming", f"arguments are buffered, not streamed: call {x.get('call')} sends "
+                            f"nothing for {x.get('silent_deltas')} deltas, then {x.get('bytes')} bytes of arguments at "
+                            f"once (step {f.first_step}): a streaming client sees no progress while the model writes them",
+                            [f.detail, "the answer is right, only late: a warning"], severity=WARNING,
+                            where=where("tool", "streaming"), findings=[_key(f)]))
     return _dedupe(causes)
+
+
+def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str | None, cut: bool) -> list[Cause]:
+    """The parser path(s) a stream-vs-non-stream difference is blamed on (check/modes.py).
+    After a cut, a difference that starts inside the cut call is what each path made of an
+    incomplete call: named, a warning, after the truncation and the serving layer's relabel."""
+    path, also, short = M.paths(facts)
+    first = min(parser_modes, key=lambda f: f.first_step or 0)
+    role = _role(facts, first)
+    fields = ", ".join(f.field for f in parser_modes)
+    at_cut = E.open_start(facts.text, facts.pairs, facts.starts) if cut else None
+    after_cut = at_cut is not None and all((f.first_step or 0) >= step_of(facts, at_cut) for f in parser_modes)
+    out = []
+    for n, cls in enumerate([path] + ([also] if also else [])):
+        mode = "streaming" if cls == "parser_streaming" else "nonstreaming"
+        summary = (f"streaming and non-streaming disagree on {fields} (from step {first.first_step}); the "
+                   f"{mode.replace('non', 'non-')} answer {M.verdict(short)}" if n == 0 else
+                   f"the {mode.replace('non', 'non-')} answer falls short of the text too")
+        cause = Cause(cls, summary, [f.headline() for f in parser_modes], where=where(role, mode, first.first_step),
+                      findings=[_key(f) for f in parser_modes])
+        if after_cut:
+            cause.severity = WARNING
+            cause.summary = "inside the cut call: " + cause.summary
+            cause.evidence.append("what this path makes of a call max_tokens cut; the truncation comes first")
+        elif opened:  # inherent in a call that never closes: secondary
+            cause.evidence.append("the text ends inside the call, so streaming had to send before it could know")
+        out.append(cause)
+    return out
+
+
+def _cut_answers(facts: Facts) -> str:
+    def one(name: str, f: object) -> str:
+        calls = ", ".join(f"{c.name}({(c.arguments or '')[:40]!r}{'…' if len(c.arguments or '') > 40 else ''})"
+                          for c in f.tool_calls) or "no call"
+        return f"{name}: {calls}, finish_reason {f.finish_reason!r}"
+    return "; ".join(one(n, f) for n, f in (("stream", facts.stream), ("non-stream", facts.nonstream)))
+
+
+def _thinking_left_open(facts: Facts) -> list[Cause]:
+    """Thinking on, and the model never closed it: the model's output (thinking.py), or the cut's."""
+    from workbench.check import thinking as T
+
+    th = facts.thinking
+    if th is None or not th.left_open(facts.text, facts.stream, facts.nonstream) or not th.on(facts.text):
+        return []
+    summary, evidence = T.summary(th, facts.text, facts.finish, facts.stream, facts.nonstream, facts.reasoning_deltas)
+    return [Cause("truncation" if facts.finish == "length" else "model_output", summary, evidence)]
 
 
 def _dropped_after_invalid(facts: Facts, dropped: list) -> bool:

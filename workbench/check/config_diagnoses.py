@@ -132,8 +132,12 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
         all_reasoning = [name for name, m in (("stream", stream), ("non-stream", nonstream))
                          if m.reasoning and not (m.content or "").strip() and not m.tool_calls]
         # The model opened thinking itself, or max_tokens cut it mid-thought: no parser assumed anything.
+        # Thinking on (the prompt opened it, the request asked): the model's output (check/thinking.py).
+        from workbench.check.thinking import state
+
+        on = working.reasoning_parser and (th := state(session, tail)) is not None and th.on(text)
         if (working.reasoning_parser and all_reasoning and "</think>" not in text and "<think>" not in text
-                and deltas[-1].finish_reason != "length"):
+                and deltas[-1].finish_reason != "length" and not on):
             closed = tail.rfind("</think>") > tail.rfind("<think>")
             off = setup.request.chat_template_kwargs.get("enable_thinking") is False
             if closed or off:  # the prompt says the model does not think; the parser assumes it does
@@ -152,18 +156,6 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                  "parser that honours it"),
                 {"reasoning": _clip(stream.reasoning or nonstream.reasoning), "prompt_tail": tail,
                  "better": better}))
-
-    # A tool_choice vLLM enforces with a structural tag the text never follows.
-    begins = structural_begins(session.request)
-    if begins and not any(b in text for b in begins):
-        report.diagnoses.append(Diagnosis(
-            "constraint_not_followed", PROBLEM,
-            f"tool_choice {_choice(setup.request.tool_choice)}: vLLM constrains the output to start a call with "
-            f"{begins[0]!r} (the {working.tool_parser} parser's structural tag), and this text never does: it was "
-            "not generated under that constraint",
-            "check that the server applies structured outputs (a structured-outputs backend, no "
-            "--structured-outputs-config disabling it), and replay the text the constrained model gave",
-            {"begins": begins}))
 
     # The old reasoning_content field (a chat client's).
     if stream.reasoning and getattr(session, "api", "chat") == "chat":
@@ -223,12 +215,6 @@ def structural_begins(request: object) -> list[str]:
 
     walk(spec)
     return found if '"at_least_one": true' in json.dumps(spec) else []
-
-
-def _choice(choice: object) -> str:
-    if isinstance(choice, dict):
-        return repr((choice.get("function") or {}).get("name") or choice)
-    return repr(choice)
 
 
 def _thinking_markup(content: str | None) -> bool:

@@ -12,10 +12,12 @@ is the CLI's to ask the lanes (cli/doctor_versions.py).
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from workbench.check import api_evidence, causes as C, config_diagnoses, config_where, coverage, evidence as E, rank
+from workbench.check import (api_evidence, causes as C, config_diagnoses, config_where, coverage, evidence as E,
+                             rank, thinking)
 from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
 from workbench.check.contract import format_literals, parser_markers, pattern_markers
 from workbench.check.literals import literal_markers
@@ -159,6 +161,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
 
     tool_names = {t["function"]["name"] for t in setup.request.tools or [] if "function" in t}
     config_diagnoses.run(report, setup, session, working, result, deltas, tool_names)
+    _constraint(report, session, deltas, result.text)
     markers = checker.markers
     pairs = E.tool_marker_pairs(session)
     facts = C.Facts(text=result.text, finish=deltas[-1].finish_reason or "stop", stream=result.stream_final,
@@ -171,7 +174,10 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
                     phase_at={r.step: r.phase_before for r in result.rows},
                     prompt_ended_reasoning=_prompt_ends_reasoning(session),
                     reads=_reader(session, result),
-                    stream_reads=coverage.stream_reader(session, result, deltas[-1].finish_reason or "stop"))
+                    stream_reads=coverage.stream_reader(session, result, deltas[-1].finish_reason or "stop"),
+                    step_ends=list(itertools.accumulate(len(d.text) for d in deltas)),
+                    thinking=thinking.state(session, _prompt_tail(session, 400)),
+                    reasoning_deltas=sum(1 for r in result.rows if r.sse and r.reasoning))
     report.causes = C.classify(facts, lambda role, mode, step=None: locate(
         session.parser_cls, role, mode, _tracer(session, deltas, result, mode, step)))
     config_where.attach(report.causes, session, deltas, checked)  # a config's own transitions and lines
@@ -180,6 +186,30 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
         report.causes += api_evidence.causes(api, C.Cause)
         report.modes["api"] = api_evidence.to_dict(api)
     return report
+
+
+def _constraint(report: DoctorReport, session: Session, deltas: Sequence[Delta], text: str) -> None:
+    """constraint_not_followed, first: the request's grammar refuses the text (check/constraint.py)."""
+    from workbench.check import constraint
+
+    found = constraint.check(session, [t for d in deltas for t in d.token_ids], text)
+    if found is None:
+        return
+    begins = config_diagnoses.structural_begins(session.request)
+    evidence = {**found, **({"begins": begins} if begins else {})}
+    choice = session.setup.request.tool_choice
+    if choice in (None, "auto", "none"):  # strict tool calling's format, a safety net: the model broke it
+        report.diagnoses.append(Diagnosis(
+            "strict_format_not_followed", NOTE, constraint.describe(found, choice),
+            "the server that produced it did not enforce the call format (VLLM_ENFORCE_STRICT_TOOL_CALLING off, "
+            "or another vLLM); vLLM's defaults would have kept the model to it", evidence))
+        return
+    report.diagnoses.insert(0, Diagnosis(
+        "constraint_not_followed", PROBLEM, constraint.describe(found, choice),
+        "the server did not apply structured outputs to this request (a backend without them, structured outputs "
+        "turned off, a vLLM before the parser enforced tool_choice), or the text is not this request's: replay "
+        "the text the constrained model gave; what the parser makes of this one is no evidence against it",
+        evidence))
 
 
 def _tracer(session: Session, deltas: Sequence[Delta], result: object, mode: str,

@@ -13,6 +13,7 @@ import re
 from typing import TYPE_CHECKING
 
 from workbench.check import coverage
+from workbench.check.written import invalid_written, json_after, valid_json, written_json
 from workbench.core import vllm_compat as compat
 from workbench.core.messages import Final
 from workbench.core.runner import make_parser
@@ -75,60 +76,6 @@ def tool_marker_pairs(session: Session) -> list[tuple[str, str]]:
     return list(dict.fromkeys(out))
 
 
-def valid_json(text: str | None) -> bool:
-    try:
-        json.loads(text or "")
-    except (ValueError, RecursionError):  # the model's own text, as a client would test it
-        return False
-    return True
-
-
-def written_json(text: str, arguments: str | None) -> str | None:
-    """How the model wrote a call's (invalid) ``arguments``, found in ``text``: "valid" (a JSON
-    value starts there: the parser lost part of it), "unfinished" (it runs to the end of
-    the text), "invalid" (the model's JSON is broken), or None (not found as written)."""
-    probe = (arguments or "").strip()[:40]
-    if len(probe) < 2 or probe not in text:
-        return None
-    at = text.index(probe)
-    try:
-        json.JSONDecoder().raw_decode(text, at)
-    except RecursionError:
-        return "invalid"
-    except json.JSONDecodeError as e:
-        tail = text[e.pos:].strip()
-        return "unfinished" if e.pos >= len(text.rstrip()) or not tail or e.msg.startswith("Unterminated") \
-            else "invalid"
-    return "valid"
-
-
-def _decoded(text: str, at: int) -> str:
-    """"valid", "unfinished" (runs to the end of the text) or "invalid": the JSON value at ``at``."""
-    try:
-        json.JSONDecoder().raw_decode(text, at)
-    except RecursionError:
-        return "invalid"
-    except json.JSONDecodeError as e:
-        end = len(text.rstrip())
-        return "unfinished" if e.pos >= end or e.msg.startswith("Unterminated") else "invalid"
-    return "valid"
-
-
-def json_after(text: str, starts: Iterable[str]) -> list[tuple[int, str]]:
-    """For each start marker followed (after whitespace) by ``{`` or ``[``: (where, how the model
-    wrote that JSON), in text order. Formats whose call body is JSON (Hermes, Mistral...)."""
-    out = []
-    for m in starts:
-        i = text.find(m)
-        while i >= 0:
-            j = i + len(m)
-            k = len(text) - len(text[j:].lstrip())
-            if k < len(text) and text[k] in "[{":
-                out.append((i, _decoded(text, k)))
-            i = text.find(m, j)
-    return sorted(out)
-
-
 def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Final], literals: Iterable[str] = (),
                 starts: Iterable[str] = ()) -> str | None:
     """Why the text ends inside a tool call, or None: its last start marker is never closed and
@@ -152,6 +99,15 @@ def open_at_end(text: str, pairs: Sequence[tuple[str, str]], finals: Sequence[Fi
     if bodies and bodies[-1][1] == "unfinished":
         return "the JSON after the last tool-call marker runs to the end of the text unfinished"
     return None
+
+
+def open_start(text: str, pairs: Sequence[tuple[str, str]], starts: Iterable[str] = ()) -> int | None:
+    """Where the call that is still open at the end of the text starts: the last start marker
+    no end marker follows (a start without an end, such as [TOOL_CALLS], counts as open)."""
+    ends = {s: e for s, e in pairs}
+    found = [i for m in dict.fromkeys([s for s, _ in pairs] + list(starts)) if m
+             and (i := text.rfind(m)) >= 0 and (m not in ends or text.rfind(ends[m]) < i)]
+    return max(found, default=None)
 
 
 _Broken = tuple[str, int, int]  # (what the model broke, the text it holds: start, end)
@@ -211,24 +167,34 @@ def broken_and_lost(text: str, pairs: Sequence[tuple[str, str]], finals: Sequenc
     return out
 
 
-def invalid_written(text: str, finals: Sequence[Final], starts: Iterable[str] = ()) -> list[str]:
-    """Tool-call JSON the model itself wrote invalid: a call's arguments (in either mode) as
-    written, or the body after a tool-call marker."""
-    out = [f"the JSON after the tool-call marker at char {i}" for i, state in json_after(text, starts)
-           if state == "invalid"]
-    for f in finals:
-        for c in Final.of(f).tool_calls:
-            if not valid_json(c.arguments) and written_json(text, c.arguments) == "invalid":
-                out.append(repr(c.arguments[:80]))
-    return list(dict.fromkeys(out))
-
-
 def _cut_at_end(value: str, marker: str) -> int:
     """How many characters of ``marker`` (a proper prefix, at least 3, bracketed) ``value`` ends with."""
     for k in range(len(marker) - 1, 2, -1):
         if value.endswith(marker[:k]) and set(marker[:k]) & set("<[|｜"):
             return k
     return 0
+
+
+def _fragments(value: str, marker: str) -> set[str]:
+    """``marker`` or the longest bracketed piece of it (half of it at least) in ``value``."""
+    if marker in value:
+        return {marker}
+    for k in range(len(marker) - 1, max(len(marker) // 2, 4) - 1, -1):
+        for piece in (marker[:k], marker[-k:]):
+            if set(piece) & set("<[|｜") and piece in value:
+                return {piece}
+    return set()
+
+
+def _in_arguments(final: Final, other: Final, markers: Iterable[str]) -> list[str]:
+    """Parser markup (a marker, or a piece of one) in this answer's arguments that the other
+    mode's arguments do not carry: markup a parser path sent as argument text."""
+    mine = "".join(c.arguments or "" for c in final.tool_calls)
+    theirs = "".join(c.arguments or "" for c in other.tool_calls)
+    out = set()
+    for m in markers:
+        out |= {x for x in _fragments(mine, m) if not _fragments(theirs, m) & {x}}
+    return sorted(out)
 
 
 def ok_calls(final: Final, tool_names: set[str]) -> list:
@@ -252,7 +218,8 @@ def badness(final: Final, other: Final, text: str, markers: list[str], literals:
     stream can carry `"name"` in arguments, a broken parse can leave it in content)."""
     leaks = sorted({m for m in markers for v in (final.content, final.reasoning) if v and m in v}
                    | {f"{v.rstrip()[-k:]} (cut {m})" for m in markers for v in (final.content, final.reasoning)
-                      if v and (k := _cut_at_end(v.rstrip(), m))})
+                      if v and (k := _cut_at_end(v.rstrip(), m))}
+                   | {f"{x} (in arguments)" for x in _in_arguments(final, other, markers)})
     missed = coverage.uncovered(text, literals, (final,))
     theirs_missed = coverage.uncovered(text, literals, (other,))
     their_gaps = {m.start() for m in theirs_missed}

@@ -53,7 +53,7 @@ class Bursts:
             if self.quiet >= self.min_silent and size >= self.min_chars and (
                     i not in self.worst or self.quiet > self.worst[i]["silent"]):
                 self.worst[i] = {"index": i, "name": self.names.get(i), "step": row.step, "silent": self.quiet,
-                                 "chars": size}
+                                 "chars": size, "bytes": len((tc.arguments or "").encode("utf-8"))}
         self.quiet = 0
 
     def result(self) -> list[dict]:
@@ -77,5 +77,6 @@ def findings(rows: Sequence[Row] | None, chunking: str = "token", found: list[di
             detail=f"call {b['index']} ({b['name']}): {b['chars']} characters of arguments arrive at step "
                    f"{b['step']} after {b['silent']} silent deltas (one token each): a client sees nothing "
                    "while the model writes them",
-            extra={"silent_deltas": b["silent"], "chars": b["chars"], "call": b["index"]}))
+            extra={"silent_deltas": b["silent"], "chars": b["chars"], "bytes": b.get("bytes", b["chars"]),
+                   "call": b["index"]}))
     return out
