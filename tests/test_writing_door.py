@@ -252,8 +252,9 @@ FRAGMENTS = {
 PLAIN_VALUES = {
     ("check/bugreport.py", "paths"): "file names, not report text",
     ("check/bugreport.py", "_flags"): "the vllm serve command, shown through md.code",
-    ("check/bugreport.py", "write"): "the test file's name or why there is none, shown through md.code",
     ("check/export.py", "render_pytest"): "the title, put in through python.in_docstring",
+    ("check/export.py", "parser_label"): "the title's parser words, put in through python.in_docstring",
+    ("check/bugreport.py", "_label"): "the title's parser words, put in through md.inline",
     ("check/export.py", "vllm_sample"): "a JSON sample's fields (written by jsontext)",
     ("check/export.py", "write_pytest"): "an error message",
     ("check/export.py", "self_check"): "a module name and test ids, not written",

@@ -131,6 +131,13 @@ def _command(argv: list[str], minimal_file: str | None, grouping: str | None) ->
     return shlex.join(out)
 
 
+def _label(parser: dict) -> str:
+    """'config owl.toml', or 'hermes + qwen3': the title's parser (encoded by the caller)."""
+    if parser.get("config"):
+        return f"config {Path(parser['config']).name}"
+    return " + ".join(parser.get(k) or "-" for k in ("tool_parser", "reasoning_parser"))
+
+
 def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal_file: str | None,
            no_test: str = "", copies: Sequence[str] = ()) -> str:
     """The report's Markdown. ``test_file``: the pytest file written beside it, or None (then
@@ -146,9 +153,7 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
     req = session.setup.request
     p = s["parser"]
     template = s.get("chat_template")
-    label = (f"config {Path(p['config']).name}" if p.get("config") else
-             " + ".join(p.get(k) or "-" for k in ("tool_parser", "reasoning_parser")))
-    lines = [f"# {md.inline(label)}: "
+    lines = [f"# {md.inline(_label(p))}: "
              f"{md.inline(head['class'] + ': ' + head['summary'] if head else 'nothing wrong found')}", "",
              "## Versions and flags", "",
              f"- vLLM {md.inline(s['vllm'])} (as installed here)"

@@ -42,6 +42,7 @@ def run_python(args: argparse.Namespace) -> int:
     """--python: the config file as a plugin module."""
     from pathlib import Path
 
+    from workbench.core.writing.terminal import say
     from workbench.core import plugins, trust
     from workbench.core.config.export_python import plugin_source, roles, serve_flags
 
@@ -58,7 +59,7 @@ def run_python(args: argparse.Namespace) -> int:
 
     config = config_io.load(args.name, policy)
     name = args.register_as or config.name
-    print(args.output)
+    say("{}", args.output)
     common.note(args, f"serve it: vllm serve MODEL {serve_flags(name, args.output, roles(config))}")
     return 0
 
