@@ -109,8 +109,12 @@ def _chat_delta(objs: list[dict]) -> tuple[MessageDelta | None, str | None, str 
 RESPONSES_TEXT = {"response.reasoning_text.delta": "reasoning", "response.output_text.delta": "content"}
 
 
-def _responses_delta(objs: list[dict]) -> tuple[MessageDelta | None, str | None, str | None]:
-    """The same for Responses events: text deltas, and function calls by output index."""
+def _responses_delta(objs: list[dict], numbers: dict | None = None
+                     ) -> tuple[MessageDelta | None, str | None, str | None]:
+    """The same for Responses events: text deltas, and function calls numbered in the order
+    their items opened (``numbers``: output index -> call number, kept across the rows), as
+    a chat client numbers them."""
+    numbers = {} if numbers is None else numbers
     parts: dict[str, list[str]] = {}
     calls: list[ToolCallDelta] = []
     finish = error = None
@@ -122,11 +126,13 @@ def _responses_delta(objs: list[dict]) -> tuple[MessageDelta | None, str | None,
             seen = True
         elif kind == "response.output_item.added" and (obj.get("item") or {}).get("type") == "function_call":
             item = obj["item"]
-            calls.append(ToolCallDelta(obj.get("output_index", 0), item.get("call_id"), "function",
+            number = numbers.setdefault(obj.get("output_index", 0), len(numbers))
+            calls.append(ToolCallDelta(number, item.get("call_id"), "function",
                                        item.get("name"), item.get("arguments") or None))
             seen = True
         elif kind == "response.function_call_arguments.delta":
-            calls.append(ToolCallDelta(obj.get("output_index", 0), None, None, None, obj.get("delta")))
+            number = numbers.setdefault(obj.get("output_index", 0), len(numbers))
+            calls.append(ToolCallDelta(number, None, None, None, obj.get("delta")))
             seen = True
         elif kind in ("response.completed", "response.incomplete", "response.failed"):
             status = (obj.get("response") or {}).get("status")
@@ -156,7 +162,8 @@ def rows_of(ex: Exchange, deltas: Sequence[Delta], api: str,
                 for i, d in enumerate(deltas)], [f"vllm-rs refused the request: {refused}"]
     split = sse.per_step(ex)
     notes = list(split.notes)
-    read = _responses_delta if api == "responses" else _chat_delta
+    numbers: dict = {}
+    read = (lambda objs: _responses_delta(objs, numbers)) if api == "responses" else _chat_delta
     rows = []
     last = len(ex.steps) - 1
     for i, (step, d) in enumerate(zip(ex.steps, deltas)):
