@@ -118,3 +118,18 @@ def test_doctor_names_the_implementation_and_vllm_rs_parsers(run_cli, tools, see
     assert ev["where"]["tool_calls"].startswith("the Python non-streaming parser (parse)")
     assert ev["where"]["content"].startswith("both: Python's two answers disagree")
     assert ev["vllm_rs"] == {"version": RUST_VERSION, "tool_parser": "hermes", "reasoning_parser": "qwen3"}
+
+
+def test_corpus_checks_each_recording_against_vllm_rs(run_cli, tmp_path, seed_frontend):
+    from pathlib import Path
+
+    seed = Path(__file__).resolve().parents[2] / "parsers" / "recordings" / "hermes" / "seed_weather.jsonl"
+    code, out, err = run_cli("corpus", seed, "--check", "--frontend", "rust", "--fuzz", "0", "--workers", "1",
+                             "--json")
+    d = json.loads(out)
+    [kind] = [k for k in d["kinds"] if k["kind"].startswith("frontend")]
+    assert code == 1 and kind["kind"] == "frontend content" and kind["severe"] == 1
+    assert kind["examples"][0]["first_step"] == 7 and d["spec"].endswith("--frontend rust")
+    code, out, err = run_cli("corpus", seed, "--diff", "--a", "hermes+qwen3", "--b", "hermes+qwen3@rust",
+                             "--frontend", "rust")
+    assert code == 2 and "--frontend goes with --check" in err

@@ -51,6 +51,10 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     options.add_parser_options(fwd)
     options.add_request_options(fwd)
     check_cmd.add_fuzz_options(fwd)
+    from workbench.cli import frontend_option
+
+    frontend_option.add_option(fwd, "--check: each recording's disagreements are findings (--diff: a side's "
+                                    "SPEC@rust)", as_text=True)
     for action in fwd.actions:
         if action.dest == "fuzz":  # always passed on (spec.ALWAYS): check's own default is 100
             action.default, action.help = CORPUS_FUZZ, f"random groupings per recording (default {CORPUS_FUZZ})"
@@ -112,6 +116,8 @@ def run(args: argparse.Namespace) -> int:
 
     if args.output is None and args.resume:
         raise WorkbenchError("--resume needs -o RESULTS.jsonl")
+    if args.diff and args.frontend:
+        raise WorkbenchError("--frontend goes with --check; for --diff name a side SPEC@rust[@VERSION]")
     if args.html:
         common.refuse_existing(args.html, args.force)  # --resume appends to -o; it rewrites nothing else
     spec = build_spec(args)

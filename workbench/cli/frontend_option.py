@@ -31,8 +31,14 @@ def parse(text: str) -> tuple[str, str | None]:
     return name, version or None
 
 
-def add_option(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument("--frontend", type=parse, metavar="python|rust[@VERSION]", default=None,
+def text(value: str) -> str:
+    """``parse``'s check, the value kept as written (corpus passes it on to each check)."""
+    parse(value)
+    return value.strip()
+
+
+def add_option(p: argparse.ArgumentParser, what: str, as_text: bool = False) -> None:
+    p.add_argument("--frontend", type=text if as_text else parse, metavar="python|rust[@VERSION]", default=None,
                    help=f"which implementation parses: vLLM's Python parsers (default) or rust, the Rust "
                         f"frontend vllm-rs of a locked wheel (@VERSION; default the newest): {what}")
 
