@@ -164,7 +164,7 @@ def test_at_offsets_and_deltas_files_give_exact_deltas(run_cli, tools_file, tmp_
     by_at = rows(common + ["--chunking", "at:5,6,20"])
     assert [len(r["token_ids"]) for r in by_at] == [5, 1, 14, n - 20]
     assert [r["text"] for r in by_at] == [r["text"] for r in rows(common + ["--chunking",
-                                                                            f"merge:0-4,6-19,20-{n - 1}"])]
+                                                                            f"merge:1-5,7-20,21-{n}"])]
     texts = tmp_path / "texts.json"
     texts.write_text(json.dumps([r["text"] for r in by_at]))
     ids = tmp_path / "ids.json"

@@ -112,7 +112,7 @@ def test_a_lone_opener_in_prose_is_no_configuration_and_the_grouping_bug_is_name
     code, d = doctor(run_cli, "--text", text, "--reasoning-parser", "deepseek_r1")
     assert "thinking_in_content" not in [x["code"] for x in d["diagnoses"]]
     head = d["causes"][0]
-    assert code == 1 and head["class"] == "parser_streaming" and "--chunking merge:0-1" in head["summary"], d["causes"]
+    assert code == 1 and head["class"] == "parser_streaming" and "--chunking merge:1-2" in head["summary"], d["causes"]
     # vLLM itself, the opener and the next token in one delta:
     cls = ParserManager.get_parser(reasoning_parser_name="deepseek_r1")
     parser = cls(qwen3_tokenizer, None, model_config=None, chat_template_kwargs={})

@@ -29,6 +29,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     api_evidence.py      the doctor's evidence for --api responses|messages
     where.py             the file, class and method of a cause, from the composed class
     config_where.py      a config parser's cause: the transition and terminal at the failing step, its lines
+    config_readings.py   how the text at that step reads: a terminal inside JSON arguments, a marker cut short
     config_family.py     whose fault it is: vLLM's configs with the same transitions, run on the same text
     literals.py          marker literals a legacy parser's methods compare with (read by ast)
     rank.py              which other registered parser reads the text better: tried, never guessed

@@ -187,7 +187,7 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
     lines += ["Model output as given:", "", md.fence(session.tokenizer.decode(
         [t for dl in deltas for t in dl.token_ids], skip_special_tokens=False)), ""]
     if grouping:
-        lines += [f"Minimal grouping: {md.code('--chunking ' + grouping)} (0-based token spans that share one delta)",
+        lines += [f"Minimal grouping: {md.code('--chunking ' + grouping)} (tokens numbered from 1, as the rows' steps count them; A-B share one delta)",
                   ""]
     lines += ["Reproduce:", "", md.fence(_command(argv, minimal_file, grouping), "sh"), "",
               "## Expected vs actual", ""] + expected_actual(d)

@@ -7,19 +7,17 @@ it is handed (the state it met, the state it left for, the events it emitted); `
 reads, at the step a finding names, which transition fired there (or, when none did, the
 last one before it and the state the text fell into), with the token texts around that
 step and the config lines of the transition and its terminal. Two readings are named:
-a terminal that fired inside a call's JSON arguments (the call ends in the middle of its
-own JSON), and the text right after a terminal or in place of one that reads like the rest
-of a marker (a terminal spelled shorter than, or unlike, the text). Whether vLLM's own
-configs show the same fault is config_family.py's to say.
+what the text there reads like (config_readings.py). Whether vLLM's own configs show the
+same fault is config_family.py's to say.
 """
 
 from __future__ import annotations
 
-import difflib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.check import config_readings as R
 from workbench.core import vllm_compat as compat
 
 if TYPE_CHECKING:
@@ -91,77 +89,6 @@ def segments(text: str, fired: Sequence[Fired], initial: str, steps: Sequence[in
     return out
 
 
-def open_json(args: str) -> bool:
-    """Whether JSON text is still open at its end: inside a string, or braces not closed."""
-    depth, in_string, escaped = 0, False, False
-    for c in args:
-        if in_string:
-            escaped, in_string = (False, True) if escaped else (c == "\\", c != '"')
-        elif c == '"':
-            in_string = True
-        elif c in "{[":
-            depth += 1
-        elif c in "}]":
-            depth -= 1
-    return in_string or depth > 0
-
-
-def terminals_in_arguments(segs: Sequence[Segment]) -> list[tuple[Fired, str]]:
-    """(the terminal, the arguments so far) for each terminal that ended a call's arguments
-    while their JSON was still open."""
-    out, args = [], ""
-    for seg in segs:
-        if seg.fired is None:
-            args = args + seg.text if seg.state == "TOOL_ARGS" else ""
-            continue
-        f = seg.fired
-        if f.state == "TOOL_ARGS" and f.transition and f.to != "TOOL_ARGS" and args.lstrip()[:1] in ("{", "[") \
-                and open_json(args):
-            out.append((f, args))
-        if f.to != "TOOL_ARGS" or f.state != "TOOL_ARGS":
-            args = ""
-    return out
-
-
-def marker_tail(segs: Sequence[Segment], step: int) -> tuple[Fired, str] | None:
-    """The terminal whose matched text is followed, in the content at ``step``, by more marker
-    characters (``<</call`` then ``>>``): a terminal spelled shorter than the marker."""
-    for prev, seg in zip(segs, segs[1:]):
-        if prev.fired is None or seg.fired is not None or seg.step < step or not prev.fired.transition \
-                or seg.state not in ("CONTENT", "REASONING"):
-            continue
-        tail = ""
-        for c in seg.text:
-            if c.isalnum() or c.isspace():
-                break
-            tail += c
-        if tail and any(not c.isalnum() for c in prev.fired.value):
-            return prev.fired, tail
-    return None
-
-
-def near_misses(config: object, text: str, state: str, near: str) -> list[tuple[str, str, str]]:
-    """(terminal, its literal, the text that nearly matches it) for each terminal with a
-    transition out of ``state`` whose literal is nowhere in ``text`` but something close is
-    in ``near`` (the text around the failing step)."""
-    out = []
-    for (src, name), _ in config.transitions.items():  # type: ignore[attr-defined]
-        if src.name != state:
-            continue
-        literal = config.terminal_literal(name) or config.token_id_terminals.get(name)  # type: ignore[attr-defined]
-        if not literal or literal in text:
-            continue
-        best, best_ratio = "", 0.0
-        for size in (len(literal) - 1, len(literal), len(literal) + 1):
-            for i in range(0, max(len(near) - size + 1, 0)):
-                ratio = difflib.SequenceMatcher(None, literal, near[i:i + size]).ratio()
-                if ratio > best_ratio:
-                    best, best_ratio = near[i:i + size], ratio
-        if best_ratio >= 0.8:
-            out.append((name, literal, best))
-    return out
-
-
 def lines_of(path: str | None) -> tuple[dict[str, int], list]:
     """(field path -> line, the file's own transitions) of the author's config file."""
     if not path:
@@ -217,12 +144,12 @@ def locate(session: Session, deltas: Sequence[Delta], step: int, config_file: st
                              "line": transition_line(shown, lines, own), "matched": shown.transition}
         out["line"] = out["transition"]["line"]
     named = []
-    for f, args in terminals_in_arguments(segs):
+    for f, args in R.terminals_in_arguments(segs):
         named.append({"kind": "terminal_in_arguments", "terminal": f.terminal, "value": f.value, "step": f.step,
                       "line": lines.get(f"terminals.{f.terminal}"), "arguments": args[-60:],
                       "detail": f"terminal {f.terminal} {f.value!r} fired inside a call's JSON arguments at step "
                                 f"{f.step} (after {args[-40:]!r}): the call ends in the middle of its own JSON"})
-    tail = marker_tail(segs, step)
+    tail = R.marker_tail(segs, step)
     if tail is not None:
         f, more = tail
         named.append({"kind": "marker_continues", "terminal": f.terminal, "value": f.value, "step": f.step,
@@ -234,7 +161,7 @@ def locate(session: Session, deltas: Sequence[Delta], step: int, config_file: st
                       "detail": f"state {state} has no [content_events] entry: the text read there is dropped"})
     window = "".join(t["text"] for t in out["tokens"])
     start = max(text.find(window), 0)
-    for name, literal, seen in near_misses(config, text, state, text[max(0, start - 40):start + len(window) + 40]):
+    for name, literal, seen in R.near_misses(config, text, state, text[max(0, start - 40):start + len(window) + 40]):
         named.append({"kind": "terminal_never_fired", "terminal": name, "value": literal,
                       "line": lines.get(f"terminals.{name}"),
                       "detail": f"terminal {name} {literal!r} never fired in state {state}; the text has {seen!r}"})

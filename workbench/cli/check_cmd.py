@@ -82,8 +82,14 @@ def run(args: argparse.Namespace) -> int:
     say("check: {} on {}: {} tokens, {} groupings against one-token deltas (whole, k-token batches, {} random "
         "seed {}, two-chunk splits{})", spec.label(), session.setup.tokenizer, report.checked["tokens"],
         report.checked["groupings"], args.fuzz, args.seed, holdback)
+    from workbench.check import steps
+
     for f in report.findings:
         say("{}{}", "  ~ " if f.cosmetic else "  ! " if f.severity == "warning" else "  ✗ ", f.headline())
+        where = steps.at(session, deltas, label if f.chunking in ("token", "source", None) else f.chunking,
+                         f.first_step)
+        if where is not None:
+            say("      {}", steps.describe(where))
         if f.extra.get("grouping") not in (None, "token"):
             say("      replay it: --chunking {}", f.extra["grouping"])
         if "minimal_grouping" in f.extra:

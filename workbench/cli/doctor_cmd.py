@@ -98,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
         written = bugreport.write(report, args.report, getattr(args, "argv", []), args.force)
         common.note(args, "wrote " + " and ".join(str(p) for p in written))
     data = report.to_dict()
+    _steps(data, report)
     if args.json:
         common.print_json(data)
     else:
@@ -111,6 +112,25 @@ def _parser_label(p: dict) -> str:
     return f"config:{p['config']}" if p.get("config") else f"{p.get('tool_parser') or '-'}+{p.get('reasoning_parser') or '-'}"
 
 
+def _steps(data: dict, report: object) -> None:
+    """Each finding's step as the tokens it covers, with the token texts around it ("at")."""
+    from workbench.check import steps
+
+    session, deltas, _ = report.context  # type: ignore[attr-defined]
+    label = data["setup"].get("chunking")
+    for f in data["findings"]:
+        grouping = f.get("chunking") if f.get("chunking") not in ("token", "source", None) else label
+        where = steps.at(session, deltas, None if grouping in ("token", "source") else grouping, f.get("first_step"))
+        if where is not None:
+            f["at"] = where
+
+
+def _at(f: dict) -> list[str]:
+    from workbench.check import steps
+
+    return [f"      {steps.describe(f['at'])}"] if f.get("at") else []
+
+
 def evidence_lines(d: dict) -> list[str]:
     found = [f for f in d["findings"] if f.get("severity") != "cosmetic"]
     modes = [f for f in found if f["kind"] == "stream_vs_nonstream"]
@@ -119,6 +139,7 @@ def evidence_lines(d: dict) -> list[str]:
     if modes:
         for f in modes:
             out.append(f"  stream vs non-stream: {f['field']} from step {f['first_step']}: {f['detail']}")
+            out += _at(f)
     else:
         out.append("  stream vs non-stream: they agree" + (" (up to whitespace / None vs '')" if any(
             f["kind"] == "stream_vs_nonstream" for f in d["findings"]) else ""))
@@ -127,12 +148,14 @@ def evidence_lines(d: dict) -> list[str]:
         for f in chunked:
             out.append(f"  chunking: {f['field']} depends on the grouping ({f['detail']}); replay it with "
                        f"--chunking {f.get('minimal_grouping') or f.get('grouping') or f['chunking']}")
+            out += _at(f)
     else:
         out.append(f"  chunking: no grouping of the {d['checked'].get('tokens', '?')} tokens changes the answer "
                    f"({groupings} checked)")
     for f in found:
         if f["kind"] not in ("stream_vs_nonstream", "chunking"):
             out.append(f"  {f['kind']} {f['field']}: {f['detail']}")
+            out += _at(f)
     m = d["modes"]
     if m.get("api"):
         a = m["api"]

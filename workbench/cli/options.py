@@ -22,8 +22,9 @@ def add_source_options(p: argparse.ArgumentParser, recording: bool = True) -> No
     p.add_argument("--tokenizer", metavar="NAME|PATH", help="built-in tokenizer name or a folder (default qwen3)")
     p.add_argument("--chunking", type=chunking_arg,
                    help="how the tokens are grouped into deltas: token (default), whole, k:N, "
-                        "random:SEED[:MAX][#I], split:K, merge:A-B,..., at:I,J,... (token offsets where a "
-                        "delta ends), holdback:D; every grouping name `check` prints")
+                        "random:SEED[:MAX][#I], split:K, merge:A-B,... (tokens A..B share a delta), at:I,J,... "
+                        "(a delta ends after token I), holdback:D; tokens are numbered from 1, as steps are; "
+                        "every grouping name `check` prints")
     p.add_argument("--deltas", metavar="FILE.json",
                    help="the stream's exact deltas: a JSON list of texts (each a delta's text) or of "
                         "token-id lists")

@@ -1,16 +1,17 @@
 """How a stream's tokens are grouped into deltas: one name for every grouping.
 
 A grouping is a tuple of delta sizes in tokens. Every name `check` prints is one a
-``--chunking`` option accepts, and each names exactly one grouping of n tokens:
+``--chunking`` option accepts, and each names exactly one grouping of n tokens. Tokens are
+numbered from 1, as the steps of one-token deltas count them (token 5 is step 5 there):
 
     token              one token per delta (the reference)
     whole              all tokens in one delta
     k:N                N tokens per delta (MTP, --stream-interval N)
     random:SEED[:MAX]  sizes drawn 1..MAX (default 4) from random.Random(SEED)
     random:SEED[:MAX]#I  the I-th grouping drawn from that one RNG (vLLM's random_groupings)
-    split:K            two deltas: tokens [0, K) and [K, n)
-    merge:A-B,C-D      one token per delta, except tokens A..B (0-based, inclusive) share one
-    at:I,J             deltas end after token offsets I and J (0 < I < J < n)
+    split:K            two deltas: tokens 1..K and K+1..n
+    merge:A-B,C-D      one token per delta, except tokens A..B (inclusive) share one
+    at:I,J             a delta ends after token I and after token J (1 <= I < J < n)
     holdback:D         one token per delta, its text D deltas late (vLLM's detokenizer holdback)
 
 ``holdback`` is no grouping of sizes (text and ids are not aligned): ``sizes`` returns
@@ -106,13 +107,13 @@ def sizes(text: str, n: int) -> tuple[int, ...] | None:
         bounds = [0, *ends, n]
         return tuple(b - a for a, b in zip(bounds, bounds[1:]))
     merged: set[int] = set()
-    last = -1
+    last = 0
     for span in m["merge"].split(","):
         a, b = (int(x) for x in span.split("-"))
-        if not last < a < b < n:
+        if not last < a < b <= n:
             raise WorkbenchError(f"--chunking {text}: spans A-B need A < B, in order, without overlap, "
-                                 f"below {n} (the stream has {n} tokens; positions are 0-based)")
-        merged.update(range(a, b))
+                                 f"between 1 and {n} (the stream has {n} tokens, numbered from 1)")
+        merged.update(range(a - 1, b - 1))
         last = b
     return from_merges(n, merged)
 
@@ -140,17 +141,17 @@ def from_merges(n: int, merged: Iterable[int]) -> tuple[int, ...]:
 
 
 def merge_label(sizes_: Sequence[int]) -> str:
-    """'token', or 'merge:3-5,41-42': the 0-based token spans sharing one delta."""
+    """'token', or 'merge:4-6,42-43': the token spans (numbered from 1) sharing one delta."""
     spans, i = [], 0
     for s in sizes_:
         if s > 1:
-            spans.append(f"{i}-{i + s - 1}")
+            spans.append(f"{i + 1}-{i + s}")
         i += s
     return "merge:" + ",".join(spans) if spans else "token"
 
 
 def at_label(sizes_: Sequence[int]) -> str:
-    """'token', 'whole', or 'at:I,J': where each delta but the last ends."""
+    """'token', 'whole', or 'at:I,J': the token (numbered from 1) each delta but the last ends with."""
     if all(s == 1 for s in sizes_):
         return "token"
     if len(sizes_) == 1:
