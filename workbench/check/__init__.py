@@ -4,6 +4,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     suite.py             `check`: every check over one stream with one Session (check, Options, Report)
     streams.py           one stream as check keeps it: never its rows
     groupings.py         other groupings of the same tokens into deltas, as engines produce them
+    steps.py             a finding's step as the tokens it covers and the texts around it
     shrink.py            shrink a failing case: the grouping first, then the text
     minimal_text.py      the fewest tokens of the stream that still show a finding
     parallel.py          independent replays over CPU cores with fork (check --jobs)
