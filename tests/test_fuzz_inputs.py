@@ -14,6 +14,15 @@ messages files, --chat-template-kwargs, SSE logs for `capture --from-sse`, and
   plant them, in several spellings, where an attacker would: a recording's request,
   origin and deltas, a config's strings, tools, kwargs, SSE chunks, --url itself;
   outputs are searched with core/secrets.py's own list of spellings;
+- what it writes for a person cannot be steered (the writing door, core/writing/): the
+  strategies also plant control characters (ESC/OSC/CSI, BEL, C1, DEL, bidi overrides,
+  U+2028, a newline that would forge a line), backtick runs, ``<!--``, ``</script>``,
+  HTML, Markdown images and rich markup, and secrets split over two fields, in every
+  field they generate and in file names; stdout and stderr then hold no raw control
+  character and no forged line, every written file is what its medium allows (a report
+  renders without images, links, raw HTML or extra headings; generated Python parses;
+  JSON lines hold no raw control), and the corpus page and terminal report built from
+  hostile results keep every ``<script>`` whole and every line one line;
 - a seeded sample (every ``BOUNDED_EVERY``-th example) runs in a forked child instead
   (tests/bounded.py): RLIMIT_AS of 2 GB more than it started with, killed at 60 s, and
   its own peak RSS must grow by less than 2 GB.
@@ -24,8 +33,10 @@ runs 10x more. A failure it finds is kept below as a regression case (REGRESSION
 
 from __future__ import annotations
 
+import ast
 import itertools
 import json
+import re
 
 import pytest
 from hypothesis import HealthCheck, given, seed, settings, strategies as st
@@ -47,7 +58,8 @@ PLANTED = [KEY, PASSWORD, "pw%2Ffuzz%234%3F%40%252F", f"fuzz-user:{PASSWORD}", f
 ESCAPED = "\\u0073k-fuzz-0123456789abcdef-SECRET"
 MARK = "@@escaped-secret@@"
 SECRET = st.sampled_from(PLANTED + [MARK])
-FAST = {"recording": 200, "config": 100, "tools": 70, "kwargs": 50, "sse": 60, "url": 20}  # 500 in all
+FAST = {"recording": 200, "config": 100, "tools": 70, "kwargs": 50, "sse": 60, "url": 20, "page": 40,
+        "text": 5}  # 570 in all (text: per command)
 BOUNDED_EVERY = 10
 GB = 1 << 30
 
@@ -86,6 +98,18 @@ def run(run_cli, argv):
     return o.code, o.out, o.err
 
 
+# What steers a terminal, a report or a page, as values an attacker controls.
+FORGED = "FORGED-LINE"
+HOSTILE = ["\x1b]0;owned\x07", "\x1b[2J\x1b[H", "\x1b]8;;http://evil.example\x07here\x1b]8;;\x07", "\x9b31m", "\x7f",
+           "\u202eevil\u202c", "\u2066x\u2069", "\u2028", "a\rb", f"x\n{FORGED}: error: all is well", "`````\n# Owned",
+           "<!--<script>", "</script><script>alert(1)</script>", "<img src=http://evil.example/x.png>",
+           "![x](http://evil.example/y.png)", "[link=http://evil.example]z[/link]", "[red]x", "a | b", "\x08\x08"]
+HOSTILE_TEXT = st.sampled_from(HOSTILE) | st.builds(str.__add__, st.sampled_from(HOSTILE), st.sampled_from(HOSTILE))
+SPLIT = (KEY[:11], KEY[11:])  # a secret in two fields, neither of which holds it
+# raw in an output for a person: every control but newline and tab, bidi controls, U+2028/9
+RAW_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
+
+
 def leaked(text: str) -> bool:
     from workbench.core import secrets
 
@@ -99,6 +123,12 @@ def holds(argv, code, out, err, files=()) -> None:
     for name, text in [("stdout", out), ("stderr", err)] + [(str(f), f.read_text("utf-8", "replace"))
                                                               for f in files if f.exists()]:
         assert not leaked(text), (where, name)
+    for name, text in (("stdout", out), ("stderr", err)):
+        assert not RAW_CONTROL.search(text), (where, name, RAW_CONTROL.search(text))
+        assert not any(line.startswith(FORGED) for line in text.splitlines()), (where, name)
+    for f in files:
+        if f.exists():
+            written_for_a_person(f, where)
     if code == 2:
         assert err.count("\n") <= 1, (where, err)
     if "--json" in argv and code in (0, 1):
@@ -107,8 +137,23 @@ def holds(argv, code, out, err, files=()) -> None:
         assert not out[end:].strip(), where
 
 
+def written_for_a_person(f, where: str) -> None:
+    """A written file holds what its medium allows, whatever its values were."""
+    text = f.read_text("utf-8", "replace")
+    if f.suffix == ".md":
+        from markdown_it import MarkdownIt
+
+        html = MarkdownIt("commonmark").enable("table").render(text)
+        assert not re.search(r"<(img|a |script|iframe|!--)", html), (where, f.name, html[:2000])
+        assert html.count("<h1>") <= 1 and html.count("<h2>") <= 6, (where, f.name)
+    elif f.suffix == ".py":
+        ast.parse(text)
+    else:
+        assert not RAW_CONTROL.search(text.replace("\t", "")), (where, f.name)
+
+
 # -- hostile values --------------------------------------------------------------------
-ODD = st.one_of(
+ODD = st.one_of(HOSTILE_TEXT,
     st.none(), st.booleans(), st.integers(-2**70, 2**70), st.floats(allow_nan=False, allow_infinity=False),
     st.text(max_size=40), st.just(""), st.just("x" * 5000), st.just("\u0000\ud7ff\uffff"),
     st.lists(st.integers(-5, 200_000), max_size=6), st.dictionaries(st.text(max_size=5), st.integers(), max_size=3),
@@ -165,8 +210,15 @@ def recordings(draw) -> bytes:
 
 
 def _plant(draw, lines: list) -> None:
-    """One secret where an attacker would put it in a recording."""
-    secret, header = draw(SECRET), lines[0]
+    """One secret where an attacker would put it in a recording, a value that would steer
+    an output in another spot, and a secret split over two spots."""
+    hostile = [draw(HOSTILE_TEXT)] if draw(st.booleans()) else []
+    for value in [draw(SECRET), *hostile, *(SPLIT if draw(st.booleans()) else ())]:
+        _plant_one(draw, lines, value)
+
+
+def _plant_one(draw, lines: list, secret: str) -> None:
+    header = lines[0]
     spot = draw(st.sampled_from(["message", "tool", "kwargs", "origin", "parser", "text", "extra"]))
     request = header.get("request") if isinstance(header.get("request"), dict) else {}
     if spot == "message":
@@ -213,7 +265,7 @@ def configs(draw) -> bytes:
                 'from = "CONTENT"\non = "X"\nto = "NOWHERE"\n', 'from = 1\n', 'on = "TOOL_END"\nemit = ["BAD"]\n']))
         else:
             text = draw(RAW) + "\n" + text
-    secret = draw(SECRET)
+    secret = draw(SECRET | HOSTILE_TEXT)
     spot = draw(st.sampled_from(["name", "terminal", "callable"]))
     if spot == "name":
         text = text.replace('name = "teaching"', f"name = {json.dumps(secret)}", 1)
@@ -240,7 +292,8 @@ def tools_files(draw) -> bytes:
     tools = json.loads(json.dumps(WEATHER_TOOLS))
     fn = tools[0]["function"]
     fn[draw(st.sampled_from(["name", "parameters", "description", "strict"]))] = draw(JSON)
-    fn[draw(st.sampled_from(["name", "description"]))] = draw(SECRET)
+    fn[draw(st.sampled_from(["name", "description"]))] = draw(SECRET | HOSTILE_TEXT)
+    fn["name"], fn["description"] = (SPLIT if draw(st.booleans()) else (fn["name"], fn["description"]))
     return _bytes_mutation(draw, json.dumps(tools).replace(MARK, ESCAPED).encode())
 
 
@@ -248,7 +301,8 @@ def tools_files(draw) -> bytes:
 def sse_logs(draw) -> bytes:
     chunks = [{"id": "c", "object": "chat.completion.chunk", "model": "m",
                "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}}]}]
-    for piece in draw(st.lists(st.text(max_size=6) | SECRET, min_size=1, max_size=6)):
+    for piece in draw(st.lists(st.text(max_size=6) | SECRET | HOSTILE_TEXT | st.sampled_from(SPLIT),
+                               min_size=1, max_size=6)):
         chunks.append({"id": "c", "object": "chat.completion.chunk", "model": "m",
                        "choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]})
     chunks[-1]["choices"][0]["finish_reason"] = draw(st.sampled_from(["stop", "length", None, "banana", 5]))
@@ -263,8 +317,13 @@ def sse_logs(draw) -> bytes:
     return _bytes_mutation(draw, ("\n\n".join(lines) + "\n").replace(MARK, ESCAPED).encode("utf-8", "surrogatepass"))
 
 
+NAMES = ["", "\x1b]0;owned\x07", "<!--<script>", "a\nFORGED-LINE: x", "`````", "\u202e", "[red]"]
+_names = itertools.count()
+
+
 def _file(tmp_path_factory, name: str, data: bytes):
-    p = tmp_path_factory.mktemp("fuzz") / name
+    """``data`` in a file named ``name``, every few with a hostile prefix (paths reach messages)."""
+    p = tmp_path_factory.mktemp("fuzz") / (NAMES[next(_names) % len(NAMES)] + name)
     p.write_bytes(data)
     return p
 
@@ -278,12 +337,17 @@ def _recording_case(run_cli, tmp_path_factory, data, command):
     if command == "replay --save":  # a recording written back: every line through the writer
         files = [rec.with_name("saved.jsonl")]
         argv += ["--save", files[0]]
+    if command == "doctor --report":  # a Markdown report, its minimal text and its exported test
+        from workbench.check import bugreport
+
+        files = bugreport.paths(str(rec.with_name("bug.md")))
+        argv += ["--report", files[0]]
     holds(argv, *run(run_cli, argv), files=files)
 
 
 @seed(20260902)
 @_settings("recording")
-@given(data=recordings(), command=st.sampled_from(["replay", "replay", "replay", "replay --save", "doctor"]))
+@given(data=recordings(), command=st.sampled_from(["replay", "replay", "replay --save", "doctor", "doctor --report"]))
 def test_fuzzed_recordings(run_cli, tmp_path_factory, data, command):
     _recording_case(run_cli, tmp_path_factory, data, command)
 
@@ -354,7 +418,8 @@ def test_fuzzed_urls_with_credentials(run_cli, tmp_path_factory, password, tail,
 @pytest.mark.slow
 @seed(20260903)
 @_settings("recording", slow=True)
-@given(data=recordings(), command=st.sampled_from(["replay", "replay --save", "check", "doctor", "diff"]))
+@given(data=recordings(), command=st.sampled_from(["replay", "replay --save", "check", "doctor", "doctor --report",
+                                                  "diff"]))
 def test_fuzzed_recordings_long(run_cli, tmp_path_factory, data, command):
     if command == "diff":
         argv = ["diff", _file(tmp_path_factory, "rec.jsonl", data), "--a", "hermes+qwen3", "--b", "+qwen3", "--json"]
@@ -371,6 +436,120 @@ def test_fuzzed_configs_long(run_cli, tmp_path_factory, data):
     argv = ["replay", "--config", _file(tmp_path_factory, "c.toml", data), "--text", "<tool_call>x</tool_call>",
             "--json"]
     holds(argv, *run(run_cli, argv))
+
+
+@st.composite
+def model_texts(draw) -> tuple[str, list]:
+    """Model text that parses (a hermes tool call) with hostile values where the outputs show
+    them: the reasoning, the content, the call's name and arguments; and tools to match."""
+    value = HOSTILE_TEXT | st.sampled_from(SPLIT) | st.text(max_size=6)
+    name = draw(value)
+    args = {draw(value): draw(value)}
+    text = (f"<think>{draw(value)}</think>{draw(value)}<tool_call>"
+            f"{json.dumps({'name': name, 'arguments': args}, ensure_ascii=draw(st.booleans()))}</tool_call>"
+            + draw(st.sampled_from(["", "`````", "\n# Owned", "<!-- x"])))
+    tools = [{"type": "function", "function": {"name": name, "description": draw(value),
+                                               "parameters": {"type": "object", "properties": {}}}}]
+    return text, tools
+
+
+TEXT_COMMANDS = ["replay", "replay --json", "check", "doctor", "doctor --report", "export"]
+
+
+def _text_case(run_cli, tmp_path_factory, text, tools, command):
+    folder = tmp_path_factory.mktemp("text")
+    (folder / "tools.json").write_text(json.dumps(tools))
+    name, *flags = command.split()
+    argv, files = [name, "--text", text, "--tools", folder / "tools.json", "--tool-parser", "hermes",
+                   "--reasoning-parser", "qwen3", *(f for f in flags if f == "--json")], []
+    if command == "check":
+        argv += ["--fuzz", "2", "--no-cost", "--shrink-budget", "0"]
+    if name == "doctor":  # the installed vLLM only: no lane is started
+        from workbench.lanes.versions import installed
+
+        argv += ["--vllm", installed()]
+    if command == "doctor --report":
+        from workbench.check import bugreport
+
+        files = bugreport.paths(str(folder / "bug.md"))
+        argv += ["--report", files[0]]
+    if command == "export":
+        files = [folder / "test_fuzzed.py"]
+        argv += ["-o", files[0], "--fuzz", "2"]
+    holds(argv, *run(run_cli, argv), files=files)
+
+
+@pytest.mark.parametrize("command", TEXT_COMMANDS)
+@seed(20260902)
+@_settings("text")
+@given(case=model_texts())
+def test_fuzzed_texts_reach_every_output(run_cli, tmp_path_factory, case, command):
+    """Hostile values that get through (a call that parses) reach tables, findings, reports
+    and exported tests: each output still holds only what its medium allows."""
+    _text_case(run_cli, tmp_path_factory, *case, command)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command", TEXT_COMMANDS)
+@seed(20260903)
+@_settings("text", slow=True)
+@given(case=model_texts())
+def test_fuzzed_texts_reach_every_output_long(run_cli, tmp_path_factory, case, command):
+    _text_case(run_cli, tmp_path_factory, *case, command)
+
+
+@st.composite
+def results_lines(draw) -> list[dict]:
+    """corpus results lines (findings, errors, versions) whose every string is hostile."""
+    text = HOSTILE_TEXT | st.text(max_size=8) | st.sampled_from(SPLIT)
+    lines = []
+    for i in range(draw(st.integers(1, 5))):
+        versions = {draw(text) or "0.32.0": {"findings": [{"kind": draw(text), "field": draw(text),
+                                                           "first_step": draw(st.integers(1, 40)),
+                                                           "severity": "error", "text": draw(text)}]}}
+        error = draw(st.none() | text)
+        lines.append({"path": f"/r/{draw(text)}{i}.jsonl", "sha256": f"{i}", "spec": "s", "mode": "check",
+                      "parser": draw(text), "error": error, "error_kind": draw(text) if error else None,
+                      "versions": {} if error else versions, "seconds": 0.1})
+    return lines
+
+
+def page_holds(lines: list[dict]) -> None:
+    import contextlib
+    import io
+
+    from workbench.corpus import html, summary, terminal
+
+    s = summary.summarise(lines)
+    page = html.page(s, lines, "workbench corpus: " + lines[0]["parser"])
+    # a browser ends a script at its first "</script", unless "<!--" came before it
+    opened = [m.end() for m in re.finditer(r"<script\b[^>]*>", page)]
+    bodies = [page[at:page.lower().index("</script", at)] for at in opened]
+    assert len(bodies) == page.lower().count("</script") and not any("<!--" in b for b in bodies)
+    for head, body in zip(re.finditer(r"<script\b([^>]*)>", page), bodies):
+        if "application/json" in head.group(1):
+            json.loads(body)
+    assert "<img" not in page and not RAW_CONTROL.search(page)
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        terminal.print_report(s, "corpus: " + lines[0]["path"])
+    assert not RAW_CONTROL.search(out.getvalue()) and not any(
+        ln.startswith(FORGED) for ln in out.getvalue().splitlines()), out.getvalue()
+
+
+@seed(20260902)
+@_settings("page")
+@given(lines=results_lines())
+def test_fuzzed_pages_and_reports(lines):
+    page_holds(lines)
+
+
+@pytest.mark.slow
+@seed(20260903)
+@_settings("page", slow=True)
+@given(lines=results_lines())
+def test_fuzzed_pages_and_reports_long(lines):
+    page_holds(lines)
 
 
 # -- what the fuzzer found, kept ------------------------------------------------------------

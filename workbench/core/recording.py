@@ -103,9 +103,10 @@ class RecordingWriter:
     def _line(obj: dict, where: str) -> tuple[str, dict]:
         """(the line, what the loader reads back from it) or WorkbenchError."""
         from workbench.core import door, secrets
+        from workbench.core.writing import jsontext
 
-        try:
-            text = json.dumps(secrets.scrub_obj(obj), ensure_ascii=False, allow_nan=False)
+        try:  # DEL, C1 and bidi controls as \uXXXX: the line reads back the same, and `cat` shows them inert
+            text = jsontext.safe(json.dumps(secrets.scrub_obj(obj), ensure_ascii=False, allow_nan=False))
             size = len(text.encode("utf-8"))
         except ValueError:  # NaN/Infinity (json) or a lone surrogate (UnicodeEncodeError)
             raise WorkbenchError(f"{where}: would hold NaN, Infinity or a lone surrogate, which "
