@@ -140,3 +140,20 @@ def test_a_library_warning_is_no_second_line_under_an_error(run_cli, tmp_path):
     code, out, err = run_cli("replay", "--tokenizer", folder, "--text", "hi there how are you doing today",
                              "--chunking", "at:1000")
     assert code == 2 and err.count("\n") == 1 and "--chunking at:1000" in err, err
+
+
+def test_a_folder_name_with_triple_quotes_stays_inside_the_exported_docstring(run_cli, tmp_path):
+    """The folder's name was pasted raw into the exported test's docstring: ``\"\"\"`` closed
+    it (only an accident of compile() stopped the file). Through the Python door it is
+    docstring text: the file parses, and its docstring names the folder as it is."""
+    import ast
+
+    base = tmp_path / 'tok"""; import os; os.system("x"); """'
+    base.mkdir()
+    folder = qwen3_copy(base)
+    out = tmp_path / "test_q.py"
+    code, _, err = run_cli("export", "--tokenizer", folder, "--text", "hi", "--fuzz", "1", "-o", out)
+    assert code == 0 and "Traceback" not in err, err
+    tree = ast.parse(out.read_text())
+    assert str(folder) in ast.get_docstring(tree, clean=False)
+    assert not [n for n in ast.walk(tree) if isinstance(n, ast.Call) and getattr(n.func, "attr", "") == "system"]
