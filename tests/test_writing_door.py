@@ -237,7 +237,8 @@ def test_the_scan_sees_a_write_past_the_door(tmp_path, monkeypatch):
 # medium, so each value in it is encoded (a door call), a number (its format spec says
 # so: ``{n:d}``), or a fragment of that medium made here. An f-string inside a door
 # call's arguments is a value, encoded whole.
-COMPOSERS = {"check/bugreport.py", "corpus/html.py", "ui/page_table.py", "check/export.py"}
+COMPOSERS = {"check/bugreport.py", "corpus/html.py", "ui/page_table.py", "check/export.py",
+             "core/config/export_python.py"}
 ENCODERS = {"inline", "cell", "code", "fence", "text", "script_json", "script_code", "literal", "comment",
             "in_docstring", "docstring", "module", "_cell"}
 NUMERIC = ("d", "f", "g", "e", "%", "x", "n")
@@ -255,6 +256,9 @@ PLAIN_VALUES = {
     ("check/export.py", "render_pytest"): "the title, put in through python.in_docstring",
     ("check/export.py", "parser_label"): "the title's parser words, put in through python.in_docstring",
     ("check/bugreport.py", "_label"): "the title's parser words, put in through md.inline",
+    ("core/config/export_python.py", "serve_flags"): "the vllm serve command: docstring text and a note line",
+    ("core/config/export_python.py", "plugin_source"):
+        "error messages, the title (put in through python.in_docstring) and class_name's identifier",
     ("check/export.py", "vllm_sample"): "a JSON sample's fields (written by jsontext)",
     ("check/export.py", "write_pytest"): "an error message",
     ("check/export.py", "self_check"): "a module name and test ids, not written",
