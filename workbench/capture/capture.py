@@ -16,8 +16,6 @@ and is then reported: what was captured stays, and always loads.
 
 from __future__ import annotations
 
-import sys
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,11 +25,10 @@ from workbench.capture import chunks, client, stream, tokcheck
 from workbench.core import secrets
 from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec
-from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator, Sequence
+    from collections.abc import Sequence
     from vllm.tokenizers import TokenizerLike
     from workbench.core.session import Session
 
@@ -198,7 +195,7 @@ def _write(events, body: dict, origin: dict, opts: Options, out: Path) -> Captur
     origin = {**origin, "opening_chunk": first.raw, "notes": notes}
     header = header_for(session, body, origin, opts)
     done = Captured(out, notes=notes, header=header)
-    got, stopped = read(it, Progress(opts.progress))
+    got, stopped = chunks.read_all(it, chunks.Progress(opts.progress))
     secrets.refuse_spelled([first.raw, *(c.raw for c in got)], "the server's chunks")
     with rec.RecordingWriter(out, header, overwrite=opts.force) as w:
         rows = Rows(w, session, opts.tokenizer, done)
@@ -212,26 +209,6 @@ def _write(events, body: dict, origin: dict, opts: Options, out: Path) -> Captur
         except WorkbenchError as e:
             rows.fail(str(e))
     return done
-
-
-def read(it: Iterator[str], progress: Progress) -> tuple[list[chunks.Chunk], str | None]:
-    """The chunks after the opening one, each checked, within the stream's caps and clock;
-    and why the stream stopped early (None when it ended). All of it is read before a line
-    is written: a secret spelled over several chunks is only seen joined."""
-    got: list[chunks.Chunk] = []
-    tokens = 0
-    try:
-        for n, raw in enumerate(it, 2):
-            got.append(chunks.parse(raw, f"the server's chunk {n}"))
-            tokens += len(got[-1].token_ids)
-            progress.show(len(got), tokens)
-            if got[-1].error and not got[-1].choices:
-                break  # the server's error: nothing after it is read
-    except WorkbenchError as e:
-        return got, str(e)
-    finally:
-        progress.end(len(got), tokens)
-    return got, None
 
 
 class Rows:
@@ -296,24 +273,3 @@ class Rows:
                 message += " (the finishing chunk did not fit in the recording)"
         if not self.w.finished:
             self.w.append(Delta((), "", "error", extra={"capture_error": message[:2000]}))
-
-
-class Progress:
-    """One self-overwriting line on stderr while the stream runs, on a terminal only (in a
-    log it would be one more line beside the one a failure prints)."""
-
-    def __init__(self, on: bool) -> None:
-        self.on = on and sys.stderr.isatty()
-        self.t0, self.last = time.perf_counter(), 0.0
-
-    def show(self, n: int, tokens: int) -> None:
-        now = time.perf_counter()
-        if self.on and now - self.last >= 0.2:
-            self.last = now
-            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", n, tokens, now - self.t0)
-
-    def end(self, n: int, tokens: int) -> None:
-        if self.on and self.last:
-            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", n, tokens,
-                              time.perf_counter() - self.t0)
-            terminal.progress_end(sys.stderr)

@@ -4,20 +4,25 @@
 the widget's server source, ``--from-sse`` and replay's comparison of a stored capture
 all read chunks through it, so a hostile or forged chunk (``choices: ["x"]``,
 ``token_ids: "abc"``, float ids, an unknown finish_reason, NaN) is one line naming what
-is wrong, never a traceback and never a recording its loader refuses.
+is wrong, never a traceback and never a recording its loader refuses. ``read_all`` reads a
+capture's chunks through it (with a ``Progress`` line), all before any is written.
 """
 
 from __future__ import annotations
 
 import json
+import sys
+import time
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from workbench.core import door, limits, secrets
 from workbench.core.recording import FINISH_REASONS
+from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
     from typing import Any
 
 TEXT_FIELDS = ("role", "content", "reasoning", "reasoning_content", "refusal")
@@ -109,3 +114,44 @@ def _choice(choice: dict, what: str, raw: str) -> tuple[list[int], str | None]:
         raise WorkbenchError(f"{what}: finish_reason {snippet(str(finish), 40)} is not one of vLLM's "
                              f"({', '.join(FINISH_REASONS)}, tool_calls)")
     return ids, engine_finish(finish)
+
+
+def read_all(it: Iterator[str], progress: Progress) -> tuple[list[Chunk], str | None]:
+    """The chunks after the opening one, each checked, within the stream's caps and clock;
+    and why the stream stopped early (None when it ended). All of it is read before a line
+    is written: a secret spelled over several chunks is only seen joined."""
+    got: list[Chunk] = []
+    tokens = 0
+    try:
+        for n, raw in enumerate(it, 2):
+            got.append(parse(raw, f"the server's chunk {n}"))
+            tokens += len(got[-1].token_ids)
+            progress.show(len(got), tokens)
+            if got[-1].error and not got[-1].choices:
+                break  # the server's error: nothing after it is read
+    except WorkbenchError as e:
+        return got, str(e)
+    finally:
+        progress.end(len(got), tokens)
+    return got, None
+
+
+class Progress:
+    """One self-overwriting line on stderr while the stream runs, on a terminal only (in a
+    log it would be one more line beside the one a failure prints)."""
+
+    def __init__(self, on: bool) -> None:
+        self.on = on and sys.stderr.isatty()
+        self.t0, self.last = time.perf_counter(), 0.0
+
+    def show(self, n: int, tokens: int) -> None:
+        now = time.perf_counter()
+        if self.on and now - self.last >= 0.2:
+            self.last = now
+            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", n, tokens, now - self.t0)
+
+    def end(self, n: int, tokens: int) -> None:
+        if self.on and self.last:
+            terminal.progress(sys.stderr, "capture: {} chunks, {} tokens, {:.1f} s", n, tokens,
+                              time.perf_counter() - self.t0)
+            terminal.progress_end(sys.stderr)
