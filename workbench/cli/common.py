@@ -156,7 +156,17 @@ def resolve_source(args: argparse.Namespace, what: str, with_parser: bool = True
                   chunking=args.chunking or "token", api=api, api_request=body, **code)
     if with_parser:
         setup.parser = parser_spec(args)
+        config_notes(args, setup.parser.config)
     return Source(setup, None, text, given)
+
+
+def config_notes(args: argparse.Namespace, config: str | None) -> None:
+    """A config written for another vLLM: each field read in this one's spelling, once."""
+    if config:
+        from workbench.core.config import io as config_io
+
+        for line in config_io.load_file(config).notes:
+            note(args, f"{config}: {line}")
 
 
 def given_deltas(args: argparse.Namespace, text: str | None) -> object:

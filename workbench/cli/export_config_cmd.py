@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
+from workbench.cli.vllm_option import add_option as add_vllm_option
 from workbench.core.writing import terminal
 from workbench.core.writing.terminal import say
 from workbench.errors import WorkbenchError
@@ -35,6 +36,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--chat-template-kwargs", metavar="JSON", type=options.json_object_arg,
                    help="as the request would pass them (e.g. '{\"enable_thinking\": false}')")
     options.add_code_options(p)
+    add_vllm_option(p)  # the version whose families are written, in its own field spellings
     p.set_defaults(run=run)
 
 

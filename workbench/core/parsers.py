@@ -209,7 +209,11 @@ def describe(parser_cls: type[Parser] | None) -> dict:
     else:
         kind = "composite"
     rcls, tcls = parser_cls.reasoning_parser_cls, parser_cls.tool_parser_cls
+    from workbench.core.config.parser import notes_of
+
+    notes = notes_of(parser_cls)  # a config read in this vLLM's spelling
     return {
+        **({"notes": notes} if notes else {}),
         "kind": kind,
         "class": _qualname(parser_cls),
         "bases": [_qualname(b) for b in parser_cls.__bases__],

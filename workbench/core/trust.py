@@ -31,15 +31,19 @@ if TYPE_CHECKING:
 
 # Every callable (and every object a partial's argument refers to) that vLLM's
 # engine-based families build their ParserEngineConfig with, in vLLM 0.32 and the
-# 0.33 lane, plus the family classes a config may name as parser_class. Tests
-# prove it covers every family and shipped config (tests/test_trust.py).
+# 0.33 and 0.34 lanes, plus the family classes a config may name as parser_class. Tests
+# prove it covers every family and shipped config (tests/test_trust.py, and every lane's
+# own export in tests/test_config_spelling.py).
 VLLM_CALLABLES = frozenset({
     "vllm.parser.deepseek_v32:DeepSeekV32Parser",
-    "vllm.parser.deepseek_v4:DeepSeekV4Parser",
-    "vllm.parser.deepseek_v4:_dsml_arg_converter",
+    "vllm.parser.deepseek_v32:_dsml_arg_value_extender",  # 0.34
     "vllm.parser.deepseek_v41:DeepSeekV41Parser",
     "vllm.parser.deepseek_v41:_PARAM_RE",
     "vllm.parser.deepseek_v41:_PARTIAL_PARAM_RE",
+    "vllm.parser.deepseek_v41:_dsml_arg_value_extender",  # 0.34
+    "vllm.parser.deepseek_v4:DeepSeekV4Parser",
+    "vllm.parser.deepseek_v4:_dsml_arg_converter",
+    "vllm.parser.deepseek_v4:_dsml_arg_value_extender",  # 0.34
     "vllm.parser.gemma4:Gemma4Parser",
     "vllm.parser.gemma4:_gemma4_arg_converter",
     "vllm.parser.gemma4:_gemma4_arg_value_extender",  # 0.33
@@ -49,10 +53,14 @@ VLLM_CALLABLES = frozenset({
     "vllm.parser.granite:GraniteParser",
     "vllm.parser.granite:_granite_arg_converter",
     "vllm.parser.granite_thinking:GraniteThinkingParser",
+    "vllm.parser.granite_toolcall:GraniteToolCallParser",  # 0.34
     "vllm.parser.inkling:InklingParser",
     "vllm.parser.inkling:_inkling_arg_converter",
     "vllm.parser.kimi_k2:KimiK2Parser",
     "vllm.parser.ling3:Ling3Parser",
+    "vllm.parser.llama_json:LlamaJsonParser",  # 0.34
+    "vllm.parser.llama_json:_llama_arg_converter",  # 0.34
+    "vllm.parser.llama_json:_validate_complete_tool_output",  # 0.34
     "vllm.parser.mimo:MiMoParser",
     "vllm.parser.mimo:_mimo_arg_converter",
     "vllm.parser.minicpmv:MiniCPMVParser",
@@ -65,11 +73,14 @@ VLLM_CALLABLES = frozenset({
     "vllm.parser.nemotron_v3:NemotronV3Parser",
     "vllm.parser.plamo3:Plamo3Parser",
     "vllm.parser.qwen3:Qwen3Parser",
+    "vllm.parser.qwen3:_param_value_extender",  # 0.33
     "vllm.parser.qwen3:_qwen3_arg_converter",
     "vllm.parser.qwen3:_qwen3_arg_value_extender",  # 0.33
-    "vllm.parser.qwen3:_param_value_extender",  # 0.33
+    "vllm.parser.ripple:RippleParser",  # 0.34
+    "vllm.parser.ripple:_ripple_arg_converter",  # 0.34
     "vllm.parser.seed_oss:SeedOssParser",
     "vllm.parser.step3p5:Step3p5Parser",
+    "vllm.parser.zaya:ZayaParser",  # 0.34
 })
 
 _NAME = re.compile(r"^[A-Za-z_][\w.]*:[A-Za-z_][\w.]*$")

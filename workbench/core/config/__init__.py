@@ -2,6 +2,7 @@
 
     io.py       load a TOML file (extends, problems as values with field path and line)
     build.py    the checked TOML dict -> ParserEngineConfig; callables through core.trust
+    spelling.py a config's fields in the spelling of the vLLM that runs it (0.33 <-> 0.34), or one line
     lines.py    field path -> line in the file, for problems and the editor
     render.py   a ParserEngineConfig -> readable TOML text (one transition per line)
     export.py   every vLLM engine family -> its TOML (``workbench export-config``)

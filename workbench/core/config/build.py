@@ -25,6 +25,26 @@ TABLE_KEYS = ("terminals", "token_id_terminals", "content_events")
 TRANSITION_KEYS = ("from", "on", "to", "emit", "skip_in_token_id_mode")
 
 
+def field_kind(annotation: str) -> tuple[str | None, Any]:
+    """("enum", the Enum class) / ("callable", None) / (None, None) for a ParserEngineConfig
+    field's annotation, read against the running vLLM's config module (0.34's
+    ``ToolCallBodyCollection | None``, its ``CompleteToolCallValidator`` alias of a Callable)."""
+    import collections.abc
+    import enum
+    import re
+    import typing
+
+    from vllm.parser.engine import parser_engine_config as module
+
+    for name in re.findall(r"[A-Za-z_]\w*", annotation):
+        obj = getattr(module, name, None)
+        if isinstance(obj, type) and issubclass(obj, enum.Enum) and name != "ParserState":
+            return "enum", obj
+        if name == "Callable" or typing.get_origin(obj) is collections.abc.Callable:
+            return "callable", None
+    return None, None
+
+
 def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT) -> Any:
     """'module:attr.sub' -> the object; raises ValueError with a one-line reason
     (``UntrustedCallable`` when ``policy`` does not trust where it lives)."""
@@ -48,11 +68,13 @@ def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT) -> Any:
 class Builder:
     """Merged TOML data -> ParserEngineConfig; each problem goes to ``report(path, message)``."""
 
-    def __init__(self, report: Callable[[str, str], None], policy: CallablePolicy = DEFAULT) -> None:
+    def __init__(self, report: Callable[[str, str], None], policy: CallablePolicy = DEFAULT,
+                 note: Callable[[str], None] | None = None) -> None:
         from vllm.parser.engine.events import EventType
         from vllm.parser.engine.parser_engine_config import ParserState
 
         self.report = report  # (path, message) -> None
+        self.note = note  # (message) -> None: a field read in this vLLM's spelling (config/spelling.py)
         self.policy = policy
         self.count = 0
         self.states, self.events = ParserState, EventType
@@ -99,7 +121,10 @@ class Builder:
     def build(self, data: dict) -> tuple[Any, type | None]:
         from vllm.parser.engine.parser_engine_config import ParserEngineConfig
 
+        from workbench.core.config.spelling import translate
+
         fields = {f.name: str(f.type) for f in dataclasses.fields(ParserEngineConfig)}
+        data = translate(data, fields, self.problem, self.note)
         for key in data:
             if key not in fields and key not in EXTRA_KEYS:
                 self.problem(key, f"unknown key{close_matches(key, [*fields, *EXTRA_KEYS])}")
@@ -144,8 +169,11 @@ class Builder:
                     and (e := self.name(f"{key}.{k}", v, self.events, "event")) is not None}
         if key == "initial_state":
             return self.name(key, value, self.states, "state")
-        if "Callable" in ann:
+        kind, enum = field_kind(ann)
+        if kind == "callable":
             return self.callable(key, value)
+        if kind == "enum":
+            return self.name(key, value, enum, key.replace("_", " "))
         if ann.startswith("frozenset"):
             items = self.typed(key, value, list, "an array of strings") or []
             return frozenset(v for i, v in enumerate(items) if self.marker(f"{key}[{i}]", v,

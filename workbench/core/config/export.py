@@ -12,6 +12,7 @@ exact, as vLLM's own seed_oss.py is five attributes over Qwen3Parser.
 from __future__ import annotations
 
 import dataclasses
+import enum
 import functools
 import importlib
 import inspect
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
 from workbench.core.config import io as config_io
-from workbench.core.config.build import TABLE_KEYS
+from workbench.core.config.build import TABLE_KEYS, field_kind
 from workbench.core.config.render import header, render
 from workbench.errors import WorkbenchError, close_matches
 
@@ -146,8 +147,10 @@ def config_data(config: Any, parser_class: type | None = None) -> dict:
             value = {s.name: e.name for s, e in value.items()}
         elif f.name == "initial_state":
             value = value.name
-        elif "Callable" in str(f.type):
+        elif field_kind(str(f.type))[0] == "callable":
             value = callable_spec(value, [m for m in hints if m])
+        elif isinstance(value, enum.Enum):
+            value = value.name
         elif isinstance(value, frozenset):
             value = sorted(value)
         elif isinstance(value, dict):

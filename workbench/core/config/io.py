@@ -60,6 +60,7 @@ class LoadedConfig:
     problems: list[ConfigProblem]
     source: str
     data: dict = field(default_factory=dict)  # the merged TOML data, after extends
+    notes: list[str] = field(default_factory=list)  # fields read in this vLLM's spelling (config/spelling.py)
 
     @property
     def ok(self) -> bool:
@@ -97,9 +98,10 @@ def load_text(text: str, *, base_dir: str | Path | None = None, source: str = "<
     if problems:
         return LoadedConfig(None, None, problems, source)
     data, origin = _merge(chain, problems)
-    config, parser_class = Builder(_Reporter(chain, origin, problems).problem, policy).build(data)
+    notes: list[str] = []
+    config, parser_class = Builder(_Reporter(chain, origin, problems).problem, policy, notes.append).build(data)
     problems.sort(key=lambda p: (p.file != source, p.file or "", p.line or 0))
-    return LoadedConfig(None if problems else config, parser_class, problems, source, data)
+    return LoadedConfig(None if problems else config, parser_class, problems, source, data, notes)
 
 
 def load(path: str | Path, policy: CallablePolicy = DEFAULT) -> Any:

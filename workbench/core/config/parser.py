@@ -48,6 +48,7 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike)
 
     cls = engine_class(loaded.config, loaded.parser_class, {
         "__module__": __name__, "_workbench_config": loaded.config, "_workbench_source": loaded.source,
+        "_workbench_notes": tuple(loaded.notes),
         "__doc__": f"ParserEngine built from {loaded.source}"})
     if tokenizer is not None:
         validate(cls, tokenizer, loaded.source)
@@ -57,6 +58,11 @@ def build_parser_class(loaded: config_io.LoadedConfig, tokenizer: TokenizerLike)
 def config_of(cls: type | None) -> Any:
     """The ParserEngineConfig a class built here runs; None for any other class."""
     return getattr(cls, "_workbench_config", None)
+
+
+def notes_of(cls: type | None) -> list[str]:
+    """The fields of a class built here that were read in this vLLM's spelling (config/spelling.py)."""
+    return list(getattr(cls, "_workbench_notes", ()))
 
 
 def calls_tools(config: Any) -> bool:

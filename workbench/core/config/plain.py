@@ -58,14 +58,38 @@ def config_from_data(data: dict) -> Any:
             value = {ParserState[s]: EventType[e] for s, e in value.items()}
         elif f.name == "initial_state":
             value = ParserState[value]
-        elif "Callable" in kind:
+        elif _callable_field(kind):
             value = callable_of(value)
+        elif (enum := _enum_field(kind)) is not None:
+            value = enum[value]
         elif kind.startswith("frozenset"):
             value = frozenset(value)
         elif isinstance(value, dict):
             value = dict(value)
         kwargs[f.name] = value
     return ParserEngineConfig(**kwargs)
+
+
+def _named(annotation: str) -> list[Any]:
+    """The objects an annotation names in vLLM's config module (0.34: ``ToolCallBodyCollection``,
+    ``CompleteToolCallValidator``)."""
+    from vllm.parser.engine import parser_engine_config as module
+
+    return [getattr(module, n) for n in re.findall(r"[A-Za-z_]\w*", annotation) if hasattr(module, n)]
+
+
+def _callable_field(annotation: str) -> bool:
+    import collections.abc
+    import typing
+
+    return "Callable" in annotation or any(typing.get_origin(o) is collections.abc.Callable for o in _named(annotation))
+
+
+def _enum_field(annotation: str) -> Any:
+    import enum
+
+    return next((o for o in _named(annotation) if isinstance(o, type) and issubclass(o, enum.Enum)
+                 and o.__name__ != "ParserState"), None)
 
 
 def class_name(config_name: str) -> str:
