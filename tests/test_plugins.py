@@ -161,3 +161,27 @@ def test_diff_runs_a_plugin_on_one_side(run_cli, plugin_dir):
     d = json.loads(out)
     assert d["a"]["parser"]["reasoning"].endswith("PlainReasoningParser")
     assert d["b"]["parser"]["reasoning"].startswith("vllm.")
+
+
+def test_an_edited_plugin_loaded_again_runs_its_new_code(run_cli, tmp_path, tools_file):
+    """vLLM's managers cache a lazily registered class on first use; the workbench drops the
+    cached class when the plugin is imported again, as a fresh server would start."""
+    plugin = tmp_path / "edited.py"
+    source = textwrap.dedent('''\
+        from vllm.entrypoints.generate.base.protocol import DeltaMessage, ExtractedToolCallInformation
+        from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+
+
+        @ToolParserManager.register_module("edited")
+        class EditedToolParser(ToolParser):
+            def extract_tool_calls(self, model_output, request):
+                return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
+
+            def extract_tool_calls_streaming(self, previous_text, current_text, delta_text, *args):
+                return DeltaMessage(content=delta_text + WORD) if delta_text else None
+        ''')
+    for word in ("first", "second"):
+        plugin.write_text(f"WORD = {word!r}\n" + source)
+        code, out, err = run_cli("replay", "--plugin", plugin, "--tool-parser", "edited", "--tools", tools_file,
+                                 "--text", "x", "--json")
+        assert code == 0 and json.loads(out)["stream"]["content"] == "x" + word, err

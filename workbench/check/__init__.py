@@ -6,6 +6,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     groupings.py         other groupings of the same tokens into deltas, as engines produce them
     steps.py             a finding's step as the tokens it covers and the texts around it
     shrink.py            shrink a failing case: the grouping first, then the text
+    steps.py             a finding's step as the tokens it covers (from 1), with the token texts around it
     minimal_text.py      the fewest tokens of the stream that still show a finding
     parallel.py          independent replays over CPU cores with fork (check --jobs)
     compare.py           what a streaming client ends with vs a reference answer

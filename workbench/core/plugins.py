@@ -22,6 +22,7 @@ from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
+    from typing import Any
 
 REGISTER_HINT = ("decorate a ToolParser subclass with @ToolParserManager.register_module(\"NAME\") (or a "
                  "ReasoningParser with @ReasoningParserManager.register_module(\"NAME\")), as vLLM's "
@@ -110,6 +111,7 @@ def load(path: str | Path) -> Plugin:
         cause = next((r.exc_info[1] for r in records if r.exc_info), None)
         raise WorkbenchError(f"plugin file {given} failed to import{_line_of(cause, file)}: "
                              f"{type(cause).__name__}: {_first_line(cause)}")
+    _forget_stale(module)
     names = _registered(before, module.__name__)
     plugin = Plugin(given, file, module.__name__, names["tool"], names["reasoning"])
     _LOADED[key] = (module, plugin)
@@ -130,10 +132,22 @@ def _still_active(module: object, plugin: Plugin) -> bool:
     for kind, names in (("tool", plugin.tool), ("reasoning", plugin.reasoning)):
         for name in names:
             entry = now[kind].get(name)
-            home = entry[1] if isinstance(entry, tuple) else getattr(entry, "__module__", None)
-            if home != plugin.module:
+            if isinstance(entry, tuple) and entry[1] != plugin.module:
                 return False
+            if not isinstance(entry, tuple) and getattr(module, getattr(entry, "__name__", ""), None) is not entry:
+                return False  # a class cached from another import of the module
     return True
+
+
+def _forget_stale(module: Any) -> None:
+    """vLLM's managers cache a lazily registered class the first time it is asked for; a plugin
+    imported again (edited, or a copy beside an exported test) registers lazily again, and the
+    cache would go on returning the old class. A server imports once: drop what this import
+    replaced, so the next lookup loads the class from the module just imported."""
+    for manager, eager in _managers().values():
+        for name, (path, class_name) in list(manager.lazy_parsers.items()):
+            if path == module.__name__ and name in eager and eager[name] is not getattr(module, class_name, None):
+                del eager[name]
 
 
 def require_parsers(plugin: Plugin) -> None:
