@@ -130,7 +130,11 @@ def test_a_library_warning_is_one_note_line_and_none_under_an_error(run_cli, tmp
     plugin = tmp_path / "warns.py"
     plugin.write_text("import logging, warnings\n"
                       "warnings.warn('a library says\\nsomething on two lines')\n"
-                      "logging.getLogger('huggingface_hub.utils').warning('and its logger too')\n")
+                      "logging.getLogger('huggingface_hub.utils').warning('and its logger too')\n"
+                      # a plugin registers a parser (core/plugins.py refuses one that does not)
+                      "from vllm.tool_parsers import ToolParserManager\n"
+                      "from vllm.tool_parsers.hermes_tool_parser import Hermes2ProToolParser\n"
+                      "ToolParserManager.register_module('warns', module=Hermes2ProToolParser)\n")
     code, out, err = run_cli("replay", "--text", "hi", "--plugin", plugin, "--json")
     assert code == 0 and err.splitlines() == ["workbench replay: note: UserWarning: a library says",
                                               "workbench replay: note: huggingface_hub: and its logger too"], err
