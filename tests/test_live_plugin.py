@@ -1,0 +1,80 @@
+"""core/live_plugin.py: the editor's Python text becomes the parser (a fresh module each time,
+loaded as vLLM loads a plugin) and the same stream replays through it; a broken text is one
+line with its line number and the last good parser stays."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from tests.conftest import WEATHER_TOOLS
+
+SOURCE = textwrap.dedent('''\
+    import json
+
+    from vllm.entrypoints.generate.base.protocol import (
+        DeltaFunctionCall, DeltaMessage, DeltaToolCall, ExtractedToolCallInformation, FunctionCall, ToolCall)
+    from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+
+    START, END = "<<call>>", "<</call>>"
+
+
+    @ToolParserManager.register_module("owl_live")
+    class OwlToolParser(ToolParser):
+        def extract_tool_calls(self, model_output, request):
+            content, _, rest = model_output.partition(START)
+            if not rest:
+                return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
+            call = json.loads(rest.split(END)[0])
+            return ExtractedToolCallInformation(tools_called=True, content=content or None, tool_calls=[
+                ToolCall(function=FunctionCall(name=call["name"], arguments=json.dumps(call["arguments"])))])
+
+        def extract_tool_calls_streaming(self, previous_text, current_text, delta_text, *args):
+            if START not in current_text:
+                return DeltaMessage(content=delta_text) if delta_text else None
+            if END in current_text and END not in previous_text:
+                call = json.loads(current_text.partition(START)[2].split(END)[0])
+                self.prev_tool_call_arr.append(call)
+                self.streamed_args_for_tool.append(json.dumps(call["arguments"]))
+                return DeltaMessage(tool_calls=[DeltaToolCall(index=0, id="call_0", type="function",
+                    function=DeltaFunctionCall(name=call["name"], arguments=json.dumps(call["arguments"])))])
+            return None
+    ''')
+TEXT = '<think>Weather.</think>Sure.<<call>>{"name": "get_weather", "arguments": {"city": "Paris"}}<</call>>'
+
+
+@pytest.fixture
+def live():
+    from workbench.core.live_plugin import LivePlugin
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.request import RequestSpec
+    from workbench.core.session import Setup
+
+    return LivePlugin(Setup(parser=ParserSpec("hermes", "qwen3"), request=RequestSpec(tools=WEATHER_TOOLS)), text=TEXT)
+
+
+def test_editing_a_python_parser_replays_the_stream_and_a_broken_edit_keeps_the_last_good(live):
+    assert not live.result.stream_final.tool_calls  # hermes does not read this format
+    assert live.reload(SOURCE) is None
+    assert live.parser.tool_parser == "owl_live" and live.parser.reasoning_parser == "qwen3"  # the role it fills
+    calls = live.result.stream_final.tool_calls
+    assert [(c.name, c.arguments) for c in calls] == [("get_weather", '{"city": "Paris"}')]
+    good = (live.session.parser_cls, live.result)
+
+    lines = SOURCE.splitlines()
+    broken = SOURCE.replace("        if not rest:", "        if not rest")  # a syntax error
+    error = live.reload(broken)
+    assert error.startswith(f"line {1 + lines.index('        if not rest:')}: SyntaxError") and "\n" not in error
+    assert (live.session.parser_cls, live.result) == good and live.error == error
+
+    error = live.reload(SOURCE.replace('START, END = "<<call>>", "<</call>>"', 'START, END = CALL, "<</call>>"'))
+    start_line = 1 + next(i for i, ln in enumerate(lines) if ln.startswith("START, END"))
+    assert error == f"line {start_line}: NameError: name 'CALL' is not defined"
+    assert "registers no parser" in live.reload("X = 1\n")
+    assert live.session.parser_cls is good[0]
+
+    # fixed, and changed: the new code runs (not a class cached from an earlier version)
+    assert live.reload(SOURCE.replace('json.dumps(call["arguments"])))])', 'json.dumps({"edited": 1})))])')) is None
+    assert [c.arguments for c in live.result.stream_final.tool_calls] == ['{"edited": 1}']
+    assert live.error is None
