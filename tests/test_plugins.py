@@ -185,3 +185,19 @@ def test_an_edited_plugin_loaded_again_runs_its_new_code(run_cli, tmp_path, tool
         code, out, err = run_cli("replay", "--plugin", plugin, "--tool-parser", "edited", "--tools", tools_file,
                                  "--text", "x", "--json")
         assert code == 0 and json.loads(out)["stream"]["content"] == "x" + word, err
+
+
+def test_a_cause_in_your_code_is_not_said_to_be_fixed_in_vllm(monkeypatch):
+    """doctor asks the other vLLM versions about a parser cause; for the author's own code the
+    verdict says how it fares with each vLLM, not that vLLM fixed it."""
+    from workbench.check.causes import Cause
+    from workbench.cli import doctor_versions
+
+    monkeypatch.setattr(doctor_versions.versions, "listed", lambda: ["9.0.0", "9.1.0"])
+    monkeypatch.setattr(doctor_versions.versions, "installed", lambda: "9.0.0")
+    monkeypatch.setattr(doctor_versions, "findings_in", lambda v, argv: {("chunking", "content")})
+    mine = Cause("parser_streaming", "x", where={"vllm": False}, findings=[{"kind": "chunking", "field": "content"}])
+    theirs = Cause("parser_streaming", "x", where={"vllm": True}, findings=[{"kind": "chunking", "field": "content"}])
+    doctor_versions.attach([mine, theirs], ["doctor"])
+    assert mine.versions["verdict"] == "the same with every vLLM here"
+    assert theirs.versions["verdict"] == "not fixed in any version here"

@@ -61,4 +61,7 @@ def attach(causes: list, check_argv: list[str]) -> None:
         if not c.findings:
             continue
         text, per = verdict(c.findings, present)
+        if c.where is not None and not c.where.get("vllm"):  # the author's plugin or config: nothing to fix in vLLM
+            text = (text.replace("not fixed in any version here", "the same with every vLLM here")
+                    .replace("fixed in ", "gone with vLLM "))
         c.versions = {"checked": [here] + others, "verdict": text, "per_version": per}
