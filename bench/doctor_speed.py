@@ -4,9 +4,13 @@ Two runs per tokenizer, each measured --runs times after one warm-up (the tokeni
 and vLLM are loaded once per process, as in the CLI after start-up): the family's
 parsers configured, and none configured (the doctor then tries the registered parsers
 whose markers occur in the text). Beside each, one plain replay of the same deltas, so
-the ratio doctor / replay is measured side by side under the same load. The lanes are
-not asked (their cost is bench/lane_cost.py's). Prints the load average, then one JSON
-line last.
+the ratio doctor / replay is measured side by side under the same load.
+
+--lanes: doctor as the CLI runs it with every lane's verdict ("fixed in": the same doctor
+in each other locked vLLM), on reports with parser causes (tests/data/reports/), warm
+(the lanes' warm servers running, lanes/warm.py: each run connects as a new command
+would) and cold beside it (the servers stopped before each run: every lane starts). The
+goal (<= 10 s median) is the warm figure. Prints the load average, then one JSON line last.
 """
 
 from __future__ import annotations
@@ -89,6 +93,61 @@ def measure(setup, text: str, runs: int, replay_setup) -> dict:
             "ratio": round(med / rep, 1), "causes": [c.cls for c in report.causes]}
 
 
+LANE_CASES = ("vllm-56263-deepseek-v3-text-after-call-dropped", "vllm-48294-ernie45-two-calls-in-one-delta",
+              "vllm-47977-json-envelope-config-leaks-envelope-into-arguments")
+
+
+def doctor_with_lanes(case: dict) -> tuple[float, list]:
+    """One doctor run as `workbench doctor --json` does it: diagnose, then the lanes' verdicts."""
+    from tests import reports
+    from workbench.check.doctor import DoctorOptions, diagnose
+    from workbench.cli import doctor_cmd
+    from workbench.cli.doctor_versions import attach
+    from workbench.lanes import lane, warm
+
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / "doctor_speed"
+    argv = reports.argv(case, "doctor", folder)
+    lane.close_all()  # a new command: no lane of this process's yet
+    t = time.perf_counter()
+    warm.prestart(v for v in reports.VERSIONS[1:])
+    report = diagnose(reports.setup(case), text=case["text"], finish_reason=case["finish_reason"],
+                      options=DoctorOptions())
+    if report.parser_causes():
+        attach(report.parser_causes(), doctor_cmd.lane_argv(argv))
+    return time.perf_counter() - t, [(c.cls, (c.versions or {}).get("verdict")) for c in report.causes]
+
+
+def lanes_main(runs: int) -> int:
+    from tests import reports
+    from workbench.lanes import warm
+
+    os.environ[warm.OFF_ENV] = "1"
+    print(f"load average before: {os.getloadavg()}")
+    out = {}
+    for case_id in LANE_CASES:
+        case = reports.load(reports.CASES / f"{case_id}.json")
+        doctor_with_lanes(case)  # warm-up: this process's caches, the servers started
+        warm_s, cold_s = [], []
+        for _ in range(runs):
+            s, verdicts = doctor_with_lanes(case)
+            warm_s.append(s)
+        for _ in range(max(1, runs // 2)):
+            warm.stop()
+            time.sleep(1.0)
+            s, _ = doctor_with_lanes(case)
+            cold_s.append(s)
+        r = {"warm_s": round(statistics.median(warm_s), 2), "cold_s": round(statistics.median(cold_s), 2),
+             "versions": list(reports.VERSIONS), "verdicts": verdicts}
+        out[case_id] = r
+        print(f"{case_id[:52]:52} doctor with {len(reports.VERSIONS) - 1} lanes' verdicts: warm {r['warm_s']:5.2f} s "
+              f"median, cold {r['cold_s']:5.2f} s; {verdicts}")
+    worst = max(r["warm_s"] for r in out.values())
+    print(f"load average after: {os.getloadavg()}")
+    print(json.dumps({"bench": "doctor_speed_lanes", "goal_s": GOAL_S, "worst_warm_median_s": worst,
+                      "ratio": round(worst / GOAL_S, 2), "load_average": os.getloadavg(), "runs": out}))
+    return 0 if worst <= GOAL_S else 1
+
+
 def main() -> int:
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
@@ -98,7 +157,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tokenizer", action="append", help="only these (default: every built-in one)")
+    ap.add_argument("--lanes", action="store_true", help="doctor with every lane's verdict, warm and cold")
     args = ap.parse_args()
+    if args.lanes:
+        return lanes_main(args.runs)
     print(f"load average before: {os.getloadavg()}")
     out = {}
     for name, ((tool, reasoning), text) in texts().items():

@@ -4,10 +4,15 @@ session-scoped (one tokenizer load, one engine per run)."""
 from __future__ import annotations
 
 import json
+import os
 
 import pytest
 
 import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
+
+# Each test run starts its own lanes (one per version, shared by the run); the warm lane
+# servers that outlive a command (lanes/warm.py) are tests/test_warm_lanes.py's to start.
+os.environ.setdefault("WORKBENCH_WARM_LANES", "0")
 
 
 def _parity_module(session):

@@ -29,7 +29,9 @@ if TYPE_CHECKING:
 
 TOOL_EVENTS = {"TOOL_CALL_START", "TOOL_CALL_END", "TOOL_NAME", "ARG_VALUE_CHUNK"}
 QUIET = {"REASONING_END"}  # a quiet transition may close reasoning that never opened
-FLAGS = ("tool_args_json", "tool_call_body_array", "stream_arg_deltas", "arg_converter", "initial_state")
+# tool_call_body_array is vLLM 0.32/0.33's, tool_call_body_collection 0.34's: a version has one of them
+FLAGS = ("tool_args_json", "tool_call_body_array", "tool_call_body_collection", "stream_arg_deltas", "arg_converter",
+         "initial_state")
 MOST = 3  # families tried
 
 
@@ -98,7 +100,7 @@ def _quiet_to(config: Any, state: Any, to: str) -> list | None:
 
 def _closeness(mine: Any, theirs: Any) -> int:
     return sum((getattr(mine, f) is None) == (getattr(theirs, f) is None) if f == "arg_converter"
-               else getattr(mine, f) == getattr(theirs, f) for f in FLAGS)
+               else getattr(mine, f, None) == getattr(theirs, f, None) for f in FLAGS if hasattr(mine, f))
 
 
 def same_fault(session: Session, mine: Any, segs: Sequence[Segment], finding: Any) -> dict:

@@ -71,13 +71,15 @@ def run(args: argparse.Namespace) -> int:
     else:
         def deltas_of(session):
             return session.deltas_from_text(src.text, finish_reason=finish)
+    from workbench.lanes import versions, warm
+
+    if not args.vllm and not versions.in_lane():  # "fixed in" may ask them: they start while this runs
+        warm.prestart(versions.listed())
     report = diagnose(src.setup, prompt_ids=src.prompt_ids, options=DoctorOptions(), label=label,
                       deltas_of=deltas_of)
     if report.setup.get("chat_template") and args.chat_template:
         report.setup["chat_template"]["file"] = args.chat_template
-    from workbench.lanes.versions import in_lane
-
-    if report.parser_causes() and (args.vllm or in_lane()):  # --vllm V: that version only
+    if report.parser_causes() and (args.vllm or versions.in_lane()):  # --vllm V: that version only
         for c in report.parser_causes():
             c.versions = {"checked": [report.setup["vllm"]], "verdict": f"only vLLM {report.setup['vllm']} was checked"}
     elif report.parser_causes():

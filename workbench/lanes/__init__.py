@@ -11,7 +11,9 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     manifest.py   every extracted file's sha256, checked on every lane start
     worker.py     the lane worker: the core over one vLLM tree, driven by JSON lines
     wire.py       the wire: a feed's rows 128 a line in WIRE's compact order; the request reader
-    lane.py       a lane: the worker subprocess, its requests, Stream (send / take / cancel)
+    process.py    a lane: the worker subprocess, its requests, Stream (send / take / cancel)
+    lane.py       this process's lanes, one per version (get): a warm lane's worker, or one of its own
+    warm.py       warm lanes: a server per version kept after a command (cli/warm_server.py), the user's socket
     session.py    LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop)
     diff.py       A/B across versions: hermes+qwen3@0.32.0 vs hermes+qwen3@0.33.0
     lane_ui.py    what the widget needs from lanes (widget-free): a session, the picker's choices

@@ -1,0 +1,138 @@
+"""The warm lane server (lanes/warm.py starts it): imports once, forks a worker per connection.
+
+Run as ``python -m workbench.cli.warm_server serve VERSION SOCKET IDLE_S`` in a lane's
+environment (its verified tree first on the path). It imports vLLM, every registered
+parser's module and the built-in tokenizers, binds the Unix socket (0600, in the user's
+0700 folder), and for each connection whose peer is this user forks a worker that runs
+the lane program (``cli/in_lane.py``) over the connection. It exits after IDLE_S seconds
+with no connection and no worker, or on SIGTERM (``python -m workbench.lanes.warm stop``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+import signal
+import socket
+import sys
+import time
+
+from workbench.lanes.warm import SERVED
+
+
+def _worker_class(module: object) -> type:
+    from workbench.lanes.worker import Worker
+
+    found = [c for c in vars(module).values() if isinstance(c, type) and issubclass(c, Worker)
+             and c.__module__ == getattr(module, "__name__", None)]
+    return found[0] if found else Worker
+
+
+def _preload() -> None:
+    """What commands in a lane import or load first, done once in the server so that every
+    forked worker starts with it: vLLM, every registered parser's module, the built-in
+    tokenizers (each worker's own load would cost it seconds)."""
+    import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
+    import vllm  # noqa: F401
+    from workbench.check import doctor  # noqa: F401
+    from workbench.cli import main  # noqa: F401
+    from workbench.core.parsers import parser_table
+    from workbench.core.tokenizers import list_tokenizers, load_tokenizer
+
+    parser_table()  # imports every registered tool and reasoning parser's module
+    for info in list_tokenizers():
+        with contextlib.suppress(Exception):  # a tokenizer this tree cannot load is the command's to report
+            load_tokenizer(info.name)
+
+
+def serve(version: str, path: str, idle_s: float) -> int:
+    import gc
+    import select
+
+    module = importlib.import_module(SERVED)
+    worker_cls = _worker_class(module)
+    _preload()
+    gc.freeze()  # as the lane worker does: vLLM's objects never walked by a collection mid-feed
+    old = os.umask(0o177)
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        listener.bind(path)
+    finally:
+        os.umask(old)
+    listener.listen(16)
+    bound = os.stat(path).st_ino  # removed at the end only if it is still this server's socket
+    children: set[int] = set()
+    last = time.monotonic()
+    stopping = []
+    signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
+    print(f"warm vLLM {version} lane listening on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+    try:
+        while not stopping:
+            while children:
+                pid, _ = os.waitpid(-1, os.WNOHANG)
+                if not pid:
+                    break
+                children.discard(pid)
+                last = time.monotonic()
+            if not children and time.monotonic() - last > idle_s:
+                break
+            if not select.select([listener], [], [], 1.0)[0]:
+                continue
+            conn, _ = listener.accept()
+            uid = _peer_uid(conn)
+            if uid != os.getuid():
+                print(f"refused a connection from uid {uid}", file=sys.stderr, flush=True)
+                conn.close()
+                continue
+            pid = os.fork()
+            if pid == 0:
+                listener.close()
+                _serve_connection(conn, worker_cls)
+            children.add(pid)
+            conn.close()
+            last = time.monotonic()
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path).st_ino == bound:
+                os.unlink(path)
+        listener.close()
+    return 0
+
+
+def _peer_uid(conn: socket.socket) -> int:
+    import struct
+
+    creds = conn.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, struct.calcsize("3i"))
+    return struct.unpack("3i", creds)[1]
+
+
+def _serve_connection(conn: socket.socket, worker_cls: type) -> None:
+    """A forked worker: the connection becomes its stdin and its protocol pipe (worker.main)."""
+    from workbench.lanes import worker
+
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    code = 1
+    try:
+        os.dup2(conn.fileno(), 0)
+        os.dup2(conn.fileno(), 1)
+        conn.close()
+        code = worker.main(worker_cls)
+    except BaseException as e:  # a crash of this connection's worker: logged, the server goes on
+        print(f"worker: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+    finally:
+        sys.stderr.flush()
+        os._exit(code)
+
+
+
+
+def main(argv: list[str]) -> int:
+    if argv[:1] == ["serve"] and len(argv) == 4:
+        return serve(argv[1], argv[2], float(argv[3]))
+    print("usage: python -m workbench.cli.warm_server serve VERSION SOCKET IDLE_S", file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
