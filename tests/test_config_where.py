@@ -115,3 +115,13 @@ def test_readings_of_the_text_at_the_failing_step(run_cli, tmp_path, case, kind,
     if kind != "no_content_event":
         assert named[kind]["line"] == line_of(config, f'{named[kind]["terminal"]} = ')
     assert w["fault"]["verdict"] == verdict, w["fault"]
+
+
+def test_check_names_the_transition_under_each_finding_of_a_config(run_cli, tmp_path):
+    (tmp_path / "f.toml").write_text(BODY.replace('CALL_END = "<</call>>"', 'CALL_END = "<</call"'))
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
+    code, out, _ = run_cli("check", "--config", tmp_path / "f.toml", "--tools", tmp_path / "tools.json",
+                           "--text", BODY_TEXT, "--no-cost", "--fuzz", "5")
+    line = line_of(BODY, 'on = "CALL_END"')
+    assert code == 1 and f"config: transition TOOL_ARGS --CALL_END '<</call'--> CONTENT emits TOOL_CALL_END " \
+                          f"(f.toml:{line})" in out, out

@@ -129,7 +129,7 @@ def locate(session: Session, deltas: Sequence[Delta], step: int, config_file: st
     text = "".join(d.text for d in deltas)
     segs = segments(text, fired, config.initial_state.name, steps or [1])
     lines, own = lines_of(config_file)
-    at = [f for f in fired if f.step == step]
+    at = [f for f in fired if f.step == step and f.transition]
     before = [f for f in fired if f.step < step and f.transition]
     shown = at[-1] if at else (before[-1] if before else None)
     state = (at[-1].to if at else before[-1].to if before else config.initial_state.name)
@@ -205,9 +205,9 @@ def attach(causes: list, session: Session, deltas: Sequence[Delta], checked: obj
 ENGINE_FILE = "vllm/parser/engine/parser_engine.py"
 
 
-def describe(w: dict) -> str:
-    """One paragraph: the step and its tokens, the transition and terminal with their lines,
-    what was read there, and whose fault it is."""
+def machine_parts(w: dict) -> list[str]:
+    """The step and its tokens, the transition and terminal with their lines, and what was
+    read there (``describe`` less the verdict; `check` prints these under a finding)."""
     name = config_name(w.get("file"))
     toks = " | ".join(("[" if t["at"] else "") + repr(t["text"]) + ("]" if t["at"] else "") for t in w["tokens"])
     parts = [f"step {w['step']} of grouping {w.get('grouping', 'token')} (deltas {toks}), in state {w['state']}"]
@@ -221,6 +221,13 @@ def describe(w: dict) -> str:
                      f"{' emits ' + ', '.join(tr['emit']) if tr['emit'] else ''}{line} fired {when}{tline}")
     for n in w.get("named", []):
         parts.append(n["detail"] + (f" ({name}:{n['line']})" if n.get("line") else ""))
+    return parts
+
+
+def describe(w: dict) -> str:
+    """One paragraph: ``machine_parts``, then whose fault it is."""
+    name = config_name(w.get("file"))
+    parts = machine_parts(w)
     fault = w.get("fault") or {}
     fams = fault.get("families", [])
     if fault.get("verdict") == "vllm":

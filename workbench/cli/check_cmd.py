@@ -56,6 +56,19 @@ def load(args: argparse.Namespace):
     return session, deltas
 
 
+def _config_lines(session: object, deltas: list, grouping: str | None, step: int) -> list[str]:
+    """For a config parser: the transition and terminal that fired at ``step``, with their
+    lines (check/config_where.py; whose fault it is is the doctor's to say)."""
+    from workbench.check import config_where
+    from workbench.core.config.parser import config_of
+
+    if config_of(session.parser_cls) is None:  # type: ignore[attr-defined]
+        return []
+    grouped = deltas if grouping in (None, "token", "source") else session.regroup(list(deltas), grouping)  # type: ignore[attr-defined]
+    w = config_where.locate(session, grouped, step, session.setup.parser.config)  # type: ignore[arg-type, attr-defined]
+    return ["config: " + part for part in config_where.machine_parts(w)[1:]]
+
+
 def run(args: argparse.Namespace) -> int:
     from workbench.check import Options, check
     from workbench.check.cost import summary
@@ -86,10 +99,12 @@ def run(args: argparse.Namespace) -> int:
 
     for f in report.findings:
         say("{}{}", "  ~ " if f.cosmetic else "  ! " if f.severity == "warning" else "  ✗ ", f.headline())
-        where = steps.at(session, deltas, label if f.chunking in ("token", "source", None) else f.chunking,
-                         f.first_step)
+        grouping = label if f.chunking in ("token", "source", None) else f.chunking
+        where = steps.at(session, deltas, grouping, f.first_step)
         if where is not None:
             say("      {}", steps.describe(where))
+            for line in _config_lines(session, deltas, grouping, f.first_step):
+                say("      {}", line)
         if f.extra.get("grouping") not in (None, "token"):
             say("      replay it: --chunking {}", f.extra["grouping"])
         if "minimal_grouping" in f.extra:
