@@ -220,7 +220,10 @@ def prestart(wanted: Iterable[str]) -> None:
         if versions.is_installed(v) or not (tree.tree_path(v) / tree.MARKER).is_file():
             continue
         with contextlib.suppress(WorkbenchError, OSError):
-            spawn(v, socket_path(v), progress=lambda msg: None)
+            path = socket_path(v)
+            if _server_pid(path.with_suffix(".pid")) is not None:  # warm or starting: its tree is checked on use
+                continue
+            spawn(v, path, progress=lambda msg: None)
 
 
 def _server_pid(pid_file: Path) -> int | None:
