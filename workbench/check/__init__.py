@@ -27,6 +27,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     finish.py            the finish_reason a client is told vs the engine's: the serving relabel of a cut
     thinking.py          thinking on or off for the request, and thinking the model never closed
     constraint.py        could the engine have produced the text under the request's grammar (xgrammar)
+    fixed_in.py          a finding's timeline over every vLLM version: fixed in, back in, new in
     config_diagnoses.py  settings that make a right parser look wrong
     api_evidence.py      the doctor's evidence for --api responses|messages
     where.py             the file, class and method of a cause, from the composed class
