@@ -61,46 +61,46 @@ def cpu_s(session) -> float:
 
 
 def widget_run(session, deltas, stop_after: int | None = None) -> dict:
-    """The widget's Run button on this session's stream: its ReplaySource driven by its
-    SlicedRun on an event loop, 50 ms slices, the table's drawing left out (the same on both
-    sides). In-process: one delta after another within each slice; a lane: one request for
-    every delta, its rows read as they come (step_for), the request cancelled at the end
+    """The widget's Run button on this session's stream: its controller driving a
+    ReplaySource in slices on an event loop, 50 ms each, the widgets left out (the same on
+    both sides). In-process: one delta after another within each slice; a lane: one request
+    for every delta, its rows read as they come (step_for), the request cancelled at the end
     (pause). ``stop_after``: Stop after that many slices. Seconds: ``s`` (the whole Run),
     ``first_s`` (the first slice's rows shown), ``stop_s`` (Stop to the Run's end)."""
     import asyncio
+    from dataclasses import replace
 
-    from workbench.ui.running import SlicedRun
+    from workbench.ui.controller import Controller
+    from workbench.ui.inputs import Inputs
     from workbench.ui.sources import ReplaySource
+    from workbench.ui.state import Stream, start
 
-    source = ReplaySource(session, deltas)
-    rows, seen = [], {}
+    ctl = Controller(start(Inputs(text="")))
+    sid = ctl.rt.use(ReplaySource(session, deltas), session)
+    ctl.state = replace(ctl.state, stream=Stream(applied=ctl.state.settings, id=sid, total=len(deltas)))
+    seen = {}
 
-    def take(new):
-        rows.extend(new)
+    def show(old, new):
+        if new.rows and not old.rows:
+            seen.setdefault("first_s", time.perf_counter() - t0)
+        if new.outcome.action == "Run" and new.rows is not old.rows:
+            seen["slices"] = seen.get("slices", 0) + 1
+            if stop_after is not None and seen["slices"] == stop_after:
+                seen["stop_at"] = time.perf_counter()
+                ctl.stop()
+        if old.running and not new.running:
+            seen.setdefault("end", time.perf_counter())
 
-    def show():
-        seen.setdefault("first_s", time.perf_counter() - t0)
-        seen["slices"] = seen.get("slices", 0) + 1
-        if stop_after is not None and seen["slices"] == stop_after:
-            seen["stop_at"] = time.perf_counter()
-            run.stop()
-
-    def failed(e):
-        raise e
-
-    streams = source.streams
-    run = SlicedRun(lambda: take(source.step()), lambda: source.done, show, failed,
-                    lambda stopped: seen.setdefault("end", time.perf_counter()), 0.05,
-                    step_for=(lambda s: take(source.step_for(s))) if streams else None,
-                    pause=(lambda: take(source.pause())) if streams else None)
+    ctl.subscribe(show)
 
     async def main():
-        run.start()
-        await run.task
+        ctl.run_button()
+        await ctl.task
+        seen.setdefault("end", time.perf_counter())
 
     c0, t0 = cpu_s(session), time.perf_counter()
     asyncio.run(main())
-    out = {"s": time.perf_counter() - t0, "first_s": seen.get("first_s", 0.0), "rows": len(rows),
+    out = {"s": time.perf_counter() - t0, "first_s": seen.get("first_s", 0.0), "rows": len(ctl.state.rows),
            "cpu_s": cpu_s(session) - c0}
     if "stop_at" in seen:
         out["stop_s"] = seen["end"] - seen["stop_at"]

@@ -28,7 +28,7 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'''
 DIAGRAM = '''wb = Workbench(TEXT, tools=TOOLS, config="parsers/teaching.toml").load()
 wb.tabs.selected_index = wb.tabs.children.index(wb.diagram)
-reference = wb.model.session.replay(wb.model.stream_deltas()).rows  # the same stream, no widget
+reference = wb._ctl.rt.session.replay(wb._ctl.rt.recorded()).rows  # the same stream, no widget
 print("REF " + json.dumps([r.states["engine"] for r in reference]))
 wb'''
 EDITOR = '''ed = Workbench(TEXT, tools=TOOLS, config="parsers/teaching.toml")

@@ -40,7 +40,7 @@ def test_lit_state_follows_the_last_then_the_selected_row():
     redrawn = []
     wb.diagram.observe(lambda change: redrawn.append(change["name"]), names=["machines", "message"])
     seen = []
-    while not wb.model.done:
+    while not wb.state.stream.done:
         wb.step()
         row = wb.rows[-1]
         lit = wb.diagram.lit["engine"]
@@ -75,7 +75,10 @@ def test_engine_based_and_legacy_parsers():
     [m] = wb.diagram.machines
     assert (m["role"], m["name"]) == ("reasoning", "qwen3")
     assert wb.diagram.lit["reasoning"]["state"] == wb.rows[0].states["reasoning"]
-    assert wb.diagram.message == "hermes (tool parser): hand-written, no state machine to draw."
+    # the picture says whose machine it is, and that the calls on screen are hermes's (issue 31, item 9)
+    assert wb.diagram.message.startswith("Drawn: the reasoning parser qwen3's state machine")
+    assert "The tool calls here come from hermes, a hand-written (legacy) tool parser" in wb.diagram.message
+    assert "tool-call states are not reached" in wb.diagram.message
     legacy = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, tool_parser="hermes", reasoning_parser=None)
     legacy.step()
     assert legacy.rows[0].states == {}

@@ -288,7 +288,7 @@ NOT_USER_INPUT = {
     ("check/written.py", "valid_json", "json.loads"): "the same test of the model's text",
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
-    ("cli/doctor_versions.py", "findings_in", "json.loads"): "the --json stdout of our own check in a lane",
+    ("lanes/asked.py", "findings_in", "json.loads"): "the --json stdout of our own check in a lane",
     ("check/config_diagnoses.py", "structural_begins", "json.loads"):
         "the structural tag vLLM's adjust_request made for a forced tool_choice (vLLM's own JSON)",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",
@@ -418,7 +418,6 @@ NOT_USER_OUTPUT = {
     ("lanes/worker.py", "_protocol_pipe", "os.fdopen"): "the lane worker's protocol pipe",
     ("lanes/warm.py", "spawn", "open"): "the warm lane server's lock and log, in the user's 0700 folder",
     ("lanes/warm.py", "spawn", ".write_text"): "the warm lane server's pid file, in the user's 0700 folder",
-    ("ui/ab.py", "ABActions._editor_file", ".write_text"): "the editor's config, to a temporary file for side A/B",
     ("rustfe/binary.py", "extract", "open"): "the vllm-rs cache (a member of the hash-checked wheel)",
     ("rustfe/model_dir.py", "model_dir", ".write_text"): "the vllm-rs model folder's config.json (cache)",
     ("rustfe/process.py", "Frontend.start", "open"): "the log of the vllm-rs process we start",

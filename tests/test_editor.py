@@ -26,12 +26,12 @@ def test_problems_are_marked_on_their_lines():
     assert marks[0] == {"line": _line_of(typo, "CONTNT"),
                         "message": "transitions[1].to: " + problems[0].message}
     assert "CONTNT" in marks[0]["message"] and marks[1]["line"] == _line_of(typo, "TOOL_END = 7")
-    assert wb.model.inputs.config_text is None  # the picked file is still the parser
+    assert wb.state.settings.config_text is None  # the picked file is still the parser
     wb.reload_config(good.replace("[terminals]", "[terminals"))  # a TOML syntax error
     [mark] = wb.editor.text.problems
     assert mark["line"] == _line_of(good, "[terminals]") and "TOML syntax" in mark["message"]
     assert wb.reload_config(good) == [] and wb.editor.text.problems == []
-    assert wb.model.inputs.config_text == good
+    assert wb.state.settings.config_text == good
 
 
 def test_problems_in_an_extended_file_are_not_marked_in_this_text(tmp_path):

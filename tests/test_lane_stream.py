@@ -96,55 +96,69 @@ def test_the_workers_request_reader_sees_a_cancel_between_lines():
 
 # -- the lane --------------------------------------------------------------------------------
 
-def test_the_widgets_run_sends_every_delta_left_in_one_request(lane, monkeypatch):
-    from workbench.ui.model import Inputs, WorkbenchModel
+def controller(**inputs):
+    """The widget's controller (widget-free) over a lane's stream of LONG, started."""
+    from workbench.ui import transitions as T
+    from workbench.ui.controller import Controller
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.state import start
 
-    model = WorkbenchModel(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE))
-    model.start()
-    assert model.streams
-    feeds, stream = [], model.session.lane.stream
+    ctl = Controller(start(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE, **inputs)))
+    ctl.do("Step", T.begin, raise_errors=True)
+    return ctl
+
+
+def test_the_widgets_run_sends_every_delta_left_in_one_request(lane, monkeypatch):
+    from workbench.ui import transitions as T
+
+    ctl = controller()
+    rt = ctl.rt
+    assert rt.source.streams
+    feeds, stream = [], rt.stream_session.lane.stream
 
     def counting(op, **args):
         if op == "feed":
             feeds.append(len(args["deltas"]))
         return stream(op, **args)
 
-    monkeypatch.setattr(model.session.lane, "stream", counting)
-    model.step()  # a Step click: one delta, one request
-    model.run()  # Run: the rest in one request, its rows read in slices as they come
-    total = len(model.rows)
+    monkeypatch.setattr(rt.stream_session.lane, "stream", counting)
+    ctl.do("Step", T.step, raise_errors=True)  # a Step click: one delta, one request
+    ctl.run(raise_errors=True)  # Run: the rest in one request, its rows read in slices as they come
+    rows = list(ctl.state.rows)
+    total = len(rows)
     assert feeds == [1, total - 1] and total > 300
-    here = Session(model.inputs.setup())
+    here = Session(ctl.state.applied.setup())
     want = here.replay(here.deltas_from_text(LONG))
-    assert [view(r) for r in model.rows] == [view(r) for r in want.rows]
-    there = model.session.replay(model.recorded())
-    assert final_view(model.final.stream) == final_view(there.stream_final) == final_view(want.stream_final)
-    assert final_view(model.final.nonstream) == final_view(there.nonstream_final)
+    assert [view(r) for r in rows] == [view(r) for r in want.rows]
+    there = rt.stream_session.replay(rt.recorded())
+    final = ctl.state.final
+    assert final_view(final.stream) == final_view(there.stream_final) == final_view(want.stream_final)
+    assert final_view(final.nonstream) == final_view(there.nonstream_final)
 
 
 def test_a_stop_mid_run_leaves_rows_source_and_lane_consistent(lane):
     """Stop between two slices: the lane feeds no more, the rows it had made are kept, the
     source goes on from the first delta without a row, and every delta is fed once: the
     stream the Run ends with is the one a replay gives."""
-    from workbench.ui.model import Inputs, WorkbenchModel
+    from workbench.ui import transitions as T
 
-    model = WorkbenchModel(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE))
-    model.start()
-    total = len(model.source.all)
-    first = model.step_for(0.0)  # one slice: at least one answer line of rows
-    assert 0 < len(first) < total and model.source.run.sending
-    kept = model.pause()  # Stop
-    assert not model.source.run.sending and model.final is None
-    assert model.source.pos == len(model.rows) == len(first) + len(kept) < total
+    ctl = controller()
+    rt = ctl.rt
+    total = len(rt.source.all)
+    first = len(ctl.do("Run", T.run_slice, 0.0, raise_errors=True).rows)  # one slice: at least one answer line
+    assert 0 < first < total and rt.source.run.sending
+    s = ctl.do("Stop", T.stop, raise_errors=True)
+    assert not rt.source.run.sending and s.final is None
+    assert rt.source.pos == len(s.rows) >= first and len(s.rows) < total
     assert lane.call("ping") == {}  # the pipe is in step: the cancel's answer was read, none is left
-    assert [r.step for r in model.rows] == list(range(1, len(model.rows) + 1))
-    model.step()  # Step goes on from there
-    model.run()  # and Run to the end
-    assert [r.step for r in model.rows] == list(range(1, total + 1))
-    want = model.session.replay(model.source.all)
-    assert [view(r) for r in model.rows] == [view(r) for r in want.rows]
-    assert final_view(model.final.stream) == final_view(want.stream_final)
-    assert model.source.run.text == "".join(d.text for d in model.source.all)
+    assert [r.step for r in s.rows] == list(range(1, len(s.rows) + 1))
+    ctl.do("Step", T.step, raise_errors=True)  # Step goes on from there
+    s = ctl.run(raise_errors=True)  # and Run to the end
+    assert [r.step for r in s.rows] == list(range(1, total + 1))
+    want = rt.stream_session.replay(rt.source.all)
+    assert [view(r) for r in s.rows] == [view(r) for r in want.rows]
+    assert final_view(s.final.stream) == final_view(want.stream_final)
+    assert rt.source.run.text == "".join(d.text for d in rt.source.all)
 
 
 def test_a_request_mid_run_is_answered_and_the_run_goes_on(lane):
@@ -171,35 +185,35 @@ def test_the_run_button_on_a_lane_shows_rows_as_they_come_and_stops(lane):
     wb = Workbench(LONG, tools=WEATHER_TOOLS, vllm=LANE)
     wb.run_slice_s = 0.002
     wb.load()
-    total = len(wb.model.session.deltas_from_text(LONG))
+    total = len(wb._ctl.rt.session.deltas_from_text(LONG))
     first_rows, first_shown = run_then_stop(wb)
     assert 0 < first_rows == first_shown < total  # shown while running
     stopped_at = len(wb.rows)
     assert stopped_at < total and len(wb.table.rows) == stopped_at and wb.banner.value == ""
-    assert "stopped:" in wb.controls.status.value and not wb.model.source.run.sending
+    assert "stopped:" in wb.controls.status.value and not wb._ctl.rt.source.run.sending
     assert lane.call("ping") == {}
     wb.controls.run_button.click()  # no running loop here: synchronous, to the end
-    assert [r.step for r in wb.rows] == list(range(1, total + 1)) and wb.model.final is not None
+    assert [r.step for r in wb.rows] == list(range(1, total + 1)) and wb.state.final is not None
 
 
 def test_a_lane_that_dies_mid_run_gives_error_rows_to_the_end(lane):
     from workbench.lanes.lane import Lane
-    from workbench.ui.model import Inputs, WorkbenchModel
+    from workbench.ui import transitions as T
 
-    model = WorkbenchModel(Inputs(text=LONG, tools=WEATHER_TOOLS, vllm=LANE))
-    model.start()
-    model.step()
+    ctl = controller()
+    rt = ctl.rt
+    ctl.do("Step", T.step, raise_errors=True)
     dying = Lane(LANE)  # the same protocol over a process that dies on its next request
     log = tempfile.TemporaryFile(mode="w+")
     dying.proc = subprocess.Popen(
         [sys.executable, "-c", "import sys; sys.stdin.readline(); print('worker crashed', file=sys.stderr);"
                                " sys.exit(3)"], stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=log, text=True)
     dying._log = log
-    model.session.lane = dying
-    model.run()
-    rows = model.rows
-    assert rows[0].error is None and all(r.error for r in rows[1:]) and len(rows) == len(model.source.all)
+    rt.stream_session.lane = dying
+    s = ctl.run(raise_errors=True)
+    rows = list(s.rows)
+    assert rows[0].error is None and all(r.error for r in rows[1:]) and len(rows) == len(rt.source.all)
     assert "lane died" in rows[1].error and "exit code 3" in rows[1].error and "worker crashed" in rows[1].error
-    assert model.final is not None and "died" in model.final.nonstream.error
+    assert s.final is not None and "died" in s.final.nonstream.error
     dying.close()
     assert lane.alive and lane.call("ping") == {}

@@ -423,20 +423,20 @@ def test_widget_version_picker_and_ab_across_versions(lane):
     assert wb.controls.vllm.value == LANE and "" in [v for _, v in wb.controls.vllm.options]  # "": installed
     wb.run()
     assert not wb.banner.value, wb.banner.value
-    new_calls = wb.model.final.nonstream.tool_calls
+    new_calls = wb.state.final.nonstream.tool_calls
     assert json.loads(new_calls[0].arguments) == {"city": "Paris"}
     only_here = sorted(set(names.declared(LANE)["tool"]) - set(names.declared()["tool"]))
     assert only_here[0] in [v for _, v in wb.controls.tool_parser.options]  # the picker lists the lane's names
-    sent = [r for r in wb.model.rows if r.sse]
+    sent = [r for r in wb.rows if r.sse]
     assert sent and all(json.loads(r.chunk)["object"] == "chat.completion.chunk" for r in sent)
     wb.controls.vllm.value = ""  # the installed vLLM, same stream
     wb.replay()
-    assert wb.model.final.nonstream.tool_calls != new_calls
-    assert wb.model.changed  # the rows that differ between the two versions are marked
+    assert wb.state.final.nonstream.tool_calls != new_calls
+    assert wb.state.stream.changed  # the rows that differ between the two versions are marked
     res = wb.compare("deepseek_v3@0.32.0", f"deepseek_v3@{LANE}")
     assert res.label_a == "deepseek_v3@0.32.0"
     assert res.first_step is not None and f"@{LANE}" in wb.ab.label_b.value
-    assert res.first_step in wb.model.changed
+    assert res.first_step in wb.state.stream.changed
 
 
 def test_widget_on_a_lane_draws_its_engine_and_refuses_live_sources(lane):

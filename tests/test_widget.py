@@ -77,7 +77,7 @@ def test_step_appends_one_row_then_run_finishes(wb, direct):
         assert (got.token_ids, got.text, got.phase_before, got.phase, got.sse, got.finish_reason) == \
                (want.token_ids, want.text, want.phase_before, want.phase, want.sse, want.finish_reason)
         assert (got.reasoning, got.content) == (want.reasoning, want.content)
-    assert wb.model.final.stream.tool_calls[0].name == "get_weather"
+    assert wb.state.final.stream.tool_calls[0].name == "get_weather"
     wb.step_button.click()  # past the end: nothing new, no error
     assert len(wb.rows) == 26 and wb.banner.value == ""
 
@@ -120,7 +120,7 @@ def test_table_records_phase_chunk_and_state_change(wb, direct):
 
 def test_error_row_is_red_and_the_stream_goes_on(wb):
     wb.step(2)
-    parser = wb.model.source.run.parser
+    parser = wb._ctl.rt.source.run.parser
 
     def boom(**kwargs):
         raise ValueError("parser exploded")
@@ -142,13 +142,13 @@ def test_callback_that_raises_shows_in_banner_and_keeps_rows(wb, monkeypatch):
     def broken(*a, **k):
         raise RuntimeError("widget bug\nsecond line")
 
-    monkeypatch.setattr(wb.model, "step", broken)
+    monkeypatch.setattr(wb._ctl.rt.source, "step", broken)
     wb.step_button.click()  # must not raise
     assert "Step: unexpected RuntimeError: widget bug" in banner(wb)
     assert "second line" not in wb.banner.value.split("<details>")[0]
     assert "<details><summary>traceback</summary>" in wb.banner.value
     assert len(wb.rows) == 3 and shown_steps(wb) == [1, 2, 3]
-    assert len(wb.model.recorded()) == 26  # the stream is kept
+    assert len(wb._ctl.rt.recorded()) == 26  # the stream is kept
 
 
 def test_bad_input_is_one_line_in_banner(wb):
@@ -173,25 +173,25 @@ def test_replay_marks_changed_rows(wb):
     assert "changed" in row_cells(wb, 8)["_c"].split()
     assert "changed" not in row_cells(wb, 2)
     assert "rows changed" in wb.controls.status.value
-    assert wb.model.final.stream.tool_calls == ()
+    assert wb.state.final.stream.tool_calls == ()
 
 
 def test_final_panel_highlights_and_links_the_first_divergent_step():
     from workbench import Workbench
 
     wb = Workbench(recording=str(TRUNCATED))
-    assert wb.controls.tool_parser.value == "hermes" and wb.model.inputs.tools
+    assert wb.controls.tool_parser.value == "hermes" and wb.state.settings.tools
     wb.run_button.click()
     fields = {r["field"]: r for r in wb.final.fields.records}  # the table component, a row a field
     args = fields["tool_calls"]
     assert args["verdict"] == f"✗ differs from step {wb.final.first_step}" and args["_c"] == "changed"
-    assert [r["field"] for r in wb.final.fields.records] == [d.field for d in wb.model.final.diffs]
-    for d in wb.model.final.diffs:  # an equal field is unmarked, a differing one marked
+    assert [r["field"] for r in wb.final.fields.records] == [d.field for d in wb.state.final.diffs]
+    for d in wb.state.final.diffs:  # an equal field is unmarked, a differing one marked
         assert (fields[d.field]["verdict"] == "✓ equal") == d.equal == (fields[d.field]["_c"] == "")
-    assert any(d.equal for d in wb.model.final.diffs)
+    assert any(d.equal for d in wb.state.final.diffs)
     assert wb.final.goto.disabled is False
     wb.final.goto.click()
-    assert wb.model.selected == wb.final.first_step
+    assert wb.state.selected == wb.final.first_step
     assert wb.detail.step.value == wb.final.first_step
     assert "SSE chunk" in wb.detail.value
 
@@ -201,10 +201,10 @@ def test_selection_both_ways_between_python_and_the_front_end(wb):
     wb.select(2)  # Python -> the front end's synced trait
     assert wb.table.selected == 2 and ">2</td>" in wb.detail.html.value and wb.table.selection == [2]
     wb.table.selected = 8  # a click or j/k in the front end sets the trait
-    assert wb.model.selected == 8 and wb.detail.step.value == 8
+    assert wb.state.selected == 8 and wb.detail.step.value == 8
     assert "tool_call" in wb.detail.html.value
     wb.detail.step.value = 3  # the step box jumps too
-    assert wb.table.selected == 3 and wb.model.selected == 3
+    assert wb.table.selected == 3 and wb.state.selected == 3
     wb.controls.reset_button.click()
     assert wb.table.selected == 0 and shown_steps(wb) == []
 
@@ -274,7 +274,7 @@ def test_config_editor_problems_keep_the_last_good_config():
     wb = Workbench(text, tools=WEATHER_TOOLS, config="parsers/teaching.toml")
     assert "name = \"teaching\"" in wb.editor.text.value
     wb.run_button.click()
-    good_final = wb.model.final.stream
+    good_final = wb.state.final.stream
     assert good_final.tool_calls[0].name == "get_weather"
     end = '{ from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },'
     assert end in wb.editor.text.value
@@ -282,17 +282,17 @@ def test_config_editor_problems_keep_the_last_good_config():
     wb.editor.text.value = typo  # reload on change
     assert "transitions[1].to: unknown state 'CONTNT'" in banner_of(wb.editor.problems)
     assert "last good config stays active" in banner_of(wb.editor.problems)
-    assert wb.model.final.stream == good_final and wb.banner.value == ""
+    assert wb.state.final.stream == good_final and wb.banner.value == ""
     # break one transition for real: </think> no longer ends the reasoning
     broken = wb.editor.text.value.replace('to = "CONTNT",   emit = ["REASONING_END"]',
                                           'to = "REASONING", emit = []')
     assert wb.reload_config(broken) == []
     assert wb.editor.problems.value == ""
     assert 7 in wb.table.changed and "changed" in row_cells(wb, 7)["_c"].split()
-    assert wb.model.final.stream.tool_calls == ()
-    assert "</tool_call>" in wb.model.final.stream.reasoning
+    assert wb.state.final.stream.tool_calls == ()
+    assert "</tool_call>" in wb.state.final.stream.reasoning
     wb.controls.config.value = "parsers/qwen3.toml"  # a picker takes over again
-    assert wb.model.inputs.config_text is None and 'name = "qwen3"' in wb.editor.text.value
+    assert wb.state.settings.config_text is None and 'name = "qwen3"' in wb.editor.text.value
 
 
 def test_ab_compares_two_specs_on_the_same_stream():
@@ -368,7 +368,7 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
     def engine_failure(*a, **k):
         raise RuntimeError("engine went away")
 
-    original, wb.model.source.step = wb.model.source.step, engine_failure
+    original, wb._ctl.rt.source.step = wb._ctl.rt.source.step, engine_failure
     wb.step_button.click()
     assert "Step: unexpected RuntimeError: engine went away" in banner(wb)
     assert len(wb.rows) == 3
@@ -378,7 +378,7 @@ def test_engine_source_grammar_column_and_the_recording_survives_errors(engine_s
     with pytest.raises(WorkbenchError, match="partial.jsonl exists"):  # refused, as the CLI's -o
         wb.save_recording(tmp_path / "partial.jsonl")
     assert (tmp_path / "partial.jsonl").read_bytes() == before
-    wb.model.source.step = original
+    wb._ctl.rt.source.step = original
     wb.run_button.click()
     assert wb.banner.value == "" and wb.rows[-1].finish_reason == "tool_calls"
     opened = [r for r in wb.rows if r.extra.get("grammar", {}).get("gate_open") == [True]]
@@ -408,20 +408,20 @@ def test_two_engine_workbenches_each_own_their_stream(engine_stepper, tmp_path):
         a.step_button.click()
         b.step_button.click()
     assert a.banner.value == b.banner.value == ""
-    assert a.model.stepper is not b.model.stepper
-    assert a.model.stepper.engine is b.model.stepper.engine is build.current()
-    a_ids, b_ids = a.model.stepper.script, b.model.stepper.script
+    assert a._ctl.rt.stepper is not b._ctl.rt.stepper
+    assert a._ctl.rt.stepper.engine is b._ctl.rt.stepper.engine is build.current()
+    a_ids, b_ids = a._ctl.rt.stepper.script, b._ctl.rt.stepper.script
     assert [t for r in a.rows for t in r.token_ids] == a_ids[:4]
     assert [t for r in b.rows for t in r.token_ids] == b_ids[:4]
     b.controls.reset_button.click()  # drops b's request only
-    assert list(build.current().llm.output_processor.request_states) == [a.model.stepper._internal_id]
+    assert list(build.current().llm.output_processor.request_states) == [a._ctl.rt.stepper._internal_id]
     a.run_button.click()
     b.run_button.click()
     assert [t for r in a.rows for t in r.token_ids] == a_ids and len(a.rows) == 26
     assert [t for r in b.rows for t in r.token_ids] == b_ids
-    assert a.model.final.stream.reasoning == "Weather is needed."
-    assert b.model.final.stream.reasoning is None
-    assert len(a.model.stream_deltas()) == len(a.rows) and len(b.model.stream_deltas()) == len(b.rows)
+    assert a.state.final.stream.reasoning == "Weather is needed."
+    assert b.state.final.stream.reasoning is None
+    assert len(a._ctl.rt.recorded()) == len(a.rows) and len(b._ctl.rt.recorded()) == len(b.rows)
     assert a.check(fuzz=0, shrink_budget_s=0, text_budget_s=0).checked["tokens"] == len(a_ids)
     assert a.save_recording(tmp_path / "a.jsonl") == 26
     assert [t for d in rec.load(tmp_path / "a.jsonl").deltas for t in d.token_ids] == a_ids

@@ -42,7 +42,7 @@ def test_good_arguments_still_build():
     from workbench.ui.widget import Workbench
 
     wb = Workbench("hi", tool_parser=None, tools=None, source="text", api="responses")
-    assert wb.model.inputs.api == "responses" and wb.model.inputs.tool_parser is None
+    assert wb.state.settings.api == "responses" and wb.state.settings.tool_parser is None
 
 
 def test_a_recording_may_be_a_pathlib_path():

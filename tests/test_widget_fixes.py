@@ -93,10 +93,10 @@ def test_empty_pickers_show_none_and_read_as_none():
     c = wb.controls
     assert (c.tool_parser.label, c.config.label) == ("(none)", "(none)")
     assert c.reasoning_parser.label == "qwen3"
-    i = c.read(wb.model.inputs)
+    i = wb.state.settings
     assert (i.tool_parser, i.config, i.reasoning_parser) == (None, None, "qwen3")
     wb.run()
-    assert wb.model.final.stream.tool_calls == ()
+    assert wb.state.final.stream.tool_calls == ()
 
 
 def test_ab_labels_and_final_values_as_json(wb):
@@ -122,11 +122,14 @@ def test_final_message_values_are_json_in_their_own_cells(wb):
     from workbench.ui.final import shown
 
     wb.run()
-    content = next(d for d in wb.model.final.diffs if d.field == "content")
+    content = next(d for d in wb.state.final.diffs if d.field == "content")
     assert (content.a, content.b) == ("\n\n", None) and shown(content) == ('"\\n\\n"', "null")
     fields = {r["field"]: r for r in wb.final.fields.records}
     assert (fields["content"]["stream"], fields["content"]["nonstream"]) == ('"\\n\\n"', "null")
-    assert fields["content"]["verdict"].startswith("✗") and fields["content"]["_c"] == "changed"
+    # whitespace only: `check` calls it cosmetic (no finding), and so does every line on screen
+    assert fields["content"]["verdict"] == "≈ whitespace only (cosmetic)" and fields["content"]["_c"] == "changed"
+    assert "streaming ≈ non-streaming (whitespace only: content)" in wb.controls.status.value
+    assert wb.final.goto.description.startswith("verdict: streaming ≈ non-streaming")
     from workbench import Workbench
 
     broken = Workbench(recording=TRUNCATED)
@@ -151,7 +154,7 @@ def test_run_button_streams_rows_and_stop_stops_it():
     wb = Workbench(long_text(), tools=WEATHER_TOOLS)
     wb.run_slice_s = 0.002  # a fast machine replays the whole stream in one 50 ms slice
     wb.load()
-    total = len(wb.model.session.deltas_from_text(long_text()))
+    total = len(wb._ctl.rt.session.deltas_from_text(long_text()))
     first_rows, first_shown = run_then_stop(wb)
     stopped_at = len(wb.rows)
     assert 0 < first_rows == first_shown < total  # shown while running, not at the end
@@ -171,8 +174,11 @@ def test_an_error_during_a_button_run_goes_to_the_banner(wb, monkeypatch):
             raise RuntimeError("boom in a slice")
         return original()
 
-    original = wb.model.step
-    monkeypatch.setattr(wb.model, "step", failing)
+    wb.load()
+    wb.step()
+    source = wb._ctl.rt.source
+    original = source.step
+    monkeypatch.setattr(source, "step", failing)
 
     async def scenario():
         wb.controls.run_button.click()
@@ -181,7 +187,7 @@ def test_an_error_during_a_button_run_goes_to_the_banner(wb, monkeypatch):
 
     asyncio.run(scenario())
     assert "Run: unexpected RuntimeError: boom in a slice" in text_of(wb.banner.value)
-    assert len(wb.rows) == 2 and not wb.controls.run_button.disabled
+    assert len(wb.rows) == 3 and not wb.controls.run_button.disabled  # the Step's and the two before it failed
 
 
 def test_engine_start_noise_stays_out_of_the_cell(capsys, tmp_path, monkeypatch):
@@ -221,7 +227,7 @@ def test_changing_the_source_mid_stream_is_said_not_ignored(wb):
     warning = text_of(wb.banner.value)
     assert "source changed while this stream is in progress" in warning and "Reset" in warning
     wb.controls.step_button.click()  # the stream goes on as it started, and still says so
-    assert len(wb.rows) == 3 and wb.model.source.kind == "replay"
+    assert len(wb.rows) == 3 and wb._ctl.rt.source.kind == "replay"
     assert "source changed" in text_of(wb.banner.value)
     wb.controls.source.value = "text"
     wb.controls.text.value = "<think>other</think>"
@@ -230,7 +236,7 @@ def test_changing_the_source_mid_stream_is_said_not_ignored(wb):
     wb.controls.step_button.click()
     assert wb.banner.value == "" and wb.rows[0].text == "<think>"
     wb.run()
-    assert wb.model.final.stream.reasoning == "other"
+    assert wb.state.final.stream.reasoning == "other"
 
 
 def test_swallowed_errors_go_to_the_banner(monkeypatch):
@@ -253,12 +259,13 @@ def test_swallowed_errors_go_to_the_banner(monkeypatch):
     def sync_fails(*a, **k):
         raise ValueError("redraw failed")
 
-    monkeypatch.setattr(wb.model, "step", step_fails)
-    monkeypatch.setattr(wb, "_sync", sync_fails)
+    wb.step()
+    monkeypatch.setattr(wb._ctl.rt.source, "step", step_fails)
+    monkeypatch.setattr(wb.table, "append", sync_fails)
     wb.controls.step_button.click()
     shown = text_of(wb.banner.value)
     assert "Step: unexpected RuntimeError: step failed" in shown
-    assert "redrawing the table then failed too: ValueError: redraw failed" in shown
+    assert "redrawing the widget then failed too: ValueError: redraw failed" in shown
 
 
 def test_stop_reaches_a_real_kernel_while_the_run_button_runs():
@@ -270,7 +277,7 @@ def test_stop_reaches_a_real_kernel_while_the_run_button_runs():
     cells = [
         f"import asyncio, workbench\nTEXT = {long_text(200)!r}\n"
         "wb = workbench.Workbench(TEXT)\nwb.run_slice_s = 0.002\nwb.load()\n"
-        "total = len(wb.model.session.deltas_from_text(TEXT))\n"
+        "total = len(wb._ctl.rt.session.deltas_from_text(TEXT))\n"
         "wb.controls.run_button.click()\nstarted = wb.running",
         "wb.controls.stop_button.click()\nat = len(wb.rows)",
         "await asyncio.sleep(0.5)\nprint(started, at, len(wb.rows), total, wb.running)",
@@ -290,20 +297,24 @@ def test_the_minimal_case_streams_in_a_widget_of_its_own():
     rows = list(wb.rows)
     wb.check(fuzz=0)
     small = wb.minimal_workbench()
-    assert wb.rows == rows and wb.model.inputs.source == "recording"  # this one keeps its stream
-    assert small is not wb and small.model.inputs.text == wb.minimal_text()
-    assert (small.model.inputs.tool_parser, small.model.inputs.tools) == ("hermes", wb.model.inputs.tools)
-    assert 0 < len(small.rows) < len(rows) and small.model.final.first_step is not None
+    assert wb.rows == rows and wb.state.settings.source == "recording"  # this one keeps its stream
+    assert small is not wb and small.state.settings.text == wb.minimal_text()
+    assert (small.state.settings.tool_parser, small.state.settings.tools) == ("hermes", wb.state.settings.tools)
+    assert 0 < len(small.rows) < len(rows) and small.state.final.first_step is not None
 
 
 def test_every_source_is_closed_when_the_widget_drops_it():
     """Reset (or a new stream) closes the old source: an engine request is aborted
     (test_widget), a live server stream hangs up."""
     from workbench.capture.live import ServerSource
-    from workbench.ui.model import Inputs, WorkbenchModel
+    from workbench.ui import transitions as T
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.runtime import Runtime
+    from workbench.ui.state import start
 
-    model = WorkbenchModel(Inputs(text=SEED_TEXT))
-    source = ServerSource(model.ensure_session(), "http://127.0.0.1:9/v1", {"messages": []})
-    model._use(source)
-    model.reset()
-    assert model.source is None and source.server.closed
+    rt = Runtime()
+    i = Inputs(text=SEED_TEXT)
+    source = ServerSource(rt.session_for(i), "http://127.0.0.1:9/v1", {"messages": []})
+    rt.use(source, rt.session)
+    T.reset(start(i), rt)
+    assert rt.source is None and source.server.closed

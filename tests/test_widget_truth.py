@@ -34,6 +34,19 @@ def direct(api: str):
     return result, faces.run(session, result)
 
 
+def row_events(wb, step: int):
+    """The step's events on the widget's API, as its detail shows them."""
+    from workbench.ui import screen
+
+    return screen.row_events(wb.state, wb._ctl.rt, step)
+
+
+def api_finals(wb):
+    from workbench.ui import screen
+
+    return screen.api_finals(wb.state, wb._ctl.rt)[0]
+
+
 @pytest.fixture
 def sent(monkeypatch):
     """What the tables sent to the front end (custom messages)."""
@@ -57,16 +70,16 @@ def test_the_api_picker_shows_that_apis_events_and_every_apis_final():
     assert any("text_delta" in r["event"] for r in events.records)
     # Ctrl+C there copies the events' own JSON, as vLLM's converter made them
     copied = [json.loads(line) for line in events.copy_text([r["n"] for r in events.records]).splitlines()]
-    assert copied == wb.model.row_events(7) != []
+    assert copied == row_events(wb, 7) != []
     assert "verdict: when the stream ends" in wb.final.goto.description  # no verdict before the end
     wb.run()
     result, face = direct("messages")
     names: dict = {}
-    got = [mask.masked(wb.model.row_events(r.step), names) for r in wb.rows]
+    got = [mask.masked(row_events(wb, r.step), names) for r in wb.rows]
     names = {}
     want = [mask.masked(face.row_events(i), names) for i in range(len(result.rows))]
     assert got == want  # the events are vLLM's converter's, for that API's own session
-    finals = {a.api: a for a in wb.model.api_finals()}
+    finals = {a.api: a for a in api_finals(wb)}
     assert list(finals) == ["chat", "responses", "messages"]
     assert finals["chat"].differs == ["content"]  # the seed finding: "\n\n" vs null
     for api in ("responses", "messages"):  # a client shows the "\n\n" as an empty-looking bubble
@@ -91,7 +104,7 @@ def test_every_api_verdict_judges_the_role_chunk_as_check_does():
 
     wb = Workbench(SEED_TEXT.replace("</think>\n\n", "</think>"), tools=WEATHER_TOOLS)
     wb.run()
-    chat = {a.api: a for a in wb.model.api_finals()}["chat"]
+    chat = {a.api: a for a in api_finals(wb)}["chat"]
     assert (chat.client_final.content, chat.body_final.content) == ("", None)
     assert chat.differs == [] and chat.role_chunk
     verdict = {(r["api"], r["mode"]): r["verdict"] for r in wb.final.apis.records}[("chat", "stream")]
@@ -137,7 +150,7 @@ def test_the_status_line_says_what_runs_and_what_waits():
     assert "runs: qwen3_coder+qwen3" in wb.controls.truth.value and "not applied" not in wb.controls.truth.value
     wb.reload_config(teaching)
     wb.editor.use.value = False  # the switch: the pickers' parser runs again, replayed now
-    assert wb.model.inputs.config_text is None and "runs: qwen3_coder+qwen3" in wb.controls.truth.value
+    assert wb.state.settings.config_text is None and "runs: qwen3_coder+qwen3" in wb.controls.truth.value
 
 
 @pytest.mark.skipif(len(versions.listed()) < 2, reason="no other vLLM version is locked for lanes")

@@ -11,6 +11,7 @@ import ipywidgets as W
 
 from workbench.core.faces import APIS
 from workbench.core.rows import COLUMNS, LABEL, Column
+from workbench.ui.ab_apis import label  # noqa: F401 (the A/B panel's name for a spec)
 from workbench.ui.final import as_json
 from workbench.ui.table import DELTA_LEGEND, DeltaTable, RecordTable, TokenText
 
@@ -59,22 +60,6 @@ def summary_html(res) -> str:
     return " · ".join(parts)
 
 
-def label(text: str, spec) -> str:
-    """What a spec is called in the A/B panel: "hermes+qwen3", "+qwen3", "hermes",
-    "parsers/qwen3.toml" (as typed, relative to the repository) or "editor config"."""
-    if text == "editor":
-        return "editor config"
-    if spec.config:
-        from pathlib import Path
-
-        from workbench.ui.inputs import REPO
-
-        p = Path(spec.config)
-        return str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p)
-    names = (spec.tool_parser or "", spec.reasoning_parser or "")
-    return "+".join(names) if names[1] else names[0] or "no parser"
-
-
 class ABPanel(W.VBox):
     def __init__(self, spec_a: str = "", spec_b: str = "") -> None:
         ph = "hermes+qwen3 · +qwen3@0.33.0 · parsers/qwen3.toml · editor"
@@ -94,8 +79,9 @@ class ABPanel(W.VBox):
         self.left = self.right = None  # the two tables, made at the first Compare
         self.sides = W.HBox([], layout=W.Layout(width="100%"))
         self.result = None
+        self.stale = W.HTML("")
         super().__init__([W.HBox([self.spec_a, self.api_a, self.spec_b, self.api_b, self.compare_button],
-                                 layout=W.Layout(width="100%")), self.summary, self.finals, self.sides],
+                                 layout=W.Layout(width="100%")), self.stale, self.summary, self.finals, self.sides],
                          layout=W.Layout(width="100%"))
         self.add_class("wb-ab")
 
@@ -116,6 +102,24 @@ class ABPanel(W.VBox):
     def _pick(table: DeltaTable, step: int | None) -> None:
         if (step or 0) != table.selected:
             table.select(step)
+
+    def specs(self):
+        """What the A/B pickers say."""
+        from workbench.ui.state import ABSpecs
+
+        return ABSpecs(self.spec_a.value, self.spec_b.value, self.api_a.value, self.api_b.value)
+
+    def render(self, s, decode=None) -> None:
+        """The pickers as the state says; its A/B result (marked when it is about an earlier stream)."""
+        sp = s.ab_specs
+        with self.hold_sync():
+            for w, v in ((self.spec_a, sp.a), (self.spec_b, sp.b), (self.api_a, sp.api_a), (self.api_b, sp.api_b)):
+                if w.value != v:
+                    w.value = v
+            self.stale.value = ("" if s.ab is None or s.fresh(s.ab) else
+                                "<i>about an earlier stream (Compare again for the rows on screen)</i>")
+        if s.ab is not None and s.ab.value is not self.result:
+            self.show(s.ab.value, decode.tokenizer if decode is not None else None, s.ab.extra.get("sides"))
 
     def show(self, res, tokenizer=None, sides=None) -> None:
         """``res``: a ``core.diff.DiffResult``; ``tokenizer``: the stream's, so both sides
@@ -155,98 +159,3 @@ class ABPanel(W.VBox):
                     table.more = None
                 table.select(first)
                 table.set_rows(result.rows, differing)
-
-
-class ABActions:
-    """The Workbench's A/B method (mixed into ``Workbench``)."""
-
-    def _init_ab(self) -> ABPanel:
-        i = self.model.inputs
-        self.ab = ABPanel(spec_a=i.config or label("", i.parser()))
-        self.ab.compare_button.on_click(self._guard(lambda _: self.compare(), "Compare"))
-        return self.ab
-
-    def _editor_file(self) -> str:
-        """The editor's active config as a file, for specs that need one ("editor")."""
-        import tempfile
-        from pathlib import Path
-
-        from workbench.errors import WorkbenchError
-
-        text = self.model.inputs.config_text
-        if text is None:
-            raise WorkbenchError('A/B: "editor" needs a reloaded editor config first')
-        folder = Path(tempfile.mkdtemp(prefix="workbench-ab-"))
-        path = folder / "editor.toml"
-        path.write_text(text, encoding="utf-8")
-        return str(path)
-
-    def compare(self, a: str | None = None, b: str | None = None, api_a: str | None = None,
-                api_b: str | None = None):
-        """Both specs over the current stream, each on its API (chat by default); returns
-        ``core.diff.DiffResult``.
-
-        A spec is ``tool+reasoning`` names, a ``.toml`` path, or ``editor`` (the
-        editor's active config); ``api_a``/``api_b``: chat, responses or messages."""
-        from workbench.core import diff
-        from workbench.core.parsers import ParserSpec
-        from workbench.errors import WorkbenchError
-        from workbench.ui.inputs import resolve
-
-        self.banner.clear()
-        if a is not None:
-            self.ab.spec_a.value = a
-        if b is not None:
-            self.ab.spec_b.value = b
-        if api_a is not None:
-            self.ab.api_a.value = api_a
-        if api_b is not None:
-            self.ab.api_b.value = api_b
-        from workbench.lanes.diff import split_version
-
-        specs, labels, versions = [], [], []
-        for text in (self.ab.spec_a.value.strip(), self.ab.spec_b.value.strip()):
-            if not text:
-                raise WorkbenchError("A/B: give two parser specs, e.g. hermes+qwen3 and parsers/qwen3.toml")
-            text, version = split_version(text)  # hermes+qwen3@0.33.0: that vLLM's lane
-            versions.append(version)
-            if text == "editor":
-                spec = ParserSpec(config=self._editor_file())
-            else:
-                spec = ParserSpec.parse(text)
-                spec = ParserSpec(config=resolve(spec.config)) if spec.config else spec
-            specs.append(spec)
-            labels.append(label(text, spec))
-        if self.model.session is None:
-            self.load()
-        deltas = self.model.stream_deltas()
-        apis = (self.ab.api_a.value, self.ab.api_b.value)
-        self._status(f"A/B: {labels[0]} vs {labels[1]} on {len(deltas)} deltas…")
-        setup = replace(self.model.setup(), api="chat")
-        if apis != ("chat", "chat"):
-            if any(versions):
-                raise WorkbenchError("A/B: another API than chat runs on the installed vLLM only; "
-                                     "on a lane use `workbench replay --vllm V --api API`")
-            from workbench.ui import ab_apis
-
-            session = self.model.session
-            sides = [ab_apis.side(setup, spec, api, deltas, f"{lb} · {api}",
-                                  session.prompt_ids if api == getattr(session, "api", "chat") else None)
-                     for spec, api, lb in zip(specs, apis, labels)]
-            res = ab_apis.compare(*sides)
-            self.ab.show(res, session.tokenizer, sides)
-            self._status("A/B: " + ("A and B agree" if res.same else f"first differing step {res.first_step}"))
-            return res
-        if any(versions):
-            from workbench.lanes import diff as lane_diff
-
-            res = lane_diff.run(setup, (specs[0], versions[0]), (specs[1], versions[1]),
-                                deltas=deltas, prompt_token_ids=self.model.session.prompt_ids)
-        else:
-            res = diff.run(setup, specs[0], specs[1], deltas=deltas,
-                           prompt_token_ids=self.model.session.prompt_ids)
-        res.label_a, res.label_b = [f"{lb}@{v}" if v else lb for lb, v in zip(labels, versions)]
-        self.ab.show(res, self.model.session.tokenizer)
-        self._status("A/B: " + ("A and B agree" if res.same else
-                                f"first differing step {res.first_step or res.first_machine_step}"))
-        return res

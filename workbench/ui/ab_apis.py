@@ -62,3 +62,19 @@ def events_cell(events: list[dict]) -> str | None:
     from workbench.ui.faces_view import summary
 
     return " · ".join(summary(e) for e in events) or None
+
+
+def label(text: str, spec) -> str:
+    """What a spec is called in the A/B panel: "hermes+qwen3", "+qwen3", "hermes",
+    "parsers/qwen3.toml" (as typed, relative to the repository) or "editor config"."""
+    if text == "editor":
+        return "editor config"
+    if spec.config:
+        from pathlib import Path
+
+        from workbench.ui.inputs import REPO
+
+        p = Path(spec.config)
+        return str(p.relative_to(REPO)) if p.is_relative_to(REPO) else str(p)
+    names = (spec.tool_parser or "", spec.reasoning_parser or "")
+    return "+".join(names) if names[1] else names[0] or "no parser"

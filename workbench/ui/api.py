@@ -23,10 +23,12 @@ def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs
     display(wb)
     if wb.banner.kind == "error":  # the recording did not load: its error stays on screen
         return wb
+    from workbench.ui import transitions as T
+
     if run:
-        wb._guard(lambda: wb.run(), "Run")()
+        wb._ctl.run()  # a failure is the banner's line, not the cell's
     elif steps:
-        wb._guard(lambda: wb.step(steps), "Step")()
+        wb._do("Step", T.step, steps, raise_errors=False)
     return wb
 
 

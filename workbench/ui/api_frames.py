@@ -127,8 +127,12 @@ class ApiFrames:
     """``events(api)``, ``finals()``, ``face(api)`` of one Workbench's stream."""
 
     def __init__(self, wb) -> None:
-        self.model = wb.model
-        if self.model.faces is None:
+        self.wb = wb
+        self.state, self.rt = wb.state, wb._ctl.rt
+        if not self.state.stream.started:
+            raise WorkbenchError("workbench.faces(wb): the workbench has no stream yet: run it first (wb.run())")
+        self.faces = self.rt.faces(self.state.stream.applied)
+        if self.faces is None:
             raise WorkbenchError("workbench.faces needs the installed vLLM (a lane's stream has no API faces here)")
         self._runs: dict[str, tuple[Result, Face | None]] = {}
 
@@ -138,8 +142,8 @@ class ApiFrames:
 
         api = check_api(api)
         if api not in self._runs:
-            session = self.model.faces.session(api)
-            result = session.replay(self.model.recorded())
+            session = self.faces.session(api)
+            result = session.replay(self.rt.recorded())
             self._runs[api] = (result, faces.run(session, result))
         return self._runs[api]
 
@@ -180,7 +184,9 @@ class ApiFrames:
         return record_table(FINAL_COLUMNS, self.final_items(), "faces-finals", "n")
 
     def final_items(self) -> list[dict]:
-        apis = self.model.api_finals()
+        from workbench.ui.screen import api_finals
+
+        apis = api_finals(self.state, self.rt, force=True)[0] if self.state.stream.done else None
         if apis is None:
             raise WorkbenchError("the stream has not ended: run it first (wb.run())")
         return final_items(apis)

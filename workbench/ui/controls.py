@@ -1,23 +1,27 @@
-"""The control panel: pickers, editors, buttons, the status lines. Reads/writes ``Inputs``.
+"""The control panel: pickers, boxes, buttons and the two status lines, drawn from the state.
+
+``render(state)`` sets every picker and box to the state's settings (a box keeps the text
+being typed while it means the same value), the buttons to what can run now, the first line
+to what runs (``views.pending_html``), the second to what the last action did. A change
+by the user goes to ``on_setting(name, value)``; nothing here decides anything.
 
 The pickers sit in a grid of three columns; the fields of a source show only while that
-source is picked (the recording picker for "recording", the model for "engine", the URL
-and request for "server"), so a fresh widget with its settings open stays short. Two
-lines below the buttons: what runs (``truth.running``) and what the last action did.
+source is picked, so a fresh widget with its settings open stays short.
 """
 
 from __future__ import annotations
 
 import html
 import json
-from dataclasses import replace
+from collections.abc import Callable
 
 import ipywidgets as W
 
 from workbench.core.faces import APIS
-from workbench.errors import WorkbenchError
-from workbench.ui.choices import NO_VALUE, config_files, json_of, options, pick, recording_files, tokenizer_names
+from workbench.ui import views
+from workbench.ui.choices import NO_VALUE, config_files, options, pick, recording_files, tokenizer_names
 from workbench.ui.inputs import SOURCES, TOOL_CHOICES, Inputs
+from workbench.ui.state import State
 
 _STYLE = {"description_width": "76px"}
 _CELL = W.Layout(width="auto", min_width="0")
@@ -29,9 +33,13 @@ HELP = ("<div class='wb-help'><b>The widget in short.</b> Step / Run stream the 
         "for its detail; shift/ctrl-click select more, and <b>Ctrl+C</b> copies their JSON (so does "
         "<i>Copy JSON</i> in the detail). <i>columns ▾</i> hides columns; drag a header's edge to "
         "resize (kept for this notebook). <i>Save</i> writes the stream as a recording. "
-        "The first line under the buttons says what runs: which parser class, from where, on which "
-        "vLLM, for which API, on which stream. Full tour: the README, section "
-        "<i>The widget</i>{link}.</div>")
+        "The first line under the buttons says what made the rows on screen: which parser class, "
+        "from where, on which vLLM, for which API, on which stream; a setting changed since is "
+        "listed after it until Replay or Reset applies it. The whole page{link}.</div>")
+# settings field -> the control's attribute
+FIELDS = ("tokenizer", "tool_parser", "reasoning_parser", "config", "vllm", "api", "tool_choice", "chunking",
+          "source", "recording", "model", "server_url", "server_request", "text", "messages", "tools")
+JSON_FIELDS = ("messages", "tools", "server_request")
 
 
 def _box(widget: W.Widget) -> W.Widget:
@@ -40,8 +48,22 @@ def _box(widget: W.Widget) -> W.Widget:
     return widget
 
 
+def _area(description: str, flex: str, placeholder: str = "") -> W.Textarea:
+    return W.Textarea(description=description, placeholder=placeholder, style=_STYLE,
+                      layout=W.Layout(flex=flex, height="120px", min_width="220px"))
+
+
+def shown_value(name: str, value) -> object:
+    """A setting as its control shows it."""
+    if name in JSON_FIELDS:
+        return "" if value is None else json.dumps(value, ensure_ascii=False)
+    if name in ("tool_choice", "model") or name == "server_url":
+        return value or ""
+    return value
+
+
 class Controls(W.VBox):
-    def __init__(self, inputs: Inputs, readme_link: str = "") -> None:
+    def __init__(self, inputs: Inputs, help_link: str = "", help_page: str = "") -> None:
         self.problems: list[str] = []  # shown in the widget's banner
         try:
             names = tokenizer_names()
@@ -71,19 +93,16 @@ class Controls(W.VBox):
                                          description="recording"))
         self.model = _box(W.Text(description="model", placeholder="the embedded tiny model"))
         self.server_url = _box(W.Text(description="server", placeholder="http://HOST:PORT/v1"))
-        self.server_request = W.Textarea(description="request", placeholder='{"model": …, "vllm_xargs": …}',
-                                         layout=W.Layout(flex="1 1 0", height="64px", min_width="0"), style=_STYLE)
-        self.text = W.Textarea(description="script", layout=W.Layout(flex="2 1 0", height="64px", min_width="0"),
-                               style=_STYLE)
-        self.messages = W.Textarea(description="messages", layout=W.Layout(flex="1 1 0", height="64px",
-                                                                           min_width="0"), style=_STYLE)
-        self.tools = W.Textarea(description="tools", placeholder="[] (OpenAI tools JSON)",
-                                layout=W.Layout(flex="1 1 0", height="64px", min_width="0"), style=_STYLE)
+        self.server_request = _area("request", "1 1 0", '{"model": …, "vllm_xargs": …}')
+        self.text = _area("script", "2 1 0", "what the model writes")
+        self.messages = _area("messages", "1 1 0")
+        self.tools = _area("tools", "1 1 0", "[] (OpenAI tools JSON)")
         self.step_button = W.Button(description="Step", icon="step-forward", button_style="primary", layout=_BUTTON)
         self.run_button = W.Button(description="Run", icon="play", layout=_BUTTON)
         self.reset_button = W.Button(description="Reset", icon="undo", layout=_BUTTON)
         self.replay_button = W.Button(description="Replay", icon="refresh", layout=_BUTTON,
-                                      tooltip="the same recorded stream through the current settings")
+                                      tooltip="the same stream through the current settings (another "
+                                              "script, recording or grouping: a new stream from them)")
         self.stop_button = W.Button(description="Stop", icon="stop", disabled=True, layout=_BUTTON,
                                     tooltip="stop a Run after the row in progress")
         self.save_path = W.Text(placeholder="stream.jsonl", layout=W.Layout(width="150px"),
@@ -93,25 +112,26 @@ class Controls(W.VBox):
         self.overwrite_button = W.Button(description="Overwrite", icon="exclamation-triangle",
                                          button_style="warning", layout=W.Layout(width="auto", display="none"))
         self.help_button = W.ToggleButton(description="Help", icon="question-circle", layout=W.Layout(width="auto"))
-        self.help = W.HTML(HELP.format(link=readme_link), layout=W.Layout(display="none"))
+        self.help = W.HTML(HELP.format(link=help_link) + help_page, layout=W.Layout(display="none"))
+        self.help.add_class("wb-help-page")
         self.help_button.observe(lambda ch: setattr(self.help.layout, "display", None if ch["new"] else "none"),
                                  "value")
         self.truth = W.HTML("")
         self.status = W.HTML("<span class='wb-status'>idle: nothing loaded yet (Step loads vLLM)</span>")
         self.progress = W.FloatProgress(value=0, min=0, max=1, layout=W.Layout(width="160px", visibility="hidden"))
         self.per_source = W.VBox([], layout=_CELL)
-        self.texts = W.HBox([self.text, self.messages, self.tools], layout=W.Layout(width="100%"))
-        self.write(inputs)
-        self.source.observe(lambda _: self._show_source_fields(), "value")
-        self._show_source_fields()
+        self.texts = W.HBox([self.text, self.messages, self.tools],
+                            layout=W.Layout(width="100%", flex_flow="row wrap"))
+        self.writing = False  # render's own changes, which the observers ignore
+        self._shown: dict[str, object] = {}  # what each control shows, as a setting
+        self._drawn: State | None = None
+        self.names_for: object = False  # the vLLM version whose parser names the pickers list
         grid = W.GridBox([W.VBox([self.tokenizer, self.tool_parser, self.reasoning_parser, self.config], layout=_CELL),
                           W.VBox([self.vllm, self.api, self.tool_choice, self.chunking], layout=_CELL),
                           W.VBox([self.source, self.per_source], layout=_CELL)],
                          layout=W.Layout(grid_template_columns="minmax(0, 1fr) minmax(0, 1fr) minmax(0, 1.3fr)",
-                                         width="100%",
-                                         grid_gap="0 8px"))
-        self.settings = W.Accordion([W.VBox([grid, self.texts])],
-                                    titles=("settings: parsers, API, source, script and request",),
+                                         width="100%", grid_gap="0 8px"))
+        self.settings = W.Accordion([W.VBox([grid, self.texts])], titles=("settings: parsers, API, source, script and request",),
                                     selected_index=0, layout=W.Layout(width="99%"))
         spacer = W.Box(layout=W.Layout(flex="1 1 auto"))
         buttons = W.HBox([self.step_button, self.run_button, self.stop_button, self.reset_button,
@@ -120,37 +140,30 @@ class Controls(W.VBox):
         super().__init__([self.settings, buttons, self.help, self.truth, self.status])
         self.add_class("wb-controls")
 
-    def _show_source_fields(self) -> None:
-        """Only the fields of the picked source."""
-        extra = {"recording": [self.recording], "engine": [self.model], "server": [self.server_url]}
-        with self.hold_sync():
-            self.per_source.children = extra.get(self.source.value, [])
-            self.texts.children = [self.text, self.messages, self.tools] + \
-                ([self.server_request] if self.source.value == "server" else [])
+    def on_setting(self, callback: Callable[[str, object], None]) -> None:
+        """``callback(field, value)`` when the user changes a control."""
+        for name in FIELDS:
+            widget = getattr(self, name)
 
-    def collapse(self, summary: str) -> None:
-        """Fold the settings away (after the first Step); the title keeps what they say."""
-        with self.hold_sync():
-            self.settings.set_title(0, f"settings: {summary}")
-            self.settings.selected_index = None
+            def changed(change, name=name) -> None:
+                if self.writing:
+                    return
+                value = change["new"]
+                self._shown[name] = value if name not in JSON_FIELDS else ("typed", value)
+                callback(name, value)
+            widget.observe(changed, "value")
 
     @property
     def values(self) -> list[W.Widget]:
-        """The widgets whose values make up ``Inputs``."""
-        return [self.tokenizer, self.tool_parser, self.reasoning_parser, self.config,
-                self.tool_choice, self.source, self.recording, self.chunking, self.model,
-                self.text, self.messages, self.tools, self.server_url, self.server_request, self.vllm,
-                self.api]
+        """The widgets whose values make up the settings."""
+        return [getattr(self, name) for name in FIELDS]
 
     @property
     def buttons(self) -> list[W.Button]:
-        return [self.step_button, self.run_button, self.stop_button, self.reset_button,
-                self.replay_button]
-
-    writing = False  # observers ignore changes made by fill_names/write
+        return [self.step_button, self.run_button, self.stop_button, self.reset_button, self.replay_button]
 
     def fill_names(self, names: dict[str, list[str]]) -> None:
-        """Every registered name, once vLLM is loaded."""
+        """Every registered name of the vLLM in use (once it is loaded)."""
         self.writing = True
         try:
             for dd, kind in ((self.tool_parser, "tool"), (self.reasoning_parser, "reasoning")):
@@ -160,71 +173,95 @@ class Controls(W.VBox):
         finally:
             self.writing = False
 
-    def write(self, i: Inputs) -> None:
+    # -- drawing ---------------------------------------------------------
+    def render(self, s: State) -> None:
+        old = self._drawn
+        self._drawn = s
+        with self.hold_sync():
+            refused = s.outcome.kind == "refused" and (old is None or s.outcome is not old.outcome)
+            if old is None or s.settings is not old.settings or s.drafts is not old.drafts or refused:
+                self._write(s)  # a refused pick goes back to the settings' value
+            if old is None or s.running != old.running:
+                self.step_button.disabled = self.run_button.disabled = self.replay_button.disabled = s.running
+                self.stop_button.disabled = not s.running
+            if old is None or s.stream.started != old.stream.started or s.stream.applied is not old.stream.applied:
+                self.settings.set_title(0, views.settings_title(s))
+                if s.stream.started and (old is None or not old.stream.started):
+                    self.settings.selected_index = None  # folded after the first Step; the title says what runs
+            truth = views.pending_html(s)
+            if truth != self.truth.value:
+                self.truth.value = truth
+            line, kind = views.status_line(s)
+            self.set_status(line, s.outcome.progress if s.running else None, kind)
+
+    def _write(self, s: State) -> None:
         self.writing = True
         try:
-            self._write(i)
+            i = s.settings
+            for name in FIELDS:
+                value = getattr(i, name)
+                if name in s.drafts:
+                    text, _ = s.drafts[name]
+                    if getattr(self, name).value != text:
+                        getattr(self, name).value = text
+                    continue
+                if name in JSON_FIELDS and self._shown.get(name) == ("typed", getattr(self, name).value) \
+                        and _parses_to(getattr(self, name).value, value):
+                    continue  # the text being typed means this value: left as typed
+                self._set(name, value)
+                self._shown[name] = value
+            self._show_source_fields(i.source)
         finally:
             self.writing = False
 
-    def _write(self, i: Inputs) -> None:
-        with self.hold_sync():
-            for dd, value in ((self.tool_parser, i.tool_parser), (self.reasoning_parser, i.reasoning_parser),
-                              (self.config, i.config), (self.recording, i.recording)):
-                pick(dd, value)
-            if i.tokenizer not in self.tokenizer.options:
-                self.tokenizer.options = list(self.tokenizer.options) + [i.tokenizer]
-            self.tokenizer.value = i.tokenizer
-            vllm = i.vllm or NO_VALUE
-            if vllm not in [v for _, v in self.vllm.options]:
-                self.vllm.options = list(self.vllm.options) + [(vllm, vllm)]
-            self.vllm.value = vllm
-            self.api.value = i.api
-            self.tool_choice.value = i.tool_choice or ""
-            self.source.value = i.source
-            self.chunking.value = i.chunking
-            self.model.value = i.model or ""
-            self.text.value = i.text
-            self.messages.value = json.dumps(i.messages, ensure_ascii=False)
-            self.tools.value = json.dumps(i.tools, ensure_ascii=False) if i.tools is not None else ""
-            self.server_url.value = i.server_url
-            self.server_request.value = (json.dumps(i.server_request, ensure_ascii=False)
-                                         if i.server_request else "")
+    def _set(self, name: str, value) -> None:
+        widget = getattr(self, name)
+        if name in ("tool_parser", "reasoning_parser", "config", "recording"):
+            pick(widget, value)
+        elif name == "tokenizer":
+            if value not in widget.options:
+                widget.options = list(widget.options) + [value]
+            widget.value = value
+        elif name == "vllm":
+            v = value or NO_VALUE
+            if v not in [x for _, x in widget.options]:
+                widget.options = list(widget.options) + [(v, v)]
+            widget.value = v
+        else:
+            from workbench.ui.settings import normal
 
-    def read(self, base: Inputs) -> Inputs:
-        """The controls as Inputs; bad JSON raises WorkbenchError naming the editor."""
-        messages = json_of(self.messages.value, "messages")
-        if not isinstance(messages, list):
-            raise WorkbenchError("messages: expected a JSON list of chat messages")
-        tools = json_of(self.tools.value, "tools")
-        if tools is not None and not isinstance(tools, list):
-            raise WorkbenchError("tools: expected a JSON list of tools")
-        server_request = json_of(self.server_request.value, "server request")
-        if server_request is not None and not isinstance(server_request, dict):
-            raise WorkbenchError("server request: expected a JSON object of request fields")
-        return replace(base, server_url=self.server_url.value.strip(), server_request=server_request,
-                       tokenizer=self.tokenizer.value, tool_parser=self.tool_parser.value or None,
-                       reasoning_parser=self.reasoning_parser.value or None,
-                       config=self.config.value or None,
-                       tool_choice=self.tool_choice.value.strip() or None, source=self.source.value,
-                       recording=self.recording.value or None, chunking=self.chunking.value.strip() or "token",
-                       model=self.model.value.strip() or None, text=self.text.value,
-                       messages=messages, tools=tools, vllm=self.vllm.value or None, api=self.api.value)
+            if normal(name, widget.value) != value:  # a box being typed in keeps its spaces
+                widget.value = shown_value(name, value)
+
+    def _show_source_fields(self, source: str) -> None:
+        """Only the fields of the picked source."""
+        extra = {"recording": [self.recording], "engine": [self.model], "server": [self.server_url]}
+        children = extra.get(source, [])
+        if list(self.per_source.children) != children:
+            self.per_source.children = children
+        texts = [self.text, self.messages, self.tools] + ([self.server_request] if source == "server" else [])
+        if list(self.texts.children) != texts:
+            self.texts.children = texts
 
     def set_status(self, message: str, fraction: float | None = None, kind: str = "") -> None:
         """The last action's line (``kind`` "refused": a setting that cannot apply)."""
-        with self.hold_sync():
-            cls = f"wb-status wb-status-{kind}" if kind else "wb-status"
-            mark = "⚠ " if kind == "refused" else ""
-            self.status.value = f"<span class='{cls}'>{mark}{html.escape(message)}</span>"
-            if fraction is None:
-                self.progress.layout.visibility = "hidden"
-            else:
-                self.progress.layout.visibility = "visible"
-                self.progress.value = max(0.0, min(1.0, fraction))
+        cls = f"wb-status wb-status-{kind}" if kind else "wb-status"
+        mark = "⚠ " if kind == "refused" else ""
+        value = f"<span class='{cls}'>{mark}{html.escape(message)}</span>"
+        if value != self.status.value:
+            self.status.value = value
+        if fraction is None:
+            self.progress.layout.visibility = "hidden"
+        else:
+            self.progress.layout.visibility = "visible"
+            self.progress.value = max(0.0, min(1.0, fraction))
 
-    def set_truth(self, line: str, waiting: list[str]) -> None:
-        """What runs; ``waiting``: settings changed since, which Replay or Reset applies."""
-        tail = (f" · <span class='wb-pending'>changed, not applied yet: {html.escape(', '.join(waiting))} "
-                f"(Replay or Reset applies them)</span>" if waiting else "")
-        self.truth.value = f"<span class='wb-truth'>{html.escape(line)}</span>{tail}"
+
+def _parses_to(text: str, value) -> bool:
+    from workbench.errors import WorkbenchError
+    from workbench.ui.choices import json_of
+
+    try:
+        return json_of(text, "box") == value
+    except WorkbenchError:
+        return False

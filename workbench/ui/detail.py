@@ -85,10 +85,15 @@ class RowDetail(W.VBox):
         # made when a row first has records for them: each table is a front-end module of its
         # own, and a notebook reloaded with many workbenches restores every one from the kernel
         self.tables: dict[str, RecordTable] = {}
-        super().__init__([W.HBox([self.step, self.copy_button, self.download_button]), self.html,
-                          *self.titles.values(), self.tail],
-                         layout=W.Layout(flex="0 1 340px", min_width="300px", max_height="460px",
-                                         overflow="auto", padding="0 0 0 8px"))
+        # the header (the step box, Copy JSON, JSONL) never shrinks: only the body below it scrolls
+        self.head = W.HBox([self.step, self.copy_button, self.download_button],
+                           layout=W.Layout(flex="0 0 auto", min_height="34px", overflow="visible"))
+        self.head.add_class("wb-detail-head")
+        self.body = W.VBox([self.html, *self.titles.values(), self.tail],
+                           layout=W.Layout(flex="1 1 auto", overflow="auto", min_height="0"))
+        super().__init__([self.head, self.body],
+                         layout=W.Layout(flex="1 1 340px", min_width="300px", max_height="520px",
+                                         overflow="hidden", padding="0 0 0 8px"))
         self.add_class("wb-row-detail")
 
     @property
@@ -105,8 +110,8 @@ class RowDetail(W.VBox):
                                                     follow=False, flow=True, hint="Ctrl+C copies rows as JSON")
             if name == "api":
                 table.copy_text = self._api_json
-            at = self.children.index(self.titles[name]) + 1
-            self.children = (*self.children[:at], table, *self.children[at:])
+            at = self.body.children.index(self.titles[name]) + 1
+            self.body.children = (*self.body.children[:at], table, *self.body.children[at:])
         if table is not None:
             table.set_records(records(items, table.schema) if items else [])
             table.layout.display = None if items else "none"
@@ -122,8 +127,9 @@ class RowDetail(W.VBox):
         from workbench.ui.faces_view import summary
 
         with self.hold_sync(), self.step.hold_sync():
-            self.step.max = n_rows
+            self.step.max = max(n_rows, row.step if row is not None else 0)
             if row is None:
+                self.step.value = 0
                 self.html.value, self.tail.value = EMPTY, ""
                 for name in TABLES:
                     self._table(name, "", None)

@@ -27,14 +27,25 @@ NO_MACHINE = ("{label} has no state machine: it is a hand-written (legacy) parse
 
 
 def hand_written(spec, machines: list[dict]) -> str:
-    """A note naming the picked parsers that run no engine (hermes beside qwen3, say)."""
+    """Which picked parser each drawn machine is, and which picked parser runs no engine
+    (hermes beside qwen3: the calls come from a hand-written class)."""
     roles = {m["role"] for m in machines}
     if "engine" in roles or not machines:
         return ""
-    names = [f"{name} ({kind})" for kind, name, role in (("tool parser", spec.tool_parser, "tool"),
-                                                          ("reasoning parser", spec.reasoning_parser, "reasoning"))
-             if name and role not in roles]
-    return f"{' and '.join(names)}: hand-written, no state machine to draw." if names else ""
+    picked = (("tool parser", spec.tool_parser, "tool"), ("reasoning parser", spec.reasoning_parser, "reasoning"))
+    drawn = [f"the {kind} {name}'s" for kind, name, role in picked if name and role in roles]
+    legacy = [(kind, name) for kind, name, role in picked if name and role not in roles]
+    if not legacy:
+        return ""
+    out = f"Drawn: {' and '.join(drawn)} state machine (a vLLM ParserEngine config). " if drawn else ""
+    for kind, name in legacy:
+        role = "tool calls" if kind == "tool parser" else "reasoning"
+        out += (f"The {role} here come from {name}, a hand-written (legacy) {kind} with no state machine "
+                "to draw")
+        if drawn and role == "tool calls":
+            out += "; the drawn config's own tool-call states are not reached in this composed parser"
+        out += ". "
+    return out.strip()
 
 
 def taken(machine: dict, before: str | None, after: str | None, row: Row) -> list[int]:
@@ -96,23 +107,3 @@ class StateDiagram(anywidget.AnyWidget):
         lit = lit_for(self.machines, row)
         if lit != self.lit:
             self.lit = lit
-
-
-class DiagramActions:
-    """The Workbench's diagram wiring (mixed into ``Workbench``)."""
-
-    _diagram_for = (None, None)  # (session, parser class) drawn; a reload swaps only the class
-
-    def _init_diagram(self) -> StateDiagram:
-        self.diagram = StateDiagram()
-        return self.diagram
-
-    def _sync_diagram(self) -> None:
-        m = self.model
-        drawn = (m.session, getattr(m.session, "parser_cls", None))
-        if any(a is not b for a, b in zip(drawn, self._diagram_for)):
-            self.diagram.show_parser(m.session, m.label())
-            self._diagram_for = drawn
-        row = m.rows[m.selected - 1] if m.selected and m.selected <= len(m.rows) else \
-            (m.rows[-1] if m.rows else None)
-        self.diagram.light(row)

@@ -3,8 +3,8 @@
 The editor is CodeMirror 6 in an anywidget (``static/editor.js``, bundled by
 ``js/build.mjs``): line numbers, TOML highlighting, and each problem marked on
 its line. A reload replays the same recorded stream through the edited config
-(see ``WorkbenchModel.reload_config``); a text with problems changes nothing, its
-problems show here and on their lines, and the last good config stays active.
+(``settings.reload_config``); a text with problems changes nothing, its problems show
+here and on their lines, and the last good config stays active. Drawn from ``state.editor``.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import anywidget
 import ipywidgets as W
 import traitlets as T
 
-from workbench.core import door, limits
 from workbench.ui.panels import _KIND_CSS, Banner
 from workbench.ui.shared import Shared
+from workbench.ui.state import State
 
 STATIC = Path(__file__).parent / "static"
 EDITOR_SOURCE = "<editor>"  # the source name LiveConfig gives the editor's text
@@ -62,6 +62,8 @@ class ConfigEditor(W.VBox):
         self.active = W.HTML("<i>active: the pickers' parser (no editor config yet)</i>")
         self.problems = Banner(layout=W.Layout(flex="0 0 36%", display="none"))
         self.switching = False  # set_on's own change, which the observer ignores
+        self.typing = False  # render's own text change, which the observer ignores
+        self._drawn: tuple | None = None
         super().__init__([W.HBox([self.use, self.reload_button, self.auto, self.active],
                                  layout=W.Layout(align_items="center", flex_flow="row wrap")),
                           W.HBox([self.text, self.problems],
@@ -80,20 +82,6 @@ class ConfigEditor(W.VBox):
         finally:
             self.switching = False
 
-    def load_file(self, path: str | None) -> None:
-        """Show a config file's text (without reloading it)."""
-        if not path:
-            return
-        from workbench.ui.inputs import REPO
-
-        p = Path(path) if Path(path).is_absolute() else REPO / path
-        with self.hold_sync():
-            self.auto.value, auto = False, self.auto.value
-            self.text.value = door.read_text(p, "config", limits.MAX_CONFIG_BYTES)
-            self.text.problems = []
-            self.auto.value = auto
-            self.active.value = f"<i>showing {html.escape(str(path))}</i>"
-
     def show_problems(self, problems) -> None:
         items = "".join(f"<li>{html.escape(str(p))}</li>" for p in problems)
         self.problems.value = (
@@ -103,92 +91,30 @@ class ConfigEditor(W.VBox):
         self.problems.layout.display = None  # beside the editor only while there are problems
         self.text.problems = line_marks(problems)
 
-    def show_ok(self, changed: int, rows: int) -> None:
-        self.problems.clear()
-        self.problems.layout.display = "none"
-        self.text.problems = []
-        self.set_on(True)
-        self.active.value = (f"<b>active: the editor's config</b> · replayed {rows} deltas, "
-                             f"{changed} rows changed")
-
-
-class EditorActions:
-    """The Workbench's editor methods (mixed into ``Workbench``)."""
-
-    def _init_editor(self) -> ConfigEditor:
-        self.editor = ConfigEditor()
-        c = self.controls
-        self.editor.reload_button.on_click(self._guard(lambda _: self.reload_config(), "Reload"))
-        self.editor.use.observe(self._guard(self._on_editor_switch, "editor", False), "value")
-        self.editor.text.observe(self._guard(self._on_editor_text, "editor", False), "value")
-        for dd in (c.tool_parser, c.reasoning_parser, c.config):
-            dd.observe(self._guard(self._on_parser_pick, "parser", False), "value")
-        if self.model.inputs.config:
-            self.editor.load_file(self.model.inputs.config)
-        return self.editor
-
-    def reload_config(self, text: str | None = None) -> list:
-        """Replay the same stream through ``text`` (default: the editor's text).
-
-        Returns the problems ([] when it became the active config); with problems
-        nothing changes and they show in the banner next to the editor.
-        """
-        if text is not None:
-            auto, self.editor.auto.value = self.editor.auto.value, False
-            self.editor.text.value = text
-            self.editor.auto.value = auto
-        if self.model.session is None:
-            self.load()
-        else:
-            self._apply_inputs()
-        problems = self.model.reload_config(self.editor.text.value)
-        if problems:
-            self.editor.show_problems(problems)
-            self._status(f"config: {len(problems)} problem(s); the last good config stays active")
-            return problems
-        self.editor.show_ok(len(self.model.changed), len(self.model.rows))
-        self._sync()
-        self._status(f"reloaded the editor's config: {len(self.model.rows)} deltas replayed, "
-                     f"{len(self.model.changed)} rows changed")
-        return []
-
-    def _on_editor_text(self, change: dict) -> None:
-        if self.editor.auto.value:
-            self.reload_config()
-
-    def _on_editor_switch(self, change: dict) -> None:
-        if self.editor.switching:
+    def render(self, s: State) -> None:
+        """The editor's text, its switch (on: the editor's config is the parser in the
+        settings), its problems and what is active (what made the rows on screen)."""
+        e = s.editor
+        key = (e, s.settings.config_text, s.stream.applied.config_text)
+        if key == self._drawn:
             return
-        if change["new"]:
-            why = self._refusal(editor=True)
-            if why:
-                self.editor.set_on(False)
-                self._refuse(why)
-                return
-            if self.reload_config():  # problems: it stays off
-                self.editor.set_on(False)
-            return
-        self.editor_off()
-
-    def editor_off(self) -> None:
-        """The pickers' parser (or the config file's) runs again; a stream is replayed through it."""
-        from dataclasses import replace
-
-        self.editor.set_on(False)
-        self.model.inputs = replace(self.model.inputs, config_text=None)
-        self.editor.active.value = "<i>active: the pickers' parser</i>"
-        if self.model.source is not None:
-            self.replay()
-        else:
-            self._status("the config editor is off: the pickers' parser runs at the next Step")
-
-    def _on_parser_pick(self, change: dict) -> None:
-        if self.controls.writing:
-            return
-        from dataclasses import replace
-
-        self.model.inputs = replace(self.model.inputs, config_text=None)
-        self.editor.set_on(False)
-        self.editor.active.value = "<i>active: the pickers' parser (Replay to apply)</i>"
-        if change["owner"] is self.controls.config and change["new"]:
-            self.editor.load_file(change["new"])
+        self._drawn = key
+        with self.hold_sync():
+            if self.text.value != e.text:
+                self.typing = True
+                try:
+                    self.text.value = e.text
+                finally:
+                    self.typing = False
+            self.set_on(s.settings.config_text is not None)
+            if e.problems:
+                self.show_problems(e.problems)
+            else:
+                self.problems.clear()
+                self.problems.layout.display = "none"
+                self.text.problems = []
+            applied = s.stream.applied.config_text is not None
+            what = "the editor's config" if applied else "the pickers' parser"
+            note = f" · {html.escape(e.note)}" if e.note else ""
+            shown = f" · showing {html.escape(e.file)}" if e.file and not applied else ""
+            self.active.value = f"<b>active: {what}</b>{note}{shown}"

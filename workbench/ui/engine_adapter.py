@@ -14,23 +14,23 @@ from typing import TYPE_CHECKING
 from workbench.ui.sources import EngineSource
 
 if TYPE_CHECKING:
-    from workbench.ui.model import WorkbenchModel
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.runtime import Runtime
 
 
-def factory(model: WorkbenchModel, session) -> EngineSource:
+def factory(rt: Runtime, i: Inputs, session) -> EngineSource:
     from workbench.engine import EngineSpec, EngineStepper, build
 
-    spec = EngineSpec(model=model.inputs.model) if model.inputs.model else EngineSpec()
-    if model.stepper is None:
-        model.stepper = EngineStepper(spec)
-    s = model.stepper
+    spec = EngineSpec(model=i.model) if i.model else EngineSpec()
+    if rt.stepper is None:
+        rt.stepper = EngineStepper(spec)
+    s = rt.stepper
     if build.needs_start(spec, session.setup.tokenizer):
-        what = model.inputs.model or f"the embedded tiny model for {session.setup.tokenizer}"
-        model.status(f"starting the engine ({what}); this takes seconds…", None)
+        what = i.model or f"the embedded tiny model for {session.setup.tokenizer}"
+        rt.status(f"starting the engine ({what}); this takes seconds…", None)
     s.load(session, spec)
-    text = model.inputs.text or None
-    s.start(session, text=text)
+    s.start(session, text=i.text or None)
     if s.constraint is not None:
-        model.status(f"request started; the first step compiles the {s.constraint['kind']} "
-                     "grammar…", None)
+        rt.status(f"request started; the first step compiles the {s.constraint['kind']} "
+                  "grammar…", None)
     return EngineSource(s)

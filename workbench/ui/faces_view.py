@@ -169,33 +169,3 @@ def parsed_arguments(arguments):
         return json.loads(arguments) if isinstance(arguments, str) else arguments
     except ValueError:
         return arguments
-
-
-class ModelFaces:
-    """The model's faces (mixed into ``WorkbenchModel``: its session, rows and stream)."""
-
-    @property
-    def faces(self):
-        """The API faces of the stream (``faces_view.Faces``); None on a lane."""
-        from workbench.core.session import Session
-
-        if not isinstance(self.session, Session):
-            return None
-        if self._faces is None or self._faces.main is not self.session:
-            self._faces = Faces(self.session, self.live_source)
-        return self._faces
-
-    def row_events(self, step: int) -> list[dict] | None:
-        """Step ``step``'s events on the picked API (None: chat, whose chunk is the row's)."""
-        if self.inputs.api == "chat" or self.faces is None or not 1 <= step <= len(self.rows):
-            return None
-        return self.faces.row_events(self.inputs.api, self.rows, self.recorded()[:len(self.rows)], step - 1)
-
-    def api_finals(self) -> list | None:
-        """Every API's client object and non-streaming body, once the stream ended."""
-        if self.final is None or self.faces is None:
-            return None
-        if self.final.apis is None:
-            self.final.apis = self.faces.finals(self.rows, self.recorded(),
-                                                (self.final.stream, self.final.nonstream))
-        return self.final.apis

@@ -60,11 +60,13 @@ def first_divergent_step(diffs: list[Difference]) -> int | None:
 
 
 def verdict(d: Difference) -> str:
-    """One field's verdict: equal, or how it differs and from which step."""
+    """One field's verdict: equal, only whitespace apart (as `check` calls it: cosmetic, no
+    finding), or how it differs and from which step."""
     if d.equal:
         return "✓ equal"
-    mark = "✗ cosmetic" if d.severity == "cosmetic" else "✗ differs"
-    return mark + (f" from step {d.first_step}" if d.first_step else "")
+    if d.severity == "cosmetic":
+        return "≈ whitespace only (cosmetic)"
+    return "✗ differs" + (f" from step {d.first_step}" if d.first_step else "")
 
 
 def _json(side: int) -> Callable[[Difference], str]:
@@ -92,14 +94,13 @@ def field_records(diffs: list[Difference]) -> list[dict]:
 @dataclass
 class FinalView:
     """The end of a stream: what the client joined, the non-streaming answer, their
-    field differences and the first divergent step; check findings once run."""
+    field differences and the first divergent step; every API's finals once shown (a cache)."""
 
     stream: Final
     nonstream: Final
     diffs: list[Difference]
     first_step: int | None
     notes: list[str] = field(default_factory=list)
-    findings: list[Difference] | None = None
     apis: list | None = None  # faces_view.ApiFinal per API, made when first shown
 
 

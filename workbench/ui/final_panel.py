@@ -31,14 +31,12 @@ def notes_html(final) -> str:
     return extra
 
 
-def findings_html(findings) -> str:
-    if not findings:
-        return "<i>check: no findings</i>"
-    items = []
-    for f in findings:
-        text = f.headline() if hasattr(f, "headline") else str(f)
-        items.append(f"<li>{html.escape(text)}</li>")
-    return "<b>check findings</b><ul>" + "".join(items) + "</ul>"
+def findings_html(report) -> str:
+    """The check's findings on this stream, counted as the status line and check tab count them."""
+    from workbench.ui.views import check_counts
+
+    items = "".join(f"<li>{html.escape(f.headline())}</li>" for f in report.findings)
+    return f"<b>check: {html.escape(check_counts(report))}</b>" + (f"<ul>{items}</ul>" if items else "")
 
 
 class FinalPanel(W.VBox):
@@ -62,9 +60,12 @@ class FinalPanel(W.VBox):
         self.first_step: int | None = None
         super().__init__([self.fields_box, self.html, self.goto, self.apis_note, self.apis, self.more, self.findings])
 
-    def show(self, final, apis=None, apis_note: str = "") -> None:
-        """``final``: the model's FinalView, or None before the stream ends; ``apis``: its
-        finals per API (None: not made, ``apis_note`` says why)."""
+    def show(self, final, apis=None, apis_note: str = "", findings=None) -> None:
+        """``final``: the stream's FinalView, or None before the stream ends; ``apis``: its
+        finals per API (None: not made, ``apis_note`` says why); ``findings``: a check's
+        report on this stream."""
+        from workbench.ui.views import final_verdict
+
         with self.hold_sync():
             if final is None:
                 self.html.value, self.apis_note.value, self.findings.value = WAITING, "", ""
@@ -87,17 +88,14 @@ class FinalPanel(W.VBox):
             self.fields.set_records(field_records(final.diffs))
             self.fields_box.layout.display = None
             self.first_step = final.first_step
-            if self.first_step is None:
-                self.goto.description, self.goto.disabled = "verdict: streaming = non-streaming", True
-            else:
-                self.goto.description = f"verdict: they diverge; go to step {self.first_step}"
-                self.goto.disabled = False
+            self.goto.description = f"verdict: {final_verdict(final)}" + (
+                f"; go to step {self.first_step}" if self.first_step is not None else "")
+            self.goto.disabled = self.first_step is None
             self.apis_note.value = ("<b>Every API's client, for this stream</b>" if apis else
                                     f"<i>{html.escape(apis_note)}</i>" if apis_note else "")
             self.show_apis(apis)
             self.more.layout.display = "none" if apis or not apis_note.endswith("click below") else None
-            if final.findings is not None:
-                self.findings.value = findings_html(final.findings)
+            self.findings.value = findings_html(findings) if findings is not None else ""
 
     def show_apis(self, apis) -> None:
         """Every API's client and body as rows of the table component (None: hidden)."""

@@ -27,8 +27,10 @@ def resolve(path: str | None) -> str | None:
     return str(candidate) if candidate.exists() else path
 
 
-@dataclass
+@dataclass(frozen=True)
 class Inputs:
+    """What the controls say (the widget's settings), frozen: a change is a new Inputs."""
+
     tokenizer: str = "qwen3"
     tool_parser: str | None = "hermes"
     reasoning_parser: str | None = "qwen3"
@@ -73,6 +75,8 @@ class Inputs:
                      chunking=self.chunking, api=self.api)
 
 
+DEFAULT_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
+                '"arguments": {"city": "Paris"}}</tool_call>')  # the seed's script
 HEIGHTS = (100, 5000)  # px: the table's rows on screen
 
 

@@ -10,8 +10,8 @@ from workbench.errors import WorkbenchError
 from workbench.ui.inputs import Inputs, resolve
 
 if TYPE_CHECKING:
-    from workbench.ui.model import WorkbenchModel
     from workbench.core.open_recording import Opened
+    from workbench.ui.runtime import Runtime
 
 
 def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
@@ -47,27 +47,26 @@ def open_deltas(inputs: Inputs) -> Opened:
                                                            choose_parser=False))
 
 
-def save(model: WorkbenchModel, path: str, force: bool = False) -> int:
-    """The model's stream so far (a recording in progress included) as JSONL. An existing
-    file is refused unless ``force``, as the CLI's ``-o`` refuses it without --force."""
+def save(rt: Runtime, i: Inputs, path: str, force: bool = False) -> int:
+    """The stream so far (a recording in progress included) as JSONL, with the settings ``i``
+    it was made with. An existing file is refused unless ``force``, as the CLI's ``-o``
+    refuses it without --force."""
     from pathlib import Path
 
     from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
-    deltas = model.recorded()
+    deltas = rt.recorded()
     if not deltas:
         raise WorkbenchError("nothing to save: Step or Run first")
     if not force and Path(path).exists():
         raise WorkbenchError(f"{path} exists: give another name, or overwrite it "
                              "(save_recording(path, force=True); the Save button asks first)")
-    session = model.ensure_session()
-    i = model.inputs
-    origin = model.origin or {"kind": "text"}
+    session = rt.stream_session or rt.session_for(i)
     parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
     if i.config_text is not None:
         parser["config_text"] = i.config_text
     header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
-                             session.setup.request.to_dict(), session.prompt_ids, origin, parser)
+                             session.setup.request.to_dict(), session.prompt_ids, rt.origin(i), parser)
     rec.save(path, header, deltas, overwrite=force)
     return len(deltas)

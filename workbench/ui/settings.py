@@ -1,18 +1,31 @@
-"""Settings that cannot apply are refused the moment they are chosen (mixed into
-``Workbench``): the picker goes back to its last value and the widget's own status line
-says why. Nothing goes to the log console, and no later Replay finds out instead.
+"""The settings' transitions (widget-free): a picker, a box, the config editor.
 
-What cannot go together: the config editor and a lane (the editor's config is built by
-the installed vLLM), a live source (engine, server) and a lane, another API than chat and
-a lane (the widget reads the API faces in-process). After any change the status line's
-first line says again what runs and which changes wait for Replay or Reset.
+A setting that cannot go with the others is refused the moment it is chosen: the state
+keeps its settings (the picker, drawn from them, goes back) and the status line says why.
+What cannot go together: the config editor and a lane (the editor's config is built by the
+installed vLLM), a live source (engine, server) and a lane, another API than chat and a
+lane (the widget reads the API faces in-process). A JSON box whose text does not parse yet
+is a draft: it waits, named in the pending list, and Step, Replay or Reset say what is wrong.
+With no stream on screen the settings apply at once (the next Step starts with them).
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any
+
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
-from workbench.ui import truth
+from workbench.ui.state import Editor, State, frozen, with_outcome
+
+if TYPE_CHECKING:
+    from workbench.ui.runtime import Runtime
+
+PICKED_PARSER = ("tool_parser", "reasoning_parser", "config")  # a pick here turns the editor off
+JSON_BOXES = {"messages": list, "tools": list, "server_request": dict}
+EXPECTED = {"messages": "a JSON list of chat messages", "tools": "a JSON list of tools",
+            "server_request": "a JSON object of request fields"}
+NONE_IF_EMPTY = ("tool_parser", "reasoning_parser", "config", "recording", "tool_choice", "model", "vllm")
 
 
 def conflict(vllm: str | None, source: str, api: str, editor: bool) -> str | None:
@@ -32,49 +45,142 @@ def conflict(vllm: str | None, source: str, api: str, editor: bool) -> str | Non
     return None
 
 
-class SettingsActions:
-    """The refusals and the what-runs line (mixed into ``Workbench``)."""
+def normal(name: str, value: Any) -> Any:
+    """A control's value as the settings hold it ("" in a picker or box: None)."""
+    if isinstance(value, str):
+        value = value.strip() if name not in ("text",) else value
+        if name == "chunking":
+            return value or "token"
+        if name in NONE_IF_EMPTY and not value:
+            return None
+    return value
 
-    def _init_settings(self) -> None:
-        c = self.controls
-        self._last = {w: w.value for w in (c.vllm, c.source, c.api)}
-        for w in (c.vllm, c.source, c.api):
-            w.observe(self._guard(self._on_setting, "settings", clear=False), "value")
 
-    def _refusal(self, editor: bool | None = None) -> str | None:
-        c = self.controls
-        on = self.model.inputs.config_text is not None if editor is None else editor
-        return conflict(c.vllm.value or None, c.source.value, c.api.value, on)
+def settled(s: State) -> State:
+    """With no stream on screen, the settings are what the next Step runs."""
+    return s if s.stream.started else replace(s, stream=replace(s.stream, applied=s.settings))
 
-    def _refuse(self, why: str) -> None:
-        self.controls.set_status(f"refused: {why}", kind="refused")
 
-    def _on_setting(self, change: dict) -> None:
-        c = self.controls
-        if c.writing:
-            self._last[change["owner"]] = change["new"]
-            return
-        why = self._refusal()
-        if why:
-            c.writing = True
-            try:
-                change["owner"].value = self._last[change["owner"]]
-            finally:
-                c.writing = False
-            self._refuse(why)
-            return
-        self._last[change["owner"]] = change["new"]
-        self._truth()
+def set_setting(s: State, name: str, value: Any) -> State:
+    """One setting, as a picker or box gives it; refused when it cannot go with the others."""
+    if name in JSON_BOXES and isinstance(value, str):
+        return set_json(s, name, value)
+    value = normal(name, value)
+    new = replace(s.settings, **{name: value})
+    if name in PICKED_PARSER and new.config_text is not None:
+        new = replace(new, config_text=None)  # a picker's parser takes over from the editor
+    why = conflict(new.vllm, new.source, new.api, new.config_text is not None)
+    if why:
+        return with_outcome(s, "refused", f"refused: {why}", name)
+    drafts = {k: v for k, v in s.drafts.items() if k != name}
+    editor = s.editor
+    if name == "config" and value and value != s.settings.config:
+        editor = Editor(text=config_text_of(value), file=value)
+    elif name in PICKED_PARSER and s.settings.config_text is not None:
+        editor = replace(editor, note="the pickers' parser (Replay to apply)")
+    s = replace(s, settings=new, drafts=frozen(drafts), editor=editor)
+    return settled(with_outcome(s, "ok", "", name))
 
-    def _settings_changed(self) -> None:
-        self._warn_if_changed()
-        self._truth()
 
-    def _truth(self) -> None:
-        """The what-runs line, and the settings that differ from what runs."""
+def set_json(s: State, name: str, text: str) -> State:
+    """A JSON box's text: its value when it parses as the box expects, else a draft."""
+    from workbench.ui.choices import json_of
+
+    try:
+        value = json_of(text, NAMES_OF.get(name, name))
+        if value is not None and not isinstance(value, JSON_BOXES[name]):
+            raise WorkbenchError(f"{NAMES_OF.get(name, name)}: expected {EXPECTED[name]}")
+        if name == "messages" and value is None:
+            raise WorkbenchError(f"messages: expected {EXPECTED[name]}")
+    except WorkbenchError as e:
+        drafts = dict(s.drafts) | {name: (text, str(e))}
+        return with_outcome(replace(s, drafts=frozen(drafts)), "ok", "", name)
+    return set_setting(replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k != name})), name, value)
+
+
+NAMES_OF = {"messages": "messages", "tools": "tools", "server_request": "server request"}
+
+
+def config_text_of(path: str) -> str:
+    """A config file's text, for the editor to show (read through the door)."""
+    from pathlib import Path
+
+    from workbench.core import door, limits
+    from workbench.ui.inputs import REPO
+
+    p = Path(path) if Path(path).is_absolute() else REPO / path
+    return door.read_text(p, "config", limits.MAX_CONFIG_BYTES)
+
+
+# -- the config editor ---------------------------------------------------
+def editor_text(s: State, text: str) -> State:
+    """Typed in the editor (applied by a reload)."""
+    return replace(s, editor=replace(s.editor, text=text))
+
+
+def reload_config(s: State, rt: Runtime, text: str | None = None) -> State:
+    """The editor's text as the parser: with problems nothing changes but the editor's list of
+    them (the last good config stays active); else the stream is replayed through it."""
+    from workbench.ui import transitions as T
+
+    if text is not None:
+        s = editor_text(s, text)
+    text = s.editor.text
+    why = conflict(s.settings.vllm, s.settings.source, s.settings.api, True)
+    if why:
+        return with_outcome(s, "refused", f"refused: {why}", "editor")
+    T.ready(s)
+    base = replace(s.settings, config_text=None)
+    if not s.stream.started and base.source in ("engine", "server"):
+        return editor_before_a_live_stream(s, rt, base, text)
+    deltas = rt.recorded() if s.stream.started else rt.deltas(base, rt.session_for(base))
+    live = rt.live_config(base, deltas)
+    problems = live.reload(text)
+    if problems:
+        return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(problems))), "warning",
+                            f"config: {len(problems)} problem(s); the last good config stays active", "editor")
+    settings = replace(s.settings, config_text=text)
+    rt.adopt(settings, live.session)
+    # the same stream replayed through it (or, when the settings make other deltas now, a new
+    # stream from them: what is on screen is always what the applied settings make)
+    s = T.replay(replace(s, settings=settings, editor=replace(s.editor, problems=())), rt)
+    changed, n = len(s.stream.changed), len(s.stream.rows)
+    s = replace(s, editor=replace(s.editor, note=f"replayed {n} deltas, {changed} rows changed"))
+    return with_outcome(s, "ok", f"reloaded the editor's config: {n} deltas replayed, {changed} rows changed",
+                        "editor")
+
+
+def editor_before_a_live_stream(s: State, rt: Runtime, base, text: str) -> State:
+    """No stream to replay yet (an engine or server source): the text is checked as a config,
+    and when it has no problems it is the parser the next Step starts with."""
+    from workbench.core.config import io as config_io, parser as config_parser
+    from workbench.core.config.io import ConfigProblem
+    from workbench.ui.runtime import config_dir
+
+    session = rt.session_for(base)
+    loaded = config_io.load_text(text, base_dir=config_dir(base) or config_io.PARSERS_DIR, source="<editor>",
+                                 policy=session.policy)
+    if loaded.ok:
         try:
-            now = self.controls.read(self.model.inputs)
-        except WorkbenchError:  # a half-typed JSON box: nothing to compare yet
-            now = self.model.inputs
-        applied = self.model.built if self.model.session is not None else None
-        self.controls.set_truth(truth.running(self.model), truth.pending(now, applied))
+            config_parser.build_parser_class(loaded, session.tokenizer)
+        except WorkbenchError as e:
+            loaded.problems.append(ConfigProblem("", None, str(e), "<editor>"))
+    if not loaded.ok:
+        return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(loaded.problems))), "warning",
+                            f"config: {len(loaded.problems)} problem(s); the last good config stays active", "editor")
+    s = replace(s, settings=replace(s.settings, config_text=text),
+                editor=replace(s.editor, problems=(), note="the parser of the next Step"))
+    return settled(with_outcome(s, "ok", "the editor's config is the parser: Step or Run streams through it",
+                                "editor"))
+
+
+def editor_off(s: State, rt: Runtime) -> State:
+    """The pickers' parser (or the config file's) runs again; a stream is replayed through it."""
+    from workbench.ui import transitions as T
+
+    s = replace(s, settings=replace(s.settings, config_text=None),
+                editor=replace(s.editor, note="the pickers' parser"))
+    if s.stream.started:
+        return T.replay(s, rt)
+    return settled(with_outcome(s, "ok", "the config editor is off: the pickers' parser runs at the next Step",
+                                "editor"))

@@ -160,10 +160,11 @@ class RecordTable(anywidget.AnyWidget):
         for i in range(start, len(self.records), RESET_CHUNK):
             self.send({"kind": "rows", "start": i, "rows": self.records[i:i + RESET_CHUNK]})
 
-    def select(self, key: int | None) -> None:
+    def select(self, key: int | None, selection: Sequence[int] = ()) -> None:
+        """Focus ``key`` (0/None: none); ``selection``: every selected key (default: ``key``)."""
         with self.hold_sync():
             self.selected = key or 0
-            self.selection = [key] if key else []
+            self.selection = list(selection) if selection else ([key] if key else [])
 
     def on_select(self, callback: Callable[[int | None], None]) -> None:
         """``callback(key)`` when the front end (a click, j/k) focuses another record."""
@@ -250,6 +251,7 @@ class DeltaTable(RecordTable):
         super().__init__(columns, height, role=role, features=list(features),
                          legend=DELTA_LEGEND if legend is None else legend, **kwargs)
         self.rows: list[Row] = []
+        self.rows_log: list[Row] | None = None  # the stream's log these rows are from
         self.changed: set[int] = set()
         self.decode: TokenText | None = None
         self.more: Callable[[Row], dict] | None = None

@@ -1,70 +1,114 @@
-"""Rows to take away (mixed into ``Workbench``): Save the stream as a recording (an
-existing file only after Overwrite is clicked), copy the selected rows' JSON, download
-them as JSON lines, and the same from Python (``selected_rows``, ``to_jsonl``,
-``frame(selected=True)``)."""
+"""Rows and reports to take away from a ``Workbench``: Save the stream as a recording (an
+existing file only after Overwrite is clicked), copy the selected rows' JSON, download them
+as JSON lines, the Diagnose tab's report and test; the same from Python (``save_recording``,
+``to_jsonl``, ``doctor_report``). Each says what it did in the status line."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.errors import WorkbenchError
+from workbench.ui import tools
+from workbench.ui.state import with_outcome
 from workbench.ui.table import rows_jsonl
 
 if TYPE_CHECKING:
     from workbench.core.rows import Row
+    from workbench.ui.widget import Workbench
 
 DEFAULT_NAME = "stream.jsonl"
 
 
-class TakeAwayActions:
-    def _init_takeaway(self) -> None:
-        c, d = self.controls, self.detail
-        c.save_button.on_click(self._guard(lambda _: self._save_clicked(), "Save"))
-        c.overwrite_button.on_click(self._guard(lambda _: self._save_clicked(force=True), "Save"))
-        c.save_path.observe(lambda _: setattr(c.overwrite_button.layout, "display", "none"), "value")
-        d.copy_button.on_click(self._guard(lambda _: self.copy_rows(), "Copy JSON"))
-        d.download_button.on_click(self._guard(lambda _: self.download_rows(), "JSONL"))
+def said(wb: Workbench, action: str, line: str, kind: str = "ok") -> None:
+    wb._ctl.do(action, lambda s, rt: with_outcome(s, kind, line, action))
 
-    def _save_clicked(self, force: bool = False) -> None:
-        c = self.controls
-        path = c.save_path.value.strip() or DEFAULT_NAME
-        c.overwrite_button.layout.display = "none"
-        if not force and Path(path).exists():
-            c.overwrite_button.description = f"Overwrite {Path(path).name}"
-            c.overwrite_button.layout.display = None
-            self._refuse(f"{path} exists: click Overwrite to replace it, or give another name")
-            return
-        self.save_recording(path, force=force)
 
-    @property
-    def selected_rows(self) -> list[Row]:
-        """The rows selected in the table (shift/ctrl-click), or the one selected."""
-        return self.table.selected_rows()
+def refused(wb: Workbench, action: str, why: str) -> int:
+    said(wb, action, f"refused: {why}", "refused")
+    return 0
 
-    def copy_rows(self) -> int:
-        """The selected rows' JSON (one line each, as ``--json``) on the browser's clipboard."""
-        rows = self.selected_rows
-        if not rows:
-            raise WorkbenchError("select a row first (click it, or j/k; shift/ctrl-click for more)")
-        self.table.offer("clipboard", rows_jsonl(rows))
-        self._status(f"copied {len(rows)} row{'s' if len(rows) != 1 else ''} as JSON")
-        return len(rows)
 
-    def download_rows(self) -> int:
-        """The selected rows (every row when none is) as a JSONL file from the browser."""
-        rows = self.selected_rows or self.rows
-        if not rows:
-            raise WorkbenchError("no rows yet: Step or Run first")
-        self.table.offer("download", rows_jsonl(rows), f"rows-{rows[0].step}-{rows[-1].step}.jsonl")
-        return len(rows)
+def save_recording(wb: Workbench, path: str, force: bool = False) -> int:
+    from workbench.ui.inputs import check_path
 
-    def to_jsonl(self, path: str, selected: bool = True, force: bool = False) -> int:
-        """The selected rows (``selected=False``: all) as JSON lines in ``path``; an existing
-        file only with ``force``."""
-        from workbench.core import outputs, secrets
+    path = check_path(path, "save_recording(path)")
+    wb._do("Save", tools.save_recording, path, force)
+    return len(wb._ctl.rt.recorded())
 
-        rows = (self.selected_rows if selected else None) or self.rows
-        outputs.write_text(path, secrets.scrub(rows_jsonl(rows)), force)
-        self._status(f"wrote {len(rows)} rows to {path}")
-        return len(rows)
+
+def save_clicked(wb: Workbench, force: bool = False) -> None:
+    c = wb.controls
+    path = c.save_path.value.strip() or DEFAULT_NAME
+    c.overwrite_button.layout.display = "none"
+    if not force and Path(path).exists():
+        c.overwrite_button.description = f"Overwrite {Path(path).name}"
+        c.overwrite_button.layout.display = None
+        refused(wb, "Save", f"{path} exists: click Overwrite to replace it, or give another name")
+        return
+    save_recording(wb, path, force)
+
+
+def selected_rows(wb: Workbench) -> list[Row]:
+    s = wb.state
+    steps = set(s.selection) or ({s.selected} if s.selected else set())
+    return [r for r in s.stream.rows if r.step in steps]
+
+
+def copy_rows(wb: Workbench) -> int:
+    rows = selected_rows(wb)
+    if not rows:
+        return refused(wb, "Copy JSON", "select a row first (click it, or j/k; shift/ctrl-click for more)")
+    wb.table.offer("clipboard", rows_jsonl(rows))
+    said(wb, "Copy JSON", f"copied {len(rows)} row{'s' if len(rows) != 1 else ''} as JSON")
+    return len(rows)
+
+
+def download_rows(wb: Workbench) -> int:
+    rows = selected_rows(wb) or wb.rows
+    if not rows:
+        return refused(wb, "JSONL", "no rows yet: Step or Run first")
+    wb.table.offer("download", rows_jsonl(rows), f"rows-{rows[0].step}-{rows[-1].step}.jsonl")
+    said(wb, "JSONL", f"downloading {len(rows)} rows as JSON lines")
+    return len(rows)
+
+
+def to_jsonl(wb: Workbench, path: str, selected: bool = True, force: bool = False) -> int:
+    from workbench.core import outputs, secrets
+
+    rows = (selected_rows(wb) if selected else None) or wb.rows
+    outputs.write_text(path, secrets.scrub(rows_jsonl(rows)), force)
+    said(wb, "JSONL", f"wrote {len(rows)} rows to {path}")
+    return len(rows)
+
+
+def download_report(wb: Workbench, which: str = "report") -> str:
+    r = wb.state.doctor
+    if r is None:
+        refused(wb, "report", "no diagnosis yet: Diagnose first")
+        return ""
+    text, name = ((r.extra["markdown"], r.extra["report_name"]) if which == "report"
+                  else (r.extra["test"], r.extra["test_name"]))
+    if not text:
+        refused(wb, "report", "this diagnosis has no test file (the report says why)")
+        return ""
+    wb.table.offer("download", text, name)
+    said(wb, "report", f"downloading {name}")
+    return name
+
+
+def doctor_report(wb: Workbench, path: str, force: bool = False) -> list[str]:
+    from workbench.check import bugreport
+    from workbench.core import outputs
+
+    if wb.state.doctor is None:
+        wb.diagnose()
+    r = wb.state.doctor
+    md, test, minimal = bugreport.paths(path)
+    outputs.refuse_existing([md, test, minimal], force)
+    written = [outputs.write_text(md, r.extra["markdown"].replace(r.extra["test_name"], test.name), force)]
+    if r.extra.get("test"):
+        written.append(outputs.write_text(test, r.extra["test"].replace(r.extra["test_name"], test.name), force))
+    if r.extra.get("minimal"):
+        written.append(outputs.write_text(minimal, r.extra["minimal"], force))
+    said(wb, "report", "wrote " + " and ".join(map(str, written)))
+    return [str(p) for p in written]

@@ -2,26 +2,18 @@
 pickers, a config file or the editor), the vLLM it runs on, the API whose client reads
 the stream and the stream itself; and which settings wait for Replay or Reset.
 
-The widget's status line shows ``running(model)`` after every action, so it never says
-what the pickers say while another parser runs.
+The widget's first status line is ``running(state)``: it reads the applied settings and the
+session that made the rows on screen, never the pickers (a pending change is listed after it).
 """
 
 from __future__ import annotations
 
-from dataclasses import fields
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from workbench.ui.inputs import Inputs
-    from workbench.ui.model import WorkbenchModel
-
-# Inputs fields a user sets in the controls, as the controls name them
-NAMES = {"tokenizer": "tokenizer", "tool_parser": "tool parser", "reasoning_parser": "reasoning",
-         "config": "config", "tool_choice": "tool_choice", "messages": "messages", "tools": "tools",
-         "text": "script", "recording": "recording", "source": "source", "chunking": "chunking",
-         "model": "model", "server_url": "server", "server_request": "request", "vllm": "vLLM",
-         "api": "API", "config_text": "the config editor"}
+    from workbench.ui.state import State
 
 
 def _short(qualname: str | None) -> str | None:
@@ -55,15 +47,20 @@ def vllm_of(i: Inputs) -> str:
     return f"vLLM {i.vllm} (a lane: a worker process)"
 
 
-def stream_of(i: Inputs) -> str:
+def stream_of(i: Inputs, origin: str = "") -> str:
+    """The stream: its source, and how its deltas are grouped (``origin``: a grouping
+    replayed, "recorded": a live stream replayed as it was recorded)."""
     chunking = "" if i.chunking == "token" else f", chunking {i.chunking}"
+    if origin and origin != "recorded":
+        chunking = f", grouped as {origin}"
     if i.source == "recording":
         return f"the recording {Path(i.recording).name if i.recording else '(none)'}{chunking}"
     if i.source == "engine":
-        return f"the engine ({i.model or 'the embedded tiny model'}, scripted)" if i.text else \
-            f"the engine ({i.model or 'the embedded tiny model'}, free generation)"
+        what = "scripted" if i.text else "free generation"
+        again = ", replayed as recorded" if origin == "recorded" else ""
+        return f"the engine ({i.model or 'the embedded tiny model'}, {what}{again})"
     if i.source == "server":
-        return f"the server {i.server_url or '(no URL)'}"
+        return f"the server {i.server_url or '(no URL)'}" + (", replayed as recorded" if origin == "recorded" else "")
     return f"the script text{chunking}"
 
 
@@ -72,18 +69,9 @@ def api_of(i: Inputs) -> str:
     return f"API {i.api}" + (" (its events from a replay of the chat stream)" if live else "")
 
 
-def running(model: WorkbenchModel) -> str:
-    """One line: what runs now, or what will run at the next Step."""
-    i = model.built if model.session is not None and model.built is not None else model.inputs
-    info = getattr(model.session, "parser_info", None) if model.session is not None else None
-    verb = "runs" if model.source is not None else "will run"
-    return (f"{verb}: {parser_of(i, info)} · {vllm_of(i)} · {api_of(i)} · on {stream_of(i)}")
-
-
-def pending(now: Inputs, applied: Inputs | None) -> list[str]:
-    """The controls whose values differ from what the stream runs with (the editor's
-    config: switched off, or another text not reloaded)."""
-    if applied is None:
-        return []
-    return [NAMES[f.name] for f in fields(now) if f.name in NAMES
-            and getattr(now, f.name) != getattr(applied, f.name)]
+def running(s: State) -> str:
+    """One line: what made the rows on screen, or what the next Step starts."""
+    st = s.stream
+    verb = "runs" if st.started else "will run"
+    return f"{verb}: {parser_of(st.applied, st.parser)} · {vllm_of(st.applied)} · {api_of(st.applied)} · " \
+           f"on {stream_of(st.applied, st.origin)}"

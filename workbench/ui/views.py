@@ -1,119 +1,140 @@
-"""What the widget draws from its model (mixed into ``Workbench``): the table, the
-selected row's detail (with its events on the picked API), the final tab (every API's
-final once the stream has ended), the status line's summary."""
+"""What each line on screen says, read from the state alone (widget-free): the status line,
+the settings' folded title, the banner, the verdict of the final answers and the check's
+counts (one wording each, which every panel that shows them uses), the Help link.
+
+The first status line (what runs) is ``truth.running``; the pending list is ``State.pending``.
+"""
 
 from __future__ import annotations
 
 import html
 from typing import TYPE_CHECKING
 
-from workbench.ui.table import TokenText
+from workbench.ui import truth
+from workbench.ui.runtime import label
 
 if TYPE_CHECKING:
-    from workbench.core.rows import Row
+    from workbench.ui.final import FinalView
+    from workbench.ui.state import State
+
+DOCS_PAGE = "docs/widget.md"  # the widget's user page (the docs site serves it as widget/)
 
 
-class ViewActions:
-    def select(self, step: int | None) -> Row | None:
-        row = self.model.select(step)
-        if (self.table.selected or None) != self.model.selected:
-            self.table.select(self.model.selected)
-        self._show_detail(row)
-        self._sync_diagram()
-        return row
-
-    def _show_detail(self, row: Row | None) -> None:
-        api = self.model.inputs.api
-        events = self.model.row_events(row.step) if row is not None else None
-        note = ("the stream has not ended: the closing events are what the server sends if it ends here"
-                if events is not None and row is not None and row.step == len(self.rows) and not self.model.done
-                else "")
-        self.detail.show(row, len(self.model.rows), self.table.decode, api, events, note)
-
-    def _on_table_select(self, step: int | None) -> None:
-        if step != self.model.selected:
-            self.select(step)
-
-    def goto_divergence(self) -> Row | None:
-        return self.select(self.final.first_step)
-
-    # -- rendering -------------------------------------------------------
-    def _sync(self) -> None:
-        rows, shown = self.model.rows, self.table.rows
-        session = self.model.session
-        if session is not None and getattr(self.table.decode, "tokenizer", None) is not session.tokenizer:
-            self.table.decode = TokenText(session.tokenizer)
-        with self.hold_sync():
-            if len(shown) <= len(rows) and (not shown or rows[len(shown) - 1] is shown[-1]) \
-                    and self.table.changed == self.model.changed:
-                self.table.append(rows[len(shown):])
-            else:
-                self.table.set_rows(rows, self.model.changed)
-            self.detail.step.max = len(rows)
-        self._show_finals()
-        self._sync_diagram()
-        if self.model.source is not None:
-            self._status(self._summary())
-        self._truth()
-
-    def _show_finals(self, force: bool = False) -> None:
-        """The final tab; every API's client and body once the stream has ended (a long one:
-        on a click, as it replays the stream once per API)."""
-        from workbench.ui.faces_view import MOST_FINAL_DELTAS
-
-        final, m = self.model.final, self.model
-        if final is None or m.faces is None:
-            note = "" if final is None else "the other APIs' finals run on the installed vLLM only"
-            self.final.show(final, None, note)
-            return
-        if final.apis is None and len(m.rows) > MOST_FINAL_DELTAS and not force:
-            self.final.show(final, None, f"{len(m.rows):,} deltas: every API's final replays them once per "
-                                         "API; click below")
-            return
-        try:
-            self.final.show(final, m.api_finals())
-        except Exception as e:  # the chat verdict stays; the banner says what failed
-            self.final.show(final, None, f"the other APIs' finals failed: {type(e).__name__}")
-            self.banner.show_exception(e, "final messages")
-
-    def _summary(self) -> str:
-        m = self.model
-        if m.source is None:
-            return f"ready: {m.label()} on {m.inputs.tokenizer}; Step or Run"
-        total = m.source.total
-        last = m.rows[-1] if m.rows else None
-        text = f"{len(m.rows)}{f'/{total}' if total else ''} deltas"
-        if last is not None:
-            text += f" · phase {last.phase}"
-        if m.final is not None:
-            first = m.final.first_step
-            text += " · finished: " + ("streaming = non-streaming" if first is None
-                                       else f"streaming ≠ non-streaming from step {first}")
-        errors = self._error_rows()
-        if errors:
-            text += f" · {errors} error rows"
-        return text
-
-    def _error_rows(self) -> int:
-        """How many rows raised, counted on from the last call while the stream only grew
-        (a Step at 100,000 rows must not walk them all)."""
-        rows = self.model.rows
-        ref, n, last, count = getattr(self, "_errors_seen", (None, 0, None, 0))
-        if ref is not rows or n > len(rows) or (n and rows[n - 1] is not last):
-            n, count = 0, 0
-        count += sum(1 for i in range(n, len(rows)) if rows[i].error)
-        self._errors_seen = (rows, len(rows), rows[-1] if rows else None, count)
-        return count
+def check_counts(report) -> str:
+    """A check report's findings by severity, the one wording of the status line, the check
+    tab and the final tab."""
+    severe = sum(1 for f in report.findings if f.severe)
+    cosmetic = sum(1 for f in report.findings if f.cosmetic)
+    warnings = len(report.findings) - severe - cosmetic
+    verdict = "INCONSISTENT" if severe else "consistent"
+    return f"{verdict}: {severe} finding(s), {warnings} warning(s), {cosmetic} cosmetic"
 
 
-def readme_link() -> str:
-    """The README's widget section, relative to where the kernel runs (the notebook's folder)."""
+def final_verdict(final: FinalView) -> str:
+    """Streaming vs non-streaming in a line: equal, only whitespace apart, or where they part."""
+    differing = [d for d in final.diffs if not d.equal]
+    if not differing:
+        return "streaming = non-streaming"
+    real = [d for d in differing if d.severity != "cosmetic"]
+    if not real:
+        return f"streaming ≈ non-streaming (whitespace only: {', '.join(d.field for d in differing)})"
+    step = f" from step {final.first_step}" if final.first_step else ""
+    return f"streaming ≠ non-streaming{step} ({', '.join(d.field for d in real)})"
+
+
+def summary(s: State) -> str:
+    """The stream in a line: how far, the phase, the verdict, error rows, a fresh check."""
+    st = s.stream
+    if not st.started:
+        return f"ready: {label(st.applied)} on {st.applied.tokenizer}; Step or Run"
+    rows = st.rows
+    text = f"{len(rows)}{f'/{st.total}' if st.total else ''} deltas"
+    if rows:
+        text += f" · phase {rows[-1].phase}"
+    if st.final is not None:
+        text += f" · finished: {final_verdict(st.final)}"
+    if st.errors:
+        text += f" · {st.errors} error rows"
+    if s.fresh(s.check):
+        text += f" · check: {check_counts(s.check.value)}"
+    return text
+
+
+def status_line(s: State) -> tuple[str, str]:
+    """(the last action's line, its kind: "" or "refused")."""
+    o = s.outcome
+    if o.kind == "refused":
+        return o.message, "refused"
+    if o.kind == "error":
+        return f"{o.action or 'the action'} failed; {len(s.stream.rows)} rows kept", ""
+    if o.kind == "idle":
+        return o.message, ""
+    if s.running:
+        return f"running: {summary(s)}", ""
+    if o.action == "Stop":
+        return f"stopped: {summary(s)}; Step or Run goes on", ""
+    return (f"{o.message} · {summary(s)}" if o.message else summary(s)), ""
+
+
+def mid_stream(s: State) -> str | None:
+    """A settings change while a stream is in progress does not change that stream: said."""
+    st = s.stream
+    if not st.started or st.done or not s.pending:
+        return None
+    return (f"{', '.join(s.pending)} changed while this stream is in progress; it goes on with the "
+            "settings it started with. Reset starts over with the new ones, Replay runs its deltas through them.")
+
+
+def banner(s: State) -> tuple[str, str, str | None] | None:
+    """(kind, message, traceback) of the banner, or None: the last action's error, else the
+    warnings (a recording's notes, settings changed mid-stream)."""
+    o = s.outcome
+    if o.kind == "error":
+        return "error", o.message, o.details
+    warnings = list(s.notes) + ([w] if (w := mid_stream(s)) else [])
+    return ("warning", "; ".join(warnings), None) if warnings else None
+
+
+def settings_title(s: State) -> str:
+    st = s.stream
+    if not st.started:
+        return "settings: parsers, API, source, script and request"
+    i = st.applied
+    return f"settings: {label(i)} on {i.tokenizer} · {truth.vllm_of(i)} · API {i.api} · {i.source}"
+
+
+def pending_html(s: State) -> str:
+    """The first status line: what runs, and what waits for Replay or Reset."""
+    waiting = s.pending
+    tail = (f" · <span class='wb-pending'>changed, not applied yet: {html.escape(', '.join(waiting))} "
+            f"(Replay or Reset applies them)</span>" if waiting else "")
+    return f"<span class='wb-truth'>{html.escape(truth.running(s))}</span>{tail}"
+
+
+def help_link() -> str:
+    """The widget's docs page, relative to where the kernel runs (JupyterLab opens a notebook's
+    relative link in its own file viewer)."""
     import os
 
     from workbench.ui.inputs import REPO
 
     try:
-        rel = os.path.relpath(REPO / "README.md", os.getcwd())
+        rel = os.path.relpath(REPO / DOCS_PAGE, os.getcwd())
     except ValueError:  # another drive
         return ""
-    return f": <a href='{html.escape(rel)}#the-widget' target='_blank'>README.md</a>"
+    return f": <a href='{html.escape(rel)}' target='_blank'>{html.escape(DOCS_PAGE)}</a>"
+
+
+def help_page() -> str:
+    """The widget's docs page for the Help panel: JupyterLab serves no file outside the folder
+    it was started in (``make lab``: notebooks/), so the page is shown here, not only linked."""
+    from workbench.core import door
+    from workbench.ui.inputs import REPO
+
+    path = REPO / DOCS_PAGE
+    if not path.is_file():
+        return ""
+    import mistune
+
+    page = mistune.html(door.read_text(path, "docs page", 1 << 20))
+    return f"<details class='wb-page'><summary>the widget's page ({DOCS_PAGE})</summary>{page}</details>"

@@ -1,51 +1,49 @@
-"""``Workbench``: the notebook widget. Composes the panels around a ``WorkbenchModel``.
+"""``Workbench``: the notebook widget, a thin layer over one ``Controller``.
 
-Every button and observer goes through ``_guard``: a ``WorkbenchError`` shows
-as one line in the banner, anything else as a one-line summary with the
-traceback behind a fold; the kernel never sees the exception and the rows (and
-the recording in progress) stay.
+The controller owns the one state (``ui/state.py``); every button, picker and method here
+sends it an action (a transition, ``ui/transitions.py``, ``settings.py``, ``tools.py``,
+``diagnose.py``) and every panel is drawn from the state it returns (``ui/screen.py``).
+A button's failure is the banner's one line (its traceback behind a fold when it is a bug);
+a method called from a cell shows it too, and raises it.
 """
 
 from __future__ import annotations
 
-import functools
-import html
-import time
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import ipywidgets as W
 
-from workbench.core.rows import Row, to_frame
-from workbench.ui.ab import ABActions
-from workbench.ui.check import CheckActions
+from workbench.core.rows import to_frame
+from workbench.ui import screen, settings as S, takeaway, tools, transitions as T, views, wiring
+from workbench.ui.ab import ABPanel
+from workbench.ui.ab_apis import label as spec_label
+from workbench.ui.check import CheckPanel
+from workbench.ui.controller import Controller
 from workbench.ui.controls import Controls
-from workbench.ui.diagram import DiagramActions
-from workbench.ui.editor import EditorActions
-from workbench.ui.inputs import check_height, check_recording, given
-from workbench.ui.model import Inputs, WorkbenchModel
 from workbench.ui.detail import RowDetail
+from workbench.ui.diagram import StateDiagram
+from workbench.ui.doctor_panel import DoctorPanel
+from workbench.ui.editor import START_HINT, ConfigEditor
 from workbench.ui.final_panel import FinalPanel
+from workbench.ui.inputs import DEFAULT_TEXT, Inputs, check_height, check_recording, given
 from workbench.ui.panels import Banner
-from workbench.ui.running import RunActions
-from workbench.ui import truth
-from workbench.ui.settings import SettingsActions
+from workbench.ui.state import ABSpecs, Editor, State, start
 from workbench.ui.table import DeltaTable
-from workbench.ui.takeaway import TakeAwayActions
-from workbench.ui.views import ViewActions, readme_link
 
 if TYPE_CHECKING:
-    from typing import Any
+    from workbench.core.rows import Row
+
+TABS = ("final message", "state machine", "check", "diagnose", "config editor", "A/B")
 
 
-class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActions, SettingsActions,
-                TakeAwayActions, ViewActions, W.VBox):
+class Workbench(W.VBox):
     """Step a stream of deltas through vLLM's parsers and watch every row.
 
-    Parameters mirror ``Inputs``: ``text`` (what the model writes), or
-    ``recording`` (a JSONL recording), or ``source="engine"``; ``tool_parser``,
-    ``reasoning_parser`` or ``config``; ``tools``, ``messages``, ``tool_choice``; ``api``
-    (chat, responses, messages: whose client reads the stream); ``vllm`` (a lane's version).
+    Parameters mirror ``Inputs``: ``text`` (what the model writes), or ``recording`` (a
+    JSONL recording), or ``source="engine"``; ``tool_parser``, ``reasoning_parser`` or
+    ``config``; ``tools``, ``messages``, ``tool_choice``; ``api`` (chat, responses, messages:
+    whose client reads the stream); ``vllm`` (a lane's version). ``wb.state`` is what it shows.
     """
 
     def __init__(self, text: str | None = None, *, recording: str | None = None,
@@ -54,196 +52,78 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
         height = check_height(height)
         recording = check_recording(recording)
         if text is None and recording is None:
-            base.text = DEFAULT_TEXT  # text="" with source="engine": free generation
-        self.model = WorkbenchModel(base, status=self._status)
-        self.controls = Controls(base, readme_link())
+            base = replace(base, text=DEFAULT_TEXT)  # text="" with source="engine": free generation
+        self.controls = c = Controls(base, views.help_link(), views.help_page())
         self.banner = Banner()
         self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
         self.detail = RowDetail()
-        self.final = FinalPanel()
-        self._loaded = False
-        c = self.controls
-        self.tabs = W.Tab([self.final, self._init_diagram(), self._init_check(), self._init_editor(),
-                           self._init_ab()],
-                          titles=("final message", "state machine", "check", "config editor", "A/B"))
-        self._run = None  # the Run button's SlicedRun while it goes
-        self._started_with = None  # the controls' values when the stream started
-        c.step_button.on_click(self._guard(lambda _: self.step(), "Step"))
-        c.run_button.on_click(self._guard(lambda _: self._run_clicked(), "Run"))
-        c.stop_button.on_click(self._guard(lambda _: self.stop(), "Stop"))
-        c.reset_button.on_click(self._guard(lambda _: self.reset(), "Reset"))
-        c.replay_button.on_click(self._guard(lambda _: self.replay(), "Replay"))
-        c.recording.observe(self._guard(self._on_recording, "recording", clear=False), "value")
-        self.detail.step.observe(self._guard(lambda ch: self.select(ch["new"] or None), "row", False),
-                                 "value")
-        self.table.on_select(self._guard(self._on_table_select, "row", False))
-        self.final.goto.on_click(self._guard(lambda _: self.goto_divergence(), "divergence"))
-        self.final.more.on_click(self._guard(lambda _: self._show_finals(force=True), "final messages"))
-        self._init_settings()
-        self._init_takeaway()
-        for w in c.values:
-            w.observe(self._guard(lambda _: self._settings_changed(), "settings", clear=False), "value")
-        # the table and the selected row side by side (the detail wraps below on narrow screens)
+        self.final, self.diagram, self.checks = FinalPanel(), StateDiagram(), CheckPanel()
+        self.doctor_panel, self.editor = DoctorPanel(), ConfigEditor()
+        self.ab = ABPanel()
+        self.tabs = W.Tab([self.final, self.diagram, self.checks, self.doctor_panel, self.editor, self.ab],
+                          titles=TABS)
+        editor = Editor(text=S.config_text_of(base.config), file=base.config) if base.config else Editor(START_HINT)
+        state = replace(start(base), editor=editor, notes=tuple(c.problems),
+                        ab_specs=ABSpecs(a=base.config or spec_label("", base.parser())))
+        self._ctl = Controller(state)
+        self._ctl.subscribe(lambda old, new: self._render(old, new))
+        self._ctl.progress.append(lambda message, fraction: c.set_status(message, fraction))
+        wiring.wire(self)
         rows = W.HBox([self.table, self.detail], layout=W.Layout(flex_flow="row wrap", width="100%"))
-        super().__init__([self.controls, self.banner, rows, self.tabs])
+        super().__init__([c, self.banner, rows, self.tabs])
         self.add_class("wb-workbench")
-        self._truth()
-        if c.problems:
-            self.banner.show("warning", "; ".join(c.problems))
+        self._render(None, state)
         if recording is not None:
-            self._guard(lambda: self.load_recording(recording), "recording")()
+            self._do("recording", T.load_recording, str(recording), raise_errors=False)
 
-    # -- the error boundary ----------------------------------------------
-    def _guard(self, fn, what: str, clear: bool = True):
-        """``fn`` behind the error boundary; ``clear``: a new action clears the last error."""
-        @functools.wraps(fn)
-        def callback(*args, **kwargs: Any):
-            try:
-                if clear:
-                    self.banner.clear()
-                return fn(*args, **kwargs)
-            except (Exception, KeyboardInterrupt) as e:
-                self._failed(e, what)
-                return None
-        return callback
+    def _do(self, action: str, fn, *args, raise_errors: bool = True) -> State:
+        if fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal, S.reload_config):
+            self._ctl.halt()  # a new stream stops a Run first
+        return self._ctl.do(action, fn, *args, raise_errors=raise_errors)
 
-    def _failed(self, e: BaseException, what: str) -> None:
-        self.banner.show_exception(e, what)
+    rendering = False  # the controls' echoes of a drawing are not the user's actions
+
+    def _render(self, old: State | None, new: State) -> None:
+        self.rendering = True
         try:
-            self._sync()
-        except Exception as again:  # shown under the first error, which it must not replace
-            self.banner.value += (f"<div class='wb-banner-also'>redrawing the table then failed too: "
-                                  f"{html.escape(type(again).__name__)}: "
-                                  f"{html.escape(str(again).splitlines()[0] if str(again) else '')}</div>")
-        self.controls.set_status(f"{what} failed; {len(self.model.rows)} rows kept")
+            screen.render(self, old, new)
+        except Exception as e:  # shown under the error it may follow, which it must not replace
+            import html
 
-    def _status(self, message: str, fraction: float | None = None) -> None:
-        self.controls.set_status(message, fraction)
+            if self.banner.value:
+                first = str(e).splitlines()[0] if str(e) else ""
+                self.banner.value += (f"<div class='wb-banner-also'>redrawing the widget then failed too: "
+                                      f"{html.escape(type(e).__name__)}: {html.escape(first)}</div>")
+            else:
+                self.banner.show_exception(e, "redrawing the widget")
+        finally:
+            self.rendering = False
 
-    # -- actions (the buttons call these; notebooks may too) ----------------
-    def load(self) -> Workbench:
-        """Load vLLM, fill the pickers with every registered parser name, build the session."""
-        self._apply_inputs()
-        self.model.ensure_session()
-        listed = self.model.inputs.vllm or "installed"  # the version whose names the pickers list
-        if self._loaded != listed:
-            from workbench.lanes.lane_ui import names
+    # -- the state and what it holds ----------------------------------------------
+    @property
+    def state(self) -> State:
+        return self._ctl.state
 
-            self.controls.fill_names(names(self.model.inputs.vllm, self._status))
-            self._loaded = listed
-        self._sync_diagram()
-        self._status(self._summary())
-        self._truth()
-        return self
-
-    def _apply_inputs(self) -> None:
-        new = self.controls.read(self.model.inputs)
-        if new.source != "recording":
-            new = replace(new, prompt_token_ids=None)
-        self.model.inputs = new
-
-    def _begin(self) -> None:
-        """Before stepping: the last error goes; a new stream loads and starts."""
-        self.banner.clear()
-        if self.model.source is None:
-            self.load()
-            self.model.start()
-            self._started_with = self._settings()
-            i = self.model.inputs
-            self.controls.collapse(f"{self.model.label()} on {i.tokenizer} · {truth.vllm_of(i)} · "
-                                   f"API {i.api} · {i.source}")
-
-    def step(self, n: int = 1) -> list[Row]:
-        self._begin()
-        new = []
-        for _ in range(n):
-            new += self.model.step()
-        self._sync()
-        self._warn_if_changed()
-        return new
-
-    def run(self, every_s: float = 0.1) -> list[Row]:
-        """To the end; the table shows the rows as they arrive (every ``every_s``)."""
-        self._begin()
-        last = [time.perf_counter()]
-
-        def show(_rows) -> None:
-            if time.perf_counter() - last[0] >= every_s:
-                self._sync()
-                last[0] = time.perf_counter()
-
-        new = self.model.run(on_rows=show)
-        self._sync()
-        self._warn_if_changed()
-        return new
-
-    def reset(self) -> None:
-        self.stop(quiet=True)
-        self.banner.clear()
-        self._started_with = None
-        self.model.reset()
-        self._apply_inputs()
-        self._sync()
-        self._status("reset: Step or Run to start the stream again")
-
-    def replay(self) -> set[int]:
-        """The same stream through the current pickers/config; changed rows are marked."""
-        self.stop(quiet=True)
-        self.banner.clear()
-        self.load()
-        changed = self.model.replay()
-        self._started_with = self._settings()
-        self._sync()
-        self._status(f"replayed {len(self.model.rows)} deltas through "
-                     f"{self.model.label()}: {len(changed)} rows changed")
-        return changed
-
-    def load_recording(self, path: str) -> None:
-        self.stop(quiet=True)
-        self.banner.clear()
-        self._started_with = None
-        notes = self.model.load_recording(path)
-        self.controls.write(self.model.inputs)
-        self._sync()
-        self._status(f"recording {path}: {self.model.inputs.tokenizer}, "
-                     f"{self.model.label()}; Step or Run to replay it")
-        if notes:  # a cut stream, another tokenizer build, a changed config: as the CLI prints them
-            self.banner.show("warning", "; ".join(notes))
-
-    def save_recording(self, path: str, force: bool = False) -> int:
-        """The stream so far (a recording in progress included) as a JSONL recording.
-        An existing file is refused (WorkbenchError) unless ``force``."""
-        from workbench.ui.inputs import check_path
-
-        path = check_path(path, "save_recording(path)")
-        n = self.model.save_recording(path, force)
-        self._status(f"saved {n} deltas to {path}")
-        return n
-
-    def _on_recording(self, change: dict) -> None:
-        if not self.controls.writing and change["new"] and change["new"] != self.model.inputs.recording:
-            self.load_recording(change["new"])
-
-    # -- read-outs for notebooks -----------------------------------------
     @property
     def rows(self) -> list[Row]:
-        return self.model.rows
+        return list(self.state.stream.rows)
 
     @property
     def changed(self) -> list[int]:
         """Steps the last replay or reload changed (marked in the table)."""
-        return sorted(self.model.changed)
+        return sorted(self.state.stream.changed)
 
-    def describe(self) -> dict:
-        """The composed parser (which vLLM classes) and what adjust_request decided
-        (skip_special_tokens, the structured-output constraint for tool_choice)."""
-        session = self.model.session or self.load().model.session
-        return {"parser": session.parser_info, "request": session.request_view()}
+    @property
+    def running(self) -> bool:
+        return self._ctl.running
 
-    def frame(self, selected: bool = False):
-        """The rows as a pandas DataFrame, one column per schema column (core/rows.py);
-        ``selected``: only the rows selected in the table."""
-        return to_frame(self.selected_rows if selected else self.model.rows)
+    @property
+    def run_slice_s(self) -> float:
+        return self._ctl.run_slice_s
+
+    @run_slice_s.setter
+    def run_slice_s(self, seconds: float) -> None:
+        self._ctl.run_slice_s = seconds
 
     @property
     def step_button(self) -> W.Button:
@@ -253,6 +133,174 @@ class Workbench(RunActions, EditorActions, DiagramActions, ABActions, CheckActio
     def run_button(self) -> W.Button:
         return self.controls.run_button
 
+    # -- actions (the buttons send these too) -------------------------------------
+    def load(self) -> Workbench:
+        """Load vLLM, fill the pickers with every registered parser name, compose the parser."""
+        self._do("load", T.load)
+        return self
 
-DEFAULT_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
-                '"arguments": {"city": "Paris"}}</tool_call>')
+    def step(self, n: int = 1) -> list[Row]:
+        before = self._ctl.rt.stream_id, len(self.state.stream.rows)
+        s = self._do("Step", T.step, n)
+        return list(s.stream.rows[before[1] if s.stream.id == before[0] else 0:])
+
+    def run(self, every_s: float = 0.1) -> list[Row]:
+        """To the end; the table shows the rows as they arrive (every ``every_s``)."""
+        before = self._ctl.rt.stream_id, len(self.state.stream.rows)
+        s = self._ctl.run(every_s, raise_errors=True)
+        return list(s.stream.rows[before[1] if s.stream.id == before[0] else 0:])
+
+    def stop(self) -> None:
+        self._ctl.stop()
+
+    def reset(self) -> None:
+        self._do("Reset", T.reset)
+
+    def replay(self) -> set[int]:
+        """The stream through the current settings (or a new stream, when they make other
+        deltas); the changed steps."""
+        return set(self._do("Replay", T.replay).stream.changed)
+
+    def load_recording(self, path: str) -> None:
+        self._do("recording", T.load_recording, str(path))
+
+    def select(self, step: int | None) -> Row | None:
+        return self._do("row", T.select, step).row
+
+    def goto_divergence(self) -> Row | None:
+        f = self.state.final
+        return self.select(f.first_step if f is not None else None)
+
+    def describe(self) -> dict:
+        """The composed parser (which vLLM classes) and what adjust_request decided
+        (skip_special_tokens, the structured-output constraint for tool_choice)."""
+        rt = self._ctl.rt
+        session = rt.stream_session if self.state.stream.started else None
+        if session is None:
+            self.load()
+            session = rt.session
+        return {"parser": session.parser_info, "request": session.request_view()}
+
+    def frame(self, selected: bool = False):
+        """The rows as a pandas DataFrame, one column per schema column (core/rows.py), the
+        tokens decoded as the table shows them (the detail has the byte-level form too);
+        ``selected``: only the rows selected in the table."""
+        rows = self.selected_rows if selected else self.rows
+        frame = to_frame(rows)
+        decode = screen.decoder(self._ctl.rt)
+        if decode is not None and "tokens" in frame.columns:
+            frame["tokens"] = [[decode(t) for t in r.token_ids] for r in rows]
+        return frame
+
+    # -- tools ----------------------------------------------------------------
+    def check(self, fuzz: int | None = None, jobs: int = 1, shrink_budget_s: float = 5.0,
+              text_budget_s: float = 5.0):
+        """``workbench.check.check`` on the stream on screen; returns its Report."""
+        return self._do("Check", tools.check, fuzz, jobs, shrink_budget_s, text_budget_s).check.value
+
+    def show_grouping(self, label: str | None = None) -> list[Row]:
+        """The stream grouped as ``label`` (a ``--chunking`` name; default: check's minimal grouping)."""
+        return list(self._do("grouping", tools.show_grouping, label).stream.rows)
+
+    def minimal_text(self) -> str | None:
+        return tools.minimal_text(self.state)
+
+    def replay_minimal(self) -> list[Row]:
+        return list(self._do("minimal text", tools.replay_minimal).stream.rows)
+
+    def minimal_workbench(self) -> Workbench:
+        """Check's minimal text streamed in a widget of its own (this one keeps its stream)."""
+        from dataclasses import asdict
+
+        from workbench.errors import WorkbenchError
+
+        text = self.minimal_text()
+        if text is None:
+            raise WorkbenchError("no minimal text yet: run Check first")
+        inputs = asdict(self.state.applied) | {"source": "text", "recording": None, "prompt_token_ids": None}
+        del inputs["text"]
+        small = type(self)(text, **inputs)
+        small.run()
+        return small
+
+    def export(self, path: str | None = None):
+        """A standalone pytest file for this case (it fails while the bug is there)."""
+        import html
+
+        path = path if path is not None else self.checks.export_path.value
+        self.checks.export_path.value = path
+        out = {}
+
+        def run(s, rt):
+            new, out["written"], out["failures"] = tools.export(s, rt, path)
+            return new
+        s = self._do("Export", run)
+        self.checks.exported.value = html.escape(s.outcome.message)
+        return out["written"]
+
+    def compare(self, a: str | None = None, b: str | None = None, api_a: str | None = None,
+                api_b: str | None = None):
+        """Both specs over the stream on screen, each on its API; ``core.diff.DiffResult``.
+        A spec is ``tool+reasoning`` names (``@VERSION``: a lane's), a ``.toml`` path, or
+        ``editor`` (the editor's active config)."""
+        specs = self.ab.specs()
+        specs = ABSpecs(a if a is not None else specs.a, b if b is not None else specs.b,
+                        api_a or specs.api_a, api_b or specs.api_b)
+        return self._do("A/B", tools.compare, specs).ab.value
+
+    def reload_config(self, text: str | None = None) -> list:
+        """Replay the stream through ``text`` (default: the editor's); its problems ([]: it
+        is the parser now; else nothing changed and they show beside the editor)."""
+        s = self._do("editor", S.reload_config, text)
+        return list(s.editor.problems)
+
+    def editor_off(self) -> None:
+        self._do("editor", S.editor_off)
+
+    def diagnose(self, versions: bool | None = None):
+        """``workbench doctor`` on the stream on screen: the Diagnose tab's ``DoctorReport``."""
+        from workbench.ui import diagnose as D
+
+        ask = self.doctor_panel.versions.value if versions is None else versions
+        return self._do("Diagnose", D.diagnose, ask).doctor.value
+
+    def replay_doctor_grouping(self) -> list[Row]:
+        from workbench.ui.doctor_panel import minimal_grouping
+
+        r = self.state.doctor
+        return self.show_grouping(minimal_grouping(r.value) if r is not None else None)
+
+
+    # -- take away (ui/takeaway.py) ----------------------------------------------
+    def save_recording(self, path: str, force: bool = False) -> int:
+        """The stream so far (a recording in progress included) as a JSONL recording; an
+        existing file is refused (WorkbenchError) unless ``force``."""
+        return takeaway.save_recording(self, path, force)
+
+    @property
+    def selected_rows(self) -> list[Row]:
+        """The rows selected in the table (shift/ctrl-click), or the one selected."""
+        return takeaway.selected_rows(self)
+
+    def copy_rows(self) -> int:
+        """The selected rows' JSON (one line each, as ``--json``) on the browser's clipboard."""
+        return takeaway.copy_rows(self)
+
+    def download_rows(self) -> int:
+        """The selected rows (every row when none is) as a JSONL file from the browser."""
+        return takeaway.download_rows(self)
+
+    def to_jsonl(self, path: str, selected: bool = True, force: bool = False) -> int:
+        """The selected rows (``selected=False``: all) as JSON lines in ``path``; an existing
+        file only with ``force``."""
+        return takeaway.to_jsonl(self, path, selected, force)
+
+    def download_report(self, which: str = "report") -> str:
+        """The Diagnose tab's ``--report`` markdown (``which`` "test": its pytest file) as a
+        download from the browser; its file name."""
+        return takeaway.download_report(self, which)
+
+    def doctor_report(self, path: str, force: bool = False) -> list[str]:
+        """The Diagnose tab's report written as `workbench doctor --report PATH` writes it:
+        PATH and test_STEM.py beside it (existing files only with ``force``)."""
+        return takeaway.doctor_report(self, path, force)

@@ -1,0 +1,131 @@
+"""Diagnose the stream on screen (widget-free): ``check.doctor.diagnose`` on its deltas and
+applied settings, whether other vLLM versions still show a parser cause (the lanes, as
+`workbench doctor` asks them), and the ``--report`` markdown with its pytest file, as text
+to download. ``workbench.doctor(...)`` is the same from Python: it returns the same
+``DoctorReport`` the Diagnose tab shows.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from workbench.ui.state import Result, State, frozen, start, with_outcome
+
+if TYPE_CHECKING:
+    from workbench.check.doctor import DoctorReport
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.runtime import Runtime
+
+REPORT_NAME = "workbench_bug.md"  # the download's names: the report and its test beside it
+TEST_NAME = "test_workbench_bug.py"
+
+
+def cli_argv(i: Inputs, files: dict[str, str], text: str, grouping: str | None) -> list[str]:
+    """`workbench doctor`'s arguments for these settings; ``files`` names where the script
+    text, tools, messages and editor config are (written there by ``write_inputs``)."""
+    from workbench.ui.inputs import resolve
+
+    argv = [str(resolve(i.recording))] if i.source == "recording" and i.recording else ["--text-file", files["text"]]
+    argv += ["--tokenizer", i.tokenizer]
+    if i.config_text is not None:
+        argv += ["--config", files["config"]]
+    elif i.config:
+        argv += ["--config", str(resolve(i.config))]
+    else:
+        argv += ["--tool-parser", i.tool_parser or "none"] + (["--reasoning-parser", i.reasoning_parser]
+                                                              if i.reasoning_parser else [])
+    if i.source != "recording":
+        argv += ["--messages", files["messages"]] + (["--tools", files["tools"]] if i.tools is not None else [])
+        if i.tool_choice:
+            argv += ["--tool-choice", i.tool_choice]
+    if i.api != "chat":
+        argv += ["--api", i.api]
+    chunking = grouping or (i.chunking if i.chunking != "token" else None)
+    return argv + (["--chunking", chunking] if chunking else [])
+
+
+def write_inputs(folder: Path, i: Inputs, text: str) -> dict[str, str]:
+    """The settings' text, messages, tools and editor config as files the CLI reads."""
+    from workbench.core import outputs
+
+    files = {"text": ("model_output.txt", text), "messages": ("messages.json", json.dumps(i.messages, ensure_ascii=False)),
+             "tools": ("tools.json", json.dumps(i.tools or [], ensure_ascii=False)),
+             "config": ("editor.toml", i.config_text or "")}
+    return {k: str(outputs.write_text(folder / name, body)) for k, (name, body) in files.items()}
+
+
+def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> State:
+    """The doctor on the stream on screen: its causes (most likely first, with file and
+    method), the versions verdict of a parser cause (``versions``: ask the lanes), and the
+    report and its test as text (``Result.extra``: markdown, test, names)."""
+    from workbench.check.doctor import DoctorOptions, diagnose as run
+    from workbench.core.parsers import ParserSpec
+    from workbench.ui.tools import editor_file, on_screen
+
+    s, session, deltas = on_screen(s, rt)
+    i = s.applied
+    setup = i.setup()
+    if i.config_text is not None:
+        setup = replace(setup, parser=ParserSpec(config=editor_file(i.config_text)))
+    grouping = s.stream.origin if s.stream.origin not in ("", "recorded") else None
+    rt.status(f"diagnosing {len(deltas)} deltas: stream vs non-stream, groupings, the text, the settings…", None)
+    report = run(setup, deltas=deltas, prompt_ids=getattr(session, "prompt_ids", None),
+                 options=DoctorOptions(fuzz=fuzz), label=grouping)
+    text = "".join(d.text for d in deltas)
+    with tempfile.TemporaryDirectory(prefix="workbench-doctor-") as tmp:
+        files = write_inputs(Path(tmp), i, text)
+        if versions and report.parser_causes() and i.vllm is None:
+            from workbench.lanes.asked import attach
+
+            rt.status("asking the other vLLM versions whether they still show it…", None)
+            attach(report.parser_causes(), ["doctor", *cli_argv(i, files, text, grouping), "--json"])
+    shown = {k: Path(v).name for k, v in files.items()}
+    extra = bundle(report, cli_argv(i, shown, text, grouping))
+    s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
+    head = report.causes[0] if report.causes else None
+    line = f"diagnose: {head.cls}: {head.summary}" if head else "diagnose: nothing wrong found"
+    return with_outcome(s, "ok" if report.ok else "warning", line, "Diagnose")
+
+
+def bundle(report: DoctorReport, argv: list[str]) -> dict[str, Any]:
+    """The ``--report`` markdown and its pytest file, as `workbench doctor --report` writes them."""
+    from workbench.check import bugreport, export
+    from workbench.errors import WorkbenchError
+
+    session, deltas, checked = report.context
+    minimal = next((f.extra["minimal_text"] for f in report.findings if "minimal_text" in f.extra), None)
+    minimal_name = Path(REPORT_NAME).stem + ".minimal.txt" if minimal else None
+    try:
+        test = export.render_pytest(export.build_case(session, deltas, checked), TEST_NAME)
+        test_name = TEST_NAME
+    except WorkbenchError as e:
+        test, test_name = None, f"(no test file: {e})"
+    markdown = bugreport.render(report, argv, test_name, minimal_name) + "\n"
+    return {"markdown": markdown, "report_name": REPORT_NAME, "test": test, "test_name": TEST_NAME,
+            "minimal": minimal["text"] if minimal else None, "minimal_name": minimal_name}
+
+
+def doctor(text: str | None = None, *, recording: str | None = None, versions: bool = True,
+           **settings: Any) -> DoctorReport:
+    """``workbench.doctor("<model output>", tool_parser="hermes", tools=[...])`` or
+    ``workbench.doctor(recording="bug.jsonl")``: the same ``DoctorReport`` a Workbench's
+    Diagnose tab shows for those settings (the arguments are ``Workbench``'s)."""
+    from workbench.ui import transitions as T
+    from workbench.ui.inputs import check_recording, given
+    from workbench.ui.runtime import Runtime
+
+    i = given(text or "", settings)
+    path = check_recording(recording)
+    rt = Runtime()
+    s = start(i)
+    if path is not None:
+        s = T.load_recording(s, rt, path)
+    elif not i.text:
+        from workbench.errors import WorkbenchError
+
+        raise WorkbenchError("workbench.doctor: give the model output text, or recording=PATH")
+    return diagnose(s, rt, versions=versions).doctor.value

@@ -1,0 +1,196 @@
+"""What a state refers to but cannot hold (widget-free): the parser session of the applied
+settings, the source making the current stream's rows (by the stream's id), this widget's
+own engine request, the recording opened (parsed once), the editor's live config and the
+API faces of the stream.
+
+``session`` and ``deltas`` are the one way from settings to something that runs (the
+widget's translation of its pickers; ``core.prepare`` takes it over as a ``RunSpec``).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from workbench.errors import WorkbenchError
+from workbench.ui import recordings
+from workbench.ui.inputs import Inputs, resolve
+
+if TYPE_CHECKING:
+    from workbench.core.deltas import Delta
+    from workbench.core.open_recording import Opened
+    from workbench.core.session import Setup
+
+Status = Callable[[str, "float | None"], None]
+LIVE = ("engine", "server")
+
+
+def _quiet(message: str, fraction: float | None = None) -> None:
+    pass
+
+
+def label(i: Inputs) -> str:
+    """The parser's short name: hermes+qwen3, parsers/qwen3.toml's label, editor config."""
+    return "editor config" if i.config_text is not None else i.parser().label()
+
+
+def setup_of(i: Inputs) -> Setup:
+    """Engine and server streams step on chat (as ``workbench record`` does); another
+    API's view replays their deltas."""
+    setup = i.setup()
+    return replace(setup, api="chat") if i.source in LIVE else setup
+
+
+class Runtime:
+    def __init__(self, status: Status = _quiet) -> None:
+        self.status = status
+        self.session = None  # the last session built, for ``_key``
+        self._key: str | None = None
+        self.source = None  # the current stream's source
+        self.stream_session = None  # the session its rows come from
+        self.made_by: dict | None = None  # an engine stream's origin (a saved recording's header)
+        self.stream_id = 0
+        self._ids = 0
+        self.stepper = None  # this widget's own EngineStepper (its own engine request)
+        self.engine_factory: Callable | None = None  # tests may swap it
+        self.opened: Opened | None = None  # the recording loaded, parsed once
+        self.live = None  # core.live.LiveConfig of the editor
+        self._live_key: tuple | None = None
+        self._faces = None
+        self.decoder = None  # the stream's tokenizer's TokenText (screen.decoder)
+        self.last = None  # the last whole state an action reached (kept when it then fails)
+
+    # -- settings -> a session and deltas --------------------------------
+    def key(self, i: Inputs, with_config: bool = True) -> str:
+        return repr((setup_of(i), i.prompt_token_ids, i.config_text if with_config else None, i.vllm))
+
+    def session_for(self, i: Inputs):
+        """The composed parser's session for ``i`` (built once per distinct settings)."""
+        key = self.key(i)
+        if self.session is None or key != self._key:
+            setup = setup_of(i)
+            if "vllm" not in sys.modules:
+                self.status("loading vLLM (about 10 s the first time)…", None)
+            self.status(f"composing parser {label(i)} on tokenizer {setup.tokenizer}…", None)
+            from workbench.lanes import lane_ui
+
+            lane_ui.check_source(i)
+            session = lane_ui.session(i, setup, self.status)
+            if i.config_text is not None:
+                from workbench.core.config import parser as config_parser
+
+                session.use_parser_class(config_parser.parser_class_from_text(
+                    i.config_text, session.tokenizer, base_dir=config_dir(i), policy=session.policy))
+            self.session, self._key = session, key
+        return self.session
+
+    def built(self, i: Inputs):
+        """The session for ``i`` if one is built already (Load), else None."""
+        return self.session if self.session is not None and self._key == self.key(i) else None
+
+    def adopt(self, i: Inputs, session) -> None:
+        """A session built elsewhere (the editor's live config) is the one for ``i``."""
+        self.session, self._key = session, self.key(i)
+
+    def deltas(self, i: Inputs, session) -> list[Delta]:
+        """The deltas of a text or recording source under ``session``."""
+        if i.source == "recording":
+            if not i.recording:
+                raise WorkbenchError("no recording chosen: pick one in the recording picker")
+            if self.opened is None or self.opened.path != str(resolve(i.recording)):
+                self.opened = recordings.open_deltas(i)
+            deltas = self.opened.recording.deltas
+            return session.regroup(deltas, i.chunking) if i.chunking != "token" else deltas
+        if i.source != "text":
+            raise WorkbenchError(f"the {i.source} source makes its deltas as it runs")
+        if not i.text:
+            raise WorkbenchError("the script text is empty: type what the model writes")
+        self.status("tokenizing the script with vLLM's detokenizer…", None)
+        return session.deltas_from_text(i.text, i.chunking)
+
+    def open_recording(self, i: Inputs, path: str) -> tuple[Inputs, list[str]]:
+        """``i`` with a recording's settings (its header's), and its notes."""
+        new, self.opened = recordings.inputs_from(i, path)
+        return new, list(self.opened.notes)
+
+    # -- sources --------------------------------------------------------
+    def source_for(self, i: Inputs, session, deltas: list[Delta] | None = None):
+        """A new source: ``deltas`` replayed, else what the settings' source makes."""
+        from workbench.ui.sources import ReplaySource
+
+        if deltas is not None:
+            return ReplaySource(session, deltas)
+        if i.source == "engine":
+            if self.engine_factory is None:
+                from workbench.ui import engine_adapter
+
+                self.engine_factory = engine_adapter.factory
+            return self.engine_factory(self, i, session)
+        if i.source == "server":
+            from workbench.capture.live import ServerSource
+
+            if not i.server_url:
+                raise WorkbenchError("the server source needs a URL (http://HOST:PORT/v1)")
+            return ServerSource(session, i.server_url, i.server_body())
+        return ReplaySource(session, self.deltas(i, session))
+
+    def use(self, source, session=None, keep_origin: bool = False) -> int:
+        """Make ``source`` (its rows from ``session``) the current one (the old one is closed:
+        an engine request still running is aborted); the new stream's id. ``keep_origin``: a
+        replay of the old stream, which a saved recording still names (an engine's request)."""
+        old, self.source, self.stream_session = self.source, source, session
+        if old is not None and old is not source:
+            old.close()
+        self._faces = None
+        if not keep_origin:
+            self.made_by = source.origin() if source is not None and source.kind == "engine" else None
+        if source is None:
+            self.stream_id = 0
+        else:
+            self._ids += 1
+            self.stream_id = self._ids
+        return self.stream_id
+
+    def recorded(self) -> list[Delta]:
+        """The current stream so far (a recording in progress included): never dropped on errors."""
+        if self.source is None:
+            return []
+        return list(getattr(self.source, "all", None) or self.source.deltas)
+
+    def origin(self, i: Inputs) -> dict:
+        """Where the current stream came from, for a saved recording's header."""
+        if self.made_by:
+            return self.made_by
+        return {"kind": "recording", "path": i.recording} if i.source == "recording" else {"kind": "text"}
+
+    # -- the editor's live config ---------------------------------------
+    def live_config(self, i: Inputs, deltas: list[Delta]):
+        from workbench.core.live import LiveConfig
+
+        key = (self.key(i, with_config=False), tuple(map(id, deltas)))
+        if self.live is None or key != self._live_key:
+            self.live = LiveConfig(setup_of(i), deltas, prompt_token_ids=i.prompt_token_ids,
+                                   base_dir=config_dir(i))
+            self._live_key = key
+        return self.live
+
+    # -- the API faces of the current stream -----------------------------
+    def faces(self, i: Inputs):
+        """The API faces of the stream (``faces_view.Faces``); None on a lane or with no session."""
+        from workbench.core.session import Session
+        from workbench.ui.faces_view import Faces
+
+        session = self.stream_session
+        if not isinstance(session, Session):
+            return None
+        if self._faces is None or self._faces.main is not session:
+            self._faces = Faces(session, i.source in LIVE)
+        return self._faces
+
+
+def config_dir(i: Inputs):
+    from pathlib import Path
+
+    return Path(resolve(i.config)).parent if i.config else None
