@@ -69,15 +69,17 @@ def main() -> None:
     from workbench import Workbench
 
     wb = Workbench(long_text(ROWS + args.steps + 20), tools=TOOLS)
-    wb.load()
-    model = wb.model
-    model.start()
+    from workbench.ui import transitions as T
+
+    ctl = wb._ctl  # the widget's controller: a transition makes the state, set() draws it
+    ctl.do("Step", T.begin, raise_errors=True)
     t0 = time.perf_counter()
+    state = ctl.state
     for _ in range(ROWS):
-        model.step()
-    wb._sync()
+        state = T.step(state, ctl.rt)
+    ctl.set(state)
     fill_s = time.perf_counter() - t0
-    assert len(wb.table.rows) == ROWS and not model.done
+    assert len(wb.table.rows) == ROWS and not ctl.state.stream.done
 
     update_ms, click_ms, sizes = [], [], []
     for i in range(args.steps):
@@ -88,9 +90,9 @@ def main() -> None:
             click_ms.append((time.perf_counter() - t0) * 1e3)
             sizes.append(SerialisingComm.sent_bytes - before)
         else:
-            model.step()
+            state = T.step(ctl.state, ctl.rt)
             t0 = time.perf_counter()
-            wb._sync()
+            ctl.set(state)  # the widget's update alone: the state drawn
             update_ms.append((time.perf_counter() - t0) * 1e3)
     assert wb.banner.value == "", wb.banner.value
     shown = len(wb.table.rows)

@@ -32,9 +32,24 @@ What happens between the model's text and the OpenAI fields `reasoning`, `conten
 `tool_calls`: the parsers vLLM's server runs, one delta at a time, on a real (tiny) vLLM
 engine embedded in this kernel. Every row below is what vLLM's own classes returned.
 
-**The flags.** A server started with `--enable-auto-tool-choice --tool-call-parser hermes
---reasoning-parser qwen3` looks the two names up in two registries and composes one `Parser`
-class from them. The workbench makes the same calls."""),
+**The pipeline.** Each row of the widget's table is one trip through this pipe, left to right:
+
+```mermaid
+flowchart LR
+  E["engine step<br/>token ids"] --> D["detokenizer<br/>delta_text"]
+  D --> R["reasoning parser<br/>qwen3: a ParserEngine config"]
+  R --> T["tool parser<br/>hermes: a hand-written class"]
+  T --> M["DeltaMessage<br/>reasoning · content · tool_calls"]
+  M --> S["serving layer<br/>one SSE chunk, or none"]
+  S --> C["client<br/>joins the chunks"]
+```
+
+The table's columns follow it: `tokens` (the engine step), `text` (what vLLM's
+`IncrementalDetokenizer` released), `phase` (where the parser was), `reasoning` /
+`content` / `tool_calls` (the `DeltaMessage` that `parse_delta` returned), `SSE` (whether
+the serving layer sends a chunk) and `finish` (the `finish_reason` on that chunk). The
+reasoning parser reads first; once it says the thinking ended, the text goes to the tool
+parser."""),
     ("code", """import os
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
@@ -42,39 +57,70 @@ import workbench
 
 registry = workbench.parsers()
 registry.groupby(["kind", "style"]).size()"""),
+    ("md", """**Two kinds of parser.** vLLM registers each parser by name. A *legacy* parser is a
+hand-written Python class (`Hermes2ProToolParser` keeps its own buffers and string
+searches in `extract_tool_calls_streaming`). An *engine* parser is a declarative
+`ParserEngineConfig` (states, terminals, transitions) run by vLLM's `vllm.parser.engine`;
+the *state machine* tab draws it. The flags `--tool-call-parser hermes --reasoning-parser
+qwen3` pick one of each."""),
     ("code", """registry[registry.name.isin(["hermes", "qwen3", "qwen3_coder", "deepseek_r1"])]"""),
-    ("md", """**The composed parser.** `ParserManager.get_parser("hermes", "qwen3")` gives a
-`DelegatingParser` subclass holding the Qwen3 reasoning parser and the Hermes tool parser.
-The embedded engine is a random-weight Qwen3 with the real Qwen3 tokenizer; a *script* forces
-the tokens it emits, so the run is exactly repeatable. Nothing runs until the first Step."""),
+    ("md", """**The composed parser, in your hands.** `ParserManager.get_parser("hermes", "qwen3")` gives
+a `DelegatingParser` subclass holding both. The embedded engine is a random-weight Qwen3
+with the real Qwen3 tokenizer; a *script* forces the tokens it emits, so every run is the
+same. The widget below has stepped its first three rows; the rest is yours: click **Step**
+and check each new row against the table after it. The first line under the buttons says
+what made the rows on screen (which classes, which vLLM, which API, which stream)."""),
     ("code", TOOLS + """
 
-wb = workbench.show(source="engine", tools=TOOLS)   # the seed's script, on the embedded engine
-wb.describe()"""),
-    ("md", """**The reasoning phase, one delta at a time.** Each Step is one engine step: its token,
-the text vLLM's detokenizer released, the phase before and after, and what `parse_delta`
-returned. Pale italic rows send no SSE chunk at all (the `<think>` marker is eaten); the
-legend above the table names every colour. Above it, the *token strip* has one cell per
-token, coloured by phase (pale: no chunk, a bar: the phase or state changed), and the bars
-are the parser's time per delta. Click a row, a token cell or a bar, or use j/k, and the
-detail beside the table shows that delta in full."""),
-    ("code", """wb.step(5)
-wb.frame()[["step", "tokens", "phase_before", "phase", "reasoning", "content", "sse"]]"""),
-    ("md", """**The end of thinking.** `</think>` moves the parser from the reasoning phase to the
-tool phase; the reasoning engine emits `REASONING_END` and no chunk is sent."""),
-    ("code", """wb.step()
-end = wb.select(6)   # the detail shows its token ids, events and (absent) SSE chunk
-end.tokens, end.phase_before, end.phase, end.events, end.sse"""),
-    ("md", """**The tool phase.** Hermes buffers the call until it knows the name, then streams the
-arguments piece by piece. The last delta carries `finish_reason`: the engine said `stop`,
-the serving layer reports `tool_calls` because tool calls were streamed."""),
-    ("code", """wb.run()
-wb.frame()[["step", "tokens", "phase", "content", "tool_calls", "sse", "finish_reason"]].tail(12)"""),
-    ("code", """wb.rows[-1].finish_reason, wb.model.final.stream.tool_calls"""),
-    ("md", """The *final message* tab puts the joined stream next to the non-streaming answer
-(`parse` on the whole text). Here they differ only in the `"\\n\\n"` between `</think>` and
-the call: streamed as content, dropped by the non-streaming parse."""),
-    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final.diffs]"""),
+wb = workbench.show(source="engine", tools=TOOLS, steps=3)   # the seed's script, three engine steps
+wb.describe()["parser"]"""),
+    ("md", """**What to expect as you step** (check it in the table and in the detail: click a row, or j/k):
+
+| step | tokens | phase | what `parse_delta` returns | SSE chunk |
+|---|---|---|---|---|
+| 1 | `<think>` | reasoning | nothing: the marker is eaten | none (pale italic row) |
+| 2-5 | `Weather`, `␣is`, `␣needed`, `.` | reasoning | `reasoning` = the same text | yes |
+| 6 | `</think>` | reasoning → tool | nothing; the qwen3 engine emits `REASONING_END` (detail: *events*) | none |
+| 7 | `⏎⏎` (`"\\n\\n"`) | tool | `content` = `"\\n\\n"`: hermes passes text outside a call through | yes |
+| 8-14 | `<tool_call>`, `{"`, `name`, … | tool | nothing: hermes holds the call back until it knows the name | none |
+| 15 | `",` | tool | `tool_calls`: `#0 name=get_weather` | yes |
+| 19-24 | `␣{"`, `city`, … | tool | `tool_calls`: `#0 args+=…`, the arguments piece by piece | yes |
+| 26 | `<|im_end|>` | tool | nothing, and `finish_reason` `tool_calls` | yes |
+
+The tokens show as text, a space as `␣` and a newline as `⏎`; vLLM's tokenizer spells them
+byte-level (`Ġis`, `ĊĊ`), which the detail's *tokens* table shows beside them. Step 7's
+`"\\n\\n"` is the point of this tour: keep an eye on it."""),
+    ("md", """**Which parser made which row.** The same script on the *text* source (the same tokens,
+no engine) run to its end, as a DataFrame: `wb.frame()` has the widget's columns, its
+tokens decoded as the table shows them. Until `</think>` the qwen3 reasoning engine
+decides; after it, every row is hermes's."""),
+    ("code", """whole = workbench.Workbench(tools=TOOLS)   # not shown: its stream, to the end
+whole.run()
+
+
+def made_by(row):
+    return "qwen3 (engine config)" if str(row.phase_before) == "reasoning" else "hermes (hand-written class)"
+
+
+whole.frame()[["step", "tokens", "phase", "reasoning", "content", "tool_calls", "sse"]].assign(
+    made_by=[made_by(r) for r in whole.rows])"""),
+    ("md", """**One token, three spellings.** The id, the text it decodes to (what the table and
+`frame()` show), and vLLM's byte-level token (`row.tokens`, the detail's third column).
+Expected: `[271]`, `['\\n\\n']`, `['ĊĊ']`."""),
+    ("code", """row = whole.rows[6]
+row.token_ids, whole.frame()["tokens"][6], row.tokens"""),
+    ("md", """**The end of thinking.** Step 6 moves the parser from the reasoning phase to the tool
+phase; the qwen3 engine emits `REASONING_END` and no chunk is sent. Expected:
+`('</think>', 'reasoning', 'tool', ['REASONING_END'], False)`."""),
+    ("code", """end = whole.rows[5]
+end.text, str(end.phase_before), str(end.phase), [e.type for e in end.events], end.sse"""),
+    ("md", """**The final message.** The *final message* tab puts the joined stream next to the
+non-streaming answer (`parse` on the whole text), field by field. They differ only in the
+`"\\n\\n"` between `</think>` and the call: streamed as content, dropped by the non-streaming
+parse. `workbench check` calls a whitespace-only difference *cosmetic* (no finding), and so
+does every line of the widget: `≈ whitespace only`. Expected: only `content` differs, cosmetic,
+from step 7."""),
+    ("code", """[(d.field, d.equal, d.severity, d.first_step) for d in whole.state.final.diffs]"""),
     ("md", """**`tool_choice: "required"` and its grammar.** Now the request forces a call. Hermes's
 `adjust_request` turns off `skip_special_tokens` and adds a *structural tag*: a grammar of
 its own call syntax that the engine enforces once reasoning has ended. The grammar column
@@ -85,15 +131,27 @@ req = workbench.show(REQUIRED, source="engine", tools=TOOLS, tool_choice="requir
 req.describe()["request"]["structured_outputs"]"""),
     ("code", """req.frame().assign(grammar=[r.extra.get("grammar", {}).get("allowed") for r in req.rows])[
     ["step", "tokens", "phase", "tool_calls", "finish_reason", "grammar"]]"""),
-    ("md", """The seed's own script has `"\\n\\n"` after `</think>`, which the grammar does not
-allow: the engine rejects the forced token and ends the request with `finish_reason: "error"`
-(the last row, in the grammar column: *emitted token not allowed*)."""),
+    ("md", """**The red lines, where they appear.** The seed's own script has `"\\n\\n"` after
+`</think>`, which the grammar does not allow: the engine rejects the forced token and ends
+the request with `finish_reason: "error"` (the last row; the grammar column says *emitted
+token not allowed*). That is vLLM doing its job. Two more red lines follow from it, in the
+*final message* tab's table of every API:
+
+- `✗ differ: finish_reason` on chat: the stream ends with `error`, while the non-streaming
+  body (`parse` on the text) knows nothing of the engine's refusal.
+- on `responses`, `✗ differ: error · … responses_stream_generator fails to build its error
+  event (pydantic ValidationError) … RuntimeError: Didn't receive a response.completed
+  event`: vLLM 0.32's Responses stream, on a request that ended in error, fails while
+  building its own error event, so the openai SDK's stream never sees `response.completed`.
+  That is a vLLM bug on the error path, shown as it happens; a Chat Completions client is
+  not affected."""),
     ("code", """seed = workbench.show(source="engine", tools=TOOLS, tool_choice="required", run=True)
 seed.rows[-1].finish_reason, seed.rows[-1].extra["grammar"]"""),
-    ("md", """**Your turn.** A fresh request on the same engine. Click *Step* to advance it one engine
-step at a time and watch each row arrive; *Run* finishes it. Edit the script text or pick
-other parsers in the controls, then *Reset*."""),
-    ("code", """mine = workbench.show(source="engine", tools=TOOLS)"""),
+    ("md", """**Your turn.** Back in the first widget: Step to its end and open the *final message*
+tab. Then pick another reasoning parser (say `deepseek_r1`) or none: the first status line
+lists it as *changed, not applied yet*; **Replay** runs the same engine stream through it and
+marks the rows that changed. **Reset** starts a new request with the new settings. The
+*Help* button shows the widget's page (docs/widget.md)."""),
 ]
 
 # A ToolParser for the format above, as a cell's text (an editor's, in the widget).
@@ -180,7 +238,7 @@ TOOL_ARGS = "ARG_VALUE_CHUNK"
 the text into the *config editor* replays the same stream through the new format."""),
     ("code", """wb = workbench.show(TEXT, tools=TOOLS, run=True)
 wb.reload_config(MY_FORMAT)          # [] means: it is now the active parser
-wb.model.final.stream"""),
+wb.state.final.stream"""),
     ("md", """**A mistake is reported, not applied.** A typo in a state name comes back as a problem
 with its line; the editor's banner shows it and the last good config stays active."""),
     ("code", """problems = wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
@@ -190,9 +248,9 @@ with its line; the editor's banner shows it and the last good config stays activ
 there on changes (marked in the table), and the tool call disappears into the reasoning."""),
     ("code", """wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
                                   'to = "REASONING", emit = []'))
-wb.changed[:5], wb.model.final.stream.tool_calls"""),
+wb.changed[:5], wb.state.final.stream.tool_calls"""),
     ("code", """wb.reload_config(MY_FORMAT)   # and back
-wb.model.final.stream.tool_calls"""),
+wb.state.final.stream.tool_calls"""),
     ("md", """**Watch the machine.** The *state machine* tab draws the active format: its states, and
 each transition labelled with its terminal and the events it emits. The state after the
 selected row is lit (the one before it dashed, the transition taken in bold). Select the
@@ -236,39 +294,61 @@ the loop*)."""),
 ]
 
 BUG = [
-    ("md", """# 03 · Reproduce a bug from a recording
+    ("md", """# 03 · Reproduce a bug: paste it, diagnose it, report it
 
-`parsers/recordings/hermes/truncated_arguments.jsonl` was recorded with
-`workbench replay --save`: a Hermes tool call cut off inside its arguments. Replay it,
-find where streaming and non-streaming part ways, shrink it, and export a pytest file
-that fails while the bug is there."""),
+A user reports that their client got a broken tool call. Paste what they sent into the next
+cell: the model's output (from a log, or the server's non-streaming answer), the server's
+flags and the tools of the request. The example is a Hermes call cut off inside its
+arguments (the same stream as `parsers/recordings/hermes/truncated_arguments.jsonl`)."""),
+    ("code", """MODEL_OUTPUT = '<think>Paris, in Celsius.</think>\\n\\n<tool_call>\\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "cel'
+FLAGS = "vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes --reasoning-parser qwen3"
+""" + TOOLS),
+    ("md", """**Replay it.** `workbench.flags(FLAGS)` reads the parser names from the flags; the widget
+streams the text token by token through the same parsers the server composed."""),
     ("code", """import tempfile
 from pathlib import Path
 
 import workbench
 
-wb = workbench.show(recording="parsers/recordings/hermes/truncated_arguments.jsonl", run=True)
-wb.describe()["parser"]["tool"], len(wb.rows)"""),
+wb = workbench.show(MODEL_OUTPUT, tools=TOOLS, **workbench.flags(FLAGS), run=True)
+[(d.field, d.equal, d.first_step) for d in wb.state.final.diffs]"""),
+    ("md", """**Diagnose it.** The *diagnose* tab runs `workbench doctor` on the stream on screen: which
+field goes wrong from which step, the causes most likely first, where in vLLM each parser
+cause lives (file, class and method), and whether another vLLM version still shows it.
+`wb.diagnose()` returns the same report the tab shows (and `workbench.doctor(...)` gives it
+without a widget)."""),
+    ("code", """report = wb.diagnose()
+wb.tabs.selected_index = 3   # the diagnose tab
+[(c.cls, c.summary) for c in report.causes]"""),
+    ("code", """[(c.cls, c.where and f"{c.where['file']} {c.where['class']}.{c.where.get('method')}",
+  c.versions and c.versions["verdict"]) for c in report.causes if c.where]"""),
+    ("md", """The model stopped inside the call (`model_output`), and Hermes's two paths disagree about
+what is left: the non-streaming `extract_tool_calls` returns the cut markup as content, the
+streaming path drops it. The same report from the shipped recording, with no widget:"""),
+    ("code", """same = workbench.doctor(recording="parsers/recordings/hermes/truncated_arguments.jsonl", versions=False)
+[c.cls for c in same.causes]"""),
     ("md", """**The divergence.** The final-message tab highlights the differing fields; the first
 divergent step is the first delta after which the joined stream can no longer become the
 non-streaming answer."""),
-    ("code", """[(d.field, d.equal, d.first_step) for d in wb.model.final.diffs]"""),
     ("code", """row = wb.goto_divergence()      # selects it in the table and shows its detail
 row.step, row.tokens, row.delta, row.chunk"""),
-    ("md", """**Check and shrink.** The checker confirms the finding and shrinks the text to the
-fewest tokens that still show it."""),
-    ("code", """report = wb.check(fuzz=20)
-[f.headline() for f in report.findings]"""),
-    ("code", """wb.minimal_text()"""),
-    ("code", """small = wb.minimal_workbench()   # the shrunk case, in a widget of its own
+    ("md", """**Shrink it.** The checker confirms the finding and shrinks the text to the fewest tokens
+that still show it; the shrunk case streams in a widget of its own."""),
+    ("code", """check = wb.check(fuzz=20)
+[f.headline() for f in check.findings]"""),
+    ("code", """small = wb.minimal_workbench()
 display(small)
-[(d.field, d.equal, d.first_step) for d in small.model.final.diffs]"""),
-    ("md", """**Export the shrunk case.** A standalone pytest file with the tokens, the request and the
-groupings (the findings are re-checked for this stream); it imports only vLLM and fails now,
-as it should until the parser is fixed."""),
-    ("code", """out = Path(tempfile.mkdtemp()) / "test_hermes_truncated.py"
-small.export(str(out))
-print(out.read_text()[:1200])"""),
+wb.minimal_text(), [(d.field, d.equal, d.first_step) for d in small.state.final.diffs]"""),
+    ("md", """**The report.** `wb.doctor_report(PATH)` writes what *Download report* and *Download
+test* give in the browser: the `--report` markdown (versions and flags, the cause and where
+it lives, the minimal text, expected vs actual, the rows where it goes wrong) and the pytest
+file beside it, which fails while the bug is there. Paste the markdown into the issue."""),
+    ("code", """out = Path(tempfile.mkdtemp())
+written = wb.doctor_report(str(out / "hermes_cut_call.md"))
+print(Path(written[0]).read_text())"""),
+    ("code", """import pytest
+
+pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])   # TESTS_FAILED, as it should"""),
 ]
 
 GPU = [
@@ -291,11 +371,11 @@ workbench.require_gpu()"""),
 wb.step(8)
 wb.frame()[["step", "tokens", "phase", "reasoning", "content", "sse"]]"""),
     ("code", """wb.run()
-[(d.field, d.equal, d.first_step) for d in wb.model.final.diffs]"""),
+[(d.field, d.equal, d.first_step) for d in wb.state.final.diffs]"""),
     ("md", """**`tool_choice: "required"`**: the grammar constrains the real model's output."""),
     ("code", """req = workbench.show("", source="engine", model=MODEL, tokenizer=MODEL, tools=TOOLS,
                      tool_choice="required", run=True)
-req.describe()["request"]["structured_outputs"], req.model.final.stream.tool_calls"""),
+req.describe()["request"]["structured_outputs"], req.state.final.stream.tool_calls"""),
     ("code", """report = wb.check(fuzz=20)
 [f.headline() for f in report.findings]"""),
 ]

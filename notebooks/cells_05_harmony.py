@@ -46,7 +46,7 @@ JSON body streams as its arguments. `<|call|>` ends the message and, being a gpt
 token, the generation: the last delta carries `finish_reason` `tool_calls`."""),
     ("code", """wb.run()
 wb.frame()[["step", "tokens", "phase", "tool_calls", "sse", "finish_reason"]].tail(10)"""),
-    ("code", """final = wb.model.final
+    ("code", """final = wb.state.final
 final.stream.reasoning, final.stream.tool_calls, final.nonstream.tool_calls"""),
     ("md", """**final → content.** A message in the `final` channel is the answer, streamed as
 `delta.content`; `<|return|>` ends it."""),
@@ -60,7 +60,7 @@ any other channel is dropped, in the stream and in the non-streaming answer alik
     ("code", """ODD = ('<|channel|>thoughts<|message|>hidden?<|end|><|start|>assistant'
        '<|channel|>final<|message|>ok<|return|>')
 odd = workbench.show(ODD, run=True, **HARMONY)
-[(r.step, r.phase, r.delta) for r in odd.rows if r.phase == "thoughts"], odd.model.final.stream.content"""),
+[(r.step, r.phase, r.delta) for r in odd.rows if r.phase == "thoughts"], odd.state.final.stream.content"""),
     ("md", """**Check it.** The same checks as for any parser: stream vs non-stream, other groupings
 of the same tokens (HarmonyParser is fed ids, so regrouping cannot change what it sees
 unless it keeps state wrongly), and the client contract."""),

@@ -21,7 +21,7 @@ from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
 __all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "faces",
-           "side_by_side"]
+           "side_by_side", "doctor", "flags"]
 
 
 def __getattr__(name: str):
@@ -30,6 +30,14 @@ def __getattr__(name: str):
         import workbench.ui as ui
 
         return getattr(ui, name)
+    if name == "doctor":  # workbench.doctor(text, ...): the Diagnose tab's DoctorReport, from Python
+        from workbench.ui.diagnose import doctor
+
+        return doctor
+    if name == "flags":  # workbench.flags("--tool-call-parser hermes ..."): a server's flags as settings
+        from workbench.ui.api import flags
+
+        return flags
     if name == "faces":  # workbench.faces(wb): the widget's stream on Chat, Responses and Messages
         from workbench.ui.api_frames import faces
 

@@ -9,6 +9,7 @@ a cause's findings gone in a version: "fixed in V" (the first such); present eve
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from workbench.lanes import versions
 
@@ -17,14 +18,15 @@ from workbench.lanes import versions
 COMMANDS = "workbench.cli.in_lane"
 
 
-def findings_in(version: str, argv: list[str]) -> set[tuple[str, str]] | str:
+def findings_in(version: str, argv: list[str], progress: Callable[[str], None] | None = None
+                ) -> set[tuple[str, str]] | str:
     """The (kind, field) of every finding the doctor reads in ``version`` (another than the
-    installed one), or why it could not run."""
+    installed one), or why it could not run; ``progress`` hears the lane start."""
     from workbench.errors import WorkbenchError
     from workbench.lanes import lane
 
     try:
-        done = lane.get(version, program=COMMANDS).call("cli", argv=argv)
+        done = lane.get(version, progress=progress, program=COMMANDS).call("cli", argv=argv)
     except WorkbenchError as e:
         return f"could not run: {e}"
     try:
@@ -50,16 +52,17 @@ def verdict(keys: list[dict], present: dict[str, set | str]) -> tuple[str, dict]
     return "; ".join(f"{v}: {state}" for v, state in per.items()) or "no other version listed", per
 
 
-def attach(causes: list, doctor_argv: list[str]) -> None:
+def attach(causes: list, doctor_argv: list[str], progress: Callable[[str], None] | None = None) -> None:
     """Set ``versions`` on each of ``causes`` (the parser ones) from one doctor run per other
-    version (``doctor_argv``: `workbench doctor ... --json`'s arguments)."""
+    version (``doctor_argv``: `workbench doctor ... --json`'s arguments; ``progress`` hears a
+    lane start: the CLI prints it, the widget shows it in its status line)."""
     here = versions.installed()
     others = [v for v in versions.listed() if v != here]
     if not others:
         for c in causes:
             c.versions = {"checked": [here], "verdict": f"only vLLM {here} was checked"}
         return
-    present = {v: findings_in(v, doctor_argv) for v in others}
+    present = {v: findings_in(v, doctor_argv, progress) for v in others}
     for c in causes:
         if not c.findings:
             continue

@@ -1,4 +1,5 @@
-"""One-call helpers: ``workbench.show(...)``, ``workbench.parsers()``, ``workbench.require_gpu()``."""
+"""One-call helpers: ``workbench.show(...)``, ``workbench.parsers()``, ``workbench.flags(...)``,
+``workbench.require_gpu()``."""
 
 from __future__ import annotations
 
@@ -59,3 +60,27 @@ def require_gpu() -> str:
         raise NoGPU("torch.cuda.is_available() is False: this notebook needs a GPU and stops "
                     "here; notebooks 01-03 run on CPU.")
     return torch.cuda.get_device_name(0)
+
+
+def flags(line: str) -> dict:
+    """A `vllm serve` command line's parser flags as Workbench settings: ``--tool-call-parser``,
+    ``--reasoning-parser`` (``--enable-auto-tool-choice`` and the rest carry no setting here).
+    ``workbench.show(TEXT, **workbench.flags("--tool-call-parser hermes ..."))``."""
+    import shlex
+
+    from workbench.errors import WorkbenchError
+
+    try:
+        words = shlex.split(line)
+    except ValueError as e:
+        raise WorkbenchError(f"flags: {e}") from None
+    names = {"--tool-call-parser": "tool_parser", "--reasoning-parser": "reasoning_parser"}
+    out: dict = {"tool_parser": None, "reasoning_parser": None}
+    for i, w in enumerate(words):
+        key, _, value = w.partition("=")
+        if key in names:
+            value = value or (words[i + 1] if i + 1 < len(words) else "")
+            if not value or value.startswith("--"):
+                raise WorkbenchError(f"flags: {key} needs a parser name")
+            out[names[key]] = value
+    return out

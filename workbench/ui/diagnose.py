@@ -82,7 +82,8 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
             from workbench.lanes.asked import attach
 
             rt.status("asking the other vLLM versions whether they still show it…", None)
-            attach(report.parser_causes(), ["doctor", *cli_argv(i, files, text, grouping), "--json"])
+            attach(report.parser_causes(), ["doctor", *cli_argv(i, files, text, grouping), "--json"],
+                   lambda message: rt.status(message, None))
     shown = {k: Path(v).name for k, v in files.items()}
     extra = bundle(report, cli_argv(i, shown, text, grouping))
     s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
