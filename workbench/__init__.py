@@ -14,7 +14,8 @@
     cli/          the `workbench` command
 
 Lazy names: ``Workbench``, ``show``, ``parsers``, ``require_gpu``, ``NoGPU`` (ui), ``faces``
-(ui.api_frames), ``side_by_side`` (rustfe.frames), ``corpus`` (the package, callable). Every package's docstring maps its modules.
+(ui.api_frames), ``doctor`` (ui.diagnose), ``flags`` (ui.api), ``side_by_side`` (rustfe.frames),
+``corpus`` (the package, callable). Every package's docstring maps its modules.
 """
 
 from workbench.core import env  # noqa: F401

@@ -17,4 +17,5 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     session.py    LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop)
     diff.py       A/B across versions: hermes+qwen3@0.32.0 vs hermes+qwen3@0.33.0
     lane_ui.py    what the widget needs from lanes (widget-free): a session, the picker's choices
+    asked.py      is a parser cause fixed in another vLLM? doctor's question to the other lanes
 """
