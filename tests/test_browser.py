@@ -65,10 +65,10 @@ LOOK = [
 AB = [
     "import workbench\n" + TOOLS,
     f"ab = workbench.show({SCRIPT_A!r}, tools=TOOLS, run=True)\n"
-    "res = ab.compare('hermes+qwen3', '+qwen3')\nab.tabs.selected_index = 4",
+    "res = ab.compare('hermes+qwen3', '+qwen3')\nab.tabs.selected_index = 5",
     f"apis = workbench.show({SEED!r}, tools=TOOLS, run=True)\n"
     "both = apis.compare('hermes+qwen3', 'hermes+qwen3', api_a='chat', api_b='messages')\n"
-    "apis.tabs.selected_index = 4",
+    "apis.tabs.selected_index = 5",
 ]
 
 # The worst contrast of any text in ``root`` against what it is drawn on: backgrounds
@@ -235,19 +235,19 @@ def test_tour_runs_and_step_adds_a_row_and_pictures(lab, page):
         for bar in ("checkpoint shards", "it/s]"):  # no progress bar in a cell
             at = text.find(bar)
             assert at < 0, f"a progress bar in a cell: ...{text[max(0, at - 600):at + 100]}..."
-        last = page.locator(".jp-CodeCell").last
-        last.scroll_into_view_if_needed()
-        assert last.locator(".wb-row[data-step]").count() == 0
-        _step(last, 1)
-        _step(last, 2)
-        assert "2 deltas" in last.locator(".wb-status").first.inner_text()
-        assert "runs: hermes+qwen3" in last.locator(".wb-truth").inner_text()
-        assert _tokens(last, 1) == "<think>"
-        assert last.locator("canvas.wb-strip").bounding_box()["height"] >= 10
-        assert last.locator("canvas.wb-cost").bounding_box()["height"] >= 10
-        first = page.locator(".wb-dt").first  # the tour's first workbench ran to its end
-        assert first.locator(".wb-caption").inner_text().startswith("26 rows")
-        last.locator(".jp-OutputArea-output").first.screenshot(path=str(ARTIFACTS / "browser_step.png"))
+        # the tour's first workbench stops after three rows: the rest is the reader's
+        first = page.locator(".jp-CodeCell").filter(has=page.locator(".wb-workbench")).first
+        first.scroll_into_view_if_needed()
+        assert first.locator(".wb-dt").first.locator(".wb-caption").inner_text().startswith("3 rows")
+        _step(first, 4)
+        _step(first, 5)
+        assert "5/26 deltas" in first.locator(".wb-status").first.inner_text()
+        assert "runs: hermes+qwen3" in first.locator(".wb-truth").inner_text()
+        assert _tokens(first, 1) == "<think>" and _tokens(first, 5) == "."
+        assert first.locator("canvas.wb-strip").bounding_box()["height"] >= 10
+        assert first.locator("canvas.wb-cost").bounding_box()["height"] >= 10
+        assert page.locator(".jp-RenderedMarkdown svg").count() >= 1  # the pipeline's picture (mermaid)
+        first.locator(".jp-OutputArea-output").first.screenshot(path=str(ARTIFACTS / "browser_step.png"))
 
 
 def test_two_engine_workbenches_stay_separate(lab, page):
