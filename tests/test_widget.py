@@ -101,7 +101,7 @@ def test_table_records_phase_chunk_and_state_change(wb, direct):
     # the detail's tokens are the table component: the decoded text beside vLLM's byte-level token
     assert wb.detail.tables["tokens"].records == [{"n": 1, "id": wb.rows[6].token_ids[0], "text": "\n\n",
                                                    "token": "ĊĊ"}]
-    assert "⏎⏎" in wb.detail.html.value and "ĊĊ" not in wb.detail.value
+    assert "<span class='wb-ws wb-nl'>\\n\\n</span>" in wb.detail.html.value and "ĊĊ" not in wb.detail.value  # legible
     wb.select(6)  # </think>: qwen3's machine leaves its reasoning state, one event
     states = wb.detail.tables["states"].records
     assert states and any(s["change"] == "→" and s["before"] != s["after"] for s in states)

@@ -10,20 +10,17 @@ from dataclasses import replace
 import ipywidgets as W
 
 from workbench.core.faces import APIS
-from workbench.core.rows import COLUMNS, LABEL, Column
+from workbench.core.rows import LABEL, Column
 from workbench.ui.ab_apis import label  # noqa: F401 (the A/B panel's name for a spec)
 from workbench.ui.final import as_json
-from workbench.ui.table import DELTA_LEGEND, DeltaTable, RecordTable, TokenText
+from workbench.ui.table import DELTA_LEGEND, ROW_COLUMNS, DeltaTable, RecordTable, TokenText
 
 AB_LEGEND = [k for k in DELTA_LEGEND if k[0] != "changed"] + [["changed", "differs from the other side", "changed"]]
 FINAL_LEGEND = [["changed", "differs between A and B", "changed"]]
-# each side is half the width: the tokens are the strip above each table (A's and B's are
-# the same), and the phase and finish give up width like the message's columns (a cell's
-# tooltip has all of it, the phase's colour band stays), so every default column, SSE and
-# finish too, is in view at 1280 px; "columns" shows the tokens again
-SIDE_COLUMNS = tuple(replace(c, shown=False) if c.name == "tokens" else
-                     replace(c, grow=0.6, fit=0) if c.name == "phase" else
-                     replace(c, grow=0.3) if c.name == "finish_reason" else c for c in COLUMNS)
+# each side: the rows' columns but the tokens, which are the strip above each table (A's and
+# B's are the same; "columns" shows them again); a side whose columns cannot fit uncut beside
+# the other goes below it
+SIDE_COLUMNS = tuple(replace(c, shown=False) if c.name == "tokens" else c for c in ROW_COLUMNS)
 
 
 def final_columns(label_a: str, label_b: str) -> tuple[Column, ...]:
@@ -90,13 +87,15 @@ class ABPanel(W.VBox):
 
         # both sides scroll together and share their column widths
         side = dict(height=260, features=("strip",), legend=AB_LEGEND, role="ab", group=uuid.uuid4().hex,
-                    follow=False, layout=W.Layout(flex="1 1 0", min_width="0"))
+                    follow=False, wrap=True, layout=W.Layout(flex="1 1 0", min_width="0"))
         self.left, self.right = DeltaTable(**side), DeltaTable(**side)
         # a step picked on one side is picked on the other too
         self.left.on_select(lambda step: self._pick(self.right, step))
         self.right.on_select(lambda step: self._pick(self.left, step))
-        self.sides.children = [W.VBox([label, table], layout=W.Layout(flex="1 1 0", min_width="0"))
+        # side by side while every default column fits uncut, else B below A (still scrolled together)
+        self.sides.children = [W.VBox([label, table], layout=W.Layout(flex="1 1 420px", min_width="0"))
                                for label, table in ((self.label_a, self.left), (self.label_b, self.right))]
+        self.sides.layout.flex_flow = "row wrap"
 
     @staticmethod
     def _pick(table: DeltaTable, step: int | None) -> None:

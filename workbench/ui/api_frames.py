@@ -118,7 +118,7 @@ def record_table(columns: tuple[Column, ...], items: list[dict], role: str, key:
     """``items`` under ``columns`` in the widget's table component."""
     from workbench.ui.table import RecordTable
 
-    table = RecordTable(columns, height=300, role=role, key=key, follow=False)
+    table = RecordTable(columns, height=300, role=role, key=key, follow=False, flow=True)  # long values wrap
     table.set_records([{key: i, **table.cells(item)} for i, item in enumerate(items, 1)])
     return table
 

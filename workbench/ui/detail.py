@@ -73,10 +73,11 @@ class RowDetail(W.VBox):
 
     def __init__(self) -> None:
         self.step = W.BoundedIntText(value=0, min=0, max=0, description="step",
-                                     layout=W.Layout(width="120px"), style={"description_width": "32px"})
-        self.copy_button = W.Button(description="Copy JSON", icon="copy", layout=W.Layout(width="auto"),
+                                     layout=W.Layout(width="100px", flex="0 0 auto"), style={"description_width": "32px"})
+        self.copy_button = W.Button(description="Copy JSON", icon="copy", layout=W.Layout(width="auto", flex="0 0 auto"),
                                     tooltip="the selected rows' JSON to the clipboard (Ctrl+C in the table too)")
-        self.download_button = W.Button(description="JSONL", icon="download", layout=W.Layout(width="auto"),
+        self.download_button = W.Button(description="JSONL", icon="download", layout=W.Layout(width="auto",
+                                                                                             flex="0 0 auto"),
                                         tooltip="download the selected rows (all rows when none is) as JSON lines")
         self.html = W.HTML(EMPTY)
         self.tail = W.HTML("")
@@ -87,12 +88,12 @@ class RowDetail(W.VBox):
         self.tables: dict[str, RecordTable] = {}
         # the header (the step box, Copy JSON, JSONL) never shrinks: only the body below it scrolls
         self.head = W.HBox([self.step, self.copy_button, self.download_button],
-                           layout=W.Layout(flex="0 0 auto", min_height="34px", overflow="visible"))
+                           layout=W.Layout(flex="0 0 auto", min_height="34px", overflow="visible", flex_flow="row wrap"))
         self.head.add_class("wb-detail-head")
         self.body = W.VBox([self.html, *self.titles.values(), self.tail],
                            layout=W.Layout(flex="1 1 auto", overflow="auto", min_height="0"))
         super().__init__([self.head, self.body],
-                         layout=W.Layout(flex="1 1 340px", min_width="300px", max_height="520px",
+                         layout=W.Layout(flex="1 1 260px", min_width="260px", max_height="520px",
                                          overflow="hidden", padding="0 0 0 8px"))
         self.add_class("wb-row-detail")
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import html
 import json
+import re
 import traceback
 from typing import TYPE_CHECKING
 
@@ -83,6 +84,16 @@ def _kv_table(pairs: list[tuple[str, str]]) -> str:
 
 
 _WS = str.maketrans({" ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍"})
+_ESC = str.maketrans({" ": "␣", "\n": "\\n", "\t": "\\t", "\r": "\\r"})
+
+
+def _ws_run(m: re.Match) -> str:
+    """A whitespace run drawn as the table draws it: spaces as ␣, a newline or tab as its
+    escape (\\n) in a mark that stands out."""
+    run = m.group(0)
+    if run.strip(" "):
+        return f"<span class='wb-ws wb-nl'>{run.translate(_ESC)}</span>"
+    return f"<span class='wb-ws'>{run.translate(_WS)}</span>"
 
 
 def visible(value: Any) -> str:
@@ -91,7 +102,8 @@ def visible(value: Any) -> str:
         return "<i>None</i>"
     if value == "":
         return '<code>""</code>'
-    return f"<code style='white-space:pre-wrap;word-break:normal'>{html.escape(str(value).translate(_WS))}</code>"
+    text = re.sub(r"[ \n\t\r]+", _ws_run, html.escape(str(value)))
+    return f"<code style='white-space:pre-wrap;word-break:normal'>{text}</code>"
 
 
 def row_detail_html(row: Row, decode=None) -> tuple[str, str]:

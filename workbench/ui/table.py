@@ -22,6 +22,7 @@ import json
 import os
 import re
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,13 @@ if TYPE_CHECKING:
     from vllm.tokenizers import TokenizerLike
 
 STATIC = Path(__file__).parent / "static"
-RESET_CHUNK = 2000  # records per message when many are sent at once (a Run, a reset)
+RESET_CHUNK = 2000
+# the rows' columns as the widget draws them: what a delta shows is never cut up to these
+# widths (px; a longer value ellipsizes, its tooltip has it all), and a column with no value
+# in any row gives up its width (table.js); the frame and the CLI keep the schema's own
+ROW_COLUMNS = tuple(replace(c, fit=FITS[c.name]) if c.name in (FITS := {
+    "tokens": 200, "text": 200, "reasoning": 200, "content": 200, "tool_calls": 280, "grammar": 240,
+    "error": 280}) else c for c in COLUMNS)  # records per message when many are sent at once (a Run, a reset)
 
 
 def lean(text: str) -> str:
@@ -245,7 +252,7 @@ class DeltaTable(RecordTable):
     """Rows of one stream, with the token strip and the cost chart (``features``).
     ``more(row) -> dict``: cells of columns the rows do not hold (an API's events)."""
 
-    def __init__(self, height: int = 300, columns: Sequence[Column] = COLUMNS,
+    def __init__(self, height: int = 300, columns: Sequence[Column] = ROW_COLUMNS,
                  features: Sequence[str] = ("strip", "cost"), legend: list | None = None,
                  role: str = "rows", **kwargs) -> None:
         super().__init__(columns, height, role=role, features=list(features),

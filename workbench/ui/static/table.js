@@ -24,7 +24,8 @@ const ROW_H = 22;
 const OVERSCAN = 8;
 const STRIP_LINES = 4;
 const COST_H = 36;
-const PAD = 12; // a cell's horizontal padding and border
+const PAD = 10; // a cell's horizontal padding (4px each side) and border, and a px to spare
+const BAND = { phase: 8, phase_before: 8 }; // the phase's colour band: more padding on the left (table.css)
 const WS = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
 const ESC = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
 
@@ -32,12 +33,19 @@ const esc = (s) => s.replace(/[&<>"]/g, (c) => ESC[c]);
 const plain = (s) => s.replace(/[ \n\t\r]/g, (c) => WS[c]);
 const groups = (globalThis.__wbTableGroups ||= new Map()); // group -> Set of tables
 
+/** A whitespace run's class: a newline or tab is marked to stand out (the seed's "\n\n"). */
+const wsClass = (m) => (/[\n\t\r]/.test(m) ? "wb-ws wb-nl" : "wb-ws");
+const ESCAPES = { "\n": "\\n", "\t": "\\t", "\r": "\\r", " ": "␣" };
+/** A whitespace run as drawn in a cell: spaces as ␣, a newline or tab as its escape (\n, \t),
+ * which reads at a glance where a ⏎ glyph is a speck. */
+const wsText = (m) => (/[\n\t\r]/.test(m) ? m.replace(/[ \n\t\r]/g, (c) => ESCAPES[c]) : plain(m));
+
 /** A value as HTML: whitespace visible, None blank, "" as a visible "" mark. */
 function shown(v) {
   if (v === undefined || v === null) return "";
   const s = String(v);
   if (s === "") return '<span class="wb-empty">""</span>';
-  return esc(s).replace(/[ \n\t\r]+/g, (m) => `<span class="wb-ws">${plain(m)}</span>`);
+  return esc(s).replace(/[ \n\t\r]+/g, (m) => `<span class="${wsClass(m)}">${wsText(m)}</span>`);
 }
 
 /** The text a cell's tooltip and the strip's hover show. */
@@ -51,7 +59,7 @@ function cellHTML(r, col, flow) {
   const v = r[col.name];
   if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
     const text = col.kind === "text";
-    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<span class="wb-ws">${plain(w)}</span><wbr>` : esc(w))
+    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
       : w && `<span class="wb-nw">${esc(w)}</span>`)).join("");
   }
   if (col.kind === "tokens") {
@@ -63,9 +71,11 @@ function cellHTML(r, col, flow) {
   return v === undefined || v === null ? "" : esc(String(v));
 }
 
+/** How many characters a value takes drawn (a newline or tab is two: \n). */
 function lengthOf(v) {
   if (v === undefined || v === null) return 0;
-  return Array.isArray(v) ? v.reduce((a, t) => a + String(t).length + 1, 0) : String(v).length;
+  const n = (x) => { const t = String(x); return t.length + (t.match(/[\n\t\r]/g) || []).length; };
+  return Array.isArray(v) ? v.reduce((a, t) => a + n(t) + 1, 0) : n(v);
 }
 
 /** The records, which token belongs to which, and what the legend and layout need. */
@@ -200,50 +210,61 @@ class Table {
   }
   selectedIndex() { return this.indexOfKey(this.model.get("selected") || 0); }
 
+  /** A column no record has a value in (while there are records) gives up its width. */
+  empty(c) { return this.store.rows.length > 0 && !this.store.have.has(c.name); }
+
+  /** The least a column may have: its header, and its longest value up to ``fit`` (never cut). */
+  least(c) {
+    const head = Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
+    if (this.empty(c)) return head;
+    const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0);
+    return Math.max(head, c.fit ? Math.min(c.fit, value) : 0);
+  }
+
   widthOf(c, mine = true) {
     const user = mine && this.prefs.widths[c.name];
     if (user) return user;
-    const head = Math.ceil(c.title.length * this.charW) + PAD + 6; // a header is never cut
-    const fit = c.fit ? Math.min(c.fit, Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD) : 0;
-    return Math.max(c.width, head, fit);
+    if (this.empty(c)) return this.least(c);
+    return Math.max(c.width, this.least(c));
   }
 
   layout() {
     const cs = this.cols = this.visible();
-    const probe = document.createElement("span");
-    probe.className = "wb-cell";
-    probe.style.cssText = "position:absolute;visibility:hidden;padding:0;border:0";
-    probe.textContent = "0".repeat(20);
+    // a character's width in the rows' own font (a hidden row holding twenty zeros)
+    const probe = document.createElement("div");
+    probe.className = "wb-row";
+    probe.style.cssText = "visibility:hidden;display:block;width:auto;right:auto";
+    probe.innerHTML = `<span class="wb-cell" style="padding:0;border:0">${"0".repeat(20)}</span>`;
     this.body.appendChild(probe);
-    this.charW = probe.getBoundingClientRect().width / 20 || 7.2;
+    this.charW = probe.firstChild.getBoundingClientRect().width / 20 || 7.2;
     probe.remove();
     const widths = this.fitInto(cs, cs.map((c) => this.widthOf(c)));
     this.el.style.setProperty("--wb-cols", cs.map((c, i) =>
-      (c.grow && !this.prefs.widths[c.name] ? `minmax(${widths[i]}px, ${c.grow}fr)` : `${widths[i]}px`)).join(" "));
+      (c.grow && !this.prefs.widths[c.name] && !this.empty(c) ? `minmax(${widths[i]}px, ${c.grow}fr)` : `${widths[i]}px`)).join(" "));
     this.el.style.setProperty("--wb-minw", `${widths.reduce((a, w) => a + w, 0)}px`);
     this.head.innerHTML = cs.map((c) => `<div class="wb-cell wb-c-${c.name}" role="columnheader" ` +
       `title="${esc(c.description || "")}">${esc(c.title)}<span class="wb-grip" data-grip="${esc(c.name)}" ` +
       `title="drag to resize; double-click: back to the default"></span></div>`).join("");
-    this.fitted = JSON.stringify(cs.map((c) => (c.fit ? this.store.longest[c.name] || 0 : 0)));
+    this.fitted = this.fitKey(cs);
     this.drawn = "";
   }
 
   /** Default widths shrunk to the scroll box's width when they overflow it: a growing
-   * column (one the user did not size) gives up its width, down to its header's, so every
-   * default column is in view beside the detail at 1280 px; only what cannot fit scrolls. */
+   * column (one the user did not size) gives up its width, down to its least (its header,
+   * and its longest value up to its ``fit``: what it shows is never cut), so every default
+   * column is in view beside the detail; only what cannot fit scrolls. */
   fitInto(cs, widths) {
     const room = this.scroll.clientWidth - 2;
     this.room = room;
-    const least = (c) => Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
-    const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] ? Math.max(0, widths[i] - least(c)) : 0));
+    const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] ? Math.max(0, widths[i] - this.least(c)) : 0));
     const total = slack.reduce((a, x) => a + x, 0);
     const sum = widths.reduce((a, w) => a + w, 0);
-    // `wrap` (the main table): never narrower than its default columns at their least, so
-    // what is beside it (the detail) goes below when they cannot fit beside it (Harmony's
-    // phase); a column the user widened scrolls instead; never wider than its row (a
+    // `wrap` (the main table, an A/B side): never narrower than its default columns at their
+    // least, so what is beside it (the detail, the other side) goes below when they cannot
+    // fit beside it; a column the user widened scrolls instead; never wider than its row (a
     // narrow window: the table scrolls)
     if (this.model.get("wrap")) {
-      const need = cs.reduce((a, c) => a + (c.grow ? Math.min(least(c), this.widthOf(c, false)) : this.widthOf(c, false)), 0);
+      const need = cs.reduce((a, c) => a + (c.grow ? Math.min(this.least(c), this.widthOf(c, false)) : this.widthOf(c, false)), 0);
       this.el.style.minWidth = `min(${need + 2 + 16}px, 100%)`;
     }
     const over = sum - room;
@@ -255,9 +276,15 @@ class Table {
     return out;
   }
 
+  /** What the layout depends on besides the user: fit columns' longest values, and which
+   * columns have a value at all. */
+  fitKey(cs) {
+    return JSON.stringify(cs.map((c) => [c.fit ? this.store.longest[c.name] || 0 : 0, this.empty(c)]));
+  }
+
   /** A fit column's longest value grew: lay out again (a few times per stream, not per row). */
   refit() {
-    const now = JSON.stringify(this.cols.map((c) => (c.fit ? this.store.longest[c.name] || 0 : 0)));
+    const now = this.fitKey(this.cols);
     const auto = this.schema.some((c) => c.shown === "auto" && this.store.have.has(c.name) && !this.cols.includes(c));
     if (now !== this.fitted || auto) this.layout();
   }
@@ -610,7 +637,7 @@ class CostChart {
 
 // -- the widget -----------------------------------------------------------------------
 // each phrase on one line (a line may break between them, never inside "shift/ctrl-click")
-const HINT = '<span class="wb-hint">' + ['<span class="wb-ws">␣⏎⇥</span> whitespace', "blank = None",
+const HINT = '<span class="wb-hint">' + ['<span class="wb-ws">␣</span> <span class="wb-ws wb-nl">\\n</span> whitespace', "blank = None",
   '<span class="wb-empty">""</span> = empty string', "click, j/k or ↑/↓ select", "shift/ctrl-click more",
   "Ctrl+C copies rows as JSON"].map((t) => `<span class="wb-nw">${t}</span>`).join(" · ") + "</span>";
 
