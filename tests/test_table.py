@@ -66,7 +66,10 @@ def test_appends_send_only_the_new_rows_and_big_batches_in_chunks(sent):
 
 def test_the_schema_goes_over_the_comm_and_records_follow_it():
     t = table.DeltaTable()
-    assert t.columns == [c.spec() for c in schema.COLUMNS]  # the front end keeps no column list of its own
+    assert t.columns == [c.spec() for c in table.ROW_COLUMNS]  # the front end keeps no column list of its own
+    # the schema's columns, each value drawn whole up to its fit (table.js never cuts less)
+    assert [(c.name, c.title, c.value) for c in table.ROW_COLUMNS] == [(c.name, c.title, c.value) for c in schema.COLUMNS]
+    assert {c.name: c.fit for c in table.ROW_COLUMNS if c.fit}["tool_calls"] >= 150
     assert all(set(spec) == {"name", "title", "description", "kind", "width", "grow", "shown", "fit", "field"}
                for spec in t.columns)
     assert {c["name"]: c["field"] for c in t.columns if c["field"]} == \
