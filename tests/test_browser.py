@@ -337,7 +337,8 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         assert h.evaluate(CUT_JS, "phase") == []
         heads = {h.inner_text(): h.bounding_box()["width"]
                  for h in a.locator(".wb-dt").first.locator(".wb-head .wb-cell").all()}
-        assert heads["tool_calls"] >= 150  # room for what matters at 1280 px; the phase fits its longest
+        # three rows, no call yet: tool_calls gives its width to the others; the phase fits its longest
+        assert heads["tool_calls"] < 100 and heads["text"] > heads["tool_calls"]
         assert a.evaluate(CUT_JS, "phase") == [] and c.evaluate(CUT_JS, "phase") == []
 
         # a column resized by its header's edge keeps its width, also after a reload
@@ -374,7 +375,7 @@ def test_select_copy_resize_and_every_tab_readable_in_both_themes(lab, page):
         assert "changed" in content.get_attribute("class")
         assert content.locator(".wb-c-stream").inner_text() == '"\\n\\n"'
         assert content.locator(".wb-c-nonstream").inner_text() == "null"
-        assert content.locator(".wb-c-verdict").inner_text().startswith("✗")
+        assert content.locator(".wb-c-verdict").inner_text() == "≈ whitespace only (cosmetic)"  # as check says
         reasoning = fields.locator(".wb-row", has=page.locator(".wb-c-field", has_text="reasoning"))
         assert "changed" not in reasoning.get_attribute("class") and "✓ equal" in reasoning.inner_text()
         # every value readable at 1280 px: "as the API has it" (and every cell) wraps, nothing cut

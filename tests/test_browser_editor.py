@@ -28,7 +28,8 @@ TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": 
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]'''
 DIAGRAM = '''wb = Workbench(TEXT, tools=TOOLS, config="parsers/teaching.toml").load()
 wb.tabs.selected_index = wb.tabs.children.index(wb.diagram)
-reference = wb._ctl.rt.session.replay(wb._ctl.rt.recorded()).rows  # the same stream, no widget
+rt = wb._ctl.rt
+reference = rt.session.replay(rt.deltas(wb.state.settings, rt.session)).rows  # the same stream, no widget
 print("REF " + json.dumps([r.states["engine"] for r in reference]))
 wb'''
 EDITOR = '''ed = Workbench(TEXT, tools=TOOLS, config="parsers/teaching.toml")

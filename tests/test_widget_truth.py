@@ -92,7 +92,7 @@ def test_the_api_picker_shows_that_apis_events_and_every_apis_final():
     assert shown[("messages", "stream")]["whitespace_only_text"] == "⚠ only whitespace"
     assert "tool get_weather" in shown[("messages", "stream")]["blocks"]
     assert shown[("messages", "stream")]["blocks"].endswith('stop_reason: "tool_use"')
-    assert shown[("chat", "stream")]["verdict"] == "✗ differ: content" and table.layout.display is None
+    assert shown[("chat", "stream")]["verdict"] == "≈ whitespace only: content" and table.layout.display is None
 
 
 

@@ -93,7 +93,7 @@ class ABPanel(W.VBox):
         self.left.on_select(lambda step: self._pick(self.right, step))
         self.right.on_select(lambda step: self._pick(self.left, step))
         # side by side while every default column fits uncut, else B below A (still scrolled together)
-        self.sides.children = [W.VBox([label, table], layout=W.Layout(flex="1 1 420px", min_width="0"))
+        self.sides.children = [W.VBox([label, table], layout=W.Layout(flex="1 1 420px"))  # min-width: its table's
                                for label, table in ((self.label_a, self.left), (self.label_b, self.right))]
         self.sides.layout.flex_flow = "row wrap"
 

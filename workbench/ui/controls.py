@@ -50,7 +50,7 @@ def _box(widget: W.Widget) -> W.Widget:
 
 def _area(description: str, flex: str, placeholder: str = "") -> W.Textarea:
     return W.Textarea(description=description, placeholder=placeholder, style=_STYLE,
-                      layout=W.Layout(flex=flex, height="120px", min_width="220px"))
+                      layout=W.Layout(flex=flex, height="88px", min_width="220px"))  # five lines; drag to grow
 
 
 def shown_value(name: str, value) -> object:

@@ -217,7 +217,9 @@ class Table {
   least(c) {
     const head = Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
     if (this.empty(c)) return head;
-    const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0);
+    // the first column of a changed row carries the mark: 5 px more on its left (table.css)
+    const mark = this.cols && this.cols[0] === c ? 5 : 0;
+    const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + mark;
     return Math.max(head, c.fit ? Math.min(c.fit, value) : 0);
   }
 
@@ -265,7 +267,12 @@ class Table {
     // narrow window: the table scrolls)
     if (this.model.get("wrap")) {
       const need = cs.reduce((a, c) => a + (c.grow ? Math.min(this.least(c), this.widthOf(c, false)) : this.widthOf(c, false)), 0);
-      this.el.style.minWidth = `min(${need + 2 + 16}px, 100%)`;
+      // on the table and on what holds it up to the wrapping row (an A/B side's box and label)
+      let box = this.el;
+      for (let up = 0; box && up < 3; up++, box = box.parentElement) {
+        box.style.minWidth = `min(${need + 2 + 16}px, 100%)`;
+        if (box.parentElement && getComputedStyle(box.parentElement).flexWrap === "wrap") break;
+      }
     }
     const over = sum - room;
     if (room <= 0 || over <= 0) return widths;
