@@ -192,10 +192,11 @@ def test_a_cause_in_your_code_is_not_said_to_be_fixed_in_vllm(monkeypatch):
     verdict says how it fares with each vLLM, not that vLLM fixed it."""
     from workbench.check.causes import Cause
     from workbench.cli import doctor_versions
+    from workbench.lanes import asked  # where doctor (and the widget's Diagnose tab) asks the lanes
 
-    monkeypatch.setattr(doctor_versions.versions, "listed", lambda: ["9.0.0", "9.1.0"])
-    monkeypatch.setattr(doctor_versions.versions, "installed", lambda: "9.0.0")
-    monkeypatch.setattr(doctor_versions, "findings_in", lambda v, argv: {("chunking", "content")})
+    monkeypatch.setattr(asked.versions, "listed", lambda: ["9.0.0", "9.1.0"])
+    monkeypatch.setattr(asked.versions, "installed", lambda: "9.0.0")
+    monkeypatch.setattr(asked, "findings_in", lambda v, argv, progress=None: {("chunking", "content")})
     mine = Cause("parser_streaming", "x", where={"vllm": False}, findings=[{"kind": "chunking", "field": "content"}])
     theirs = Cause("parser_streaming", "x", where={"vllm": True}, findings=[{"kind": "chunking", "field": "content"}])
     doctor_versions.attach([mine, theirs], ["doctor"])

@@ -7,7 +7,7 @@ groupings (check's chunking fuzz, shrunk to a minimal grouping), the text itself
 cannot start or do not match the text, tools off, thinking settings). ``causes``
 (check/causes.py) turns it into classes, most likely first; a parser cause names
 the file and method (check/where.py). Whether another vLLM version still shows it
-is the CLI's to ask the lanes (cli/doctor_versions.py).
+is asked of the lanes (lanes/asked.py: the CLI's doctor and the widget's Diagnose tab).
 """
 
 from __future__ import annotations
