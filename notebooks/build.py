@@ -81,13 +81,13 @@ wb.describe()["parser"]"""),
 | 1 | `<think>` | reasoning | nothing: the marker is eaten | none (pale italic row) |
 | 2-5 | `Weather`, `␣is`, `␣needed`, `.` | reasoning | `reasoning` = the same text | yes |
 | 6 | `</think>` | reasoning → tool | nothing; the qwen3 engine emits `REASONING_END` (detail: *events*) | none |
-| 7 | `⏎⏎` (`"\\n\\n"`) | tool | `content` = `"\\n\\n"`: hermes passes text outside a call through | yes |
+| 7 | `\\n\\n` | tool | `content` = `"\\n\\n"`: hermes passes text outside a call through | yes |
 | 8-14 | `<tool_call>`, `{"`, `name`, … | tool | nothing: hermes holds the call back until it knows the name | none |
 | 15 | `",` | tool | `tool_calls`: `#0 name=get_weather` | yes |
 | 19-24 | `␣{"`, `city`, … | tool | `tool_calls`: `#0 args+=…`, the arguments piece by piece | yes |
-| 26 | `<|im_end|>` | tool | nothing, and `finish_reason` `tool_calls` | yes |
+| 26 | `<\\|im_end\\|>` | tool | nothing, and `finish_reason` `tool_calls` | yes |
 
-The tokens show as text, a space as `␣` and a newline as `⏎`; vLLM's tokenizer spells them
+The tokens show as text, a space as `␣` and a newline as a marked `\\n`; vLLM's tokenizer spells them
 byte-level (`Ġis`, `ĊĊ`), which the detail's *tokens* table shows beside them. Step 7's
 `"\\n\\n"` is the point of this tour: keep an eye on it."""),
     ("md", """**Which parser made which row.** The same script on the *text* source (the same tokens,
@@ -134,17 +134,21 @@ req.describe()["request"]["structured_outputs"]"""),
     ("md", """**The red lines, where they appear.** The seed's own script has `"\\n\\n"` after
 `</think>`, which the grammar does not allow: the engine rejects the forced token and ends
 the request with `finish_reason: "error"` (the last row; the grammar column says *emitted
-token not allowed*). That is vLLM doing its job. Two more red lines follow from it, in the
-*final message* tab's table of every API:
+token not allowed*). That is vLLM doing its job, and a Chat Completions client sees it as it
+is: the *final message* tab's table of every API says `✓ the client holds the body` for
+chat. The two other APIs' lines there are red, and both are vLLM's own error path:
 
-- `✗ differ: finish_reason` on chat: the stream ends with `error`, while the non-streaming
-  body (`parse` on the text) knows nothing of the engine's refusal.
-- on `responses`, `✗ differ: error · … responses_stream_generator fails to build its error
+- `responses`: `✗ differ: error · … responses_stream_generator fails to build its error
   event (pydantic ValidationError) … RuntimeError: Didn't receive a response.completed
-  event`: vLLM 0.32's Responses stream, on a request that ended in error, fails while
+  event`. vLLM 0.32's Responses stream, on a request that ended in error, fails while
   building its own error event, so the openai SDK's stream never sees `response.completed`.
-  That is a vLLM bug on the error path, shown as it happens; a Chat Completions client is
-  not affected."""),
+- `messages`: `✗ differ: error · the server logs: ERROR … Error in message stream converter
+  … APIStatusError`. The Anthropic Messages converter fails on the same error chunk (a
+  `ChatCompletionStreamResponse` without `model` and `choices`), logs it, and the anthropic
+  SDK gets an `internal_error` event.
+
+Both are bugs of vLLM's serving layer on a request that ended in error, shown as they
+happen; the parsers are not involved."""),
     ("code", """seed = workbench.show(source="engine", tools=TOOLS, tool_choice="required", run=True)
 seed.rows[-1].finish_reason, seed.rows[-1].extra["grammar"]"""),
     ("md", """**Your turn.** Back in the first widget: Step to its end and open the *final message*

@@ -23,7 +23,7 @@ def _get(name: str):
 
 TOKEN_COLUMNS = (
     Column("id", "id", "the token id", _get("id"), NUMBER, width=48, grow=0, fit=72),
-    Column("text", "text", "the token decoded alone (whitespace as ␣⏎⇥)", _get("text"), TEXT, width=64, grow=1),
+    Column("text", "text", "the token decoded alone (a space as ␣, a newline as \\n)", _get("text"), TEXT, width=64, grow=1),
     Column("token", "byte-level token", "the token as vLLM's tokenizer spells it (byte-level BPE: Ġ is a space)",
            _get("token"), LABEL, width=100, grow=1),
 )
