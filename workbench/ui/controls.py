@@ -35,7 +35,8 @@ HELP = ("<div class='wb-help'><b>The widget in short.</b> Step / Run stream the 
         "resize (kept for this notebook). <i>Save</i> writes the stream as a recording. "
         "The first line under the buttons says what made the rows on screen: which parser class, "
         "from where, on which vLLM, for which API, on which stream; a setting changed since is "
-        "listed after it until Replay or Reset applies it. The whole page{link}.</div>")
+        "listed after it until Replay or Reset applies it. The whole page is below (docs/widget.md in the "
+        "repository; JupyterLab serves no file outside the folder it started in, so it is shown here).</div>")
 # settings field -> the control's attribute
 FIELDS = ("tokenizer", "tool_parser", "reasoning_parser", "config", "vllm", "api", "tool_choice", "chunking",
           "source", "recording", "model", "server_url", "server_request", "text", "messages", "tools")
@@ -63,7 +64,7 @@ def shown_value(name: str, value) -> object:
 
 
 class Controls(W.VBox):
-    def __init__(self, inputs: Inputs, help_link: str = "", help_page: str = "") -> None:
+    def __init__(self, inputs: Inputs, help_page: str = "") -> None:
         self.problems: list[str] = []  # shown in the widget's banner
         try:
             names = tokenizer_names()
@@ -112,7 +113,7 @@ class Controls(W.VBox):
         self.overwrite_button = W.Button(description="Overwrite", icon="exclamation-triangle",
                                          button_style="warning", layout=W.Layout(width="auto", display="none"))
         self.help_button = W.ToggleButton(description="Help", icon="question-circle", layout=W.Layout(width="auto"))
-        self.help = W.HTML(HELP.format(link=help_link) + help_page, layout=W.Layout(display="none"))
+        self.help = W.HTML(HELP + help_page, layout=W.Layout(display="none"))
         self.help.add_class("wb-help-page")
         self.help_button.observe(lambda ch: setattr(self.help.layout, "display", None if ch["new"] else "none"),
                                  "value")

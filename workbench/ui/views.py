@@ -1,6 +1,6 @@
 """What each line on screen says, read from the state alone (widget-free): the status line,
 the settings' folded title, the banner, the verdict of the final answers and the check's
-counts (one wording each, which every panel that shows them uses), the Help link.
+counts (one wording each, which every panel that shows them uses), the Help page.
 
 The first status line (what runs) is ``truth.running``; the pending list is ``State.pending``.
 """
@@ -111,20 +111,6 @@ def pending_html(s: State) -> str:
     return f"<span class='wb-truth'>{html.escape(truth.running(s))}</span>{tail}"
 
 
-def help_link() -> str:
-    """The widget's docs page, relative to where the kernel runs (JupyterLab opens a notebook's
-    relative link in its own file viewer)."""
-    import os
-
-    from workbench.ui.inputs import REPO
-
-    try:
-        rel = os.path.relpath(REPO / DOCS_PAGE, os.getcwd())
-    except ValueError:  # another drive
-        return ""
-    return f": <a href='{html.escape(rel)}' target='_blank'>{html.escape(DOCS_PAGE)}</a>"
-
-
 def help_page() -> str:
     """The widget's docs page for the Help panel: JupyterLab serves no file outside the folder
     it was started in (``make lab``: notebooks/), so the page is shown here, not only linked."""
@@ -137,4 +123,4 @@ def help_page() -> str:
     import mistune
 
     page = mistune.html(door.read_text(path, "docs page", 1 << 20))
-    return f"<details class='wb-page'><summary>the widget's page ({DOCS_PAGE})</summary>{page}</details>"
+    return f"<details class='wb-page' open><summary>the widget's page ({DOCS_PAGE})</summary>{page}</details>"

@@ -53,7 +53,7 @@ class Workbench(W.VBox):
         recording = check_recording(recording)
         if text is None and recording is None:
             base = replace(base, text=DEFAULT_TEXT)  # text="" with source="engine": free generation
-        self.controls = c = Controls(base, views.help_link(), views.help_page())
+        self.controls = c = Controls(base, views.help_page())
         self.banner = Banner()
         self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
         self.detail = RowDetail()

@@ -88,8 +88,9 @@ class Store {
     this.seen = new Set(); // legend keys seen
     this.have = new Set(); // columns some record has a value in
     this.longest = {}; // fit column -> its longest value (characters)
+    this.word = {}; // a flowing table's column -> its longest word (characters): never broken
   }
-  add(rs, cols, tokens) {
+  add(rs, cols, tokens, flow = false) {
     const fields = cols.filter((c) => c.field);
     const fits = cols.filter((c) => c.fit);
     for (const r of rs) {
@@ -101,6 +102,13 @@ class Store {
       for (const name in r) if (name[0] !== "_") this.have.add(name);
       for (const c of fields) if (r[c.name] !== undefined && r[c.name] !== "[]") this.seen.add(`f:${c.field}`);
       for (const c of fits) this.longest[c.name] = Math.max(this.longest[c.name] || 0, lengthOf(r[c.name]));
+      if (flow) {
+        for (const c of cols) {
+          const v = r[c.name];
+          if (v === undefined || v === null || Array.isArray(v)) continue;
+          for (const w of String(v).split(/\s+/)) if (w.length > (this.word[c.name] || 0)) this.word[c.name] = w.length;
+        }
+      }
       for (const cls of (r._c || "").split(" ")) if (cls) this.seen.add(cls.startsWith("k-") ? `k:${cls.slice(2)}` : cls);
     }
   }
@@ -220,6 +228,8 @@ class Table {
     // the first column of a changed row carries the mark: 5 px more on its left (table.css)
     const mark = this.cols && this.cols[0] === c ? 5 : 0;
     const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + mark;
+    // a flowing table wraps between words and never inside one: its longest word (up to 360 px)
+    if (this.flow) return Math.max(head, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + mark));
     return Math.max(head, c.fit ? Math.min(c.fit, value) : 0);
   }
 
@@ -286,7 +296,8 @@ class Table {
   /** What the layout depends on besides the user: fit columns' longest values, and which
    * columns have a value at all. */
   fitKey(cs) {
-    return JSON.stringify(cs.map((c) => [c.fit ? this.store.longest[c.name] || 0 : 0, this.empty(c)]));
+    return JSON.stringify(cs.map((c) => [c.fit ? this.store.longest[c.name] || 0 : 0, this.empty(c),
+      this.store.word[c.name] || 0]));
   }
 
   /** A fit column's longest value grew: lay out again (a few times per stream, not per row). */
@@ -756,7 +767,7 @@ function render({ model, el }) {
 
   const append = (rs) => {
     const atBottom = table.following;
-    store.add(rs, model.get("columns"), strip ? tokens : null);
+    store.add(rs, model.get("columns"), strip ? tokens : null, !!model.get("flow"));
     el.classList.toggle("wb-empty-table", store.rows.length === 0); // no pictures of nothing
     table.appended(atBottom);
     drawLegend();
