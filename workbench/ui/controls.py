@@ -65,6 +65,7 @@ def shown_value(name: str, value) -> object:
 
 class Controls(W.VBox):
     def __init__(self, inputs: Inputs, help_page: str = "") -> None:
+        """``help_page``: the widget's page as HTML, shown under the short help."""
         self.problems: list[str] = []  # shown in the widget's banner
         try:
             names = tokenizer_names()
@@ -113,10 +114,10 @@ class Controls(W.VBox):
         self.overwrite_button = W.Button(description="Overwrite", icon="exclamation-triangle",
                                          button_style="warning", layout=W.Layout(width="auto", display="none"))
         self.help_button = W.ToggleButton(description="Help", icon="question-circle", layout=W.Layout(width="auto"))
-        self.help = W.HTML(HELP + help_page, layout=W.Layout(display="none"))
-        self.help.add_class("wb-help-page")
-        self.help_button.observe(lambda ch: setattr(self.help.layout, "display", None if ch["new"] else "none"),
-                                 "value")
+        self.help = W.HTML("", layout=W.Layout(display="none"))  # filled at the first click: a page
+        self.help.add_class("wb-help-page")                       # per widget is state a reload carries
+        self._help_page = help_page
+        self.help_button.observe(self._toggle_help, "value")
         self.truth = W.HTML("")
         self.status = W.HTML("<span class='wb-status'>idle: nothing loaded yet (Step loads vLLM)</span>")
         self.progress = W.FloatProgress(value=0, min=0, max=1, layout=W.Layout(width="160px", visibility="hidden"))
@@ -140,6 +141,11 @@ class Controls(W.VBox):
                           self.overwrite_button, self.help_button], layout=W.Layout(width="99%", flex_flow="row wrap"))
         super().__init__([self.settings, buttons, self.help, self.truth, self.status])
         self.add_class("wb-controls")
+
+    def _toggle_help(self, change: dict) -> None:
+        if change["new"] and not self.help.value:
+            self.help.value = HELP + self._help_page
+        self.help.layout.display = None if change["new"] else "none"
 
     def on_setting(self, callback: Callable[[str, object], None]) -> None:
         """``callback(field, value)`` when the user changes a control."""
