@@ -1,0 +1,84 @@
+"""Diagnose in the notebook (ui/diagnose.py, the Diagnose tab): the doctor on the stream on
+screen names the cause of the truncated Hermes recording and where it lives; workbench.doctor
+returns the same report from Python, for the recording and for its text pasted with the
+server's flags; the report's test fails while the bug is there."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+TRUNCATED = str(ROOT / "parsers/recordings/hermes/truncated_arguments.jsonl")
+PASTED = ('<think>Paris, in Celsius.</think>\n\n<tool_call>\n{"name": "get_weather", "arguments": '
+          '{"city": "Paris", "unit": "cel')
+FLAGS = "vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes --reasoning-parser qwen3"
+
+
+def causes(report) -> list[tuple]:
+    return [(c.cls, c.severity, (c.where or {}).get("method")) for c in report.causes]
+
+
+@pytest.fixture(scope="module")
+def diagnosed():
+    from workbench import Workbench
+
+    wb = Workbench(recording=TRUNCATED)
+    wb.doctor_panel.versions.value = False
+    wb.doctor_panel.diagnose_button.click()
+    return wb
+
+
+def test_the_tab_names_the_cause_and_where_it_lives(diagnosed):
+    wb = diagnosed
+    report = wb.state.doctor.value
+    assert wb.banner.value == "" and wb.state.fresh(wb.state.doctor)  # it ran the stream first
+    assert causes(report)[0][:2] == ("model_output", "error")
+    assert ("parser_nonstreaming", "error", "extract_tool_calls") in causes(report)
+    shown = wb.doctor_panel.html.value
+    assert "causes, most likely first" in shown and "hermes_tool_parser.py" in shown
+    assert "Hermes2ProToolParser.extract_tool_calls" in shown
+    assert wb.controls.status.value.count("diagnose: model_output") == 1
+    assert not wb.doctor_panel.report_button.disabled and not wb.doctor_panel.test_button.disabled
+
+
+def test_workbench_doctor_returns_the_same_report_for_the_recording_and_the_pasted_text(diagnosed):
+    import workbench
+    from workbench.check.doctor import DoctorReport
+
+    tab = diagnosed.state.doctor.value
+    same = workbench.doctor(recording=TRUNCATED, versions=False)
+    pasted = workbench.doctor(PASTED, tools=diagnosed.state.applied.tools, versions=False, **workbench.flags(FLAGS))
+    assert type(same) is type(tab) is DoctorReport
+    assert causes(same) == causes(tab) == causes(pasted)
+    def found(r):  # what was found where (the shrinking behind each is budgeted in time)
+        return [(f.kind, f.field, f.first_step, f.severity) for f in r.findings]
+    assert found(same) == found(tab) and same.setup == tab.setup
+
+
+def test_the_report_and_its_test_fail_while_the_bug_is_there(diagnosed, tmp_path):
+    from workbench.check import export
+
+    wb = diagnosed
+    md, test = wb.doctor_report(str(tmp_path / "cut_call.md"))[:2]
+    text = Path(md).read_text()
+    assert "## Cause" in text and "test_cut_call.py" in text and Path(test).name == "test_cut_call.py"
+    assert export.self_check(test), "the exported test passes: it should fail while the bug is there"
+    sent = []
+    wb.table.offer = lambda kind, text, name="": sent.append((kind, name, text))  # what the browser would get
+    wb.doctor_panel.test_button.click()
+    wb.doctor_panel.report_button.click()
+    assert [(k, n) for k, n, _ in sent] == [("download", "test_workbench_bug.py"), ("download", "workbench_bug.md")]
+    assert sent[1][2] == wb.state.doctor.extra["markdown"]
+
+
+def test_flags_are_read_as_settings():
+    import workbench
+    from workbench.errors import WorkbenchError
+
+    assert workbench.flags(FLAGS) == {"tool_parser": "hermes", "reasoning_parser": "qwen3"}
+    assert workbench.flags("vllm serve M --reasoning-parser=deepseek_r1") == {"tool_parser": None,
+                                                                              "reasoning_parser": "deepseek_r1"}
+    with pytest.raises(WorkbenchError, match="--tool-call-parser needs a parser name"):
+        workbench.flags("vllm serve M --tool-call-parser --enable-auto-tool-choice")
