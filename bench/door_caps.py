@@ -2,7 +2,7 @@
 
 Hostile JSON (a tools file) and TOML (a config) at their 1 MB caps: nesting a million
 deep, integers of a million digits, a dotted key of 500,000 parts. Each refusal is timed
-beside the stdlib parser on a valid document of the same size (tests/test_door.py only
+beside the stdlib parser on a valid document of the same size (tests/core/test_door.py only
 checks that these never reach the parser: timing is this bench's job). For scale, what
 tomllib itself takes on a dotted key of 5,000 parts: its cost grows with the square
 of the parts, which is why the door refuses more than 64 before parsing. Prints one

@@ -27,7 +27,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, write_notebook  # noqa: E402
+from tests.support.jupyterlab import CHROMIUM, FLAGS, IDLE, lab_server, open_notebook, write_notebook  # noqa: E402
 
 GOAL_MS, GOAL_BYTES = 50.0, 2048
 # the text has limits.MAX_DELTAS tokens, the most one stream may have (a longer one is

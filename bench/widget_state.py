@@ -3,7 +3,7 @@
 On a page reload JupyterLab's widget manager sends one ``request_states`` on the control
 comm and waits 4 s for the answer (every live widget's state, in one message), else falls
 back to asking each model alone. This runs the cells of the look browser test's notebook
-(tests/test_browser.py LOOK) and notebook 01's workbench cells in-process and sums the
+(tests/ui/test_browser.py LOOK) and notebook 01's workbench cells in-process and sums the
 state ipywidgets would send (``Widget._handle_control_comm_msg``: ``get_state()`` of every
 instance) by model kind. Prints a table, then one JSON line (last).
 """
@@ -48,7 +48,7 @@ def answer_seconds() -> float:
 
 
 def main() -> None:
-    from tests.test_browser import LOOK
+    from tests.support.browser_notebooks import LOOK
 
     scope: dict = {}
     with contextlib.redirect_stdout(io.StringIO()):  # display() without a front end prints

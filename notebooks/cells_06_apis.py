@@ -15,7 +15,7 @@ The same tokens, the same parser, three streams. Here is the seed stream
 `workbench.faces(wb)` replays the widget's stream once per API, each with its request
 written in that API's shape and converted by vLLM's own code, and the events come from
 vLLM's own event builders (`SimpleStreamingEventProcessor`, `message_stream_converter`).
-`tests/test_serve_parity.py` checks them against a real `vllm serve`.
+`tests/capture/test_serve_parity.py` checks them against a real `vllm serve`.
 `apis.table(api)` shows an API's events in the widget's own table (resize a column by its
 header's edge, j/k, Ctrl+C copies rows); `apis.events(api)` is the same as a DataFrame."""),
     ("code", """import os

@@ -9,6 +9,7 @@ import os
 import pytest
 
 import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
+from tests.support.seed import WEATHER_TOOLS
 
 # Each test run starts its own lanes (one per version, shared by the run); the warm lane
 # servers that outlive a command (lanes/warm.py) are tests/test_warm_lanes.py's to start.
@@ -32,16 +33,6 @@ def pytest_sessionfinish(session):
     module = _parity_module(session)
     if module is not None:
         module.stop_early()  # the early server, where no parity case took it over (-x, -k, Ctrl+C)
-
-SEED_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
-             '"arguments": {"city": "Paris"}}</tool_call>')
-
-WEATHER_TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather for a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"},
-                                                     "unit": {"type": "string"}},
-                   "required": ["city"]}}}]
-
 
 @pytest.fixture(scope="session")
 def qwen3_tokenizer():
@@ -90,7 +81,7 @@ def lab(tmp_path_factory):
     import types
     import urllib.request
 
-    from tests.jupyterlab import lab_server, require_chromium
+    from tests.support.jupyterlab import lab_server, require_chromium
 
     require_chromium()
     tmp = tmp_path_factory.mktemp("lab")
@@ -105,26 +96,3 @@ def lab(tmp_path_factory):
                 urllib.request.urlopen(req, timeout=60).close()
 
         yield types.SimpleNamespace(base=base, token=token, root=root, shutdown_kernels=shutdown_kernels)
-
-
-def run_then_stop(wb) -> tuple[int, int]:
-    """The Run button clicked inside a running event loop (Jupyter's), Stop clicked once
-    the first rows came; (rows, rows in the table) at that moment. While it runs, Stop is
-    enabled and Step is not."""
-    import asyncio
-
-    seen = []
-
-    async def scenario():
-        wb.controls.run_button.click()
-        assert wb.running and wb.controls.stop_button.disabled is False
-        assert wb.controls.step_button.disabled is True
-        while not wb.rows:
-            await asyncio.sleep(0.001)
-        seen.append((len(wb.rows), len(wb.table.rows)))
-        wb.controls.stop_button.click()
-        while wb.running:
-            await asyncio.sleep(0.001)
-
-    asyncio.run(scenario())
-    return seen[0]

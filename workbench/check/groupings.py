@@ -5,7 +5,7 @@ one-token deltas of a stream as vLLM's incremental detokenizer produced them
 (computed once) and builds any grouping from them: vLLM's detokenizer decodes
 token by token whatever the step size, so a group's text is the concatenation
 of its tokens' texts as long as no stop string holds text back (then every
-grouping goes through vLLM's detokenizer again). ``tests/test_check.py``
+grouping goes through vLLM's detokenizer again). ``tests/check/test_suite.py``
 asserts that equivalence against ``deltas_from_ids``.
 """
 

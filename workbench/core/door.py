@@ -3,7 +3,7 @@
 Every file or stream the workbench reads on a user's behalf (recording, capture,
 text, tools, messages, request, config, SSE log, HTTP body, doctor's deltas, a
 rebuilt report, any new JSON input) is opened here and nowhere else
-(tests/test_door.py checks that with ``ast``). Before anything is parsed the door
+(tests/core/test_door.py checks that with ``ast``). Before anything is parsed the door
 refuses, in one line naming the input:
 
 - anything but a regular file (a directory, a FIFO, ``/dev/zero``); a stream (an

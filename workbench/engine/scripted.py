@@ -8,7 +8,7 @@ with the wrong token ids, which token-id-based parsers notice.
 
 ``extra_args[PACE_KEY]`` (milliseconds) paces a scripted request: each engine step
 that holds one waits that long, so a server's output collector never has two outputs
-to merge into one (tests/test_serve_parity.py compares Responses / Anthropic events,
+to merge into one (tests/capture/test_serve_parity.py compares Responses / Anthropic events,
 which carry no token ids to tell a merged delta apart).
 
 The engine applies the grammar bitmask before logits processors, so a scripted

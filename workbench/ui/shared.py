@@ -3,7 +3,7 @@
 anywidget syncs ``_esm`` and ``_css`` as traits of every instance, so each table carried
 its own 33 KB of table.js and each workbench's editor its own 323 KB CodeMirror bundle.
 A reloaded page gets every live widget's state in one ``request_states`` answer, which
-JupyterLab's widget manager waits 4 s for (tests/test_browser.py's look notebook: 2.6 MB,
+JupyterLab's widget manager waits 4 s for (tests/ui/test_browser.py's look notebook: 2.6 MB,
 half of it four copies of the editor). Here a ``Module`` widget carries a module's code
 and CSS once; every instance's ``_esm`` is a stub of a few hundred bytes that waits for
 that module in the page (keyed by the code's hash) and hands anywidget its default export.

@@ -4,7 +4,7 @@ every vLLM method it wraps, and what it knows about vLLM versions.
 vLLM has no public API for these views (a parser's state machines and stream
 state, the engine core's grammar bitmask and its reasoning gate), so they are read
 here (this package) and nowhere else. ``PRIVATE`` and ``WRAPPED`` list them;
-tests/test_vllm_compat.py reads each one on real vLLM objects. When a vLLM version
+tests/core/test_vllm_compat.py reads each one on real vLLM objects. When a vLLM version
 no longer has one, the read raises ``CompatError`` naming the attribute and the
 version, never a silent None.
 
@@ -14,7 +14,7 @@ Versions (the workbench calls only what 0.32 and 0.33 share):
 - ``LLMEngine.add_request`` (0.32) takes no ``reasoning_ended`` /
   ``reasoning_parser_kwargs``, so ``prepare_request`` sets those two fields on the
   ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (for engine/stepper.py).
-Other versions run in lanes (workbench/lanes/); tests/test_vllm_compat.py runs there too.
+Other versions run in lanes (workbench/lanes/); tests/core/test_vllm_compat.py runs there too.
 
 By concept: ``seam`` (the lists, ``read``, ``wrap``, ``CompatError``), ``parsers`` (a
 parser instance's machines, Harmony channels and stream state), ``engine`` (the engine

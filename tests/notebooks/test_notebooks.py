@@ -1,0 +1,92 @@
+"""The notebooks run top to bottom (nbclient, this venv's ipykernel), outputs stripped.
+
+01-03 and 05-07 each run in one fresh kernel (01 builds the one embedded engine of its
+kernel), with no error, no stderr and no progress bar in any cell; 04 needs a GPU:
+without one its first cell stops it with one line.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
+CPU_NOTEBOOKS = ["01_tour.ipynb", "02_author_a_parser.ipynb", "03_reproduce_a_bug.ipynb",
+                 "05_harmony.ipynb", "06_one_stream_three_apis.ipynb", "07_python_and_rust.ipynb"]
+
+
+def execute(name: str, timeout: int = 300):
+    import nbformat
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(NOTEBOOKS / name, as_version=4)
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
+                            resources={"metadata": {"path": str(NOTEBOOKS)}})
+    t0 = time.perf_counter()
+    client.execute()
+    return nb, time.perf_counter() - t0
+
+
+def errors(nb) -> list[str]:
+    return [f"{o.ename}: {o.evalue}" for c in nb.cells if c.cell_type == "code"
+            for o in c.get("outputs", []) if o.output_type == "error"]
+
+
+# tqdm's bar as text ("Loading safetensors checkpoint shards: 100% Completed | 1/1 [00:00<...]")
+# or as its notebook widget, whose text/plain is the same line
+PROGRESS = re.compile(r"\d{1,3}%(\s*Completed)?\s*\||\bit/s\]|checkpoint shards|TqdmHBox")
+
+
+def progress_bars(nb) -> list[str]:
+    """Every cell output that is, or holds, a progress bar."""
+    found = []
+    for c in nb.cells:
+        for o in c.get("outputs", []) if c.cell_type == "code" else []:
+            texts = [o.get("text", "")] + [v for k, v in o.get("data", {}).items()
+                                           if k.startswith("text/") and isinstance(v, str)]
+            found += [t[:120] for t in texts if PROGRESS.search(t)]
+    return found
+
+
+def test_notebooks_are_built_and_stripped():
+    import nbformat
+
+    out = subprocess.run([sys.executable, str(NOTEBOOKS / "build.py"), "--check"],
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stdout + out.stderr
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        for cell in nb.cells:
+            if cell.cell_type == "code":
+                assert cell.outputs == [] and cell.execution_count is None, path.name
+        assert "gpu" in path.name or path.name in CPU_NOTEBOOKS
+
+
+@pytest.mark.parametrize("name", CPU_NOTEBOOKS)
+def test_notebook_runs_top_to_bottom(name):
+    nb, seconds = execute(name)
+    assert errors(nb) == []
+    stderr = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs
+              if o.output_type == "stream" and o.name == "stderr"]
+    assert stderr == [], "start-up noise or a log line reached a cell"
+    assert progress_bars(nb) == [], "a progress bar reached a cell (vLLM's weight loading, a lane)"
+    widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
+               if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
+    assert widgets, "the notebook shows a Workbench"
+    assert seconds < 150, f"{name} took {seconds:.0f} s"
+
+
+def test_gpu_notebook_stops_cleanly_without_a_gpu():
+    import torch
+    from nbclient.exceptions import CellExecutionError
+
+    if torch.cuda.is_available():
+        pytest.skip("a GPU is present: 04 would run for real (not in CI)")
+    with pytest.raises(CellExecutionError) as e:
+        execute("04_gpu_real_model.ipynb", timeout=120)
+    assert e.value.ename == "NoGPU" and "torch.cuda.is_available() is False" in e.value.evalue

@@ -1,0 +1,1 @@
+"""Helpers the tests share (never imported from conftest.py or a test file)."""
