@@ -58,7 +58,7 @@ def one(session, deltas) -> tuple[float, float]:
 def bare_converter(session, result) -> float:
     """Seconds for vLLM's message_stream_converter alone over the replay's chat chunks."""
     from workbench.core import vllm_compat as compat
-    from workbench.core.faces import messages
+    from workbench.core.faces import anthropic as messages
 
     items = compat.anthropic_stream_items(messages.chat_chunks(session, result))
 
@@ -74,7 +74,7 @@ def bare_converter(session, result) -> float:
 
 
 def face_only(session, result) -> float:
-    from workbench.core.faces import messages
+    from workbench.core.faces import anthropic as messages
 
     gc.collect()
     t0 = time.perf_counter()

@@ -86,7 +86,7 @@ def workbench_first_row() -> float:
 def floor_args() -> dict:
     import workbench.core.env  # noqa: F401
     from workbench.core.tokenizers import ensure_tokenizer
-    from workbench.engine.build import EngineSpec, engine_args, resolve_model
+    from workbench.engine.instance import EngineSpec, engine_args, resolve_model
 
     model, folder = resolve_model(EngineSpec(), "qwen3")
     args = engine_args(EngineSpec(), model, folder, ensure_tokenizer("qwen3"), "qwen3")

@@ -138,7 +138,7 @@ def main() -> None:
     from workbench.core.request import RequestSpec
     from workbench.core.session import Session, Setup
     from workbench.lanes import lane as lanes, tree
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane_session import LaneSession
 
     tree.ensure(args.version)
     starts, floors, verifies = [], [], []

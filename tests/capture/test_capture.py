@@ -204,7 +204,7 @@ def test_server_source_steps_one_chunk_per_step(fake, chunks):
     m.run()
     assert m.done and m.final.stream.tool_calls[0].name == "get_weather"
     assert [r.extra["chunk"] for r in m.rows] == chunks[1:-1]
-    from workbench.capture.compare import normal
+    from workbench.capture.chunk_compare import normal
 
     predicted = [normal(c) for r in m.rows for c in r.chunks]
     assert predicted == [normal(c) for c in chunks]  # the rows predict what was sent

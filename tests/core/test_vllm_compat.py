@@ -8,7 +8,7 @@ import inspect
 import pytest
 
 from workbench.core import machine, vllm_compat as compat
-from workbench.core.versions import vllm_version
+from workbench.core.vllm_version import vllm_version
 from workbench.lanes import versions
 
 

@@ -17,7 +17,7 @@ from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec, tool_choice_arg
 from workbench.core.session import Session, Setup
-from workbench.engine import EngineSpec, build
+from workbench.engine import EngineSpec, instance
 from workbench.errors import WorkbenchError
 
 pytestmark = pytest.mark.engine
@@ -156,11 +156,11 @@ def test_template_that_closed_thinking_starts_in_content(engine_stepper):
 
 def test_parser_change_reuses_the_engine_and_moves_the_gate(engine_stepper):
     engine_stepper.start(session(), SEED_TEXT)
-    engine = build.current()
+    engine = instance.current()
     s = session("required", parser=("hermes", None))  # no reasoning parser: constrained at once
     engine_stepper.start(s, CALL)
     result = engine_stepper.run()
-    assert build.current() is engine
+    assert instance.current() is engine
     assert result.rows[0].extra["grammar"]["gate_open"] == [True]
     assert result.stream["tool_calls"]
 
@@ -171,7 +171,7 @@ def test_reset_mid_request_then_a_new_request(engine_stepper):
     engine_stepper.step(until_output=True)
     engine_stepper.step(until_output=True)
     engine_stepper.reset()
-    assert engine_stepper.rows == [] and not build.current().llm.has_unfinished_requests()
+    assert engine_stepper.rows == [] and not instance.current().llm.has_unfinished_requests()
     engine_stepper.start(s, SEED_TEXT)
     assert engine_stepper.run().stream["tool_calls"]
 
@@ -196,7 +196,7 @@ def test_record_then_replay_gives_the_same_rows(engine_stepper, run_cli, tools_f
 
 def test_model_path_free_generation(engine_stepper, run_cli, tmp_path):
     engine_stepper.start(session(), SEED_TEXT)  # make sure the tiny model and engine exist
-    folder = build.current().model
+    folder = instance.current().model
     rec = tmp_path / "free.jsonl"
     code, out, err = run_cli("record", "--model", folder, "--tokenizer", "qwen3",
                              "--reasoning-parser", "qwen3", "--max-tokens", "4",
@@ -290,8 +290,8 @@ def test_two_steppers_on_one_engine_each_see_only_their_own_stream(engine_steppe
     engine_stepper.start(a_session, CONSTRAINED_TEXT)
     other = EngineStepper()
     other.start(b_session, CALL)
-    assert other.engine is engine_stepper.engine is build.current()
-    assert len(build.current().llm.output_processor.request_states) == 2
+    assert other.engine is engine_stepper.engine is instance.current()
+    assert len(instance.current().llm.output_processor.request_states) == 2
     while not (engine_stepper.done and other.done):
         engine_stepper.step(until_output=True)
         other.step(until_output=True)
@@ -320,7 +320,7 @@ def test_a_reset_of_one_stepper_does_not_disturb_another(engine_stepper):
         engine_stepper.step(until_output=True)
         other.step(until_output=True)
     other.reset()
-    states = build.current().llm.output_processor.request_states
+    states = instance.current().llm.output_processor.request_states
     assert list(states) == [engine_stepper._internal_id]
     other.start(s, CALL)
     abandoned = EngineStepper()  # a widget dropped mid-stream, 3 steps behind the first
@@ -331,7 +331,7 @@ def test_a_reset_of_one_stepper_does_not_disturb_another(engine_stepper):
     result = engine_stepper.run()
     assert comparable(result.rows) == comparable(replayed(s, SEED_TEXT).rows)
     assert list(states) == []  # the dropped one was aborted, not left to run to its end
-    assert dropped not in build.current().router.boxes
+    assert dropped not in instance.current().router.boxes
     assert comparable(other.run().rows) == comparable(replayed(s, CALL).rows)  # it waited
 
 
@@ -345,6 +345,6 @@ def test_the_engine_takes_the_workbench_tokenizer(engine_stepper):
 
     s = session()
     engine_stepper.load(s)
-    llm = build.current().llm
+    llm = instance.current().llm
     assert cached_tokenizer_from_config(llm.model_config) is load_tokenizer("qwen3") is s.tokenizer
-    assert build.current().engine_args["use_tqdm_on_load"] is False  # no progress widget in a cell
+    assert instance.current().engine_args["use_tqdm_on_load"] is False  # no progress widget in a cell

@@ -43,7 +43,7 @@ def test_core_never_imports_widgets():
 def test_ui_logic_and_other_layers_are_widget_free():
     assert _fresh(["workbench.ui", "workbench.ui.state", "workbench.ui.transitions", "workbench.ui.settings",
                    "workbench.ui.tools", "workbench.ui.runtime", "workbench.ui.controller", "workbench.ui.views",
-                   "workbench.ui.truth", "workbench.ui.diagnose", "workbench.ui.inputs",
+                   "workbench.ui.what_runs", "workbench.ui.diagnose", "workbench.ui.inputs",
                    "workbench.ui.final", "workbench.ui.sources", "workbench.ui.recordings",
                    "workbench.check", "workbench.engine"]) == ""
 

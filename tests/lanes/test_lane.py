@@ -245,7 +245,7 @@ def test_parsers_marks_names_in_only_one_version(lane, run_cli):
 
 
 def test_lane_rows_equal_in_process_rows_on_a_shared_parser(lane):
-    from workbench.lanes.session import session_for
+    from workbench.lanes.lane_session import session_for
 
     setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=WEATHER_TOOLS))
     here = session_for(setup, None)
@@ -346,7 +346,7 @@ def test_replay_json_in_the_lane(lane, run_cli, tools_file):
 
 def test_a_lane_that_dies_mid_stream_becomes_error_rows(lane):
     from workbench.lanes.lane import Lane
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane_session import LaneSession
 
     setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=WEATHER_TOOLS))
     session = LaneSession(setup, LANE)

@@ -58,7 +58,7 @@ def test_a_row_crosses_the_wire_unchanged():
     and tool calls."""
     from workbench.core.rows import FIELDS
     from workbench.lanes import wire
-    from workbench.lanes.session import lane_row
+    from workbench.lanes.lane_session import lane_row
 
     assert set(wire.WIRE) | set(wire.FROM_DELTA) == set(FIELDS) | {"phase_before_kind", "phase_kind"}
     session = Session(SETUP)
@@ -165,7 +165,7 @@ def test_a_stop_mid_run_leaves_rows_source_and_lane_consistent(lane):
 def test_a_request_mid_run_is_answered_and_the_run_goes_on(lane):
     """A row's chunk asked for while a Run's request is open (a click on a row): the open
     request is cut short, the chunk answered, and the rest of the deltas sent again, once."""
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane_session import LaneSession
 
     session = LaneSession(SETUP, LANE)
     deltas = session.deltas_from_text(LONG)

@@ -196,7 +196,7 @@ def setup(case: dict):
 
 def answers(case: dict, version: str | None = None) -> dict:
     """{"stream", "nonstream"}: what the case's text gives over ``version``'s vLLM."""
-    from workbench.lanes.session import session_for
+    from workbench.lanes.lane_session import session_for
 
     session = session_for(setup(case), version)
     result = session.replay(session.deltas_from_text(case["text"], finish_reason=case["finish_reason"]))

@@ -307,7 +307,7 @@ def test_the_minimal_case_streams_in_a_widget_of_its_own():
 def test_every_source_is_closed_when_the_widget_drops_it():
     """Reset (or a new stream) closes the old source: an engine request is aborted
     (test_widget), a live server stream hangs up."""
-    from workbench.capture.live import ServerSource
+    from workbench.capture.server_source import ServerSource
     from workbench.ui import transitions as T
     from workbench.ui.inputs import Inputs
     from workbench.ui.runtime import Runtime

@@ -399,7 +399,7 @@ def test_two_engine_workbenches_each_own_their_stream(engine_stepper, tmp_path):
     save and replay are about its own request; a reset of one leaves the other be."""
     from workbench import Workbench
     from workbench.core import recording as rec
-    from workbench.engine import build
+    from workbench.engine import instance
 
     CALL = REQUIRED.split("</think>")[1]
     a = Workbench(SEED_TEXT, tools=WEATHER_TOOLS, source="engine")

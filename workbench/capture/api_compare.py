@@ -101,7 +101,7 @@ def compare(face: Face, rows, recording: Recording, here: str = "?", notes: list
 
 
 def likely_cause(server: list[ev.Event], origin: dict, notes: list[str], here_parser: str) -> str:
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     err = next((e.error for e in server if e.error is not None), None)
     if err is not None:

@@ -66,7 +66,7 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
           wait: bool = True) -> Served:
     """A server on a free port; with ``wait=False`` it comes up in the background while the
     caller goes on (the parity tests start the next pair's server while this pair's cases run)."""
-    from workbench.engine.build import SCRIPT_PROCESSOR
+    from workbench.engine.instance import SCRIPT_PROCESSOR
     from workbench.engine.tiny_model import ensure_tiny_model
 
     model = str(ensure_tiny_model(tokenizer))

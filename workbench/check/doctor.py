@@ -267,7 +267,7 @@ def _prompt_ends_reasoning(session: Session) -> bool:
 
 
 def _vllm_version() -> str:
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     return vllm_version()
 

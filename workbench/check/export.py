@@ -74,7 +74,7 @@ def _groupings(n: int, report) -> list[dict]:
 
 def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
     from workbench.core.tokenizers import ensure_tokenizer, is_mistral, model_type, tokenizer_sha256
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     spec = session.setup.parser
     api = getattr(session, "api", "chat")

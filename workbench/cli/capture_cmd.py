@@ -98,7 +98,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _brief(chunks: list[str]) -> str:
-    from workbench.capture.compare import normal
+    from workbench.capture.chunk_compare import normal
 
     from workbench.capture.chunks import parse
 

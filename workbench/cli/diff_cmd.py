@@ -67,7 +67,7 @@ def run(args: argparse.Namespace) -> int:
         raise WorkbenchError("diff across vLLM versions (@VERSION) compares the chat face; for another API "
                              "run `workbench replay --api API --vllm VERSION` on each version")
     elif args.a[1] or args.b[1]:  # across vLLM versions (workbench.lanes)
-        from workbench.lanes import diff as lane_diff, versions
+        from workbench.lanes import version_diff as lane_diff, versions
 
         a, b = [(spec, versions.check(v) if v else None) for spec, v, _ in (args.a, args.b)]
         kw = ({"deltas": src.recording.deltas, "chunking": args.chunking} if src.recording is not None

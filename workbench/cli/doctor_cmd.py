@@ -87,7 +87,7 @@ def run(args: argparse.Namespace) -> int:
 
         attach(report.parser_causes(), lane_argv(getattr(args, "argv", None) or ["doctor"]))
     if src.recording is not None:
-        from workbench.capture import compare as capture_compare
+        from workbench.capture import chunk_compare as capture_compare
 
         if capture_compare.is_capture(src.recording.header):
             found = capture_compare.diagnosis(src.setup, src.recording)

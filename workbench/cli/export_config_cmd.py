@@ -67,7 +67,7 @@ def run_python(args: argparse.Namespace) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core.config import export as config_export
+    from workbench.core.config import from_vllm as config_export
 
     if args.python:
         return run_python(args)

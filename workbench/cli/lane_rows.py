@@ -29,7 +29,7 @@ def replay(args: argparse.Namespace, version: str, died: str) -> int:
 
 
 def _replay(args: argparse.Namespace, version: str, died: str, src, lane) -> int:
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane_session import LaneSession
 
     session = LaneSession(src.setup, version, src.prompt_ids, lane=lane)
     if src.recording is not None:

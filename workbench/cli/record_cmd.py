@@ -74,9 +74,9 @@ def run(args: argparse.Namespace) -> int:
         raise WorkbenchError("nothing to run: give --text, --text-file or --model")
     tokenizer = args.tokenizer or "qwen3"
     if args.model and not args.tokenizer:  # a real model brings its own tokenizer
-        from workbench.engine import build
+        from workbench.engine import instance
 
-        tokenizer = str(build.resolve_model(engine_spec(args), tokenizer)[1])
+        tokenizer = str(instance.resolve_model(engine_spec(args), tokenizer)[1])
     api, body = common.api_request(args)
     setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
                   request=common.request_spec(args), plugins=tuple(args.plugin),

@@ -26,7 +26,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.capture import compare as capture_compare
+    from workbench.capture import chunk_compare as capture_compare
     from workbench.core import recording as rec
     from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
 

@@ -57,7 +57,7 @@ class Recording:
 
 def make_header(tokenizer_name: str, tokenizer_sha256: str, request: dict, prompt_ids: Sequence[int],
                 origin: dict, parser: dict | None = None) -> dict:
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     return {"format": FORMAT, "version": VERSION,
             "tokenizer": {"name": tokenizer_name, "sha256": tokenizer_sha256,

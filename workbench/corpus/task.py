@@ -106,7 +106,7 @@ def _parse(spec: Spec, rc: int, out: str, err: str, names: dict) -> dict:
 
 def check_summary(report: dict, spec: Spec) -> dict:
     """{"versions": {v: check --json's report, timings out}, "changes": fixed in / new in rows}."""
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     if "reports" in report:  # several versions: lanes/check_matrix.py's JSON
         versions = {v: _report(report["reports"][v]) for v in report["versions"]}

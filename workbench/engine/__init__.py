@@ -12,7 +12,7 @@ Importing this package is cheap: vLLM and torch load when an engine is built.
     quiet.py        vLLM's start-up chatter kept out of the terminal and the cell
 """
 
-from workbench.engine.build import EngineSpec
+from workbench.engine.instance import EngineSpec
 from workbench.engine.stepper import EngineResult, EngineStepper
 
 __all__ = ["EngineSpec", "EngineResult", "EngineStepper"]

@@ -28,7 +28,7 @@ from workbench.core import vllm_compat as compat
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from vllm.sampling_params import SamplingParams
-    from workbench.engine.build import Engine
+    from workbench.engine.instance import Engine
 
 SOURCE = "engine"  # read from vLLM's StructuredOutputManager in process (not recomputed)
 WRAPPED = "StructuredOutputManager.grammar_bitmask"

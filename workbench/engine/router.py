@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, NamedTuple
 
 from workbench.core import logs, vllm_compat as compat
-from workbench.engine.build import STEP_MUTE
+from workbench.engine.instance import STEP_MUTE
 
 if TYPE_CHECKING:
     from vllm.v1.engine.llm_engine import LLMEngine
-    from workbench.engine.build import Engine
+    from workbench.engine.instance import Engine
 
 _SHOWN_LEVELS = ("WARNING", "ERROR", "CRITICAL")
 _new = tuple.__new__

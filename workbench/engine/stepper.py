@@ -25,8 +25,8 @@ from workbench.core.deltas import Delta
 from workbench.core.rows import Row
 from workbench.core.runner import make_parser
 from workbench.core.session import Result, Session
-from workbench.engine import build
-from workbench.engine.build import EngineSpec
+from workbench.engine import instance
+from workbench.engine.instance import EngineSpec
 from workbench.engine.router import Arrival, OutputRouter, router_of
 from workbench.engine.script import script_ids
 from workbench.errors import WorkbenchError
@@ -35,7 +35,7 @@ if TYPE_CHECKING:
     from vllm.parser.abstract_parser import Parser
     from vllm.sampling_params import SamplingParams
     from vllm.v1.engine.llm_engine import LLMEngine
-    from workbench.engine.build import Engine
+    from workbench.engine.instance import Engine
 
 _ids = itertools.count()
 
@@ -55,7 +55,7 @@ class EngineStepper:
 
     def __init__(self, spec: EngineSpec | None = None) -> None:
         self.spec = spec or EngineSpec()
-        self.engine: build.Engine | None = None
+        self.engine: instance.Engine | None = None
         self.session: Session | None = None
         self._clear()
 
@@ -76,18 +76,18 @@ class EngineStepper:
         self.on_delta: Callable[[Delta], None] | None = None
 
     # -- engine -----------------------------------------------------------------
-    def load(self, session: Session, spec: EngineSpec | None = None) -> build.Engine:
+    def load(self, session: Session, spec: EngineSpec | None = None) -> instance.Engine:
         """Make sure the engine for ``spec`` and the session's tokenizer is up."""
         spec = spec or self.spec
         reasoning = session.setup.parser.reasoning_parser
         self.engine = None
-        self.engine = build.acquire(spec, session.setup.tokenizer, session.tokenizer, reasoning)
+        self.engine = instance.acquire(spec, session.setup.tokenizer, session.tokenizer, reasoning)
         self.spec = spec  # only once it worked: a bad spec leaves the last good one in place
         return self.engine
 
     def close(self) -> None:
         self.reset()
-        build.release()
+        instance.release()
         self.engine = None
 
     @property
@@ -172,7 +172,7 @@ class EngineStepper:
     def reset(self) -> None:
         """Abort this stepper's request (if any); other requests and the engine stay."""
         engine = self.engine
-        if engine is not None and engine is build.current() and self.request_id is not None:
+        if engine is not None and engine is instance.current() and self.request_id is not None:
             router_of(engine).close(self.request_id)
             engine.probe.unwatch(self._internal_id)
         self._clear()
@@ -189,7 +189,7 @@ class EngineStepper:
         return []
 
     def _step_once(self) -> list[Row]:
-        if self.engine is not build.current():
+        if self.engine is not instance.current():
             self.done = True
             raise WorkbenchError("the engine was replaced (another model or tokenizer was loaded); "
                                  "start the request again")
@@ -199,7 +199,7 @@ class EngineStepper:
         except Exception as e:
             self.done = True
             self.close()
-            raise WorkbenchError(f"the engine failed during a step: {build.first_line(e)}; "
+            raise WorkbenchError(f"the engine failed during a step: {instance.first_line(e)}; "
                                  f"the next request starts a new engine") from e
         rows = [self._feed(arrival)] if arrival is not None else []
         if router.done(self.request_id):

@@ -27,7 +27,7 @@ def session(inputs, setup: Setup, status):
     if inputs.config_text is not None:
         raise WorkbenchError(f"the config editor runs on the installed vLLM ({versions.installed()}); "
                              f"pick it to edit a config")
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane_session import LaneSession
 
     version = versions.check(inputs.vllm)
     return LaneSession(setup, version, prompt_token_ids=inputs.prompt_token_ids,

@@ -20,7 +20,7 @@ class LaneVersion:
 
 
 def installed() -> str:
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     return vllm_version()
 

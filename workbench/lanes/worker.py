@@ -243,7 +243,7 @@ def main(worker_cls: type[Worker] = Worker) -> int:
     import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
     import vllm
     from workbench.core.parsers import registered_names
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     names = registered_names()
     gc.freeze()  # vLLM's and torch's objects (about 640,000): a full collection mid-feed walked them all

@@ -1,6 +1,6 @@
 """The engine source: each widget's own ``EngineStepper`` behind the source shape.
 
-The process keeps one vLLM engine (``workbench.engine.build``); every widget
+The process keeps one vLLM engine (``workbench.engine.instance``); every widget
 owns its own request on it (its own stepper), so its rows, check, A/B, save and
 replay are always about its own stream. Each Reset or Replay starts a new
 request. The script text forces the tokens (empty: free generation, for a real

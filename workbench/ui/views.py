@@ -2,7 +2,7 @@
 the settings' folded title, the banner, the verdict of the final answers and the check's
 counts (one wording each, which every panel that shows them uses), the Help page.
 
-The first status line (what runs) is ``truth.running``; the pending list is ``State.pending``.
+The first status line (what runs) is ``what_runs.running``; the pending list is ``State.pending``.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import html
 from typing import TYPE_CHECKING
 
-from workbench.ui import truth
+from workbench.ui import what_runs
 from workbench.ui.runtime import label
 
 if TYPE_CHECKING:
@@ -100,7 +100,7 @@ def settings_title(s: State) -> str:
     if not st.started:
         return "settings: parsers, API, source, script and request"
     i = st.applied
-    return f"settings: {label(i)} on {i.tokenizer} · {truth.vllm_of(i)} · API {i.api} · {i.source}"
+    return f"settings: {label(i)} on {i.tokenizer} · {what_runs.vllm_of(i)} · API {i.api} · {i.source}"
 
 
 def pending_html(s: State) -> str:
@@ -108,7 +108,7 @@ def pending_html(s: State) -> str:
     waiting = s.pending
     tail = (f" · <span class='wb-pending'>changed, not applied yet: {html.escape(', '.join(waiting))} "
             f"(Replay or Reset applies them)</span>" if waiting else "")
-    return f"<span class='wb-truth'>{html.escape(truth.running(s))}</span>{tail}"
+    return f"<span class='wb-truth'>{html.escape(what_runs.running(s))}</span>{tail}"
 
 
 def help_page() -> str:

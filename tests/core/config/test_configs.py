@@ -20,7 +20,7 @@ import pytest
 
 from tests.support.seed import WEATHER_TOOLS
 from workbench.core import diff
-from workbench.core.config import export as config_export, io as config_io
+from workbench.core.config import from_vllm as config_export, io as config_io
 from workbench.core.config.io import PARSERS_DIR
 from workbench.core.deltas import Delta
 from workbench.core.parsers import ParserSpec

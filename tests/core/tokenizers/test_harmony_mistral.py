@@ -9,7 +9,7 @@ import pytest
 
 from tests.support.samples import SAMPLES
 from workbench.core.tokenizers import hashing, registry as reg
-from workbench.core.tokenizers.harmony import harmony_encoding
+from workbench.core.tokenizers.gpt_oss import harmony_encoding
 
 HARMONY_MARKERS = {"<|startoftext|>": 199998, "<|endoftext|>": 199999, "<|return|>": 200002,
                    "<|constrain|>": 200003, "<|channel|>": 200005, "<|start|>": 200006,

@@ -48,12 +48,12 @@ def run(session: Session, result: Replayed, client: bool = True, nonstream: bool
     if api == "chat":
         return None
     from workbench.core import vllm_compat as compat
-    from workbench.core.faces import harmony, messages, responses
+    from workbench.core.faces import anthropic, harmony, responses
 
     if api == "responses":
         module = harmony if compat.is_harmony_class(session.parser_cls) else responses
     else:
-        module = messages
+        module = anthropic
     face = module.face(session, result, nonstream=nonstream)
     if client:
         from workbench.core.faces import clients

@@ -11,7 +11,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
-from workbench.core.tokenizers import harmony as harmony_convert, kimi
+from workbench.core.tokenizers import gpt_oss as harmony_convert, kimi
 from workbench.core.tokenizers.qwen import added_tokens, qwen3_tokenizer_json
 
 TEMPLATES = Path(__file__).with_name("templates")

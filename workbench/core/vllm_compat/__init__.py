@@ -33,7 +33,7 @@ from workbench.core.vllm_compat.seam import (  # noqa: F401
     TOOL_STRICT_LEVEL, PRIVATE, WRAPPED, SET, ENGINE, REGEX_CACHE, size_regex_cache,
     CompatError, read, wrap,
 )
-from workbench.core.vllm_compat.parsers import (  # noqa: F401
+from workbench.core.vllm_compat.parser_state import (  # noqa: F401
     is_parser_engine, streaming_engine, adapter_engine, adapter_engine_cls, sub_parsers,
     is_harmony_class, is_harmony, harmony_streamable, harmony_recipient, harmony_segment,
     stream_state, stream_state_reader, record_events, record_terminals,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.core.versions import vllm_version
+from workbench.core.vllm_version import vllm_version
 from workbench.core.vllm_compat.seam import CompatError, _gone, _method, read, wrap
 
 if TYPE_CHECKING:

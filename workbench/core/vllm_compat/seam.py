@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.core.versions import vllm_version
+from workbench.core.vllm_version import vllm_version
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:

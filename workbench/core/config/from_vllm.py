@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from workbench.core import vllm_compat as compat
 from workbench.core.config import io as config_io
 from workbench.core.config.build import TABLE_KEYS, field_kind
-from workbench.core.config.render import header, render
+from workbench.core.config.toml_text import header, render
 from workbench.errors import WorkbenchError, close_matches
 
 if TYPE_CHECKING:

@@ -16,7 +16,7 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.session import Setup
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
-from workbench.lanes.session import session_for
+from workbench.lanes.lane_session import session_for
 
 if TYPE_CHECKING:
     from collections.abc import Sequence

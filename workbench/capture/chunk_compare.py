@@ -184,7 +184,7 @@ def _delta_of(raw_chunks: list[str]) -> dict:
 
 def likely_cause(steps: list[Difference], first: int, origin: dict, here_parser: str) -> str:
     """The likeliest reason the server's chunks differ from this vLLM's rows."""
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     server_v, here_v = origin.get("server_vllm_version"), vllm_version()
     notes = [n for n in origin.get("notes") or [] if n.startswith("chat-template")]

@@ -51,7 +51,7 @@ SKETCHES = {
 
 
 def header(name: str, cls: type, note: str | None, base: str | None) -> list[str]:
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     source = f"vllm/parser/{cls.__module__.rsplit('.', 1)[-1]}.py"
     lines = [f"{name}: vLLM's {cls.__name__} ({source}, vLLM {vllm_version()}) as data.",
