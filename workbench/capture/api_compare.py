@@ -11,10 +11,10 @@ the server's own SSE beside the same SDK over this vLLM's.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.capture import events as ev
+from workbench.capture.comparison import Comparison
 from workbench.core.messages import SERVER, SEVERE, Difference
 from workbench.errors import WorkbenchError
 
@@ -56,22 +56,6 @@ def parse_sse(api: str, text, what: str) -> ev.Event:
     return ev.parse(api, name, data, what)
 
 
-@dataclass
-class Comparison:
-    api: str
-    steps: list[Difference]  # kind "server", one per step: the server's events (a), this vLLM's (b)
-    first_difference: int | None
-    cause: str | None
-    server_version: str | None
-    notes: list[str] = field(default_factory=list)
-    client: dict = field(default_factory=dict)  # {"server": SDK over the server's SSE, "here": over ours}
-
-    def to_dict(self) -> dict:
-        return {"api": self.api, "first_difference": self.first_difference, "cause": self.cause,
-                "server_vllm_version": self.server_version, "notes": self.notes, "client": self.client,
-                "steps": [s.to_dict() for s in self.steps]}
-
-
 def compare(face: Face, rows, recording: Recording, here: str = "?", notes: list[str] | None = None,
             tools: list | None = None) -> Comparison:
     from workbench.core.faces import clients
@@ -97,7 +81,7 @@ def compare(face: Face, rows, recording: Recording, here: str = "?", notes: list
                  else likely_cause(server, origin, notes, here))
     client = {"server": clients.of_sse(face.api, "".join(e.sse for e in server).encode(), tools),
               "here": face.client}
-    return Comparison(face.api, steps, first, cause, origin.get("server_vllm_version"), notes, client)
+    return Comparison(steps, first, cause, origin.get("server_vllm_version"), notes, face.api, client)
 
 
 def likely_cause(server: list[ev.Event], origin: dict, notes: list[str], here_parser: str) -> str:

@@ -9,10 +9,10 @@ model, system_fingerprint, tool-call ids) and without null fields. ``likely_caus
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.capture import chunks
+from workbench.capture.comparison import Comparison
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.core.messages import SERVER, SEVERE, Difference
 from workbench.errors import WorkbenchError
@@ -129,20 +129,6 @@ def step(n: int, server: list[str], here: list[str]) -> Difference:
     return Difference(SERVER, None, n, server, here, severity=None if same else SEVERE)
 
 
-@dataclass
-class Comparison:
-    steps: list[Difference]  # kind "server", one per step
-    first_difference: int | None
-    cause: str | None
-    server_version: str | None
-    notes: list[str] = field(default_factory=list)
-
-    def to_dict(self) -> dict:
-        return {"first_difference": self.first_difference, "cause": self.cause,
-                "server_vllm_version": self.server_version, "notes": self.notes,
-                "steps": [s.to_dict() for s in self.steps]}
-
-
 def server_chunks(recording: Recording, index: int) -> list[str]:
     d = recording.deltas[index]
     opening = recording.header["origin"].get("opening_chunk")
@@ -235,7 +221,7 @@ def diagnosis(setup: Setup, recording: Recording):
     if cmp.first_difference is None:
         return None
     return Diagnosis("server_differs", PROBLEM,
-                     f"the server's {'chunks' if isinstance(cmp, Comparison) else 'events'} "
+                     f"the server's {cmp.unit} "
                      f"differ from this vLLM's from step {cmp.first_difference}: "
                      f"{cmp.cause}",
                      fix="`workbench replay CAPTURE` shows both side by side",

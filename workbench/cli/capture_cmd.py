@@ -127,8 +127,8 @@ def comparison_table(cmp):
     """Per row: what the server sent, what this vLLM's rows send; the first difference marked."""
     from workbench.core.writing.terminal import Table
 
-    brief = _events_brief if hasattr(cmp, "api") else _brief
-    what = f"same {cmp.api} events" if hasattr(cmp, "api") else "same chunks"
+    brief = _brief if cmp.api == "chat" else _events_brief
+    what = "same chunks" if cmp.api == "chat" else f"same {cmp.api} events"
     title = (f"server (vLLM {cmp.server_version}) vs here: "
              + (what if cmp.first_difference is None
                 else f"first difference at step {cmp.first_difference}: {cmp.cause}"))

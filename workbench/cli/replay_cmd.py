@@ -80,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         from workbench.cli.capture_cmd import comparison_table
 
         render.console().print(comparison_table(server))
-        if hasattr(server, "api"):  # a Responses / Anthropic capture: what the SDK ends with, both sides
+        if server.api != "chat":  # a Responses / Anthropic capture: what the SDK ends with, both sides
             from workbench.cli import render_faces
 
             render.console().print(render_faces.server_final_table(face, server.client))
@@ -100,8 +100,7 @@ def run(args: argparse.Namespace) -> int:
 
     if server is not None and server.first_difference is not None:
         terminal.say("workbench replay: the server's {} differ from this vLLM's from step {}: {}",
-                     "events" if hasattr(server, "api") else "chunks", server.first_difference, server.cause,
-                     err=True)
+                     server.unit, server.first_difference, server.cause, err=True)
     errors = result.errors
     if errors:
         terminal.say("workbench replay: {} delta(s) raised in the parser; first at step {}: {}", len(errors),
