@@ -13,12 +13,12 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.check import props
+from workbench.core.clip import clip
 from workbench.core.messages import (CHUNKING, COSMETIC, ERROR, STREAM_VS_NONSTREAM, Difference,
                                      Final)
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
-    from typing import Any
 
     from workbench.core.rows import Row
 
@@ -99,11 +99,6 @@ def _calls(view) -> str:
     return ", ".join(f"{c['name']}({c['arguments']})" for c in view) or "none"
 
 
-def _short(value: Any, width: int = 60) -> str:
-    s = repr(value)
-    return s if len(s) <= width else s[: width - 1] + "…"
-
-
 def describe(field: str, final: dict, reference: dict, ref_name: str, severity: str) -> str:
     """One line on how ``final`` and ``reference`` (their JSON) differ in ``field``."""
     what = "only whitespace / None vs '' differs" if severity == COSMETIC else "differs"
@@ -111,7 +106,7 @@ def describe(field: str, final: dict, reference: dict, ref_name: str, severity: 
         a, b = props.calls_raw(final), props.calls_raw(reference)
         return (f"{what}: stream {len(a)} call(s) [{_calls(a)}], {ref_name} {len(b)} "
                 f"[{_calls(b)}]")
-    return f"{what}: stream {_short(final.get(field))}, {ref_name} {_short(reference.get(field))}"
+    return f"{what}: stream {clip(final.get(field), 60)}, {ref_name} {clip(reference.get(field), 60)}"
 
 
 __all__ = ["against", "stream_vs_nonstream", "errors", "variant_vs_baseline", "steps_of",

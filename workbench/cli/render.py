@@ -5,21 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from workbench.core.clip import clip
 from workbench.core.machine import Kind
 from workbench.core.rows import LABEL, NUMBER, TEXT, TOKENS, Column, Row, shown_columns
 from workbench.core.writing import terminal
 
 if TYPE_CHECKING:
-    from typing import Any
-
     from workbench.core.writing.terminal import Text
 
 KIND_STYLE = {Kind.REASONING: "magenta", Kind.CONTENT: "green", Kind.TOOL: "cyan"}
-
-
-def _short(value: Any, width: int = 40) -> str:
-    s = repr(value)
-    return s if len(s) <= width else s[: width - 1] + "…"
 
 
 def cell(column: Column, row: Row) -> Text | str:
@@ -31,7 +25,7 @@ def cell(column: Column, row: Row) -> Text | str:
     if column.kind == TOKENS:
         text = " ".join(value)
     elif column.kind == TEXT:
-        text = _short(value, 24 if column.name == "text" else 40)
+        text = clip(value, 24 if column.name == "text" else 40)
     else:
         text = str(value)
     if column.name == "phase":

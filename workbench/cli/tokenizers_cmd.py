@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
     for column in ("name", "kind", "format", "source", "sha256", "folder"):
         table.add_column(column, overflow="fold", no_wrap=column != "folder")
     for row in rows:
-        folder = terminal.markup("{}" if row["fetched"] else "{} [dim](not fetched)[/dim]", _short(row["path"]))
+        folder = terminal.markup("{}" if row["fetched"] else "{} [dim](not fetched)[/dim]", _relative(row["path"]))
         table.add_row(row["name"], row["kind"], row["format"], row["source"], row["sha256"][:12], folder)
     console = terminal.console(width=None)
     console.print(table)
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _short(path: str) -> str:
+def _relative(path: str) -> str:
     """The path relative to the working directory when it lies below it."""
     from pathlib import Path
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
+from workbench.core.clip import clip
 
 if TYPE_CHECKING:
     from vllm.tokenizers import TokenizerLike
@@ -54,7 +55,7 @@ class RequestSpec:
         for name, (ok, what) in _FIELD_CHECKS.items():
             value = getattr(self, name)
             if not ok(value):
-                raise WorkbenchError(f"request.{name} must be {what}, got {_short(value)}")
+                raise WorkbenchError(f"request.{name} must be {what}, got {clip(value, 60)}")
 
 
 def _is_int(v: Any) -> bool:
@@ -77,11 +78,6 @@ _FIELD_CHECKS = {
     "return_token_ids": (lambda v: isinstance(v, bool), "true or false"),
     "stream_options": (lambda v: v is None or isinstance(v, dict), "an object or null"),
 }
-
-
-def _short(value: Any) -> str:
-    s = repr(value)
-    return s if len(s) <= 60 else s[:59] + "…"
 
 
 def tool_choice_arg(value: str | None) -> str | dict | None:

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from workbench.core.deltas import Delta, deltas_from_ids
 from workbench.errors import WorkbenchError
+from workbench.core.clip import clip
 
 if TYPE_CHECKING:
     from vllm.tokenizers import TokenizerLike
@@ -126,13 +127,8 @@ def text_of_ids(session: Session, deltas: list[Delta], force: bool = False) -> t
     if first is None:
         return list(deltas), []
     n, said, spelled = first
-    line = (f"delta {n}: its text {_short(said)} is not what vLLM's detokenizer makes of its ids "
-            f"({_short(spelled)})")
+    line = (f"delta {n}: its text {clip(said)} is not what vLLM's detokenizer makes of its ids "
+            f"({clip(spelled)})")
     if not force:
         raise WorkbenchError(f"{line}; the ids are the truth (--force replays the ids' text)")
     return out, [f"{line}: replaying the ids' text"]
-
-
-def _short(text: str) -> str:
-    s = repr(text)
-    return s if len(s) <= 40 else s[:39] + "…"

@@ -12,6 +12,7 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
 from workbench.core.session import Setup
 from workbench.errors import WorkbenchError, close_matches
+from workbench.core.clip import clip
 
 SOURCES = ("text", "recording", "engine", "server")
 TOOL_CHOICES = ("auto", "required", "none")
@@ -84,7 +85,7 @@ def check_height(height: object) -> int:
     """``Workbench(height=...)``: pixels, a whole number within ``HEIGHTS``."""
     low, high = HEIGHTS
     if not isinstance(height, int) or isinstance(height, bool) or not low <= height <= high:
-        raise WorkbenchError(f"Workbench(height={_short(height)}) must be a whole number of pixels from "
+        raise WorkbenchError(f"Workbench(height={clip(height)}) must be a whole number of pixels from "
                              f"{low} to {high}")
     return height
 
@@ -103,11 +104,6 @@ def check_path(path: object, what: str) -> str:
     raise WorkbenchError(f"{what} must be a path (str), got {repr(p) if isinstance(p, str) else type(path).__name__}")
 
 
-def _short(value: object) -> str:
-    s = repr(value)
-    return s if len(s) <= 40 else s[:39] + "…"
-
-
 def _bad_entry(kind: str, value: list) -> str | None:
     """What is wrong with a list option's entries (``list[dict]``, ``list[int]``), or None."""
     want = {"list[dict]": dict, "list[int]": int}.get(kind.split(" ")[0])
@@ -115,7 +111,7 @@ def _bad_entry(kind: str, value: list) -> str | None:
         if want is not None and (not isinstance(v, want) or isinstance(v, bool)
                                  or (want is int and not 0 <= v < 1 << 63)):
             what = "an object" if want is dict else "a token id (an int >= 0)"
-            return f"entry {i} must be {what}, got {_short(v)}"
+            return f"entry {i} must be {what}, got {clip(v)}"
     return None
 
 
@@ -125,7 +121,7 @@ def _not_text(value: object) -> str | None:
     if (found := lone_surrogate(value)) is None:
         return None
     text, at = found
-    return f"holds a lone surrogate at character {at + 1} ({_short(text[at:at + 1])}), not text"
+    return f"holds a lone surrogate at character {at + 1} ({clip(text[at:at + 1])}), not text"
 
 
 def given(text: object, options: dict) -> Inputs:

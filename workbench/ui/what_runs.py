@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from workbench.ui.state import State
 
 
-def _short(qualname: str | None) -> str | None:
+def _class_name(qualname: str | None) -> str | None:
     return qualname.rsplit(".", 1)[-1] if qualname else None
 
 
@@ -33,8 +33,8 @@ def parser_of(i: Inputs, info: dict | None) -> str:
         return f"{label} ({where})"
     if info.get("kind") == "none":
         return f"no parser ({where})"
-    parts = [p for p in (_short(info.get("tool")), _short(info.get("reasoning"))) if p]
-    cls = _short(info.get("class")) or "?"
+    parts = [p for p in (_class_name(info.get("tool")), _class_name(info.get("reasoning"))) if p]
+    cls = _class_name(info.get("class")) or "?"
     inner = f"{cls}({', '.join(parts)})" if parts and info.get("kind") == "delegating" else cls
     return f"{label} = {inner}, from {where}"
 
