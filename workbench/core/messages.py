@@ -129,7 +129,7 @@ class Final:
 
 def as_json(value: Any) -> Any:
     """A Final or MessageDelta as its JSON; JSON (or None) as it is."""
-    return value.to_dict() if hasattr(value, "to_dict") else value
+    return value.to_dict() if isinstance(value, (Final, MessageDelta)) else value
 
 
 class Accumulator:

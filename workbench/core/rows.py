@@ -129,7 +129,7 @@ def format_tool_calls(calls: Iterable[ToolCallDelta | dict], ids: bool = True) -
     (``ids``: with the call ids, which a server draws at random per call)."""
     parts = []
     for c in calls:
-        c = c.to_dict() if hasattr(c, "to_dict") else c
+        c = c.to_dict() if isinstance(c, ToolCallDelta) else c
         head = f"#{c['index']}"
         if c.get("id") and ids:
             head += f" id={c['id']}"

@@ -45,6 +45,8 @@ class StreamRun:
     ``keep_rows=False``: ``rows`` stays empty (a caller that reads each row as it comes,
     as `check` does, holds no row of a long stream)."""
 
+    batched = False  # a lane's run (LaneStreamRun) takes many deltas in one request
+
     def __init__(self, parser_cls: type[Parser] | None, tokenizer: TokenizerLike, request: Any, prompt_ids: Sequence[int],
                  chat_template_kwargs: dict, keep_rows: bool = True) -> None:
         self.tokenizer = tokenizer

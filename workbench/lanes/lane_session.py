@@ -142,6 +142,8 @@ class LaneStreamRun:
     cut short for another (a row's chunk asked for mid-Run) is sent again from where it
     stopped, so the worker is fed each delta once, in order."""
 
+    batched = True  # send / take / cancel: many deltas in one request (the widget's Run and Stop)
+
     def __init__(self, session: LaneSession) -> None:
         self.session = session
         self.rows: list[Row] = []

@@ -34,7 +34,7 @@ class ReplaySource:
         self.pos = 0
         # a lane's run feeds many deltas in one request: Run sends the rest at once and
         # reads the rows as they come (step_for), Stop cancels the request (pause)
-        self.streams = hasattr(self.run, "send")
+        self.streams = self.run.batched
 
     @property
     def done(self) -> bool:
