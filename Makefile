@@ -14,7 +14,7 @@ setup:  # the dev set-up: Ray too, so the corpus tests run it
 	@bash setup/setup.sh --with-ray
 
 demo: setup
-	@$(PY) -m workbench.demo
+	@$(PY) -m workbench.cli.demo
 
 test: setup
 	@$(PY) -m pytest -q tests

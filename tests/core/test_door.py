@@ -331,7 +331,7 @@ NOT_USER_INPUT = {
     ("check/api_faces.py", "_is_json", "json.loads"): "a tool call's arguments the workbench's face streamed",
     ("capture/serve.py", "_wait", ".read_text"): "the log of the test server we started",
     ("ui/panels.py", "row_detail_html", "json.loads"): "re-indents a row's own SSE chunk JSON",
-    ("ui/page_table.py", "assets", ".read_text"): "our own static/table.js and table.css, to inline",
+    ("pages/page_table.py", "assets", ".read_text"): "our own static/table.js and table.css, to inline",
     ("ui/table.py", "", ".read_text"): "our own static/table.js and table.css, sent lean (once: ui/shared.py)",
     ("ui/shared.py", "Shared.of", ".read_text"): "our own static/ modules (editor.js, diagram.js and their CSS)",
     ("ui/faces_view.py", "parsed_arguments", "json.loads"): "a tool call's arguments the parser or an SDK made",

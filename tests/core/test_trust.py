@@ -169,7 +169,7 @@ def test_the_table_covers_every_shipped_config():
 def test_the_table_covers_every_vllm_family(qwen3_tokenizer):
     """What vLLM's own parser configs use: every engine family's config, exported."""
     from workbench.core import trust
-    from workbench.core.config import export
+    from workbench.core.config import from_vllm as export
 
     named = set()
     for name, cls in export.families().items():

@@ -479,24 +479,35 @@ def test_results_writer_drops_a_cut_last_line(tmp_path):
 
 
 def test_every_file_option_travels_with_the_spec(tmp_path):
-    """A worker on another machine gets the files the options name as bytes in the spec."""
+    """A worker on another machine gets the run as data: what the options' files hold is in the
+    RunSpec (tools, messages, a request body, a template's text), and the code files it names
+    by path (a config, plugins) travel as bytes, written next to the recording there."""
     import re
 
     from workbench.cli import build_parser
     from workbench.cli.corpus_cmd import build_spec
+    from workbench.core.prepare import RunSpec
     from workbench.corpus import spec as spec_mod
 
-    actions = build_parser().parse_args(["corpus"]).forwarded
-    named = {a.dest for a in actions if re.search(r"\.(json|toml|jinja)$|FILE", str(a.metavar or ""))}
-    assert named and named <= spec_mod.FILE_OPTIONS
+    p = build_parser()._subparsers._group_actions[0].choices["corpus"]
+    named = {a.dest for a in p._actions if re.search(r"\.(json|toml|jinja)$|FILE", str(a.metavar or ""))}
+    by_path = {"config", "plugin"}  # code: named by path in the RunSpec, so their bytes travel
+    inline = {"tools", "messages", "request", "chat_template", "deltas"}  # read into the RunSpec itself
+    assert named and named <= by_path | inline, named - by_path - inline
     tools = tmp_path / "tools.json"
     tools.write_text(json.dumps(scenarios.TOOLS))
-    s = build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--tool-parser", "hermes"]))
-    assert s.files == [("tools.json", tools.read_bytes())] and "--fuzz" in s.argv  # corpus's own default, passed on
+    config = tmp_path / "mine.toml"
+    config.write_bytes((ROOT / "parsers" / "qwen3.toml").read_bytes())
+    s = build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--config", str(config)]))
+    assert s.run["request"]["tools"] == scenarios.TOOLS and s.options["fuzz"] == 20  # corpus's own default
+    assert [(what, name) for what, name, _ in s.files] == [("config", "mine.toml")]
     assert spec_mod.Spec.from_dict(s.to_dict()).key == s.key
+    run, _ = s.for_recording("r.jsonl", tmp_path / "worker")
+    assert isinstance(run, RunSpec) and run.recording == "r.jsonl"
+    assert Path(run.parser.config).read_bytes() == config.read_bytes() and Path(run.parser.config).name == "mine.toml"
     tools.write_text("[]")
-    assert build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--tool-parser",
-                                                  "hermes"])).key != s.key  # another file content, another spec
+    assert build_spec(build_parser().parse_args(["corpus", "x", "--tools", str(tools), "--config",
+                                                  str(config)])).key != s.key  # other contents, another spec
 
 
 def test_hostile_names_cannot_empty_the_page_or_steer_the_terminal(run_cli, tmp_path):

@@ -19,13 +19,18 @@ ROOT = Path(__file__).resolve().parents[2] / "workbench"
 # layer -> the layers it must never import (a layer is workbench.<layer>, or the module's name)
 FORBIDDEN = {
     "core": None,  # None: everything but core itself and workbench.errors
-    "check": {"ui", "cli"},
-    "engine": {"ui", "cli"},
-    "lanes": {"ui", "cli"},
-    "capture": {"ui", "cli"},
-    "rustfe": {"ui", "cli"},
+    "pages": {"check", "engine", "lanes", "capture", "corpus", "ui", "cli"},  # widget-free HTML over core
+    "check": {"corpus", "ui", "cli"},
+    "engine": {"corpus", "ui", "cli"},
+    "lanes": {"corpus", "ui", "cli"},
+    "capture": {"corpus", "ui", "cli"},
+    "rustfe": {"corpus", "ui", "cli"},
+    "corpus": {"ui", "cli"},  # it calls the core (prepare, check), never the command line
     "ui": {"cli"},
+    "cli": set(),  # the top: the command line may use every layer
 }
+# not packages: the public API (workbench/__init__.py), errors, and `python -m workbench`
+TOP_LEVEL = {"", "errors", "__main__"}
 
 
 def modules() -> dict[str, Path]:
@@ -161,6 +166,11 @@ def test_no_import_cycles():
     runtime = {m: {t for t, (_, typing_only) in ts.items() if not typing_only} for m, ts in g.items()}
     found = cycles(runtime)
     assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
+
+
+def test_every_package_has_a_rule():
+    layers = {layer(m) for m in modules()} - TOP_LEVEL
+    assert layers <= set(FORBIDDEN), f"packages with no rule in FORBIDDEN: {sorted(layers - set(FORBIDDEN))}"
 
 
 def test_no_back_arrows():

@@ -132,10 +132,10 @@ def test_ctrl_c_gets_the_selected_rows_as_json(sent):
 
 
 def test_a_page_without_a_kernel_draws_the_same_component():
-    """ui/page_table: table.js and table.css inlined (no CDN), the records as the widget's
+    """pages/page_table: table.js and table.css inlined (no CDN), the records as the widget's
     table gets them (None left out), the schema's specs; a "</script>" in a value stays
     text (the browser side: tests/corpus/test_corpus.py's report in chromium)."""
-    from workbench.ui import page_table
+    from workbench.pages import page_table
 
     cols = [schema.Column("name", "name", "a name", lambda d: d["name"], schema.LABEL),
             schema.Column("n", "n", "a number", lambda d: d.get("n"), schema.NUMBER)]

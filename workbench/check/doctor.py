@@ -118,10 +118,12 @@ def _working_spec(setup: Setup, tok: TokenizerLike, report: DoctorReport) -> Par
 def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | None = None,
              prompt_ids: Sequence[int] | None = None, finish_reason: str = "stop",
              options: DoctorOptions | None = None, label: str | None = None,
-             deltas_of: Callable[[Session], list[Delta]] | None = None) -> DoctorReport:
+             deltas_of: Callable[[Session], list[Delta]] | None = None,
+             session: Session | None = None) -> DoctorReport:
     """Diagnose ``deltas``, a ``text`` (grouped as ``setup.chunking``, ending with
     ``finish_reason``) or what ``deltas_of(session)`` returns, under ``setup``. ``label``
-    names the grouping of given deltas (a ``--chunking`` name)."""
+    names the grouping of given deltas (a ``--chunking`` name). ``session``: one already
+    made for ``setup`` (core.prepare's), so its parser is not composed again."""
     from workbench.check.compare import parser_loop_content
     from workbench.check.where import locate
     from workbench.core.session import Session
@@ -131,8 +133,8 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     tok = load_tokenizer(setup.tokenizer)
     report = DoctorReport(setup={"tokenizer": setup.tokenizer, "parser": setup.parser.to_dict(),
                                  "tools": len(setup.request.tools or [])})
-    working = _working_spec(setup, tok, report)
-    face_session = Session(replace(setup, parser=working), prompt_token_ids=prompt_ids)
+    working = setup.parser if session is not None else _working_spec(setup, tok, report)
+    face_session = session or Session(replace(setup, parser=working), prompt_token_ids=prompt_ids)
     # The parser is the same behind every API: its evidence comes from the chat request the
     # API's converters rendered (as `record --api` runs it); the API's own stream is extra.
     session = face_session if face_session.api == "chat" else Session(

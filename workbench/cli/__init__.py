@@ -53,6 +53,12 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def defaults(command: str) -> dict:
+    """``command``'s options as argparse would set them when none is typed."""
+    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
+    return {a.dest: a.default for a in sub.choices[command]._actions if a.dest != "help"}
+
+
 def main(argv: list[str] | None = None) -> int:
     import workbench.core.env  # noqa: F401
     from workbench.core import secrets
@@ -68,6 +74,13 @@ def _main(argv: list[str] | None) -> int:
         args = _parse(argv)
     except SystemExit as e:  # a usage error (one line, above) or --help
         return e.code if isinstance(e.code, int) else 2
+    args.argv = sys.argv[1:] if argv is None else [str(a) for a in argv]  # what the user typed (a report shows it)
+    return execute(args, dispatch)
+
+
+def execute(args: argparse.Namespace, elsewhere=None) -> int:
+    """Run a parsed command here: its one-line errors, a closed stdout, Ctrl+C. ``elsewhere``
+    (the CLI's ``dispatch``) may send it to another vLLM's lane first."""
     from workbench.cli import stdout
     from workbench.core import logs
     from workbench.core.writing import terminal
@@ -76,9 +89,8 @@ def _main(argv: list[str] | None) -> int:
     try:
         with logs.library_notes() as notes:  # shown after a command that ran; not under an error line
             check_text_args(args)
-            args.argv = sys.argv[1:] if argv is None else [str(a) for a in argv]  # doctor re-runs it as check
-            elsewhere = dispatch(args, args.argv)
-            code = args.run(args) if elsewhere is None else elsewhere
+            code = elsewhere(args) if elsewhere is not None else None
+            code = args.run(args) if code is None else code
         for line in dict.fromkeys(n.strip().splitlines()[0] for n in notes if n.strip()):
             terminal.say("workbench {}: note: {}", args.command, line, err=True)
         sys.stdout.flush()
@@ -140,7 +152,7 @@ def check_text_args(args: argparse.Namespace) -> None:
                 check_arg(v, f"--{key.replace('_', '-')}" if key != "recording" else "the recording's path")
 
 
-def dispatch(args: argparse.Namespace, argv: list[str]) -> int | None:
+def dispatch(args: argparse.Namespace) -> int | None:
     """The exit code when --vllm sends the command elsewhere; None to run it here."""
     given = getattr(args, "vllm", None)
     if not given or args.command == "corpus":  # corpus passes --vllm on to each recording's check
@@ -156,13 +168,13 @@ def dispatch(args: argparse.Namespace, argv: list[str]) -> int | None:
             raise WorkbenchError(f"--vllm takes one version for {args.command} (several only for check)")
         from workbench.cli.check_matrix import run as check_matrix
 
-        return check_matrix(args, vllm_option.strip_vllm(argv), wanted, main)
+        return check_matrix(args, wanted)
     if versions.is_installed(wanted[0]):
         return None
     from workbench.lanes.lane import LaneDied
 
     try:
-        done = vllm_option.run_captured(wanted[0], vllm_option.strip_vllm(argv), main)
+        done = vllm_option.run_in_lane(wanted[0], args)
     except LaneDied as e:
         if args.command != "replay":
             raise

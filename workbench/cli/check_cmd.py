@@ -23,9 +23,9 @@ def add_check_options(p: argparse.ArgumentParser, many_versions: bool = False) -
     add_vllm_option(p, many=many_versions)
 
 
-def add_fuzz_options(p: argparse.ArgumentParser) -> None:
-    """How hard check looks: the groupings and the shrinking (also `workbench corpus`)."""
-    p.add_argument("--fuzz", type=int, default=100, metavar="N", help="random groupings (default 100)")
+def add_fuzz_options(p: argparse.ArgumentParser, fuzz: int = 100) -> None:
+    """How hard check looks: the groupings and the shrinking (also `workbench corpus`, per recording)."""
+    p.add_argument("--fuzz", type=int, default=fuzz, metavar="N", help=f"random groupings (default {fuzz})")
     p.add_argument("--seed", type=int, default=20260902, metavar="S",
                    help="seed of the random groupings (default 20260902, vLLM's)")
     p.add_argument("--max-chunk", type=int, default=4, metavar="K", help="random delta size 1..K (default 4)")
@@ -50,12 +50,6 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.set_defaults(run=run)
 
 
-def load(args: argparse.Namespace):
-    """(session, deltas) like replay, with --finish-reason applied to a text source."""
-    session, deltas, _ = common.load_source(args, "check", finish_reason=args.finish_reason or "stop")
-    return session, deltas
-
-
 def _config_lines(session: object, deltas: list, grouping: str | None, step: int) -> list[str]:
     """For a config parser: the transition and terminal that fired at ``step``, with their
     lines (check/config_where.py; whose fault it is is the doctor's to say)."""
@@ -69,20 +63,33 @@ def _config_lines(session: object, deltas: list, grouping: str | None, step: int
     return ["config: " + part for part in config_where.machine_parts(w)[1:]]
 
 
-def run(args: argparse.Namespace) -> int:
-    from workbench.check import Options, check
-    from workbench.check.cost import summary
-    from workbench.core.writing.terminal import say
+def check_options(args: argparse.Namespace):
+    """check's Options from the flags (also the version matrix's, in every lane)."""
+    from workbench.check import Options
     from workbench.errors import WorkbenchError
 
     if args.fuzz < 0 or args.max_chunk < 1 or args.holdback < 0:
         raise WorkbenchError("--fuzz and --holdback must be >= 0, --max-chunk >= 1")
-    session, deltas = load(args)
-    label = args.chunking if args.chunking and args.chunking != "token" else None
-    report = check(session, deltas, label=label, options=Options(
-        fuzz=args.fuzz, seed=args.seed, max_chunk=args.max_chunk, holdback=args.holdback,
-        shrink_budget_s=max(args.shrink_budget, 0.1), text_budget_s=args.shrink_budget,
-        cost=not args.no_cost, jobs=args.jobs, splits=args.splits))
+    return Options(fuzz=args.fuzz, seed=args.seed, max_chunk=args.max_chunk, holdback=args.holdback,
+                   shrink_budget_s=max(args.shrink_budget, 0.1), text_budget_s=args.shrink_budget,
+                   cost=not args.no_cost, jobs=args.jobs, splits=args.splits)
+
+
+def load(args: argparse.Namespace):
+    """(session, deltas, the RunSpec) like replay, with --finish-reason applied to a text source."""
+    prepared = common.prepare(args, "check")
+    return prepared.session, prepared.deltas, prepared.spec
+
+
+def run(args: argparse.Namespace) -> int:
+    from workbench.check import check
+    from workbench.check.cost import summary
+    from workbench.core.writing.terminal import say
+
+    options = check_options(args)
+    session, deltas, spec = load(args)
+    label = spec.chunking if spec.chunking and spec.chunking != "token" else None
+    report = check(session, deltas, label=label, options=options)
     rust = frontend_option.rust_version(args)
     if rust is not None:
         report.findings += frontend_option.check_findings(args, session, deltas, rust)

@@ -1,7 +1,7 @@
 """`workbench corpus PATH...`: check (or diff) every recording under PATH, in parallel.
 
-The parser, request and fuzz options are check's own and go on to each recording's
-`workbench check` (or `diff`) as given. Exit 1 when a recording has a finding (check;
+The parser, request and fuzz options are check's own; they become one RunSpec and check's
+options (corpus/spec.py), run on each recording as `workbench check` (or `diff`) would. Exit 1 when a recording has a finding (check;
 with --strict a cosmetic one too) or could not run; else 0.
 """
 
@@ -16,23 +16,9 @@ from workbench.errors import WorkbenchError
 if TYPE_CHECKING:
     import argparse
 
-CORPUS_FUZZ = 20  # check's 100 is for one stream; a corpus multiplies it
-
-
-class Forwarded:
-    """Adds options to the parser and remembers them: they go on to each recording's command."""
-
-    def __init__(self, p: argparse.ArgumentParser) -> None:
-        self.p, self.actions = p, []
-
-    def add_argument(self, *a, **kw):
-        action = self.p.add_argument(*a, **kw)
-        self.actions.append(action)
-        return action
-
-
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     from workbench.cli import check_cmd
+    from workbench.corpus.spec import CORPUS_FUZZ
     from workbench.cli.vllm_option import add_option as add_vllm_option
 
     p = sub.add_parser("corpus", help="check or diff every recording under folders/globs, in parallel")
@@ -43,22 +29,17 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     what.add_argument("--synth", type=int, metavar="N", help="write N synthetic recordings into -o DIR")
     p.add_argument("--a", metavar="SPEC", help="--diff: parser A (as for `workbench diff`)")
     p.add_argument("--b", metavar="SPEC", help="--diff: parser B")
-    fwd = Forwarded(p)
-    fwd.add_argument("--tokenizer", metavar="NAME|PATH", help="replay on this tokenizer (default: each header's)")
-    fwd.add_argument("--chunking", type=options.chunking_arg, help="regroup each recording: token, k:N, random:SEED")
-    fwd.add_argument("--force", action="store_true",
-                     help="replay recordings whose tokenizer differs (a note); overwrite -o / --html")
-    options.add_parser_options(fwd)
-    options.add_request_options(fwd)
-    check_cmd.add_fuzz_options(fwd)
+    p.add_argument("--tokenizer", metavar="NAME|PATH", help="replay on this tokenizer (default: each header's)")
+    p.add_argument("--chunking", type=options.chunking_arg, help="regroup each recording: token, k:N, random:SEED")
+    p.add_argument("--force", action="store_true",
+                   help="replay recordings whose tokenizer differs (a note); overwrite -o / --html")
+    options.add_parser_options(p)
+    options.add_request_options(p)
+    check_cmd.add_fuzz_options(p, fuzz=CORPUS_FUZZ)
     from workbench.cli import frontend_option
 
-    frontend_option.add_option(fwd, "--check: each recording's disagreements are findings (--diff: a side's "
-                                    "SPEC@rust)", as_text=True)
-    for action in fwd.actions:
-        if action.dest == "fuzz":  # always passed on (spec.ALWAYS): check's own default is 100
-            action.default, action.help = CORPUS_FUZZ, f"random groupings per recording (default {CORPUS_FUZZ})"
-    p.set_defaults(forwarded=fwd.actions)
+    frontend_option.add_option(p, "--check: each recording's disagreements are findings (--diff: a side's "
+                                  "SPEC@rust)", as_text=True)
     add_vllm_option(p, many=True)
     p.add_argument("-o", "--output", metavar="RESULTS.jsonl",
                    help="results, one line per recording, written as each finishes (--synth: the folder)")
@@ -73,22 +54,6 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.set_defaults(run=run)
 
 
-def _validate(argv: list[str]) -> None:
-    """Parse one recording's command line here, so a bad option is one line before the run."""
-    import contextlib
-    import io
-
-    from workbench.cli import build_parser
-
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            build_parser().parse_args(argv)
-    except SystemExit:
-        msg = err.getvalue().strip().splitlines()[-1:] or ["bad options"]
-        raise WorkbenchError(msg[0].split(": error: ", 1)[-1].replace(" (see workbench --help)", "")) from None
-
-
 def build_spec(args: argparse.Namespace):
     from workbench.corpus import spec as spec_mod
     from workbench.lanes import versions
@@ -101,18 +66,14 @@ def build_spec(args: argparse.Namespace):
             raise WorkbenchError("--diff compares versions with @VERSION in --a/--b, not --vllm")
     elif args.a or args.b:
         raise WorkbenchError("--a/--b are for --diff")
-    spec = spec_mod.build(args, args.forwarded, mode)
-    if args.vllm:
-        spec.versions = versions.parse_list(args.vllm)
-    flat = [a if isinstance(a, str) else "F" + a.get("suffix", "") for a in spec.argv]
-    _validate([mode, "REC.jsonl", *flat] + (["--vllm", args.vllm] if args.vllm else []))
-    return spec
+    return spec_mod.build(vars(args), mode, versions.parse_list(args.vllm) if args.vllm else [])
 
 
 def run(args: argparse.Namespace) -> int:
     if args.synth is not None:
         return synth(args)
-    from workbench.corpus import html, progress, run as run_mod, summary, terminal
+    from workbench.cli import corpus_terminal as terminal
+    from workbench.corpus import html, progress, run as run_mod, summary
 
     if args.output is None and args.resume:
         raise WorkbenchError("--resume needs -o RESULTS.jsonl")

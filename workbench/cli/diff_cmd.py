@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
@@ -36,48 +35,22 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def _spec(text: str) -> tuple[ParserSpec, str | None, bool]:
     """(parser names, vLLM version or None, whether vllm-rs runs them)."""
-    rust = re.match(r"^(.*)@rust(?:@(\d[^@/]*))?$", text.strip())
-    m = rust or re.match(r"^(.*)@(\d[^@/]*)$", text.strip())
-    body, version = (m.group(1), m.group(2)) if m else (text, None)
-    if not body.strip() or body.strip() == "+":
+    from workbench.check.on_spec import parse_side
+
+    try:
+        return parse_side(text)
+    except ValueError:
         import argparse
 
-        raise argparse.ArgumentTypeError(f"empty parser spec; use {SPEC_HELP}")
-    return ParserSpec.parse(body), version, rust is not None
+        raise argparse.ArgumentTypeError(f"empty parser spec; use {SPEC_HELP}") from None
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.core import diff
+    from workbench.check.on_spec import diff_spec
 
-    src = common.resolve_source(args, "compare", with_parser=False)
-    if args.a[2] or args.b[2]:  # vllm-rs on a side (workbench.rustfe)
-        from workbench.rustfe import side_by_side
-
-        if args.api_b not in (None, src.setup.api):
-            from workbench.errors import WorkbenchError
-
-            raise WorkbenchError("a vllm-rs side compares on one API (--api); drop --api-b")
-        a, b = (side_by_side.Side(spec, version, rust) for spec, version, rust in (args.a, args.b))
-        kw = ({"deltas": src.recording.deltas, "chunking": args.chunking} if src.recording is not None
-              else {"text": src.text})
-        result = side_by_side.compare(src.setup, a, b, prompt_token_ids=src.prompt_ids, **kw)
-    elif (args.a[1] or args.b[1]) and (src.setup.api != "chat" or args.api_b not in (None, "chat")):
-        from workbench.errors import WorkbenchError
-
-        raise WorkbenchError("diff across vLLM versions (@VERSION) compares the chat face; for another API "
-                             "run `workbench replay --api API --vllm VERSION` on each version")
-    elif args.a[1] or args.b[1]:  # across vLLM versions (workbench.lanes)
-        from workbench.lanes import version_diff as lane_diff, versions
-
-        a, b = [(spec, versions.check(v) if v else None) for spec, v, _ in (args.a, args.b)]
-        kw = ({"deltas": src.recording.deltas, "chunking": args.chunking} if src.recording is not None
-              else {"text": src.text})
-        result = lane_diff.run(src.setup, a, b, prompt_token_ids=src.prompt_ids, **kw)
-    elif src.recording is not None:
-        result = diff.run(src.setup, args.a[0], args.b[0], deltas=src.recording.deltas,
-                          chunking=args.chunking, prompt_token_ids=src.prompt_ids, api_b=args.api_b)
-    else:
-        result = diff.run(src.setup, args.a[0], args.b[0], text=src.text, api_b=args.api_b)
+    result, notes = diff_spec(common.run_spec(args), args.a, args.b, args.api_b)
+    for line in notes:
+        common.note(args, line)
     if args.json:
         common.print_json(result.to_dict())
     else:

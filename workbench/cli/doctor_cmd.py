@@ -15,8 +15,6 @@ from workbench.cli import check_cmd, common, frontend_option
 if TYPE_CHECKING:
     import argparse
 
-HERE_ONLY = {"--json": 0, "--report": 1}  # flag -> values it takes: not for the lanes' run
-
 
 def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> None:
     p = sub.add_parser("doctor", help="name the cause: stream vs non-stream, groupings, the text, the settings")
@@ -31,70 +29,43 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.set_defaults(run=run)
 
 
-def lane_argv(argv: list[str]) -> list[str]:
-    """The doctor's command line for the other vLLM versions: --json, no report."""
-    out, skip = ["doctor"], 0
-    for a in argv[1:]:
-        if skip:
-            skip -= 1
-            continue
-        name = a.split("=", 1)[0]
-        if name in HERE_ONLY:
-            skip = HERE_ONLY[name] if "=" not in a else 0
-            continue
-        out.append(a)
-    return out + ["--json"]
-
-
 def run(args: argparse.Namespace) -> int:
     from workbench.check import bugreport
-    from workbench.check.doctor import DoctorOptions, diagnose
 
     if args.report is not None:
         from workbench.core import outputs
 
         outputs.refuse_existing(bugreport.paths(args.report), args.force)
-    src = common.resolve_source(args, "diagnose")
-    finish = args.finish_reason or "stop"
-    label = args.chunking if args.chunking and args.chunking != "token" else None
-    if src.recording is not None:
-        r = src.recording
+    from workbench.check.on_spec import diagnose_spec
 
-        def deltas_of(session):
-            return session.regroup(r.deltas, args.chunking) if args.chunking else r.deltas
-    elif src.given is not None:
-        def deltas_of(session):
-            deltas, notes = session.deltas_from_given(src.given, finish)
-            for line in notes:
-                common.note(args, line)
-            return deltas
-    else:
-        def deltas_of(session):
-            return session.deltas_from_text(src.text, finish_reason=finish)
     from workbench.lanes import versions, warm
 
+    spec = common.run_spec(args)
     if not args.vllm and not versions.in_lane():  # "fixed in" may ask them: they start while this runs
         warm.prestart(versions.listed())
-    report = diagnose(src.setup, prompt_ids=src.prompt_ids, options=DoctorOptions(), label=label,
-                      deltas_of=deltas_of)
-    if report.setup.get("chat_template") and args.chat_template:
-        report.setup["chat_template"]["file"] = args.chat_template
+    done = diagnose_spec(spec)
+    report, recording = done.report, done.recording
+    for line in done.notes:
+        common.note(args, line)
+    if report.setup.get("chat_template") and spec.chat_template_file:
+        report.setup["chat_template"]["file"] = spec.chat_template_file
     if report.parser_causes() and (args.vllm or versions.in_lane()):  # --vllm V: that version only
         for c in report.parser_causes():
             c.versions = {"checked": [report.setup["vllm"]], "verdict": f"only vLLM {report.setup['vllm']} was checked"}
     elif report.parser_causes():
         from workbench.cli.doctor_versions import attach
 
-        attach(report.parser_causes(), lane_argv(getattr(args, "argv", None) or ["doctor"]))
-    if src.recording is not None:
+        attach(report.parser_causes(), spec)
+    if recording is not None:
         from workbench.capture import chunk_compare as capture_compare
 
-        if capture_compare.is_capture(src.recording.header):
-            found = capture_compare.diagnosis(src.setup, src.recording)
+        if capture_compare.is_capture(recording.header):
+            found = capture_compare.diagnosis(done.setup, recording)
             report.diagnoses[:0] = [found] if found else []
     rust = frontend_option.rust_version(args)
     if rust is not None:
-        found = frontend_option.doctor_diagnosis(src, deltas_of, rust)
+        session, deltas, _ = report.context
+        found = frontend_option.doctor_diagnosis(done.setup, deltas, session.prompt_ids, rust)
         report.diagnoses[:0] = [found] if found else []
     if args.report is not None:
         written = bugreport.write(report, args.report, getattr(args, "argv", []), args.force)

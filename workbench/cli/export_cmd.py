@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.writing.terminal import say
 
     common.refuse_existing(args.output, args.force)
-    session, deltas = check_cmd.load(args)
+    session, deltas, _ = check_cmd.load(args)
     if args.format == "vllm-sample":
         if session.api != "chat":
             from workbench.errors import WorkbenchError

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
     from workbench.core.deltas import Delta
     from workbench.core.messages import Difference
-    from workbench.core.session import Session
+    from workbench.core.session import Session, Setup
 
 NAMES = ("python", "rust")
 
@@ -88,9 +88,12 @@ def replay(args: argparse.Namespace, version: str, loaded: tuple | None = None) 
         from workbench.errors import WorkbenchError
 
         raise WorkbenchError("--save writes the deltas; save them from the Python replay (drop --frontend rust)")
-    session, deltas, source = loaded or common.load_source(args)
+    if loaded is None:
+        prepared = common.prepare(args)
+        loaded = prepared.session, prepared.deltas, prepared.recording
+    session, deltas, source = loaded
     server = None
-    captured = source is not None and capture_compare.is_capture(source.header) and not args.chunking
+    captured = source is not None and capture_compare.is_capture(source.header) and session.setup.chunking == "token"
     if captured:
         deltas, notes = capture_compare.deltas(session, source)
     result = lane.run(session, deltas, version)
@@ -128,7 +131,7 @@ def replay(args: argparse.Namespace, version: str, loaded: tuple | None = None) 
         terminal.say("workbench replay: {}", note, err=True)
     if server is not None and server.first_difference is not None:
         terminal.say("workbench replay: the server's {} differ from {}'s from step {}: {}",
-                     "events" if hasattr(server, "api") else "chunks", result.parser["label"],
+                     server.unit, result.parser["label"],
                      server.first_difference, server.cause, err=True)
     errors = result.errors
     if errors:
@@ -148,13 +151,11 @@ def check_findings(args: argparse.Namespace, session: Session, deltas: Sequence[
     return side_by_side.findings(result)
 
 
-def doctor_diagnosis(src, deltas_of, version: str):
+def doctor_diagnosis(setup: Setup, deltas: Sequence[Delta], prompt_ids: Sequence[int], version: str):
     """doctor --frontend rust: the Python parsers against vllm-rs ``version`` on the source's
     deltas, as a diagnosis (None when they agree)."""
-    from workbench.core.session import Session
     from workbench.rustfe import side_by_side
 
-    session = Session(src.setup, prompt_token_ids=src.prompt_ids)
-    sides = (side_by_side.Side(src.setup.parser), side_by_side.Side(src.setup.parser, version, rust=True))
-    result = side_by_side.compare(src.setup, *sides, deltas=deltas_of(session), prompt_token_ids=session.prompt_ids)
+    sides = (side_by_side.Side(setup.parser), side_by_side.Side(setup.parser, version, rust=True))
+    result = side_by_side.compare(setup, *sides, deltas=deltas, prompt_token_ids=prompt_ids)
     return side_by_side.diagnosis(result)

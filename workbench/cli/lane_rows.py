@@ -1,6 +1,6 @@
 """`replay --vllm VERSION` whose lane died mid-command: the rows it answers, then error rows.
 
-A whole command run in a lane (``vllm_option.run_captured``) has no rows to show when the
+A whole command run in a lane (``vllm_option.run_in_lane``) has no rows to show when the
 lane dies. So the same replay runs again through a fresh lane's row protocol
 (``lanes.session.LaneSession``, as the widget and diff use it), where every delta the
 lane does not answer becomes an error row carrying the lane's last stderr line, and the
@@ -20,24 +20,22 @@ if TYPE_CHECKING:
 def replay(args: argparse.Namespace, version: str, died: str) -> int:
     from workbench.lanes.lane import Lane
 
-    src = common.resolve_source(args, "replay")
     lane = Lane(version).start()  # its own: the run's plugins load into it, and it may die too
     try:
-        return _replay(args, version, died, src, lane)
+        return _replay(args, version, died, lane)
     finally:
         lane.close()
 
 
-def _replay(args: argparse.Namespace, version: str, died: str, src, lane) -> int:
+def _replay(args: argparse.Namespace, version: str, died: str, lane) -> int:
+    from workbench.core.prepare import prepare
     from workbench.lanes.lane_session import LaneSession
 
-    session = LaneSession(src.setup, version, src.prompt_ids, lane=lane)
-    if src.recording is not None:
-        deltas = src.recording.deltas
-        deltas = session.regroup(deltas, args.chunking) if args.chunking else deltas
-    else:
-        deltas = session.deltas_from_text(src.text)
-    result = session.replay(deltas)
+    prepared = prepare(common.run_spec(args), sessions=lambda setup, ids: LaneSession(setup, version, ids, lane=lane))
+    for line in prepared.notes:
+        common.note(args, line)
+    session = prepared.session
+    result = prepared.replay()
     common.note(args, f"{died}; replayed again row by row in a new lane")
     if args.json:
         out = result.to_dict() | {"request": session.request_view(), "lane_died": died}

@@ -63,13 +63,15 @@ def engine_spec(args: argparse.Namespace):
 
 def run(args: argparse.Namespace) -> int:
     from workbench.core import recording as rec
-    from workbench.core.session import Session, Setup
+    from workbench.core.prepare import text_setup
+    from workbench.core.session import Session
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
     from workbench.engine import EngineStepper
     from workbench.errors import WorkbenchError
 
     common.refuse_existing(args.output, args.force)
-    text = common.source_text(args)
+    spec = common.run_spec(args)
+    text = spec.text
     if text is None and args.model is None:
         raise WorkbenchError("nothing to run: give --text, --text-file or --model")
     tokenizer = args.tokenizer or "qwen3"
@@ -77,11 +79,7 @@ def run(args: argparse.Namespace) -> int:
         from workbench.engine import instance
 
         tokenizer = str(instance.resolve_model(engine_spec(args), tokenizer)[1])
-    api, body = common.api_request(args)
-    setup = Setup(tokenizer=tokenizer, parser=common.parser_spec(args),
-                  request=common.request_spec(args), plugins=tuple(args.plugin),
-                  allow_callables=tuple(args.allow_callable), api=api, api_request=body,
-                  **common.template_options(args))
+    setup = text_setup(spec.with_(tokenizer=tokenizer))
     if args.finish_reason == "length":
         if text is None:
             raise WorkbenchError("--finish-reason length needs --text or --text-file (the text it cuts after)")
@@ -90,7 +88,7 @@ def run(args: argparse.Namespace) -> int:
 
         n = len(encode_text(load_tokenizer(tokenizer), text))
         setup.request.max_tokens = min(setup.request.max_tokens or n, n)  # the engine stops there: length
-    face_session = Session(setup) if api != "chat" else None
+    face_session = Session(setup) if setup.api != "chat" else None
     # The engine runs the chat request the API's converters rendered (the same prompt and
     # tokens); the recording keeps the API and its body, and the face reads its deltas.
     session = Session(replace(setup, api="chat", api_request=None)) if face_session else Session(setup)

@@ -34,12 +34,13 @@ def run(args: argparse.Namespace) -> int:
     rust = frontend_option.rust_version(args)
     if rust is not None:
         return frontend_option.replay(args, rust)
-    session, deltas, source = common.load_source(args)
+    prepared = common.prepare(args)
+    session, deltas, source = prepared.session, prepared.deltas, prepared.recording
     rust = frontend_option.of_capture(args, source)
     if rust is not None:
         return frontend_option.replay(args, rust, (session, deltas, source))
     if args.save:
-        origin = {"kind": "recording", "path": args.recording} if source else {"kind": "text"}
+        origin = {"kind": "recording", "path": prepared.spec.recording} if source else {"kind": "text"}
         header = rec.make_header(session.setup.tokenizer,
                                  tokenizer_sha256(ensure_tokenizer(session.setup.tokenizer)),
                                  session.setup.request.to_dict(), session.prompt_ids, origin,
@@ -47,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
         header |= common.template_header(session.setup)
         rec.save(args.save, header, deltas, overwrite=args.force)
     server = None
-    captured = source is not None and capture_compare.is_capture(source.header) and not args.chunking
+    captured = source is not None and capture_compare.is_capture(source.header) and not prepared.spec.chunking
     if captured:
         deltas, notes = capture_compare.deltas(session, source)
     result = session.replay(deltas)

@@ -1,9 +1,10 @@
 """`--vllm VERSION` on replay, check, doctor, export and parsers.
 
 The installed version runs the command in this process as always. Any other
-listed version runs the *same* command line (minus ``--vllm``) inside its lane,
-so every figure and file comes from the same code over that version's vLLM
-(``workbench.cli.main`` decides where a command runs; this module has the pieces).
+listed version runs the same command inside its lane, sent as typed data (its name,
+the run as ``RunSpec.to_dict()``, its own options; never an argv), so every figure
+and file comes from the same code over that version's vLLM
+(``workbench.cli.dispatch`` decides where a command runs; this module has the pieces).
 ``parsers`` marks names that exist in only one version, and ``check`` with
 several versions prints a table of findings x versions.
 """
@@ -12,9 +13,6 @@ from __future__ import annotations
 
 from workbench.cli import common
 
-import contextlib
-import io
-import sys
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
@@ -22,7 +20,6 @@ from workbench.lanes import versions
 
 if TYPE_CHECKING:
     import argparse
-    from collections.abc import Callable
 
 IN_LANE = "workbench.cli.in_lane"  # the lane program that runs whole commands (`python -m` name)
 
@@ -34,29 +31,27 @@ def add_option(p: argparse.ArgumentParser, many: bool = False) -> None:
                         f"listed in setup/vllm-lanes.lock{more}")
 
 
-def strip_vllm(argv: list[str]) -> list[str]:
-    out, skip = [], False
-    for a in argv:
-        if skip:
-            skip = False
-        elif a == "--vllm":
-            skip = True
-        elif not a.startswith("--vllm="):
-            out.append(a)
-    return out
+_NOT_SENT = frozenset({"run", "argv", "vllm", "spec", "command"})
 
 
-def run_captured(version: str, argv: list[str], main: Callable[[list[str]], int]) -> dict:
-    """{"rc", "stdout", "stderr"} of `workbench ARGV` over ``version``'s vLLM; ``main``:
-    the CLI's entry point, which runs it here for the installed version."""
-    if versions.is_installed(version):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(argv)
-        return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
+def command_options(args: argparse.Namespace) -> dict:
+    """The command's own options (not the run's inputs), as plain values; ``typed``: the command
+    line as the user typed it, only ever shown (a doctor report's "Reproduce" line)."""
+    from workbench.core.run_options import SPEC_OPTIONS
+
+    own = {k: v for k, v in vars(args).items() if k not in SPEC_OPTIONS | _NOT_SENT}
+    return own | {"typed": list(getattr(args, "argv", []) or [])}
+
+
+def run_in_lane(version: str, args: argparse.Namespace) -> dict:
+    """{"rc", "stdout", "stderr"} of the command over ``version``'s vLLM: its lane gets the
+    command's name, the run as ``RunSpec.to_dict()`` and the command's own options."""
     from workbench.lanes import lane
 
-    return lane.get(version, program=IN_LANE).call("cli", argv=argv)
+    has_source = any(k in vars(args) for k in ("recording", "text"))
+    spec = common.run_spec(args).to_dict() if has_source else None
+    return lane.get(version, program=IN_LANE).call("command", name=args.command, spec=spec,
+                                                   options=command_options(args))
 
 
 def parser_entries(version: str) -> list[dict]:

@@ -43,9 +43,9 @@ class Opened:
     path: str = ""  # the file opened
 
 
-def open_recording(path: str | Path, given: Given | None = None) -> Opened:
-    """Parse, check the tokenizer, choose the parser; WorkbenchError (one line) on any
-    problem that would replay wrong, notes for what replays but differs."""
+def read_recording(path: str | Path, given: Given | None = None) -> Opened:
+    """Parse, check the tokenizer, choose the parser; the delta texts are not checked yet
+    (that needs a session: ``core.prepare`` checks them with the one that replays them)."""
     from workbench.core import templates, truth
     from workbench.core.tokenizers import load_tokenizer
 
@@ -63,8 +63,21 @@ def open_recording(path: str | Path, given: Given | None = None) -> Opened:
         spec, found = replay_parser(recorded, named, given.plugins)
         notes += found
     notes += templates.recorded(r.header.get("chat_template"), given.chat_template, not r.prompt_token_ids)
-    r.deltas, found = truth.text_of_ids(_ids_session(r, tokenizer, spec, given), r.deltas, given.force)
-    return Opened(r, tokenizer, spec, notes + found, str(path))
+    return Opened(r, tokenizer, spec, notes, str(path))
+
+
+def open_recording(path: str | Path, given: Given | None = None) -> Opened:
+    """``read_recording``, then every delta's text checked against its ids; WorkbenchError
+    (one line) on any problem that would replay wrong, notes for what replays but differs."""
+    from workbench.core import truth
+
+    given = given or Given()
+    opened = read_recording(path, given)
+    r = opened.recording
+    r.deltas, found = truth.text_of_ids(_ids_session(r, opened.tokenizer, opened.parser, given), r.deltas,
+                                        given.force)
+    opened.notes += found
+    return opened
 
 
 def _ids_session(r: recording.Recording, tokenizer: str, spec: ParserSpec | None, given: Given):

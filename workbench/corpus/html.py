@@ -4,7 +4,7 @@ divergent steps (both inline SVG), the errors, and one row per recording with a
 finding, each with the command that opens it in the widget (a click shows it with a
 copy button; Ctrl+C copies the selected rows' commands).
 
-The tables are the widget's own table component (``ui/page_table``: table.js's module
+The tables are the widget's own table component (``pages/page_table``: table.js's module
 and CSS inlined) under ``core.rows.Column`` schemas, so they read as the widget's do.
 """
 
@@ -16,7 +16,7 @@ import os
 from workbench.core.rows import LABEL, NUMBER, Column
 from workbench.core.writing import html as web
 from workbench.corpus.summary import Summary, kind_of
-from workbench.ui import page_table
+from workbench.pages import page_table
 
 COLOURS = ["#3b6fb6", "#d9822b", "#3a9a5b", "#a34fb0", "#c44949", "#6b7b8c"]
 MAX_ROWS = 2000  # recordings listed in the page; the results file has them all

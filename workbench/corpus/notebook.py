@@ -11,8 +11,6 @@ Bad input raises one line, as the command prints it.
 
 from __future__ import annotations
 
-import json
-
 from workbench.errors import WorkbenchError
 
 
@@ -23,35 +21,25 @@ class CorpusError(WorkbenchError):
         return [f"workbench.corpus: {self}"]
 
 
-def argv(paths, options: dict) -> list[str]:
-    out = ["corpus", *map(str, paths)]
-    for key, value in options.items():
-        flag = "--" + key.replace("_", "-")
-        if value is None or value is False:
-            continue
-        if value is True:
-            out.append(flag)
-        elif isinstance(value, (list, tuple)):
-            for v in value:
-                out += [flag, str(v)]
-        else:
-            out += [flag, json.dumps(value) if isinstance(value, dict) else str(value)]
-    return out
+# workbench.corpus's own keyword arguments (the run's are core/run_options.SPEC_OPTIONS, check's
+# spec.CHECK_DEFAULTS): as the command's flags, by name
+OWN = {"check": False, "diff": False, "a": None, "b": None, "api_b": None, "vllm": None, "output": None,
+       "resume": False, "html": None, "workers": None, "ray": None, "strict": False, "force": False}
 
 
-def _args(paths, options: dict):
-    import contextlib
-    import io
+def _options(options: dict) -> dict:
+    """Every option by name, defaults filled; an unknown name is one line."""
+    from workbench.core.run_options import SPEC_OPTIONS
+    from workbench.corpus.spec import CHECK_DEFAULTS
 
-    from workbench.cli import build_parser
-
-    err = io.StringIO()
-    try:
-        with contextlib.redirect_stderr(err):
-            return build_parser().parse_args(argv(paths, options))
-    except SystemExit:
-        msg = (err.getvalue().strip().splitlines() or ["bad options"])[-1]
-        raise CorpusError(msg.split(": error: ", 1)[-1].replace(" (see workbench --help)", "")) from None
+    unknown = sorted(set(options) - set(OWN) - set(CHECK_DEFAULTS) - SPEC_OPTIONS - {"recording", "text", "text_file",
+                                                                                      "deltas"})
+    if unknown:
+        raise CorpusError(f"unknown option(s) {', '.join(unknown)} (they are the flags of `workbench corpus "
+                          f"--help`, as keyword names: tool_parser=...)")
+    if "synth" in options:
+        raise CorpusError("--synth is for the command line: workbench corpus --synth N -o DIR")
+    return OWN | {k: v for k, v in options.items() if v is not None}
 
 
 class _Bar:
@@ -89,23 +77,26 @@ def frame(lines: list[dict]):
 def corpus(*paths, **options):
     from IPython.display import HTML, display
 
-    from workbench.cli import common
-    from workbench.cli.corpus_cmd import build_spec
-    from workbench.corpus import html as html_mod, run as run_mod, summary
+    from workbench.core import outputs
+    from workbench.corpus import html as html_mod, run as run_mod, spec as spec_mod, summary
+    from workbench.lanes import versions
 
     try:
-        args = _args(paths, options)
-        if args.synth is not None:
-            raise CorpusError("--synth is for the command line: workbench corpus --synth N -o DIR")
-        if args.html:
-            common.refuse_existing(args.html, args.force or args.resume)
-        spec = build_spec(args)
-        out = run_mod.run(spec, args.paths, run_mod.Options(args.output, args.resume, args.force, args.workers,
-                                                              args.ray, _Bar()))
+        o = _options(options)
+        mode = "diff" if o["diff"] else "check"
+        if mode == "diff" and not (o["a"] and o["b"]):
+            raise CorpusError("diff=True needs a= and b=")
+        if o["html"]:
+            outputs.refuse_existing(o["html"], o["force"] or o["resume"])
+        if o["output"] is None and o["resume"]:
+            raise CorpusError("resume=True needs output=RESULTS.jsonl")
+        spec = spec_mod.build(o, mode, versions.parse_list(o["vllm"]) if o["vllm"] else [])
+        out = run_mod.run(spec, [str(p) for p in paths], run_mod.Options(o["output"], o["resume"], o["force"],
+                                                                         o["workers"], o["ray"], _Bar()))
         s = summary.summarise(out.lines)
         title = "workbench corpus: " + spec.label()
-        if args.html:
-            common.write_output(args.html, html_mod.page(s, out.lines, title), force=args.force or args.resume)
+        if o["html"]:
+            outputs.write_text(o["html"], html_mod.page(s, out.lines, title), o["force"] or o["resume"])
     except CorpusError:
         raise
     except WorkbenchError as e:

@@ -92,6 +92,5 @@ def run(spec: Spec, paths: list[str], opt: Options) -> Outcome:
 
 
 def spec_tokenizer(spec: Spec) -> str | None:
-    """The --tokenizer the spec passes on, if any."""
-    args = [a for a in spec.argv if isinstance(a, str)]
-    return args[args.index("--tokenizer") + 1] if "--tokenizer" in args[:-1] else None
+    """The tokenizer the run names, if any (else each recording's own)."""
+    return spec.run.get("tokenizer")

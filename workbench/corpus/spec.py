@@ -1,11 +1,11 @@
-"""What a corpus run does to every recording: one `workbench check` (or `diff`) command
-line, the same for all, with the files it names carried along.
+"""What a corpus run does to every recording: one run (a ``RunSpec`` with no recording yet),
+the same for all, as ``check`` (check's Options, and the vLLM versions) or ``diff`` (parsers
+A and B), with the files it names carried along.
 
-The command runs in a worker that may be on another machine, so the files the options
-name (tools, messages, a config, plugins) travel as their bytes with the spec and are
-written next to the recording there; the argv holds ``{"file": i}`` in their place.
-``key`` is what ``--resume`` matches on, with the recording's sha256: the mode, the
-options, the files' contents and the versions.
+A run may go to a worker on another machine (Ray), so the files its spec names by path (a
+config, plugins, an A/B config) travel as their bytes and are written next to the recording
+there (``for_recording``). ``key`` is what ``--resume`` matches on, with the recording's
+sha256: the mode, the run, the options, the files' contents and the versions.
 """
 
 from __future__ import annotations
@@ -13,49 +13,109 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from workbench.core import door, limits
+from workbench.core.prepare import RunSpec
+from workbench.errors import WorkbenchError
 
-# The forwarded options whose values are files (read here, written again in the worker).
-FILE_OPTIONS = {"tools", "messages", "request", "config", "plugin", "chat_template"}
-ALWAYS = {"fuzz"}  # passed on even at its default: the corpus's default is not check's
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
 _AT_VERSION = re.compile(r"^(.*?)(@\d[^@/]*)?$")
+CORPUS_FUZZ = 20  # check's 100 is for one stream; a corpus multiplies it
+# check's options a corpus passes on, with a corpus's defaults (its parallelism is the pool,
+# and cost profiles are timings, so neither is passed)
+CHECK_DEFAULTS = {"fuzz": CORPUS_FUZZ, "seed": 20260902, "max_chunk": 4, "holdback": 1, "shrink_budget": 5.0,
+                  "splits": "all"}
 
 
 @dataclass
 class Spec:
     mode: str  # "check" or "diff"
-    argv: list  # after `workbench MODE REC`: strings and {"file": i[, "suffix": "@0.33.0"]}
-    files: list[tuple[str, bytes]] = field(default_factory=list)  # (name, bytes) per {"file": i}
-    versions: list[str] = field(default_factory=list)  # check --vllm; [] is the installed one
-    parser: dict = field(default_factory=dict)  # the parser flags given, for the results' label
+    run: dict  # RunSpec.to_dict(), its recording None
+    options: dict = field(default_factory=dict)  # check: Options' fields; diff: {"a", "b", "api_b"}
+    files: list[tuple[str, str, bytes]] = field(default_factory=list)  # (what, file name, bytes)
+    versions: list[str] = field(default_factory=list)  # check: the vLLM versions; [] the installed one
 
     @property
     def key(self) -> str:
-        files = [{"name": n, "sha256": hashlib.sha256(b).hexdigest()} for n, b in self.files]
-        blob = json.dumps([self.mode, self.argv, files, self.versions], sort_keys=True)
+        files = [[what, name, hashlib.sha256(b).hexdigest()] for what, name, b in self.files]
+        blob = json.dumps([self.mode, _portable(self.run), self.options, files, self.versions], sort_keys=True)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
+    @property
+    def parser(self) -> dict:
+        """The parser the run names (for the results' label): {} when each recording's own."""
+        return dict(self.run.get("parser") or {})
+
     def label(self) -> str:
-        """The command line, as a person reads it (files by name)."""
+        """What runs, as a person reads it (files by name)."""
+        run = RunSpec.from_dict(self.run)
         words = [self.mode, "REC"]
-        for a in self.argv:
-            words.append(a if isinstance(a, str) else self.files[a["file"]][0] + a.get("suffix", ""))
+        if self.mode == "diff":
+            words += [f"A={self.options['a']}", f"B={self.options['b']}"]
+        elif run.parser is not None:
+            words.append(f"parser={_name(run.parser.label())}")
+        if run.tokenizer:
+            words.append(f"tokenizer={_name(run.tokenizer)}")
+        if run.request.get("tools") is not None:
+            words.append(f"tools={len(run.request['tools'])}")
+        words += [f"{k}={v}" for k, v in sorted(run.request.items()) if k not in ("tools", "messages")]
+        if run.chunking:
+            words.append(f"chunking={run.chunking}")
+        if run.api:
+            words.append(f"api={run.api}")
+        if self.mode == "check" and "fuzz" in self.options:
+            words.append(f"fuzz={self.options['fuzz']}")
         if self.versions:
-            words += ["--vllm", ",".join(self.versions)]
+            words.append("vllm=" + ",".join(self.versions))
         return " ".join(_quote(w) for w in words)
 
     def to_dict(self) -> dict:
         """JSON-safe, for a worker elsewhere (bytes as latin-1 text round-trip exactly)."""
-        return {"mode": self.mode, "argv": self.argv, "versions": self.versions, "parser": self.parser,
-                "files": [[n, b.decode("latin-1")] for n, b in self.files], "key": self.key}
+        return {"mode": self.mode, "run": self.run, "options": self.options, "versions": self.versions,
+                "files": [[w, n, b.decode("latin-1")] for w, n, b in self.files], "key": self.key}
 
     @classmethod
     def from_dict(cls, d: dict) -> Spec:
-        return cls(d["mode"], d["argv"], [(n, t.encode("latin-1")) for n, t in d["files"]],
-                   d["versions"], d.get("parser") or {})
+        return cls(d["mode"], d["run"], d.get("options") or {},
+                   [(w, n, t.encode("latin-1")) for w, n, t in d["files"]], d.get("versions") or [])
+
+    def for_recording(self, recording: str, folder: Path) -> tuple[RunSpec, dict]:
+        """(the RunSpec of ``recording``, the options) with the carried files written into
+        ``folder`` and named there."""
+        run = RunSpec.from_dict(self.run)
+        options = dict(self.options)
+        paths: dict[str, str] = {}
+        for i, (what, name, blob) in enumerate(self.files):
+            path = folder / f"f{i}" / name
+            path.parent.mkdir(parents=True)
+            path.write_bytes(blob)
+            paths[what] = str(path)
+        plugins = tuple(paths[f"plugin:{i}"] for i in range(len(run.plugins)))
+        parser = run.parser
+        if parser is not None and parser.config:
+            parser = replace(parser, config=paths["config"])
+        for side in ("a", "b"):
+            if side in paths:
+                options[side] = paths[side] + options.get(f"{side}_version", "")
+        return replace(run, recording=recording, plugins=plugins, parser=parser), options
+
+
+def _portable(run: dict) -> dict:
+    """The run without the paths of the files that travel (their contents are in the key)."""
+    out = dict(run)
+    if out.get("parser") and out["parser"].get("config"):
+        out["parser"] = dict(out["parser"], config=Path(out["parser"]["config"]).name)
+    out["plugins"] = [Path(p).name for p in out.get("plugins") or []]
+    return out
+
+
+def _name(text: str) -> str:
+    return Path(text).name if text.endswith((".toml", ".json")) or "/" in text else text
 
 
 def _quote(word: str) -> str:
@@ -67,39 +127,36 @@ def _read(path: str, what: str) -> tuple[str, bytes]:
     return Path(path).name, door.read_bytes(path, f"{what} file", max_bytes=cap)
 
 
-def _value(v) -> str:
-    return json.dumps(v) if isinstance(v, (dict, list)) else str(v)
+def build(options: Mapping[str, Any], mode: str, versions: list[str] | None = None) -> Spec:
+    """The spec from the corpus's options, by name (the CLI's flags, ``workbench.corpus(...)``'s
+    keyword arguments): the run's (core/run_options.py), check's fuzz options, diff's A and B."""
+    from workbench.core.run_options import spec_from_options
 
-
-def build(args, forwarded: list, mode: str) -> Spec:
-    """The spec from the parsed command line. ``forwarded``: the argparse actions (as
-    `add_argument` returned them) that go on to check/diff as given."""
-    spec = Spec(mode, [])
-
-    def add_file(path: str, opt: str, suffix: str = "") -> dict:
-        spec.files.append(_read(path, opt))
-        ref = {"file": len(spec.files) - 1}
-        if suffix:
-            ref["suffix"] = suffix
-        return ref
-
-    for action in forwarded:
-        value, opt = getattr(args, action.dest, None), action.option_strings[0]
-        if value is None or (value == action.default and (action.dest not in ALWAYS or mode != "check")):
-            continue
-        if action.nargs == 0:  # store_true
-            spec.argv.append(opt)
-            continue
-        for v in value if isinstance(value, list) else [value]:
-            spec.argv += [opt, add_file(v, opt) if action.dest in FILE_OPTIONS else _value(v)]
+    run = spec_from_options({k: v for k, v in options.items() if k not in ("recording", "text", "text_file",
+                                                                            "deltas")})
+    files: list[tuple[str, str, bytes]] = []
+    if run.parser is not None and run.parser.config:
+        files.append(("config", *_read(run.parser.config, "--config")))
+    for i, plugin in enumerate(run.plugins):
+        files.append((f"plugin:{i}", *_read(plugin, "--plugin")))
     if mode == "diff":
-        for opt, text in (("--a", args.a), ("--b", args.b)):
-            body, suffix = _AT_VERSION.match(text.strip()).groups()
+        opts: dict = {"api_b": options.get("api_b")}
+        for side in ("a", "b"):
+            body, version = _AT_VERSION.match(str(options[side]).strip()).groups()
             if body.endswith(".toml"):
-                spec.argv += [opt, add_file(body.removeprefix("config:"), opt, suffix or "")]
-            else:
-                spec.argv += [opt, text.strip()]
-    spec.parser = {k: getattr(args, k, None) for k in ("tool_parser", "reasoning_parser")}
-    if getattr(args, "config", None):
-        spec.parser["config"] = Path(args.config).name
-    return spec
+                files.append((side, *_read(body.removeprefix("config:"), f"--{side}")))
+                opts[f"{side}_version"] = version or ""
+            opts[side] = str(options[side]).strip()
+    else:
+        opts = {k: options[k] if options.get(k) is not None else v for k, v in CHECK_DEFAULTS.items()}
+        if opts["fuzz"] < 0 or opts["max_chunk"] < 1 or opts["holdback"] < 0:
+            raise WorkbenchError("--fuzz and --holdback must be >= 0, --max-chunk >= 1")
+        if options.get("frontend"):
+            opts["frontend"] = options["frontend"]
+    if run.chunking:
+        from workbench.core.deltas import parse_chunking
+
+        parse_chunking(run.chunking)
+    return Spec(mode, run.to_dict(), opts, files, list(versions or []))
+
+

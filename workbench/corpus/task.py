@@ -1,18 +1,16 @@
 """One recording of a corpus: the worker side, from its bytes to its results line.
 
-``run(spec, path, sha256, data)`` writes the recording (and the spec's files) into a
-fresh temporary folder, runs `workbench check REC ... --json` (or `diff`) in this
-process, as a person would on that file, and returns one JSON-safe line. It never
-raises for a recording: bad input is the command's own one-line message in
-``error``, and anything else (a bug) its type, message and traceback, so one
-recording never stops the run. The first call in a process imports vLLM; every
-later one reuses it, and ``--vllm`` lanes stay up between calls.
+``run(spec, path, sha256, data)`` writes the recording (and the files the spec carries) into
+a fresh temporary folder, runs check (or diff) on it through the core, as `workbench check`
+would (``check.on_spec``: the run prepared from its ``RunSpec``), and returns one JSON-safe
+line that carries that RunSpec. It never raises for a recording: bad input is its one-line
+message in ``error``, and anything else (a bug) its type, message and traceback, so one
+recording never stops the run. The first call in a process imports vLLM; every later one
+reuses it, and ``--vllm`` lanes stay up between calls.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import os
 import socket
 import tempfile
@@ -22,21 +20,16 @@ from pathlib import Path
 
 from workbench.core import door
 from workbench.corpus.spec import Spec
-from workbench.errors import WorkbenchError
-
-# check's own settings for a corpus: the pool is the parallelism; cost profiles are timings.
-CHECK_FIXED = ["--jobs", "1", "--no-cost", "--json"]
-NOTE = ": note: "
+from workbench.errors import LaneFailed, WorkbenchError
 
 
 def run(spec: dict | Spec, path: str, sha256: str, data: bytes) -> dict:
     t0 = time.perf_counter()
     spec = spec if isinstance(spec, Spec) else Spec.from_dict(spec)
     line = {"path": path, "sha256": sha256, "spec": spec.key, "mode": spec.mode, **_header_info(data, spec),
-            "error": None, "error_kind": None}
+            "run": dict(spec.run, recording=path), "error": None, "error_kind": None}
     try:
-        rc, out, err, names = _command(spec, path, data)
-        line.update(_parse(spec, rc, out, err, names))
+        line.update(_run(spec, path, data))
     except Exception as e:  # a bug, not a bad recording: kept with its traceback, the run goes on
         line.update(error=f"{type(e).__name__}: {e}", error_kind="exception", traceback=traceback.format_exc())
     line["seconds"] = round(time.perf_counter() - t0, 4)
@@ -47,38 +40,62 @@ def run(spec: dict | Spec, path: str, sha256: str, data: bytes) -> dict:
 def error_line(spec: Spec, path: str, sha256: str | None, error: str, kind: str, data: bytes = b"") -> dict:
     """The results line of a recording that never ran (unreadable, or its worker died)."""
     return {"path": path, "sha256": sha256, "spec": spec.key, "mode": spec.mode, **_header_info(data, spec),
-            "exit_code": None, "notes": [], "error": error, "error_kind": kind, "seconds": 0.0, "worker": None}
+            "run": dict(spec.run, recording=path), "exit_code": None, "notes": [], "error": error,
+            "error_kind": kind, "seconds": 0.0, "worker": None}
 
 
-def _command(spec: Spec, path: str, data: bytes) -> tuple[int, str, str, dict]:
-    from workbench.cli import main
-
+def _run(spec: Spec, path: str, data: bytes) -> dict:
     with tempfile.TemporaryDirectory(prefix="wb-corpus-") as tmp:
         rec = Path(tmp) / (Path(path).name or "recording.jsonl")
         rec.write_bytes(data)
-        names = {str(rec): path}  # temporary path -> the name a person knows, for messages
-        written: dict[int, Path] = {}
-        argv = [spec.mode, str(rec)]
-        for a in spec.argv:
-            if isinstance(a, str):
-                argv.append(a)
-                continue
-            i = a["file"]
-            if i not in written:
-                name, blob = spec.files[i]
-                written[i] = Path(tmp) / f"f{i}" / name
-                written[i].parent.mkdir()
-                written[i].write_bytes(blob)
-                names[str(written[i])] = name
-            argv.append(str(written[i]) + a.get("suffix", ""))
-        if spec.mode == "check":
-            argv += CHECK_FIXED + (["--vllm", ",".join(spec.versions)] if spec.versions else [])
-        else:
-            argv.append("--json")
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(argv)
-    return rc, out.getvalue(), err.getvalue(), names
+        names = {str(rec): path} | {str(Path(tmp) / f"f{i}" / n): n for i, (_, n, _) in enumerate(spec.files)}
+        run_spec, options = spec.for_recording(str(rec), Path(tmp))
+        try:
+            got = _diff(run_spec, options) if spec.mode == "diff" else _check(run_spec, options, spec.versions)
+        except WorkbenchError as e:  # bad input: its one line, as the command prints it
+            return {"exit_code": 2, "notes": [], "error": _rename(str(e), names) or "exit code 2",
+                    "error_kind": "input"}
+        except LaneFailed as e:  # a bug inside a lane
+            return {"exit_code": e.exit_code, "notes": [], "error": _rename(str(e), names), "error_kind": "exception"}
+    got["notes"] = [_rename(n, names) for n in got["notes"]]
+    return got
+
+
+def _check(run_spec, options: dict, versions: list[str]) -> dict:
+    from workbench.check.on_spec import check_spec
+    from workbench.check.suite import Options
+    from workbench.check.version_matrix import exit_code, reports_of, table
+
+    shrink = options.get("shrink_budget", 5.0)
+    opts = Options(**{k: v for k, v in options.items() if k not in ("shrink_budget", "frontend")},
+                   shrink_budget_s=max(shrink, 0.1), text_budget_s=shrink, cost=False, jobs=1)
+    if len(versions) > 1 or (versions and not _installed(versions[0])):
+        reports = reports_of(run_spec, opts, versions)
+        code = max(exit_code(r, False) for r in reports.values())
+        if len(versions) == 1:
+            return {"exit_code": code, "notes": []} | check_summary(reports[versions[0]], versions)
+        report = {"versions": versions, "findings": table(reports, versions), "reports": reports}
+        return {"exit_code": code, "notes": []} | check_summary(report, versions)
+    report, notes = check_spec(run_spec, opts, options.get("frontend"))
+    return {"exit_code": report.exit_code(), "notes": notes} | check_summary(report.to_dict(), versions)
+
+
+def _diff(run_spec, options: dict) -> dict:
+    from workbench.check.on_spec import diff_spec, parse_side
+
+    try:
+        a, b = parse_side(options["a"]), parse_side(options["b"])
+    except ValueError as e:
+        raise WorkbenchError(f"--a/--b: {e}") from None
+    result, notes = diff_spec(run_spec, a, b, options.get("api_b"))
+    errors = result.a.errors + result.b.errors
+    return {"exit_code": 1 if errors else 0, "notes": notes, "diff": diff_summary(result.to_dict())}
+
+
+def _installed(version: str) -> bool:
+    from workbench.lanes import versions
+
+    return versions.is_installed(version)
 
 
 def _rename(text: str, names: dict) -> str:
@@ -87,33 +104,16 @@ def _rename(text: str, names: dict) -> str:
     return text
 
 
-def _parse(spec: Spec, rc: int, out: str, err: str, names: dict) -> dict:
-    err = _rename(err, names)
-    lines = [ln.strip() for ln in err.splitlines() if ln.strip()]
-    notes = [ln.split(NOTE, 1)[1] for ln in lines if NOTE in ln and ln.startswith("workbench ")]
-    got = {"exit_code": rc, "notes": notes}
-    if rc == 2:  # bad input: the command's one line
-        last = next((ln for ln in reversed(lines) if ": error: " in ln), lines[-1] if lines else "")
-        return got | {"error": last.split(": error: ", 1)[-1] or "exit code 2", "error_kind": "input"}
-    try:
-        report = door.parse_json(out, f"workbench {spec.mode} --json")
-    except WorkbenchError:
-        return got | {"error": f"{spec.mode} printed no JSON (exit code {rc})", "error_kind": "exception"}
-    if spec.mode == "diff":
-        return got | {"diff": diff_summary(report)}
-    return got | check_summary(report, spec)
-
-
-def check_summary(report: dict, spec: Spec) -> dict:
-    """{"versions": {v: check --json's report, timings out}, "changes": fixed in / new in rows}."""
+def check_summary(report: dict, versions: list[str]) -> dict:
+    """{"versions": {v: check's report, timings out}, "changes": fixed in / new in rows}."""
     from workbench.core.vllm_version import vllm_version
 
-    if "reports" in report:  # several versions: lanes/check_matrix.py's JSON
-        versions = {v: _report(report["reports"][v]) for v in report["versions"]}
+    if "reports" in report:  # several versions: check.version_matrix's table
+        out = {v: _report(report["reports"][v]) for v in report["versions"]}
         changes = [{"kind": r["kind"], "field": r["field"], "note": r["note"],
                     "in": {v: f is not None for v, f in r["in"].items()}} for r in report["findings"]]
-        return {"versions": versions, "changes": changes}
-    version = spec.versions[0] if spec.versions else vllm_version()
+        return {"versions": out, "changes": changes}
+    version = versions[0] if versions else vllm_version()
     return {"versions": {version: _report(report)}, "changes": []}
 
 
@@ -140,7 +140,7 @@ def _header_info(data: bytes, spec: Spec) -> dict:
     except (WorkbenchError, UnicodeDecodeError):  # the command's own error line says why
         head = None
     head = head if isinstance(head, dict) else {}
-    given = {k: v for k, v in spec.parser.items() if v}
+    given = {k: spec.parser.get(k) for k in ("tool_parser", "reasoning_parser", "config") if spec.parser.get(k)}
     recorded = head.get("parser") if isinstance(head.get("parser"), dict) else {}
     src = given or recorded
     if src.get("config"):

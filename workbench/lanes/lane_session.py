@@ -23,9 +23,25 @@ from workbench.lanes import lane as lanes, versions
 from workbench.lanes.wire import wire_delta
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+
+    from workbench.core.chunking import GivenDeltas
+    from workbench.core.prepare import Prepared, RunSpec
 
 _IDS = itertools.count(1)
+
+
+def prepare(spec: RunSpec, progress: Callable[[str, float | None], None] | None = None, **kw) -> Prepared:
+    """``core.prepare.prepare`` whose session runs in ``spec.vllm``'s lane (the installed
+    vLLM: in this process); ``progress(message, fraction)`` hears the lane start."""
+    from workbench.core.prepare import prepare as prepare_here
+
+    if versions.is_installed(spec.vllm):
+        return prepare_here(spec, **kw)
+    version = versions.check(spec.vllm)
+    lane = lanes.get(version, progress=progress) if progress else lanes.get(version)
+    return prepare_here(spec, sessions=lambda setup, prompt_ids: LaneSession(setup, version, prompt_ids, lane=lane),
+                        **kw)
 
 
 def session_for(setup: Setup, version: str | None = None, prompt_token_ids: Sequence[int] | None = None):
@@ -106,6 +122,11 @@ class LaneSession:
         out = self.lane.call("deltas_from_text", sid=self.sid, text=text, chunking=chunking,
                              finish_reason=finish_reason)
         return [Delta.from_dict(d) for d in out["deltas"]]
+
+    def deltas_from_given(self, given: GivenDeltas, finish_reason: str = "stop") -> tuple[list[Delta], list[str]]:
+        out = self.lane.call("deltas_from_given", sid=self.sid, texts=given.texts, ids=given.ids,
+                             finish_reason=finish_reason)
+        return [Delta.from_dict(d) for d in out["deltas"]], out["notes"]
 
     def regroup(self, deltas: list[Delta], chunking: str) -> list[Delta]:
         out = self.lane.call("regroup", sid=self.sid, deltas=[d.to_dict() for d in deltas], chunking=chunking)

@@ -7,9 +7,9 @@ vLLM prints can corrupt the protocol). Requests: ``{"op": ..., **args}``;
 answers: ``{"ok": true, **result}`` or ``{"ok": false, "error": "...",
 "kind": "WorkbenchError"|"exception", "traceback": "..."}``.
 
-Ops: setup (a Session), deltas_from_text, regroup, start/feed/finish (one stream,
-rows per feed), replay (a whole Result), parsers, pytest (tests run against this
-lane's vLLM). The worker runs the core only; whole `workbench` commands run in
+Ops: setup (a Session), deltas_from_text, deltas_from_given, regroup, start/feed/finish (one stream,
+rows per feed), replay (a whole Result), check and doctor (a ``RunSpec.to_dict()``: its report),
+parsers, pytest (tests run against this lane's vLLM). The worker runs the core only; whole `workbench` commands run in
 ``workbench.cli.in_lane``, this worker plus a ``cli`` op.
 
 A feed answers in lines of ``FEED_BATCH`` rows, written as they are made. Between two
@@ -89,6 +89,13 @@ class Worker:
         ds = self._session(sid).deltas_from_text(text, chunking, finish_reason=finish_reason)
         return {"deltas": [d.to_dict() for d in ds]}
 
+    def op_deltas_from_given(self, sid: str, texts: list | None = None, ids: list | None = None,
+                             finish_reason: str = "stop") -> dict:
+        from workbench.core.chunking import GivenDeltas
+
+        ds, notes = self._session(sid).deltas_from_given(GivenDeltas(texts, ids), finish_reason)
+        return {"deltas": [d.to_dict() for d in ds], "notes": notes}
+
     def op_regroup(self, sid: str, deltas: list, chunking: str) -> dict:
         from workbench.core.deltas import Delta
 
@@ -150,6 +157,22 @@ class Worker:
     def op_nonstream(self, sid: str, text: str, token_ids: list, finish_reason: str = "stop") -> dict:
         return {"nonstream": self._session(sid).nonstream(text, token_ids, finish_reason).to_dict()}
 
+    # -- runs from a RunSpec: check's version matrix, the doctor's "fixed in" ------------------
+    def op_check(self, spec: dict, options: dict | None = None) -> dict:
+        from workbench.check.on_spec import check_spec
+        from workbench.check.suite import Options
+        from workbench.core.prepare import RunSpec
+
+        report, notes = check_spec(RunSpec.from_dict(spec), Options(**(options or {})))
+        return {"report": _plain(report.to_dict()), "notes": notes}
+
+    def op_doctor(self, spec: dict) -> dict:
+        from workbench.check.on_spec import diagnose_spec
+        from workbench.core.prepare import RunSpec
+
+        done = diagnose_spec(RunSpec.from_dict(spec))
+        return {"report": _plain(done.report.to_dict()), "notes": done.notes}
+
     # -- whole commands ------------------------------------------------------------------
     def op_parsers(self) -> dict:
         from workbench.core.parsers import parser_table
@@ -197,7 +220,7 @@ class _Outcomes:
 
 
 def setup_from_dict(d: dict):
-    """lanes.session.setup_dict's output back into a core.session.Setup."""
+    """lanes.lane_session.setup_dict's output back into a core.session.Setup."""
     from dataclasses import fields
 
     from workbench.core.parsers import ParserSpec

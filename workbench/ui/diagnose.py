@@ -24,28 +24,42 @@ REPORT_NAME = "workbench_bug.md"  # the download's names: the report and its tes
 TEST_NAME = "test_workbench_bug.py"
 
 
-def cli_argv(i: Inputs, files: dict[str, str], text: str, grouping: str | None) -> list[str]:
-    """`workbench doctor`'s arguments for these settings; ``files`` names where the script
-    text, tools, messages and editor config are (written there by ``write_inputs``)."""
+def doctor_options(i: Inputs, files: dict[str, str], grouping: str | None) -> dict[str, Any]:
+    """`workbench doctor`'s options for these settings, by the flags' names (a RunSpec's
+    ``spec_from_options``); ``files`` names where the script text, tools, messages and editor
+    config are (written there by ``write_inputs``)."""
     from workbench.ui.inputs import resolve
 
-    argv = [str(resolve(i.recording))] if i.source == "recording" and i.recording else ["--text-file", files["text"]]
-    argv += ["--tokenizer", i.tokenizer]
+    o: dict[str, Any] = ({"recording": str(resolve(i.recording))} if i.source == "recording" and i.recording
+                         else {"text_file": files["text"]})
+    o["tokenizer"] = i.tokenizer
     if i.config_text is not None:
-        argv += ["--config", files["config"]]
+        o["config"] = files["config"]
     elif i.config:
-        argv += ["--config", str(resolve(i.config))]
+        o["config"] = str(resolve(i.config))
     else:
-        argv += ["--tool-parser", i.tool_parser or "none"] + (["--reasoning-parser", i.reasoning_parser]
-                                                              if i.reasoning_parser else [])
+        o["tool_parser"] = i.tool_parser or "none"
+        if i.reasoning_parser:
+            o["reasoning_parser"] = i.reasoning_parser
     if i.source != "recording":
-        argv += ["--messages", files["messages"]] + (["--tools", files["tools"]] if i.tools is not None else [])
+        o["messages"] = files["messages"]
+        if i.tools is not None:
+            o["tools"] = files["tools"]
         if i.tool_choice:
-            argv += ["--tool-choice", i.tool_choice]
+            o["tool_choice"] = i.tool_choice
     if i.api != "chat":
-        argv += ["--api", i.api]
+        o["api"] = i.api
     chunking = grouping or (i.chunking if i.chunking != "token" else None)
-    return argv + (["--chunking", chunking] if chunking else [])
+    return o | ({"chunking": chunking} if chunking else {})
+
+
+def cli_argv(options: dict[str, Any]) -> list[str]:
+    """The command line that gives ``options`` (a report's "Reproduce" line)."""
+    argv = [options["recording"]] if "recording" in options else []
+    for name, value in options.items():
+        if name != "recording":
+            argv += [f"--{name.replace('_', '-')}", str(value)]
+    return argv
 
 
 def write_inputs(folder: Path, i: Inputs, text: str) -> dict[str, str]:
@@ -82,10 +96,12 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
             from workbench.lanes.asked import attach
 
             rt.status("asking the other vLLM versions whether they still show it…", None)
-            attach(report.parser_causes(), ["doctor", *cli_argv(i, files, text, grouping), "--json"],
+            from workbench.core.run_options import spec_from_options
+
+            attach(report.parser_causes(), spec_from_options(doctor_options(i, files, grouping)),
                    lambda message: rt.status(message, None))
     shown = {k: Path(v).name for k, v in files.items()}
-    extra = bundle(report, cli_argv(i, shown, text, grouping))
+    extra = bundle(report, cli_argv(doctor_options(i, shown, grouping)))
     s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
     head = report.causes[0] if report.causes else None
     line = f"diagnose: {head.cls}: {head.summary}" if head else "diagnose: nothing wrong found"

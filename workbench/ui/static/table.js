@@ -16,7 +16,7 @@
 // ({kind: "clipboard"}) on the clipboard; {kind: "download"} saves a file. Tables with
 // the same `group` scroll together. `legend` is [[class, label, seen key], ...]: an entry
 // shows once a record on screen has its key. A page without a kernel (the corpus report)
-// draws its tables with this same `render` over a stand-in model (workbench/ui/page_table.py).
+// draws its tables with this same `render` over a stand-in model (workbench/pages/page_table.py).
 // `flow` (a small table: the finals, the row detail's tokens): every row in the DOM, as tall
 // as its values wrapped (between words, never inside one), instead of one virtualised line.
 

@@ -17,7 +17,7 @@ from pathlib import Path
 from workbench.core.rows import Column
 from workbench.core.writing import html as web
 
-STATIC = Path(__file__).parent / "static"
+STATIC = Path(__file__).resolve().parents[1] / "ui" / "static"  # the widget's own table.js / table.css
 
 # the anywidget model's part that table.js reads, over records already in the page
 BOOT = """
