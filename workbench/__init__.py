@@ -1,7 +1,6 @@
 """Parser workbench: see every delta vLLM's reasoning and tool parsers produce.
 
     errors.py     WorkbenchError: bad input, one line (CLI exit 2; 1 for parser failures)
-    demo.py       `make demo`: the seed example stepped on the embedded engine
     __main__.py   `python -m workbench` runs the CLI
     core/         the widget-free core (never imports ipywidgets/IPython; vLLM imported lazily)
     engine/       one in-process v1 LLMEngine stepped into rows
@@ -10,6 +9,7 @@
     capture/      a real (maybe hostile) server's stream as a recording
     rustfe/       vLLM's Rust frontend (vllm-rs from a lane's wheel) beside the Python one
     corpus/       `workbench corpus`: every recording under folders, on a pool or Ray
+    pages/        widget-free HTML: the table component in a page without a kernel
     ui/           the notebook layer (ipywidgets, the anywidget table)
     cli/          the `workbench` command
 

@@ -14,4 +14,4 @@ def doctor(run_cli, *argv):
 def _installed() -> str:
     from workbench.lanes.versions import installed
 
-    return installed()  # the installed version only: no lane (tests/test_lanes.py has the lanes)
+    return installed()  # the installed version only: no lane (tests/lanes/test_lane.py has the lanes)

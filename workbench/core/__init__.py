@@ -5,7 +5,7 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
 
     env.py             offline + in-process env defaults, set before vLLM loads
     deferred.py        imports whose start-up work may never be used, done on first use
-    versions.py        the installed vLLM version (in every recording header)
+    vllm_version.py    the installed vLLM version (in every recording header)
     door.py            the one reading door: every input opened here (regular files, byte/line caps, UTF-8)
     door_parse.py      the door's parsing half: JSON/TOML depth and digits capped, no NaN, no lone surrogate
     door_value.py      the door for a value handed over in memory: no cycle, depth and entries capped, JSON types
@@ -24,10 +24,13 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     machine.py         read-only view of the parser: Phase, Event, engine states, graph / machines_of
     rows.py            the typed Row, StreamRow, and the one column schema (to_frame, CLI table, widget)
     messages.py        the message model: MessageDelta, Final, Accumulator, Difference (stdlib only)
+    prepare.py         RunSpec (a run as data) -> prepare() -> Prepared: the one way in for every front end
+    run_options.py     the shared options by name (flags, keywords) -> a RunSpec, files through the door
     session.py         Session(Setup): compose + adjust_request + prompt once; replay(deltas) -> Result
     recording.py       JSONL recordings: validated streaming load, a writer held to the loader's rules
-    open_recording.py  open_recording(path, Given): parse once, check the tokenizer, pick the parser, notes
+    open_recording.py  read_recording(path, Given): parse once, check the tokenizer, pick the parser, notes
     truth.py           what a recording is checked against: its tokenizer and its ids
+    clip.py            the one clipped repr for one-line messages
     secrets.py         secrets read this run and the one scrubber every output goes through
     writing/           the writing door: each medium's encoder (terminal, JSON, Markdown, HTML, Python)
     outputs.py         every file written for the user: refused if it exists without force; strict JSON

@@ -3,10 +3,11 @@ local process pool or on Ray, writes one results line per recording as it finish
 and reports findings by kind, fixed in / new in per vLLM version.
 
 ``workbench.corpus(paths, ...)`` in a notebook is this package called: it runs the same
-command, shows the report and returns a DataFrame (notebook.py).
+spec, shows the report and returns a DataFrame (notebook.py). Every recording runs
+through the core (``check.on_spec`` on a ``RunSpec``), never the command line.
 
     files.py        which recordings a run covers (folders, files, globs; each once, stable order)
-    spec.py         what every recording gets: one check (or diff) command and the files it names; the --resume key
+    spec.py         what every recording gets: one RunSpec and check's (or diff's) options, the files; the --resume key
     task.py         one recording, the worker side: its bytes -> its results line
     run.py          a run: find, skip what --resume has, run on the pool or Ray, write each line
     pool.py         the local process pool (forked workers, one recording each at a time)
@@ -14,8 +15,7 @@ command, shows the report and returns a DataFrame (notebook.py).
     results.py      the results file: one JSON line per recording, flushed
     progress.py     done / total, findings so far, rate, ETA
     summary.py      the report as data: findings by kind x version, smallest examples, errors
-    terminal.py     the report in a terminal
-    html.py         the report as one self-contained page (its tables: ui/page_table.py)
+    html.py         the report as one self-contained page (its tables: pages/page_table.py)
     notebook.py     workbench.corpus(...): progress bar and report in the cell, a DataFrame back
     synth.py        --synth N -o DIR: recordings to try a run on
     scenarios.py    model output in each family's own markup, for synth and tests

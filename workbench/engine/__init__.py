@@ -2,7 +2,7 @@
 
 Importing this package is cheap: vLLM and torch load when an engine is built.
 
-    build.py        EngineSpec, checked before it is built; the one engine per process
+    instance.py     EngineSpec, checked before it is built; the one engine per process
     tiny_model.py   the embedded default: a tiny random-weight model for a chosen tokenizer
     script.py       a script: the exact token ids the engine is forced to emit
     scripted.py     those ids forced through a v1 logits processor

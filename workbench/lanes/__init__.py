@@ -14,8 +14,9 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     process.py    a lane: the worker subprocess, its requests, Stream (send / take / cancel)
     lane.py       this process's lanes, one per version (get): a warm lane's worker, or one of its own
     warm.py       warm lanes: a server per version kept after a command (cli/warm_server.py), the user's socket
-    session.py    LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop)
-    diff.py       A/B across versions: hermes+qwen3@0.32.0 vs hermes+qwen3@0.33.0
+    lane_session.py  LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop);
+                  prepare(spec) with the session in spec.vllm's lane
+    version_diff.py  A/B across versions: hermes+qwen3@0.32.0 vs hermes+qwen3@0.33.0
     lane_ui.py    what the widget needs from lanes (widget-free): a session, the picker's choices
     asked.py      is a parser cause fixed in another vLLM? doctor's question to the other lanes
 """

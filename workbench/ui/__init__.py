@@ -13,7 +13,7 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     tools.py        * Check, the minimal grouping and text, A/B, Save, Export on the stream on screen
     diagnose.py     * doctor on the stream on screen, its report and test; workbench.doctor(...)
     views.py        * what each line says: status, settings title, banner, verdicts, check counts, Help
-    truth.py        * the what-runs line: parser class and origin, vLLM, API, stream
+    what_runs.py    * the what-runs line: parser class and origin, vLLM, API, stream
     inputs.py       * what the controls say, as plain data: Inputs -> Setup; Workbench(...)'s checks
     sources.py      * where a widget's rows come from (widget-free adapters)
     engine_adapter.py * each widget's own EngineStepper behind the source shape
@@ -22,7 +22,6 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     final.py        * stream vs non-stream final fields, first divergent step; FIELD_COLUMNS
     faces_view.py   * a row's events on the picked API; every API's final beside its body
     ab_apis.py      * the sides of an A/B over two APIs, compared by core.diff; a spec's label
-    page_table.py   * the table component without a kernel (corpus/html.py): table.js/css inlined
     widget.py         Workbench: the panels, one Controller, the notebook methods
     wiring.py         every control sends an action to the controller
     screen.py         draws a state: each panel from its part of the state, only where it changed

@@ -12,7 +12,7 @@ a ``Face`` adds that API's events, per row and in order.
     bodies.py     a request in each API's own shape <-> RequestSpec, through vLLM's converters
     responses.py  /v1/responses, the simple path: SimpleStreamingEventProcessor events, the body
     harmony.py    /v1/responses for gpt-oss: HarmonyContext and the Harmony emitters, channels per row
-    messages.py   /v1/messages: message_stream_converter driven in-process, messages_full_converter
+    anthropic.py  /v1/messages: message_stream_converter driven in-process, messages_full_converter
     clients.py    the openai / anthropic SDKs' accumulators over the predicted SSE
     finals.py     what a client holds at the end, per API, as a Final and as blocks
     visible.py    what each API's client receives per row, in one shape (two APIs compare)

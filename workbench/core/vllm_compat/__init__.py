@@ -16,13 +16,13 @@ Versions (the workbench calls only what 0.32 and 0.33 share):
   ``EngineCoreRequest`` as ``AsyncLLM.add_request`` does (for engine/stepper.py).
 Other versions run in lanes (workbench/lanes/); tests/core/test_vllm_compat.py runs there too.
 
-By concept: ``seam`` (the lists, ``read``, ``wrap``, ``CompatError``), ``parsers`` (a
+By concept: ``seam`` (the lists, ``read``, ``wrap``, ``CompatError``), ``parser_state`` (a
 parser instance's machines, Harmony channels and stream state), ``engine`` (the engine
 core's structured-output manager and the in-process LLMEngine's parts), ``faces`` (the
 API faces' serving layers). Callers import this package (``compat.X``), never a part.
 
     seam.py      the lists (PRIVATE, WRAPPED, SET, ENGINE), read / wrap, CompatError
-    parsers.py   a parser instance's machines, Harmony channels and stream state
+    parser_state.py  a parser instance's machines, Harmony channels and stream state
     engine.py    the engine core's structured-output manager; the LLMEngine's parts for one request
     faces.py     the API faces' serving layers where a version differs
 """

@@ -13,5 +13,5 @@ html.py       a page: text and attributes escaped, JSON inside ``<script>`` with
 python.py     generated Python (exported tests): values as literals, comments and
               docstrings that cannot close, the file parsed with ``ast`` before it is written
 
-``tests/test_writing_door.py`` checks with ``ast`` that nothing else writes for a person.
+``tests/core/writing/test_door.py`` checks with ``ast`` that nothing else writes for a person.
 """

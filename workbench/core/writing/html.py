@@ -1,4 +1,4 @@
-"""Text for an HTML page (the corpus report, a page's tables: ``ui/page_table.py``).
+"""Text for an HTML page (the corpus report, a page's tables: ``pages/page_table.py``).
 
 ``text`` is a value in an element or an attribute (quotes escaped too; bidi controls
 shown escaped, since a browser reorders text by them). ``script_json`` is data inside a

@@ -1,7 +1,7 @@
 """The writing door (core/writing/): every text written for a person passes the encoder
 of its medium. The encoders are checked on hostile values; an ``ast`` scan checks that
 nothing in workbench/ writes to a terminal, a report, a page or generated Python past
-them (as tests/test_door.py does for reading)."""
+them (as tests/core/test_door.py does for reading)."""
 
 from __future__ import annotations
 
@@ -141,7 +141,7 @@ def test_python_that_does_not_parse_is_never_returned():
 
 
 # -- nothing writes for a person past the door (ast) --------------------------------------
-ROOT = Path(__file__).resolve().parents[1] / "workbench"
+ROOT = Path(__file__).resolve().parents[3] / "workbench"
 DOOR = "core/writing/"
 STREAMS = {"sys.stdout", "sys.stderr", "sys.__stdout__", "sys.__stderr__"}
 TEMPLATED = {"say": 0, "line": 0, "markup": 0, "progress": 1}  # door function -> its template's position
