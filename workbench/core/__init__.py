@@ -24,7 +24,8 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     machine.py         read-only view of the parser: Phase, Event, engine states, graph / machines_of
     rows.py            the typed Row, StreamRow, and the one column schema (to_frame, CLI table, widget)
     messages.py        the message model: MessageDelta, Final, Accumulator, Difference (stdlib only)
-    prepare.py         RunSpec (a run as data) -> prepare() -> Prepared: the one way in for every front end
+    run_spec.py        RunSpec: a run as data (to_dict / from_dict), what every front end translates into
+    prepare.py         prepare(RunSpec) -> Prepared (session, deltas, recording, notes): the one way in
     run_options.py     the shared options by name (flags, keywords) -> a RunSpec, files through the door
     session.py         Session(Setup): compose + adjust_request + prompt once; replay(deltas) -> Result
     recording.py       JSONL recordings: validated streaming load, a writer held to the loader's rules

@@ -1,4 +1,5 @@
-"""One way in: a run as data (``RunSpec``), and ``prepare(spec)``, which makes it ready.
+"""One way in: a run as data (``RunSpec``, core/run_spec.py), and ``prepare(spec)``, which
+makes it ready.
 
 Every front end only translates its own inputs into a ``RunSpec``: the CLI its flags
 (files read through the door first), the widget its arguments and pickers,
@@ -13,11 +14,12 @@ its delta texts are checked with.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field, fields, replace
-from typing import TYPE_CHECKING, Any, Protocol
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Protocol
 
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
+from workbench.core.run_spec import FLAGS, RunSpec
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -28,83 +30,6 @@ if TYPE_CHECKING:
     from workbench.core.messages import Final
     from workbench.core.recording import Recording
     from workbench.core.session import Result, Session, Setup
-
-# The RequestSpec fields a run may set over the recording's (or the default) request.
-REQUEST_FIELDS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "parallel_tool_calls", "max_tokens")
-
-
-@dataclass(frozen=True)
-class RunSpec:
-    """What to run, as plain data. Exactly one source: ``text``, ``recording`` (a path) or
-    ``deltas`` (texts or token-id lists, each one delta; with ``text`` they must join to it).
-    ``None`` leaves a setting to the recording (or the default)."""
-
-    text: str | None = None
-    recording: str | None = None
-    deltas: tuple[Any, ...] | None = None
-    tokenizer: str | None = None  # a built-in name or a folder; None: the recording's, else qwen3
-    parser: ParserSpec | None = None  # None: the recording's own (a text: no parser)
-    request: dict[str, Any] = field(default_factory=dict)  # REQUEST_FIELDS this run sets
-    request_body: dict[str, Any] | None = None  # a whole request in ``api``'s shape (--request)
-    api: str | None = None  # chat, responses, messages; None: the recording's, else chat
-    plugins: tuple[str, ...] = ()
-    allow_callables: tuple[str, ...] = ()
-    chat_template: str | None = None  # a --chat-template FILE's text
-    chat_template_file: str | None = None  # its path (the header keeps its name and sha256)
-    trust_template: bool = False
-    chunking: str | None = None  # a --chunking name; None: the recording's deltas, a text's tokens
-    finish_reason: str | None = None  # how a text ends (stop by default)
-    force: bool = False  # another tokenizer, or text its ids disown: a note, not a refusal
-    vllm: str | None = None  # a lane's version; None: the installed vLLM
-
-    def __post_init__(self) -> None:
-        given = [n for n in ("text", "recording") if getattr(self, n) is not None]
-        if len(given) > 1:
-            raise WorkbenchError("give a recording or --text/--text-file, not both")
-        if self.recording is not None and self.deltas is not None:
-            raise WorkbenchError("give a recording or --deltas, not both")
-        if self.deltas is not None and self.chunking:
-            raise WorkbenchError("--deltas gives the grouping itself: drop --chunking")
-        unknown = set(self.request) - set(REQUEST_FIELDS)
-        if unknown:
-            raise WorkbenchError(f"run spec: unknown request field(s) {', '.join(sorted(unknown))}")
-
-    @property
-    def source(self) -> str:
-        """'recording', 'deltas', 'text' or '' (nothing to run)."""
-        return ("recording" if self.recording is not None else "deltas" if self.deltas is not None
-                else "text" if self.text is not None else "")
-
-    def to_dict(self) -> dict:
-        """JSON-safe; ``from_dict`` gives back an equal spec."""
-        d = asdict(self)
-        d["parser"] = self.parser.to_dict() if self.parser is not None else None
-        for name in ("deltas", "plugins", "allow_callables"):
-            if d[name] is not None:
-                d[name] = [list(v) if isinstance(v, (list, tuple)) else v for v in d[name]]
-        return d
-
-    @classmethod
-    def from_dict(cls, data: dict) -> RunSpec:
-        if not isinstance(data, dict):
-            raise WorkbenchError("run spec: expected a JSON object")
-        known = {f.name for f in fields(cls)}
-        unknown = set(data) - known
-        if unknown:
-            raise WorkbenchError(f"run spec: unknown field(s) {', '.join(sorted(unknown))}")
-        kw = dict(data)
-        if kw.get("parser") is not None:
-            kw["parser"] = ParserSpec(**kw["parser"])
-        if kw.get("deltas") is not None:
-            kw["deltas"] = tuple(tuple(d) if isinstance(d, list) else d for d in kw["deltas"])
-        for name in ("plugins", "allow_callables"):
-            kw[name] = tuple(kw.get(name) or ())
-        kw["request"] = dict(kw.get("request") or {})
-        return cls(**kw)
-
-    def with_(self, **changes: Any) -> RunSpec:
-        return replace(self, **changes)
-
 
 class Replayer(Protocol):
     """What a session offers, in this process (``core.session.Session``) or in a lane
@@ -251,7 +176,7 @@ def _api(spec: RunSpec, header: dict | None) -> tuple[str, dict | None]:
     api = spec.api or recorded
     if spec.request_body is not None and api != "chat":
         if spec.request:
-            given = [f"--{f.replace('_', '-')}" for f in spec.request]
+            given = [FLAGS.get(f, f"--{f.replace('_', '-')}") for f in spec.request]
             raise WorkbenchError(f"--request holds the whole {api} request: give {', '.join(given)} in it, "
                                  f"not as flags")
         return api, spec.request_body
@@ -336,3 +261,6 @@ def _deltas(spec: RunSpec, session: Replayer, recording: Recording | None, notes
     if spec.text is None:
         raise WorkbenchError("nothing to replay: give REC.jsonl, --text, --text-file or --deltas")
     return session.deltas_from_text(spec.text, spec.chunking, finish_reason=finish)
+
+
+__all__ = ["Prepared", "Replayer", "Resolved", "RunSpec", "prepare", "resolve", "text_setup"]
