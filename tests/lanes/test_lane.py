@@ -493,7 +493,7 @@ def test_a_bug_inside_a_lane_is_one_line_with_its_traceback_kept(run_cli, monkey
     finally:
         buggy.close()
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err, err
-    assert f"vLLM {LANE} lane, op cli: KeyError: 'choices' second line" in err
+    assert f"vLLM {LANE} lane, op command: KeyError: 'choices' second line" in err
     kept = list(tmp_path.glob("workbench-lane-*.traceback.txt"))
     assert len(kept) == 1 and str(kept[0]) in err
     assert "KeyError: 'choices'" in kept[0].read_text() and "x.py" in kept[0].read_text()

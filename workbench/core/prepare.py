@@ -252,7 +252,7 @@ def _deltas(spec: RunSpec, session: Replayer, recording: Recording | None, notes
     if spec.deltas is not None:
         from workbench.core.chunking import given as given_deltas
 
-        given = given_deltas(list(spec.deltas), "the given deltas")
+        given = given_deltas([list(d) if isinstance(d, tuple) else d for d in spec.deltas], "the given deltas")
         if spec.text is not None and given.texts is not None and "".join(given.texts) != spec.text:
             raise WorkbenchError("the given deltas' texts do not join to the text")
         deltas, found = session.deltas_from_given(given, finish)
