@@ -60,7 +60,7 @@ def main() -> int:
     from workbench.core.request import RequestSpec
     from workbench.core.session import Session, Setup
     from workbench.lanes import lane as lanes
-    from workbench.lanes.session import LaneSession
+    from workbench.lanes.lane_session import LaneSession
     from workbench.rustfe import core, lane
 
     setup = Setup("qwen3", ParserSpec("hermes", "qwen3"), RequestSpec(tools=TOOLS))

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from tests.conftest import SEED_TEXT, WEATHER_TOOLS
-from tests.rustfe.conftest import QUESTION, RUST_VERSION
+from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
+from tests.support.rust import QUESTION, RUST_VERSION
 from workbench.errors import WorkbenchError
 from workbench.rustfe import core, lane
 

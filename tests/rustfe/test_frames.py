@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from tests.conftest import SEED_TEXT, WEATHER_TOOLS
-from tests.rustfe.conftest import RUST_VERSION
+from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
+from tests.support.rust import RUST_VERSION
 
 
 def test_side_by_side_frames_show_where_they_part(seed_frontend):

@@ -9,8 +9,8 @@ import re
 
 import pytest
 
-from tests.conftest import SEED_TEXT
-from tests.rustfe.conftest import RUST_VERSION, seed_setup
+from tests.support.seed import SEED_TEXT
+from tests.support.rust import RUST_VERSION, seed_setup
 from workbench.core.messages import Accumulator
 from workbench.rustfe import lane
 

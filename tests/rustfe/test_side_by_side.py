@@ -13,8 +13,8 @@ import json
 
 import pytest
 
-from tests.conftest import SEED_TEXT
-from tests.rustfe.conftest import RUST_VERSION, seed_setup
+from tests.support.seed import SEED_TEXT
+from tests.support.rust import RUST_VERSION, seed_setup
 from workbench.core.parsers import ParserSpec
 from workbench.rustfe import side_by_side
 

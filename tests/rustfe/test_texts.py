@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.rustfe.conftest import RUST_VERSION, seed_setup
+from tests.support.rust import RUST_VERSION, seed_setup
 from workbench.core.faces import finals
 from workbench.rustfe import lane
 

@@ -105,7 +105,7 @@ def _closeness(mine: Any, theirs: Any) -> int:
 
 def same_fault(session: Session, mine: Any, segs: Sequence[Segment], finding: Any) -> dict:
     """{"verdict": "vllm" | "config" | "unknown", "families": [...]} for check's ``finding``."""
-    from workbench.core.config import export as config_export
+    from workbench.core.config import from_vllm as config_export
 
     tried = []
     families = []

@@ -37,9 +37,9 @@ def config_text(path: str, session: Session) -> str:
     text = door.read_text(path, "config", limits.MAX_CONFIG_BYTES)
     if "extends" not in door.parse_toml(text, f"config {path}"):
         return text
-    from workbench.core.config.export import config_data
+    from workbench.core.config.from_vllm import config_data
     from workbench.core.config.parser import config_of
-    from workbench.core.config.render import render
+    from workbench.core.config.toml_text import render
 
     cls = session.parser_cls
     data = config_data(config_of(cls), _family(cls))

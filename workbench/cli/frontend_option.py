@@ -80,7 +80,7 @@ def of_capture(args: argparse.Namespace, source) -> str | None:
 def replay(args: argparse.Namespace, version: str, loaded: tuple | None = None) -> int:
     """`workbench replay --frontend rust`: the rows vllm-rs streamed, its non-streaming answer;
     for a capture, beside the server's chunks. ``loaded``: (session, deltas, source) if read."""
-    from workbench.capture import compare as capture_compare
+    from workbench.capture import chunk_compare as capture_compare
     from workbench.core.writing import terminal
     from workbench.rustfe import lane
 

@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 # engine-based families build their ParserEngineConfig with, in vLLM 0.32 and the
 # 0.33 and 0.34 lanes, plus the family classes a config may name as parser_class. Tests
 # prove it covers every family and shipped config (tests/core/test_trust.py, and every lane's
-# own export in tests/test_config_spelling.py).
+# own export in tests/core/config/test_spelling.py).
 VLLM_CALLABLES = frozenset({
     "vllm.parser.deepseek_v32:DeepSeekV32Parser",
     "vllm.parser.deepseek_v32:_dsml_arg_value_extender",  # 0.34

@@ -54,7 +54,7 @@ def compare(setup: Setup, a: Side, b: Side, *, text: str | None = None, deltas: 
     from workbench.core import faces
     from workbench.core.session import Session
     from workbench.lanes import versions
-    from workbench.lanes.session import session_for
+    from workbench.lanes.lane_session import session_for
     from workbench.rustfe import lane
 
     if (text is None) == (deltas is None):

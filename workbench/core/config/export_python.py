@@ -81,10 +81,10 @@ def plugin_source(path: str, out_name: str, policy: CallablePolicy, name: str | 
     import re
 
     from workbench.core.config import io as config_io
-    from workbench.core.config.export import config_data
+    from workbench.core.config.from_vllm import config_data
     from workbench.core.config.plain import class_name
     from workbench.core.trust import file_sha256
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
     from workbench.core.writing import python
 
     loaded = config_io.load_file(path, policy)

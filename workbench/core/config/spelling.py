@@ -29,7 +29,7 @@ REMOVED = {ARRAY: "0.34.0"}  # field -> the first vLLM without it
 
 
 def _version() -> str:
-    from workbench.core.versions import vllm_version
+    from workbench.core.vllm_version import vllm_version
 
     return vllm_version()
 

@@ -5,7 +5,7 @@ vLLM 0.34.0 spells ``tool_call_body_array`` as ``tool_call_body_collection`` and
 ``export-config`` writes 0.34.0's spelling, the installed vLLM reads it (translated, or
 refused in one line), and the 0.34.0 lane reads the shipped files. The config round trip
 (export, load, compare with vLLM's class, replay against it) runs inside every lane:
-tests/test_configs.py in that lane's interpreter. One lane process per version for the module.
+tests/core/config/test_configs.py in that lane's interpreter. One lane process per version for the module.
 """
 
 from __future__ import annotations
@@ -102,12 +102,12 @@ def test_the_shipped_files_run_in_the_034_lane_in_its_spelling(run_cli, tools_fi
 @pytest.mark.parametrize("version", LANES)
 def test_config_round_trip_in_each_lane(version):
     """export -> load == that vLLM's class config, the shipped file loads in its spelling, and a
-    config built from its export replays exactly as its class (tests/test_configs.py, run there)."""
+    config built from its export replays exactly as its class (tests/core/config/test_configs.py, run there)."""
     from workbench.cli.vllm_option import IN_LANE
     from workbench.lanes import lane as lanes
 
     out = lanes.get(version, program=IN_LANE).call("pytest", args=[
-        "-q", "-p", "no:cacheprovider", "tests/test_configs.py", "-k",
+        "-q", "-p", "no:cacheprovider", "tests/core/config/test_configs.py", "-k",
         "every_engine_family or round_trip or equals_vllm_class"])
     assert out["rc"] == 0, out["failed"]
     assert len(out["passed"]) >= 40 and not out["failed"]
