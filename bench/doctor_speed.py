@@ -99,11 +99,11 @@ LANE_CASES = ("vllm-56263-deepseek-v3-text-after-call-dropped", "vllm-48294-erni
 
 def doctor_with_lanes(case: dict) -> tuple[float, list]:
     """One doctor run as `workbench doctor --json` does it: diagnose, then the lanes' verdicts."""
-    from tests import reports
+    from tests.support import reports
     from workbench.check.doctor import DoctorOptions, diagnose
-    from workbench.cli import doctor_cmd
-    from workbench.cli.doctor_versions import attach
+    from workbench.cli import build_parser, common
     from workbench.lanes import lane, warm
+    from workbench.lanes.asked import attach
 
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "doctor_speed"
     argv = reports.argv(case, "doctor", folder)
@@ -113,12 +113,12 @@ def doctor_with_lanes(case: dict) -> tuple[float, list]:
     report = diagnose(reports.setup(case), text=case["text"], finish_reason=case["finish_reason"],
                       options=DoctorOptions())
     if report.parser_causes():
-        attach(report.parser_causes(), doctor_cmd.lane_argv(argv))
+        attach(report.parser_causes(), common.run_spec(build_parser().parse_args(argv)))
     return time.perf_counter() - t, [(c.cls, (c.versions or {}).get("verdict")) for c in report.causes]
 
 
 def lanes_main(runs: int) -> int:
-    from tests import reports
+    from tests.support import reports
     from workbench.lanes import warm
 
     os.environ[warm.OFF_ENV] = "1"

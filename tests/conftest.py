@@ -12,7 +12,7 @@ import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
 from tests.support.seed import WEATHER_TOOLS
 
 # Each test run starts its own lanes (one per version, shared by the run); the warm lane
-# servers that outlive a command (lanes/warm.py) are tests/test_warm_lanes.py's to start.
+# servers that outlive a command (lanes/warm.py) are tests/lanes/test_warm.py's to start.
 os.environ.setdefault("WORKBENCH_WARM_LANES", "0")
 
 

@@ -191,14 +191,14 @@ def test_a_cause_in_your_code_is_not_said_to_be_fixed_in_vllm(monkeypatch):
     """doctor asks the other vLLM versions about a parser cause; for the author's own code the
     verdict says how it fares with each vLLM, not that vLLM fixed it."""
     from workbench.check.causes import Cause
-    from workbench.cli import doctor_versions
+    from workbench.core.run_spec import RunSpec
     from workbench.lanes import asked  # where doctor (and the widget's Diagnose tab) asks the lanes
 
     monkeypatch.setattr(asked.versions, "listed", lambda: ["9.0.0", "9.1.0"])
     monkeypatch.setattr(asked.versions, "installed", lambda: "9.0.0")
-    monkeypatch.setattr(asked, "findings_in", lambda v, argv, progress=None: {("chunking", "content")})
+    monkeypatch.setattr(asked, "findings_in", lambda v, spec, progress=None: {("chunking", "content")})
     mine = Cause("parser_streaming", "x", where={"vllm": False}, findings=[{"kind": "chunking", "field": "content"}])
     theirs = Cause("parser_streaming", "x", where={"vllm": True}, findings=[{"kind": "chunking", "field": "content"}])
-    doctor_versions.attach([mine, theirs], ["doctor"])
+    asked.attach([mine, theirs], RunSpec(text="x"))
     assert mine.versions["verdict"] == "the same with every vLLM here"
     assert theirs.versions["verdict"] == "not fixed in any version here"

@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.jupyterlab import IDLE, VIEWPORT, chromium_page, open_notebook, run_all, set_theme, write_notebook
+from tests.support.jupyterlab import IDLE, VIEWPORT, chromium_page, open_notebook, run_all, set_theme, write_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"

@@ -28,7 +28,7 @@ import pytest
 from hypothesis import HealthCheck, event, settings, strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
 
-from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 RECORDINGS = ["parsers/recordings/hermes/truncated_arguments.jsonl", "parsers/recordings/hermes/seed_weather.jsonl"]

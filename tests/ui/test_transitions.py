@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
 from workbench.errors import WorkbenchError
 from workbench.ui import settings as S, transitions as T
 from workbench.ui.controller import Controller

@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
         for c in report.parser_causes():
             c.versions = {"checked": [report.setup["vllm"]], "verdict": f"only vLLM {report.setup['vllm']} was checked"}
     elif report.parser_causes():
-        from workbench.cli.doctor_versions import attach
+        from workbench.lanes.asked import attach
 
         attach(report.parser_causes(), spec)
     if recording is not None:

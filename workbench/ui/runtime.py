@@ -129,7 +129,7 @@ class Runtime:
                 self.engine_factory = engine_adapter.factory
             return self.engine_factory(self, i, session)
         if i.source == "server":
-            from workbench.capture.live import ServerSource
+            from workbench.capture.server_source import ServerSource
 
             if not i.server_url:
                 raise WorkbenchError("the server source needs a URL (http://HOST:PORT/v1)")

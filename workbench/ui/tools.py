@@ -105,7 +105,7 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
     (``Result.extra["sides"]``: each side's API face when an API other than chat is on one)."""
     from workbench.core import diff
     from workbench.core.parsers import ParserSpec
-    from workbench.lanes.diff import split_version
+    from workbench.lanes.version_diff import split_version
     from workbench.ui.ab_apis import label as spec_label
     from workbench.ui.inputs import resolve
 
@@ -139,7 +139,7 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
                  for spec, api, lb in zip(parsed, apis, labels)]
         res = ab_apis.compare(*sides)
     elif any(lanes):
-        from workbench.lanes import diff as lane_diff
+        from workbench.lanes import version_diff as lane_diff
 
         res = lane_diff.run(setup, (parsed[0], lanes[0]), (parsed[1], lanes[1]), deltas=deltas,
                             prompt_token_ids=session.prompt_ids)

@@ -237,7 +237,7 @@ def test_the_scan_sees_a_write_past_the_door(tmp_path, monkeypatch):
 # medium, so each value in it is encoded (a door call), a number (its format spec says
 # so: ``{n:d}``), or a fragment of that medium made here. An f-string inside a door
 # call's arguments is a value, encoded whole.
-COMPOSERS = {"check/bugreport.py", "corpus/html.py", "ui/page_table.py", "check/export.py",
+COMPOSERS = {"check/bugreport.py", "corpus/html.py", "pages/page_table.py", "check/export.py",
              "core/config/export_python.py"}
 ENCODERS = {"inline", "cell", "code", "fence", "text", "script_json", "script_code", "literal", "comment",
             "in_docstring", "docstring", "module", "_cell"}

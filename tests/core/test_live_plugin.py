@@ -8,7 +8,7 @@ import textwrap
 
 import pytest
 
-from tests.conftest import WEATHER_TOOLS
+from tests.support.seed import WEATHER_TOOLS
 
 SOURCE = textwrap.dedent('''\
     import json

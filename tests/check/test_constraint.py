@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import WEATHER_TOOLS
+from tests.support.seed import WEATHER_TOOLS
 from workbench.check import constraint
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec

@@ -17,7 +17,7 @@ import time
 
 import pytest
 
-from tests.conftest import SEED_TEXT, WEATHER_TOOLS
+from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
 from workbench.cli import warm_server
 from workbench.lanes import lane as lanes, versions, warm
 
@@ -48,7 +48,7 @@ def test_two_commands_share_one_server_and_get_a_lanes_rows(warm_env):
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
     from workbench.core.session import Setup
-    from workbench.lanes.session import session_for
+    from workbench.lanes.lane_session import session_for
 
     first = _command_lane()
     assert isinstance(first, warm.WarmLane) and first.spawned and not first.warm
