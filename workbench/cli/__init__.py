@@ -51,13 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"workbench.cli.{name}_cmd").add_parser(sub)
+    parser.commands = sub.choices  # type: ignore[attr-defined]  # each command's own parser, by name
     return parser
 
 
 def defaults(command: str) -> dict:
     """``command``'s options as argparse would set them when none is typed."""
-    sub = next(a for a in build_parser()._actions if isinstance(a, argparse._SubParsersAction))
-    return {a.dest: a.default for a in sub.choices[command]._actions if a.dest != "help"}
+    return vars(build_parser().commands[command].parse_known_args([])[0])
 
 
 def main(argv: list[str] | None = None) -> int:

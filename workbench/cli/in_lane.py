@@ -26,7 +26,7 @@ class CommandWorker(Worker):
 
         module = importlib.import_module(f"workbench.cli.{name.replace('-', '_')}_cmd")
         typed = options.pop("typed", [])  # shown in a report, never parsed here
-        args = argparse.Namespace(**(defaults(name) | options), command=name, vllm=None, argv=typed, run=module.run)
+        args = argparse.Namespace(**(defaults(name) | options | dict(command=name, vllm=None, argv=typed, run=module.run)))
         args.spec = RunSpec.from_dict(spec) if spec is not None else None
         out, err = io.StringIO(), io.StringIO()
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), secrets.scrubbed_stdio():
