@@ -518,7 +518,8 @@ def page_holds(lines: list[dict]) -> None:
     import contextlib
     import io
 
-    from workbench.corpus import html, summary, terminal
+    from workbench.cli import corpus_terminal as terminal
+    from workbench.corpus import html, summary
 
     s = summary.summarise(lines)
     page = html.page(s, lines, "workbench corpus: " + lines[0]["parser"])

@@ -18,6 +18,7 @@ import socket
 import sys
 import time
 
+from workbench.core.writing import terminal
 from workbench.lanes.warm import SERVED
 
 
@@ -66,7 +67,7 @@ def serve(version: str, path: str, idle_s: float) -> int:
     last = time.monotonic()
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-    print(f"warm vLLM {version} lane listening on {path} (pid {os.getpid()})", file=sys.stderr, flush=True)
+    terminal.say("warm vLLM {} lane listening on {} (pid {})", version, path, os.getpid(), err=True)
     try:
         while not stopping:
             while children:
@@ -82,7 +83,7 @@ def serve(version: str, path: str, idle_s: float) -> int:
             conn, _ = listener.accept()
             uid = _peer_uid(conn)
             if uid != os.getuid():
-                print(f"refused a connection from uid {uid}", file=sys.stderr, flush=True)
+                terminal.say("refused a connection from uid {}", uid, err=True)
                 conn.close()
                 continue
             pid = os.fork()
@@ -119,7 +120,7 @@ def _serve_connection(conn: socket.socket, worker_cls: type) -> None:
         conn.close()
         code = worker.main(worker_cls)
     except BaseException as e:  # a crash of this connection's worker: logged, the server goes on
-        print(f"worker: {type(e).__name__}: {e}", file=sys.stderr, flush=True)
+        terminal.say("worker: {}: {}", type(e).__name__, e, err=True)
     finally:
         sys.stderr.flush()
         os._exit(code)
@@ -130,7 +131,7 @@ def _serve_connection(conn: socket.socket, worker_cls: type) -> None:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["serve"] and len(argv) == 4:
         return serve(argv[1], argv[2], float(argv[3]))
-    print("usage: python -m workbench.cli.warm_server serve VERSION SOCKET IDLE_S", file=sys.stderr)
+    terminal.say("usage: python -m workbench.cli.warm_server serve VERSION SOCKET IDLE_S", err=True)
     return 2
 
 

@@ -97,16 +97,24 @@ def load(path: str | Path) -> Plugin:
     if cached is not None and _still_active(*cached):
         return Plugin(given, *dataclasses.astuple(cached[1])[1:])
     before = _snapshot()
+    for (was, _), (_, earlier) in _LOADED.items():  # this file loaded before (edited since): what it
+        if was == file:                             # registered then counts again if registered now
+            for kind, names in (("tool", earlier.tool), ("reasoning", earlier.reasoning)):
+                for name in names:
+                    before[kind].pop(name, None)
     records: list[logging.LogRecord] = []
     handler = _ListHandler(records)
-    logger = logging.getLogger("vllm")
+    # vLLM logs a failed import with its traceback; the one-line error below says it instead
+    logger = logging.getLogger("vllm.utils.import_utils")
     logger.addHandler(handler)
+    propagate, logger.propagate = logger.propagate, False
     try:
         module = import_plugin(file)
     except SystemExit as e:  # vLLM catches Exception only: a plugin's sys.exit would end the run silently
         raise WorkbenchError(f"plugin file {given} failed to import: it called sys.exit({e.code!r})") from None
     finally:
         logger.removeHandler(handler)
+        logger.propagate = propagate
     if module is None:  # vLLM logs the exception and returns None
         cause = next((r.exc_info[1] for r in records if r.exc_info), None)
         raise WorkbenchError(f"plugin file {given} failed to import{_line_of(cause, file)}: "

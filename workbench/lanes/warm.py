@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 from workbench.lanes import process as lanes, tree, versions
 
@@ -256,13 +257,13 @@ def stop(version: str | None = None, wait_s: float = 15.0) -> list[int]:
 def main(argv: list[str]) -> int:
     """python -m workbench.lanes.warm stop [VERSION] | status"""
     if argv[:1] == ["stop"]:
-        print(json.dumps({"stopped": stop(argv[1] if len(argv) > 1 else None)}))
+        terminal.say("{}", json.dumps({"stopped": stop(argv[1] if len(argv) > 1 else None)}))
         return 0
     if argv[:1] == ["status"]:
         running = {p.name: _server_pid(p) for p in sorted(runtime_dir().glob("lane-*.pid"))}
-        print(json.dumps({name: pid for name, pid in running.items() if pid}))
+        terminal.say("{}", json.dumps({name: pid for name, pid in running.items() if pid}))
         return 0
-    print("usage: python -m workbench.lanes.warm stop [VERSION] | status", file=sys.stderr)
+    terminal.say("usage: python -m workbench.lanes.warm stop [VERSION] | status", err=True)
     return 2
 
 

@@ -8,11 +8,12 @@ from __future__ import annotations
 import ast
 import json
 import textwrap
-from pathlib import Path
 
 import pytest
 
-PARSERS = Path(__file__).parent.parent / "parsers"
+from workbench.core.config.io import PARSERS_DIR
+
+PARSERS = PARSERS_DIR
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]
 OWL = textwrap.dedent('''\

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from pathlib import Path
 
 import pytest
 
-PARSERS = sorted((Path(__file__).parent.parent / "parsers").glob("*.toml"))
+from workbench.core.config.io import PARSERS_DIR
+
+PARSERS = sorted(PARSERS_DIR.glob("*.toml"))
 
 
 def _same(a, b) -> bool:
@@ -34,7 +35,7 @@ def test_engine_class_runs_the_config_through_vllms_parse(qwen3_tokenizer):
     from workbench.core.config import io as config_io
     from workbench.core.config.plain import config_from_data, engine_class
 
-    loaded = config_io.load_file(Path(__file__).parent.parent / "parsers" / "teaching.toml")
+    loaded = config_io.load_file(PARSERS_DIR / "teaching.toml")
     cls = engine_class(config_from_data(loaded.data), loaded.parser_class)
     assert cls.__name__ == "TeachingConfigParser" and cls.tool_parser_cls.__name__.endswith("ToolAdapter")
     parser = cls(qwen3_tokenizer, None)

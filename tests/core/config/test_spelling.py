@@ -34,12 +34,11 @@ def _fields() -> set[str]:
 @pytest.fixture(scope="module")
 def exported_034(tmp_path_factory):
     """granite and llama_json as the 0.34.0 lane's export-config writes them."""
-    from workbench.cli import main
     from workbench.cli.vllm_option import run_captured
 
     folder = tmp_path_factory.mktemp("exported_034")
     for name in ("granite", "llama_json"):
-        done = run_captured(LANE, ["export-config", name, "-o", str(folder / f"{name}.toml")], main)
+        done = run_captured(LANE, ["export-config", name, "-o", str(folder / f"{name}.toml")])
         assert done["rc"] == 0, done["stderr"]
     return folder
 

@@ -39,7 +39,7 @@ def translate(data: dict, fields: Collection[str], problem: Callable[[str, str],
     """``data`` (a merged config's TOML) in the spelling of ``fields`` (this vLLM's
     ``ParserEngineConfig`` field names); ``problem(path, message)`` for what it cannot express."""
     out = dict(data)
-    say = note or (lambda message: None)
+    tell = note or (lambda message: None)
     here = _version()
     if ARRAY in out and ARRAY not in fields and COLLECTION in fields:
         value = out.pop(ARRAY)
@@ -47,7 +47,7 @@ def translate(data: dict, fields: Collection[str], problem: Callable[[str, str],
             problem(ARRAY, f"give {COLLECTION} only: vLLM {here} has no {ARRAY} (removed in {REMOVED[ARRAY]})")
         elif value is True:
             out[COLLECTION] = "JSON_ARRAY"
-            say(f"{ARRAY} = true (vLLM before {REMOVED[ARRAY]}) read as {COLLECTION} = \"JSON_ARRAY\" (vLLM {here})")
+            tell(f"{ARRAY} = true (vLLM before {REMOVED[ARRAY]}) read as {COLLECTION} = \"JSON_ARRAY\" (vLLM {here})")
         elif value is not False:
             problem(ARRAY, f"expected true or false, got {value!r}")
     elif COLLECTION in out and COLLECTION not in fields and ARRAY in fields:
@@ -57,7 +57,7 @@ def translate(data: dict, fields: Collection[str], problem: Callable[[str, str],
                                 f"{ADDED[COLLECTION][0]})")
         elif value == "JSON_ARRAY":
             out[ARRAY] = True
-            say(f"{COLLECTION} = \"JSON_ARRAY\" (vLLM {ADDED[COLLECTION][0]}) read as {ARRAY} = true (vLLM {here})")
+            tell(f"{COLLECTION} = \"JSON_ARRAY\" (vLLM {ADDED[COLLECTION][0]}) read as {ARRAY} = true (vLLM {here})")
         elif value == "SEMICOLON_SEQUENCE":
             problem(COLLECTION, f"\"SEMICOLON_SEQUENCE\" (Llama's {{...}}; {{...}}) needs vLLM {ADDED[COLLECTION][0]}; "
                                 f"vLLM {here} frames a tool body only as a JSON array: run it with --vllm "
@@ -68,7 +68,7 @@ def translate(data: dict, fields: Collection[str], problem: Callable[[str, str],
         if key != COLLECTION and key in out and key not in fields:
             out.pop(key)
             if key in SAME_WITHOUT:
-                say(f"{key} (vLLM {since}) dropped: vLLM {here} has none, and {SAME_WITHOUT[key]}")
+                tell(f"{key} (vLLM {since}) dropped: vLLM {here} has none, and {SAME_WITHOUT[key]}")
             else:
                 problem(key, f"{what} is vLLM {since}'s; vLLM {here} has no {key}: remove it, or run with "
                              f"--vllm {since}")
