@@ -193,25 +193,27 @@ def test_from_sse_reconstructs_ids_and_keeps_the_chunking(run_cli, tmp_path, qwe
 
 
 def test_server_source_steps_one_chunk_per_step(fake, chunks):
-    from workbench.ui.model import Inputs, WorkbenchModel
+    from workbench.ui import transitions as T
+    from workbench.ui.controller import Controller
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.state import start
 
     Handler.mode = "ok"
-    m = WorkbenchModel(Inputs(source="server", server_url=fake, tools=WEATHER_TOOLS,
-                              server_request={"stream_options": {"include_usage": True}}))
-    first = m.step()
+    ctl = Controller(start(Inputs(source="server", server_url=fake, tools=WEATHER_TOOLS,
+                                  server_request={"stream_options": {"include_usage": True}})))
+    first = ctl.do("Step", T.step, raise_errors=True).rows
     assert len(first) == 1 and first[0].extra["chunk"] == chunks[1]
     assert Handler.seen[-1]["body"]["return_token_ids"] is True
-    m.run()
-    assert m.done and m.final.stream.tool_calls[0].name == "get_weather"
-    assert [r.extra["chunk"] for r in m.rows] == chunks[1:-1]
+    s = ctl.run(raise_errors=True)
+    assert s.stream.done and s.final.stream.tool_calls[0].name == "get_weather"
+    assert [r.extra["chunk"] for r in s.rows] == chunks[1:-1]
     from workbench.capture.chunk_compare import normal
 
-    predicted = [normal(c) for r in m.rows for c in r.chunks]
+    predicted = [normal(c) for r in s.rows for c in r.chunks]
     assert predicted == [normal(c) for c in chunks]  # the rows predict what was sent
     Handler.mode = "cut"
-    m = WorkbenchModel(Inputs(source="server", server_url=fake, tools=WEATHER_TOOLS))
-    m.run()
-    assert m.rows[-1].finish_reason == "error" and "stream cut" in m.rows[-1].extra["capture_error"]
+    s = Controller(start(Inputs(source="server", server_url=fake, tools=WEATHER_TOOLS))).run(raise_errors=True)
+    assert s.rows[-1].finish_reason == "error" and "stream cut" in s.rows[-1].extra["capture_error"]
 
 
 def _edit_capture(rec, tmp_path, header=None, chunk_at=None, chunk=None):
