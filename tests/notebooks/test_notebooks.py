@@ -69,6 +69,10 @@ def test_notebooks_are_built_and_stripped():
 
 @pytest.mark.parametrize("name", CPU_NOTEBOOKS)
 def test_notebook_runs_top_to_bottom(name):
+    if "rust" in name:  # vllm-rs's one extraction per machine says so on stderr; not what is tested here
+        from workbench.rustfe import binary
+
+        binary.ensure()
     nb, seconds = execute(name)
     assert errors(nb) == []
     stderr = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs

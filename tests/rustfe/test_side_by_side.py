@@ -129,7 +129,7 @@ def test_corpus_checks_each_recording_against_vllm_rs(run_cli, tmp_path, seed_fr
     d = json.loads(out)
     [kind] = [k for k in d["kinds"] if k["kind"].startswith("frontend")]
     assert code == 1 and kind["kind"] == "frontend content" and kind["severe"] == 1
-    assert kind["examples"][0]["first_step"] == 7 and d["spec"].endswith("--frontend rust")
+    assert kind["examples"][0]["first_step"] == 7 and d["spec"].endswith("frontend=rust")
     code, out, err = run_cli("corpus", seed, "--diff", "--a", "hermes+qwen3", "--b", "hermes+qwen3@rust",
                              "--frontend", "rust")
     assert code == 2 and "--frontend goes with --check" in err

@@ -70,6 +70,8 @@ class Spec:
             words.append(f"api={run.api}")
         if self.mode == "check" and "fuzz" in self.options:
             words.append(f"fuzz={self.options['fuzz']}")
+        if self.options.get("frontend"):
+            words.append(f"frontend={self.options['frontend']}")
         if self.versions:
             words.append("vllm=" + ",".join(self.versions))
         return " ".join(_quote(w) for w in words)
