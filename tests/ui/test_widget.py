@@ -409,12 +409,12 @@ def test_two_engine_workbenches_each_own_their_stream(engine_stepper, tmp_path):
         b.step_button.click()
     assert a.banner.value == b.banner.value == ""
     assert a._ctl.rt.stepper is not b._ctl.rt.stepper
-    assert a._ctl.rt.stepper.engine is b._ctl.rt.stepper.engine is build.current()
+    assert a._ctl.rt.stepper.engine is b._ctl.rt.stepper.engine is instance.current()
     a_ids, b_ids = a._ctl.rt.stepper.script, b._ctl.rt.stepper.script
     assert [t for r in a.rows for t in r.token_ids] == a_ids[:4]
     assert [t for r in b.rows for t in r.token_ids] == b_ids[:4]
     b.controls.reset_button.click()  # drops b's request only
-    assert list(build.current().llm.output_processor.request_states) == [a._ctl.rt.stepper._internal_id]
+    assert list(instance.current().llm.output_processor.request_states) == [a._ctl.rt.stepper._internal_id]
     a.run_button.click()
     b.run_button.click()
     assert [t for r in a.rows for t in r.token_ids] == a_ids and len(a.rows) == 26

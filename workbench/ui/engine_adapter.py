@@ -19,13 +19,13 @@ if TYPE_CHECKING:
 
 
 def factory(rt: Runtime, i: Inputs, session) -> EngineSource:
-    from workbench.engine import EngineSpec, EngineStepper, build
+    from workbench.engine import EngineSpec, EngineStepper, instance
 
     spec = EngineSpec(model=i.model) if i.model else EngineSpec()
     if rt.stepper is None:
         rt.stepper = EngineStepper(spec)
     s = rt.stepper
-    if build.needs_start(spec, session.setup.tokenizer):
+    if instance.needs_start(spec, session.setup.tokenizer):
         what = i.model or f"the embedded tiny model for {session.setup.tokenizer}"
         rt.status(f"starting the engine ({what}); this takes seconds…", None)
     s.load(session, spec)
