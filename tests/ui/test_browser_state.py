@@ -74,6 +74,8 @@ def opened(lab, page, name: str, cells: list[str]):
     return [page.locator(".jp-CodeCell").nth(i + 1).locator(".wb-workbench") for i in range(len(cells))]
 
 
+DETAIL_AT = """([wb, step]) => { const box = wb.querySelector('.wb-row-detail input');
+  return !!box && box.value === step && box.getClientRects().length > 0; }"""
 CHANGED = """([e, before]) => e.innerText !== before ||
   !!document.querySelector(".jp-Notebook-ExecutionIndicator[data-status='busy']")"""
 
@@ -127,6 +129,8 @@ class Page:
 
     def row(self, step: int) -> None:
         self.act(lambda: self.wb.locator(f".wb-dt:has(canvas.wb-strip) .wb-row[data-step='{step}']").click())
+        # the kernel may take longer than settle's look for a change: the detail shows the row
+        self.page.wait_for_function(DETAIL_AT, arg=[self.wb.element_handle(), str(step)], timeout=180_000)
 
     def control(self, label: str) -> str:
         return self.wb.locator(".widget-dropdown", has=self.page.locator(f"label:text-is('{label}')")) \
@@ -209,6 +213,13 @@ def test_seeded_sequences_through_the_page_keep_the_screen_true(lab, page):
         page.screenshot(path=str(ARTIFACTS / f"browser_sequence_{seed}.png"))
 
 
+# Each status value replaces the status line's element: a handle to it taken after a click
+# goes stale once the kernel answers, so a wait reads the line again from the workbench.
+STATUS_SAYS = "([wb, text]) => wb.querySelector('.wb-status').innerText.includes(text)"
+# The clipboard is written when the kernel's answer arrives, by a promise: wait until it changed.
+CLIPBOARD_NOT = "async (before) => (await navigator.clipboard.readText()) !== before"
+
+
 def test_copy_json_and_jsonl_take_the_selected_row(lab, page, tmp_path):
     (wb,) = opened(lab, page, "copy.ipynb", [f"s = workbench.show({SEED!r}, tools=TOOLS, run=True)"])
     ui = Page(page, wb)
@@ -216,12 +227,13 @@ def test_copy_json_and_jsonl_take_the_selected_row(lab, page, tmp_path):
     ui.row(7)
     head = wb.locator(".wb-detail-head")
     assert head.bounding_box()["height"] >= 28  # the detail's header is whole, its buttons clickable
+    page.evaluate("navigator.clipboard.writeText('nothing copied yet')")
     head.locator("button", has_text="Copy JSON").click()
-    page.wait_for_function("(e) => e.innerText.includes('copied 1 row')", arg=wb.locator(".wb-status").first
-                           .element_handle(), timeout=30_000)
+    page.wait_for_function(STATUS_SAYS, arg=[wb.element_handle(), "copied 1 row"], timeout=180_000)
+    page.wait_for_function(CLIPBOARD_NOT, arg="nothing copied yet", timeout=30_000)
     (copied,) = [json.loads(line) for line in page.evaluate("navigator.clipboard.readText()").splitlines()]
     assert copied["step"] == 7 and copied["delta"]["content"] == "\n\n"
-    with page.expect_download() as got:
+    with page.expect_download(timeout=180_000) as got:
         head.locator("button", has_text="JSONL").click()
     path = tmp_path / got.value.suggested_filename
     got.value.save_as(path)
