@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Iterable, Mapping
 
+NOT_FIXED = "not fixed in any version here"
+
 
 def version_key(version: str) -> tuple:
     """'0.34.0' < '0.34.1rc1' < '0.34.1' < '0.100.0', by packaging's rules when it parses."""
@@ -33,31 +35,28 @@ def ordered(versions: Iterable[str]) -> list[str]:
 def timeline(states: Mapping[str, bool | None]) -> dict:
     """``states``: version -> True (present), False (gone), None (not known). Returns
     {"order", "fixed_in" (the first version that fixes it, or None), "back_in" [versions that
-    bring it back], "new_in" (where it first appears after being absent, or None), "events",
-    "text"}: the text is the events joined, "not fixed in any version here" when it is
-    present in every version known, "" when in none."""
+    bring it back], "new_in" (where it first appears after being absent, or None), "changes"
+    [("fixed" | "back" | "new", version)], "events" (each change as "fixed in V"), "text",
+    "unknown" [versions not known]}: the text is the events joined, "not fixed in any version
+    here" when it is present in every version known, "" when in none."""
     order = ordered(states)
     known = [(v, states[v]) for v in order if states[v] is not None]
-    events: list[str] = []
-    fixed_in = new_in = None
-    back_in: list[str] = []
+    changes: list[tuple[str, str]] = []
     seen_present = False
     for (_, before), (v, now) in zip(known, known[1:]):
         seen_present = seen_present or before
         if before and not now:
-            events.append(f"fixed in {v}")
-            fixed_in = fixed_in or v
+            changes.append(("fixed", v))
         elif now and not before:
-            if seen_present:
-                events.append(f"back in {v}")
-                back_in.append(v)
-            else:
-                events.append(f"new in {v}")
-                new_in = new_in or v
+            changes.append(("back" if seen_present else "new", v))
+    events = [f"{what} in {v}" for what, v in changes]
+    fixed_in = next((v for what, v in changes if what == "fixed"), None)
+    new_in = next((v for what, v in changes if what == "new"), None)
+    back_in = [v for what, v in changes if what == "back"]
     if known and all(state for _, state in known) and len(known) > 1:
-        text = "not fixed in any version here"
+        text = NOT_FIXED
     else:
         text = ", ".join(events)
     missing = [v for v in order if states[v] is None]
-    return {"order": order, "fixed_in": fixed_in, "back_in": back_in, "new_in": new_in, "events": events,
-            "text": text, "unknown": missing}
+    return {"order": order, "fixed_in": fixed_in, "back_in": back_in, "new_in": new_in, "changes": changes,
+            "events": events, "text": text, "unknown": missing}
