@@ -1,9 +1,11 @@
 """Is a parser cause fixed in another vLLM? The same run (its ``RunSpec``) is diagnosed by
 `workbench doctor --json` in every other listed version (a lane each: a worker start, so only when the doctor
 found a parser cause); a cause's findings (check's, which the doctor reads) are matched by
-what was compared and which field (``kind``, ``field``), as `check --vllm A,B` does. All of
-a cause's findings gone in a version: "fixed in V" (the first such); present everywhere:
-"not fixed in any version here". The CLI's doctor and the widget's Diagnose tab ask here.
+what was compared and which field (``kind``, ``field``), as `check --vllm A,B` does. A cause
+is gone in a version when all its findings are; the installed version has it. The verdict is
+``check.fixed_in.timeline``'s over every version in version order ("fixed in 0.34.0", "fixed
+in 0.33.0, back in 0.34.0", "not fixed in any version here"); a version that could not run
+is left out of it and named. The CLI's doctor and the widget's Diagnose tab ask here.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import json
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
+from workbench.check import fixed_in
 from workbench.lanes import versions
 
 if TYPE_CHECKING:
@@ -42,19 +45,31 @@ def findings_in(version: str, spec: RunSpec, progress: Callable[[str], None] | N
     return {(f["kind"], f["field"]) for f in data.get("findings", []) if f.get("severity") != "cosmetic"}
 
 
-def verdict(keys: list[dict], present: dict[str, set | str]) -> tuple[str, dict]:
-    per = {}
+# A cause in the author's own plugin or config: nothing to fix in vLLM, only how it fares with each
+OWN = {"fixed": "gone with vLLM", "back": "back with vLLM", "new": "new with vLLM"}
+
+
+def verdict(keys: list[dict], present: dict[str, set | str], here: str, own: bool = False) -> tuple[str, dict, dict]:
+    """(the verdict, per version "present" / "gone" / why it could not run, the timeline) of a
+    cause with findings ``keys``, found in ``here`` (the installed version) and in ``present``
+    (``findings_in`` per other version); ``own``: the cause is in the author's plugin or config."""
+    per: dict[str, str] = {here: "present"}
     for v, found in present.items():
         if isinstance(found, str):
             per[v] = found
         else:
             per[v] = "present" if any((k["kind"], k["field"]) in found for k in keys) else "gone"
-    fixed = [v for v, state in per.items() if state == "gone"]
-    if fixed:
-        return f"fixed in {fixed[0]}", per
-    if per and all(state == "present" for state in per.values()):
-        return "not fixed in any version here", per
-    return "; ".join(f"{v}: {state}" for v, state in per.items()) or "no other version listed", per
+    t = fixed_in.timeline({v: state == "present" if state in ("present", "gone") else None
+                           for v, state in per.items()})
+    if t["text"] == fixed_in.NOT_FIXED:
+        text = "the same with every vLLM here" if own else t["text"]
+    elif t["changes"]:
+        text = ", ".join(f"{OWN[what] if own else what + ' in'} {v}" for what, v in t["changes"])
+    else:  # no other version could run it
+        return "; ".join(f"{v}: {per[v]}" for v in present) or "no other version listed", per, t
+    if t["unknown"]:
+        text += f" ({', '.join(t['unknown'])} could not run it)"
+    return text, per, t
 
 
 def attach(causes: list, spec: RunSpec, progress: Callable[[str], None] | None = None) -> None:
@@ -71,8 +86,7 @@ def attach(causes: list, spec: RunSpec, progress: Callable[[str], None] | None =
     for c in causes:
         if not c.findings:
             continue
-        text, per = verdict(c.findings, present)
-        if c.where is not None and not c.where.get("vllm"):  # the author's plugin or config: nothing to fix in vLLM
-            text = (text.replace("not fixed in any version here", "the same with every vLLM here")
-                    .replace("fixed in ", "gone with vLLM "))
-        c.versions = {"checked": [here] + others, "verdict": text, "per_version": per}
+        own = c.where is not None and not c.where.get("vllm")
+        text, per, t = verdict(c.findings, present, here, own)
+        c.versions = {"checked": t["order"], "verdict": text, "per_version": {v: per[v] for v in t["order"]},
+                      "fixed_in": t["fixed_in"], "back_in": t["back_in"]}
