@@ -3,7 +3,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
 
     suite.py             `check`: every check over one stream with one Session (check, Options, Report)
     on_spec.py           check, doctor and diff on a RunSpec (the commands, a lane's ops, the corpus)
-    version_matrix.py    the same check in every vLLM version, findings matched: fixed in / new in
+    version_matrix.py    the same check in every vLLM version, findings matched: fixed, back, new in
     streams.py           one stream as check keeps it: never its rows
     groupings.py         other groupings of the same tokens into deltas, as engines produce them
     steps.py             a finding's step as the tokens it covers and the texts around it

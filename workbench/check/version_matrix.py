@@ -2,16 +2,18 @@
 
 The same run (its ``RunSpec``) is checked once per version: in this process for the
 installed one, in a lane for the others (a ``check`` op carrying the spec). Findings are
-matched across versions by what was compared and which field (``kind``, ``field``). A
-finding present in the first version and gone in a later one is "fixed in" it; one that
-appears only later is "new in" it. `check --vllm A,B` prints this table; the corpus's
-versions mode keeps it per recording.
+matched across versions by what was compared and which field (``kind``, ``field``). Each
+row's note is ``check.fixed_in.timeline``'s events in version order ("fixed in 0.33.0",
+"back in 0.34.0", "new in 0.34.0"), with a severity that changes from one version to the
+next ("warning in 0.34.0"); a finding every version has gets no note. `check --vllm A,B`
+prints this table; the corpus's versions mode keeps it per recording.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from workbench.check import fixed_in
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -23,19 +25,17 @@ def _key(f: dict) -> tuple[str, str]:
     return f["kind"], f["field"]
 
 
-def notes(present: dict[str, dict | None], order: list[str]) -> str:
-    """'fixed in 0.33.0' / 'new in 0.33.0' against the first version; '' when all agree."""
-    base = present[order[0]] is not None
-    out = []
-    for v in order[1:]:
-        now = present[v] is not None
-        if base and not now:
-            out.append(f"fixed in {v}")
-        elif now and not base:
-            out.append(f"new in {v}")
-        elif now and present[v]["severity"] != present[order[0]]["severity"]:
-            out.append(f"{present[v]['severity']} in {v}")
-    return ", ".join(out)
+def notes(present: dict[str, dict | None]) -> tuple[str, dict]:
+    """(the note: the timeline's events and severity changes in version order, '' when every
+    version agrees; the timeline) of one finding, ``present``: version -> it or None."""
+    t = fixed_in.timeline({v: f is not None for v, f in present.items()})
+    out = [(v, f"{what} in {v}") for what, v in t["changes"]]
+    for before, v in zip(t["order"], t["order"][1:]):
+        was, now = present[before], present[v]
+        if was is not None and now is not None and now["severity"] != was["severity"]:
+            out.append((v, f"{now['severity']} in {v}"))
+    out.sort(key=lambda e: fixed_in.version_key(e[0]))
+    return ", ".join(text for _, text in out), t
 
 
 def table(reports: dict[str, dict], order: list[str]) -> list[dict]:
@@ -51,7 +51,9 @@ def table(reports: dict[str, dict], order: list[str]) -> list[dict]:
     rows = []
     for k in keys:
         present = {v: by_version[v].get(k) for v in order}
-        rows.append({"kind": k[0], "field": k[1], "in": present, "note": notes(present, order)})
+        note, t = notes(present)
+        rows.append({"kind": k[0], "field": k[1], "in": present, "note": note, "fixed_in": t["fixed_in"],
+                     "back_in": t["back_in"], "new_in": t["new_in"]})
     return rows
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from workbench.check.fixed_in import ordered
 from workbench.check.version_matrix import exit_code, reports_of, table
 from workbench.cli import common
 
@@ -23,10 +24,19 @@ def _cell(f: dict | None) -> str:
     return f"{mark} {f['chunking']}{step}"
 
 
+def _style(row: dict) -> str | None:
+    """Green when the newest version is rid of it, red when it came (back) and stays there."""
+    newest = row["in"][list(row["in"])[-1]]
+    if newest is None:
+        return "green" if row["fixed_in"] else None
+    return "red" if row["back_in"] or row["new_in"] else None
+
+
 def run(args: argparse.Namespace, order: list[str]) -> int:
     from workbench.cli.check_cmd import check_options
 
     options = check_options(args)
+    order = ordered(order)  # the columns read as the notes do: oldest first
     spec = common.run_spec(args)
     reports = reports_of(spec, options, order)
     codes = {v: exit_code(r, args.strict) for v, r in reports.items()}
@@ -42,8 +52,7 @@ def run(args: argparse.Namespace, order: list[str]) -> int:
     for col in ["finding"] + order + ["note"]:
         t.add_column(col, overflow="fold")
     for r in rows:
-        t.add_row(f"{r['kind']} {r['field']}", *[_cell(r["in"][v]) for v in order], r["note"],
-                  style="green" if r["note"].startswith("fixed") else "red" if "new in" in r["note"] else None)
+        t.add_row(f"{r['kind']} {r['field']}", *[_cell(r["in"][v]) for v in order], r["note"], style=_style(r))
     con.print(t)
     for v in order:
         rep = reports[v]
