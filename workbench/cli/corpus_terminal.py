@@ -1,5 +1,5 @@
 """The corpus report in a terminal: findings by kind with their counts per version, fixed
-in / new in, the smallest shrunk examples, then the errors (through the writing door:
+in / back in / new in, the smallest shrunk examples, then the errors (through the writing door:
 a path, a kind or an error is a value, shown with its control characters escaped)."""
 
 from __future__ import annotations
@@ -15,12 +15,13 @@ def print_report(s: Summary, head: str) -> None:
     con.print(head)
     if s.kinds:
         t = terminal.Table(header_style="bold", title="findings by kind (recordings)")
-        for col in ["finding", *s.versions, "fixed in", "new in"]:
+        back = any(k.back_in for k in s.kinds)  # its column only when a version brought one back
+        for col in ["finding", *s.versions, "fixed in", *(["back in"] if back else []), "new in"]:
             t.add_column(col, overflow="fold", justify="right" if col in s.versions else "left")
         for k in s.kinds:
+            counts = [k.fixed_in, *([k.back_in] if back else []), k.new_in]
             t.add_row(k.name, *[str(k.recordings.get(v, 0)) for v in s.versions],
-                      ", ".join(f"{v} ({n})" for v, n in k.fixed_in.items()),
-                      ", ".join(f"{v} ({n})" for v, n in k.new_in.items()),
+                      *[", ".join(f"{v} ({n})" for v, n in c.items()) for c in counts],
                       style=None if k.severe else "dim")
         con.print(t)
         con.print("smallest examples:")

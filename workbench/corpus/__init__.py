@@ -1,6 +1,6 @@
 """A whole corpus of recordings: `workbench corpus` checks (or diffs) every one, on a
 local process pool or on Ray, writes one results line per recording as it finishes,
-and reports findings by kind, fixed in / new in per vLLM version.
+and reports findings by kind, fixed in / back in / new in per vLLM version.
 
 ``workbench.corpus(paths, ...)`` in a notebook is this package called: it runs the same
 spec, shows the report and returns a DataFrame (notebook.py). Every recording runs

@@ -113,7 +113,7 @@ def histogram(s: Summary) -> str:
 
 def kind_columns(versions: list[str]) -> list[Column]:
     """The kinds table's schema: the finding, its recordings per version, where it was
-    fixed or is new, its smallest examples."""
+    fixed, came back or is new, its smallest examples."""
     counts = [Column(f"v{i}", v, f"recordings with this finding on vLLM {v}",
                      lambda k, v=v: k.recordings.get(v, 0), NUMBER, width=64, grow=0, fit=96)
               for i, v in enumerate(versions)]
@@ -122,6 +122,9 @@ def kind_columns(versions: list[str]) -> list[Column]:
             Column("fixed", "fixed in", "versions in which recordings with it have it no more",
                    lambda k: ", ".join(f"{v}: {n}" for v, n in k.fixed_in.items()) or None, LABEL,
                    width=90, grow=0.5, field="content"),
+            Column("back", "back in", "versions in which recordings have it again after a version without it",
+                   lambda k: ", ".join(f"{v}: {n}" for v, n in k.back_in.items()) or None, LABEL,
+                   shown="auto", width=90, grow=0.5, field="tool"),
             Column("new", "new in", "versions in which recordings have it that did not before",
                    lambda k: ", ".join(f"{v}: {n}" for v, n in k.new_in.items()) or None, LABEL,
                    width=90, grow=0.5, field="tool"),

@@ -1,7 +1,8 @@
 """The report of a corpus run, from its results lines: findings grouped by kind, each
-with its count per version, "fixed in / new in", and the smallest shrunk examples;
-the first divergent steps; the errors. Plain data: the terminal, the html page and
-the notebook all render this one model.
+with its count per version, where it was fixed, came back or is new (each recording's
+findings over its versions read by ``check.fixed_in.timeline``, in version order), and the
+smallest shrunk examples; the first divergent steps; the errors. Plain data: the terminal,
+the html page and the notebook all render this one model.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
+
+from workbench.check import fixed_in as timelines
 
 EXAMPLES = 3
 
@@ -19,12 +22,14 @@ class Kind:
     recordings: dict[str, int] = field(default_factory=dict)  # version -> recordings with it
     severe: int = 0  # of those findings, how many are not cosmetic (first version)
     fixed_in: Counter = field(default_factory=Counter)  # version -> recordings where it went away
+    back_in: Counter = field(default_factory=Counter)  # version -> recordings where it came back
     new_in: Counter = field(default_factory=Counter)  # version -> recordings where it appeared
     examples: list[dict] = field(default_factory=list)  # the smallest, shrunk where shrinking ran
 
     def to_dict(self) -> dict:
         return {"kind": self.name, "recordings": self.recordings, "severe": self.severe,
-                "fixed_in": dict(self.fixed_in), "new_in": dict(self.new_in), "examples": self.examples}
+                "fixed_in": dict(self.fixed_in), "back_in": dict(self.back_in), "new_in": dict(self.new_in),
+                "examples": self.examples}
 
 
 @dataclass
@@ -103,6 +108,10 @@ def summarise(lines: list[dict]) -> Summary:
             _check_line(s, kinds, ln)
     s.errors = sorted(errors.values(), key=lambda e: -e["count"])
     for k in kinds.values():
+        for counts in (k.fixed_in, k.back_in, k.new_in):  # oldest version first, as the notes read
+            ordered = sorted(counts.items(), key=lambda e: timelines.version_key(e[0]))
+            counts.clear()
+            counts.update(dict(ordered))
         k.examples.sort(key=lambda e: (not e["shrunk"], e["tokens"] if e["tokens"] is not None else 1 << 30))
         del k.examples[EXAMPLES:]
     s.kinds = sorted(kinds.values(), key=lambda k: (-max(k.recordings.values(), default=0), k.name))
@@ -126,14 +135,11 @@ def _check_line(s: Summary, kinds: dict, ln: dict) -> None:
                     s.first_steps[f["first_step"]] += 1
         seen_any |= bool(names)
     s.with_findings += seen_any
-    for c in ln.get("changes") or []:
+    for c in ln.get("changes") or []:  # each finding's presence per version ("in": version -> bool)
         k = kinds.setdefault(f"{c['kind']} {c['field']}", Kind(f"{c['kind']} {c['field']}"))
-        for part in filter(None, (p.strip() for p in c["note"].split(","))):
-            what, _, version = part.partition(" in ")
-            if what == "fixed":
-                k.fixed_in[version] += 1
-            elif what == "new":
-                k.new_in[version] += 1
+        counts = {"fixed": k.fixed_in, "back": k.back_in, "new": k.new_in}
+        for what, version in timelines.timeline(c["in"])["changes"]:
+            counts[what][version] += 1
 
 
 def _diff_line(s: Summary, kinds: dict, ln: dict) -> None:
