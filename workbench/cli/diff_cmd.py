@@ -113,6 +113,7 @@ def _print(result, changed_only: bool) -> None:
             f.add_row(mode, d.field, repr(d.a), repr(d.b), "" if d.same else "≠",
                       style=None if d.same else "yellow")
     con.print(f)
+    _print_versions(con, result.across_versions)
     if result.same:
         con.print("same: every step, every state and both final messages agree")
         return
@@ -121,3 +122,12 @@ def _print(result, changed_only: bool) -> None:
               + (f"; state machine first differs at step {result.first_machine_step}"
                  if result.first_machine_step is not None else "")
               + ("" if result.finals_same else "; final messages differ"))
+
+
+def _print_versions(con, across: list[dict] | None) -> None:
+    """The same parser on two vLLM versions: what each version's own answers show, "fixed in V"."""
+    from workbench.core.writing import terminal
+    from workbench.lanes.version_diff import verdicts
+
+    for line in verdicts(across) if across is not None else []:
+        con.print(terminal.markup("versions: {}", line))

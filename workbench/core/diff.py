@@ -68,6 +68,8 @@ class DiffResult:
     final: dict[str, list[Difference]]  # "stream"|"nonstream" -> one per field (kind "final")
     api_a: str = "chat"
     api_b: str = "chat"
+    # the same parser on two vLLM versions: each finding's timeline (lanes/version_diff.across)
+    across_versions: list[dict] | None = None
 
     @property
     def finals_same(self) -> bool:
@@ -78,14 +80,17 @@ class DiffResult:
         return self.first_step is None and self.first_machine_step is None and self.finals_same
 
     def to_dict(self) -> dict:
-        return {"a": {"label": self.label_a, "parser": self.a.parser, "api": self.api_a},
-                "b": {"label": self.label_b, "parser": self.b.parser, "api": self.api_b},
-                "same": self.same, "first_step": self.first_step,
-                "first_machine_step": self.first_machine_step,
-                "machine_comparable": self.machine_comparable,
-                "final": {mode: {d.field: {"a": d.a, "b": d.b, "same": d.same, **d.extra} for d in ds}
-                          for mode, ds in self.final.items()},
-                "steps": [s.to_dict() for s in self.steps]}
+        out = {"a": {"label": self.label_a, "parser": self.a.parser, "api": self.api_a},
+               "b": {"label": self.label_b, "parser": self.b.parser, "api": self.api_b},
+               "same": self.same, "first_step": self.first_step,
+               "first_machine_step": self.first_machine_step,
+               "machine_comparable": self.machine_comparable,
+               "final": {mode: {d.field: {"a": d.a, "b": d.b, "same": d.same, **d.extra} for d in ds}
+                         for mode, ds in self.final.items()},
+               "steps": [s.to_dict() for s in self.steps]}
+        if self.across_versions is not None:
+            out["across_versions"] = self.across_versions
+        return out
 
 
 def _view(row: Row | None, events: list | None = None, visible: dict | None = None) -> dict | None:

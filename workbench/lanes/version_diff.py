@@ -2,7 +2,11 @@
 
 Each side is a Session of its version (in-process for the installed one, a lane
 for others) fed the same stream, and ``core.diff.compare`` pairs the rows. A
-spec without ``@VERSION`` is the installed version.
+spec without ``@VERSION`` is the installed version. With the same parser on both
+sides and two versions, ``across_versions`` says what each version's own answers show
+(check's findings on one replay: the stream against that version's non-streaming
+answer, a parser method that raised; cosmetic ones left out, as doctor does) with
+``check.fixed_in.timeline``'s verdict per finding: "fixed in 0.33.0", "new in 0.34.0".
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from workbench.lanes.lane_session import session_for
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from workbench.core.deltas import Delta
+    from workbench.core.session import Result
 
 _AT_VERSION = re.compile(r"^(.*)@(\d+(?:\.\d+)*\S*)$")
 
@@ -48,4 +53,40 @@ def run(setup: Setup, a: tuple[ParserSpec, str | None], b: tuple[ParserSpec, str
         else:
             ds = session.regroup(deltas, chunking) if chunking else deltas
         results.append(session.replay(ds))
-    return diff.compare(results[0], results[1], label(*a), label(*b))
+    res = diff.compare(results[0], results[1], label(*a), label(*b))
+    here = versions.installed()
+    if a[0] == b[0] and (a[1] or here) != (b[1] or here):
+        res.across_versions = across({a[1] or here: results[0], b[1] or here: results[1]})
+    return res
+
+
+def findings_of(result: Result) -> set[tuple[str, str]]:
+    """(kind, field) of check's findings on one replay that need no other run: its stream
+    against its own non-streaming answer, a parser method that raised; not the cosmetic."""
+    from workbench.check import compare
+
+    found = compare.errors(result.rows, "as fed") + compare.stream_vs_nonstream(result, "as fed")
+    return {(f.kind, f.field or "") for f in found if not f.cosmetic}
+
+
+def across(results: dict[str, Result]) -> list[dict]:
+    """Per finding of any version's replay: {"kind", "field", "in": version -> bool, "verdict"
+    (the timeline's text), "fixed_in", "back_in", "new_in"}, versions oldest first."""
+    from workbench.check import fixed_in
+
+    found = {v: findings_of(r) for v, r in results.items()}
+    order = fixed_in.ordered(found)
+    out = []
+    for key in dict.fromkeys(k for v in order for k in sorted(found[v])):
+        t = fixed_in.timeline({v: key in found[v] for v in order})
+        out.append({"kind": key[0], "field": key[1], "in": {v: key in found[v] for v in order}, "verdict": t["text"],
+                    "fixed_in": t["fixed_in"], "back_in": t["back_in"], "new_in": t["new_in"]})
+    return out
+
+
+def verdicts(across: list[dict]) -> list[str]:
+    """``across`` in lines: "stream_vs_nonstream tool_calls: fixed in 0.33.0" (the CLI's diff
+    and the widget's A/B say it so)."""
+    if not across:
+        return ["in neither version does the stream differ from its own non-streaming answer"]
+    return [f"{f['kind']} {f['field']}: {f['verdict']}" for f in across]

@@ -149,7 +149,12 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
         res.label_a, res.label_b = labels
     s = replace(s, ab=Result(s.stream.id, res, len(s.stream.rows), frozen({"sides": sides})))
     first = res.first_step or getattr(res, "first_machine_step", None)
-    return with_outcome(s, "ok", "A/B: " + ("A and B agree" if res.same else f"first differing step {first}"), "A/B")
+    said = "A/B: " + ("A and B agree" if res.same else f"first differing step {first}")
+    if getattr(res, "across_versions", None) is not None:  # one parser, two vLLMs: "fixed in V"
+        from workbench.lanes.version_diff import verdicts
+
+        said += " · " + "; ".join(verdicts(res.across_versions))
+    return with_outcome(s, "ok", said, "A/B")
 
 
 # -- take away ---------------------------------------------------------------
