@@ -328,6 +328,22 @@ def test_doctor_says_which_parser_causes_the_lane_fixed(lane, run_cli, tools_fil
     assert grouped["versions"]["verdict"] == "not fixed in any version here"
 
 
+def test_doctor_reads_every_lane_in_version_order_on_a_real_report(lane, run_cli, tmp_path):
+    """vLLM issue 52846 (DeepSeek V4 holds a long string argument back until its closing tag):
+    the installed 0.32.0 and the 0.33.0 lane have it, 0.34.0 streams it. The doctor asks every
+    lane (the ones the test above started) and reads the answers oldest first."""
+    from tests.support import reports
+
+    case = reports.load(reports.CASES / "vllm-52846-deepseek-v4-long-string-argument-buffered.json")
+    code, out, err = run_cli(*reports.argv(case, "doctor", tmp_path), "--json")
+    held = next(c for c in json.loads(out)["causes"] if c["class"] == "parser_streaming")
+    assert held["severity"] == "warning", err
+    listed = versions.listed()
+    assert held["versions"]["checked"] == sorted(listed, key=lambda v: tuple(map(int, v.split("."))))
+    # what each version says is what the case's reproduces_on measured there
+    assert held["versions"]["per_version"] == {v: "present" if case["reproduces_on"][v] else "gone" for v in listed}
+    assert held["versions"]["verdict"] == "fixed in 0.34.0" and held["versions"]["back_in"] == []
+
 def test_replay_json_in_the_lane(lane, run_cli, tools_file):
     code, out, _ = run_cli("replay", "--text", SEED_TEXT, "--tool-parser", "hermes", "--reasoning-parser",
                            "qwen3", "--tools", tools_file, "--vllm", LANE, "--json")
