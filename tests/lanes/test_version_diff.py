@@ -74,3 +74,13 @@ def test_the_diff_command_prints_it(installed_everywhere, run_cli, tools_file):
     code, out, _ = run_cli(*argv, "--json")
     assert {(r["kind"], r["field"]) for r in json.loads(out)["across_versions"]} >= {
         ("stream_vs_nonstream", "tool_calls")}
+
+
+def test_a_listed_version_between_the_two_sides_is_named(replays, monkeypatch):
+    monkeypatch.setattr(version_diff.versions, "listed", lambda: ["0.32.0", "0.34.0", "0.33.0", "0.35.0"])
+    rows = version_diff.across({"0.32.0": replays["bug"], "0.34.0": replays["ok"]})
+    lines = version_diff.verdicts(rows)
+    assert "stream_vs_nonstream tool_calls: fixed in 0.34.0" in lines
+    assert lines[-1] == "0.33.0 not compared: check --vllm 0.32.0,0.33.0,0.34.0 reads every version"
+    adjacent = version_diff.verdicts(version_diff.across({"0.32.0": replays["bug"], "0.33.0": replays["ok"]}))
+    assert not [line for line in adjacent if "not compared" in line]

@@ -86,7 +86,17 @@ def across(results: dict[str, Result]) -> list[dict]:
 
 def verdicts(across: list[dict]) -> list[str]:
     """``across`` in lines: "stream_vs_nonstream tool_calls: fixed in 0.33.0" (the CLI's diff
-    and the widget's A/B say it so)."""
+    and the widget's A/B say it so). Only the two versions compared are read: a listed one
+    between them is named, with the command that reads every version."""
+    from workbench.check.fixed_in import ordered, version_key
+
     if not across:
         return ["in neither version does the stream differ from its own non-streaming answer"]
-    return [f"{f['kind']} {f['field']}: {f['verdict']}" for f in across]
+    lines = [f"{f['kind']} {f['field']}: {f['verdict']}" for f in across]
+    read = ordered(across[0]["in"])
+    between = [v for v in ordered(versions.listed())
+               if v not in read and version_key(read[0]) < version_key(v) < version_key(read[-1])]
+    if between:
+        every = ",".join(ordered([*across[0]["in"], *between]))
+        lines.append(f"{', '.join(between)} not compared: check --vllm {every} reads every version")
+    return lines
