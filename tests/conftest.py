@@ -34,6 +34,28 @@ def pytest_sessionfinish(session):
     if module is not None:
         module.stop_early()  # the early server, where no parity case took it over (-x, -k, Ctrl+C)
 
+@pytest.fixture(autouse=True)
+def _parser_registries():
+    """A plugin a test loads registers its names in vLLM's two managers for the whole
+    process (a real command is a process of its own): each test starts with the names the
+    one before it found, so one test's `qwen3` plugin is not the next test's vLLM qwen3."""
+    import sys
+
+    managers = []
+    if "vllm.tool_parsers" in sys.modules and "vllm.reasoning" in sys.modules:
+        from vllm.reasoning import ReasoningParserManager
+        from vllm.tool_parsers import ToolParserManager
+
+        managers = [(ToolParserManager, "tool_parsers"), (ReasoningParserManager, "reasoning_parsers")]
+    saved = [(m, attr, dict(getattr(m, attr)), dict(m.lazy_parsers)) for m, attr in managers]
+    yield
+    for manager, attr, eager, lazy in saved:
+        getattr(manager, attr).clear()
+        getattr(manager, attr).update(eager)
+        manager.lazy_parsers.clear()
+        manager.lazy_parsers.update(lazy)
+
+
 @pytest.fixture(scope="session")
 def qwen3_tokenizer():
     from workbench.core.tokenizers import load_tokenizer

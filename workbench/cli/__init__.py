@@ -56,8 +56,16 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def defaults(command: str) -> dict:
-    """``command``'s options as argparse would set them when none is typed."""
-    return vars(build_parser().commands[command].parse_known_args([])[0])
+    """``command``'s options as argparse would set them when none is typed ({} when one is
+    required)."""
+    import contextlib
+    import io
+
+    try:
+        with contextlib.redirect_stderr(io.StringIO()):
+            return vars(build_parser().commands[command].parse_known_args([])[0])
+    except SystemExit:  # a required option (export's -o): whoever sends that command sends them all
+        return {}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -54,24 +54,6 @@ def run_in_lane(version: str, args: argparse.Namespace) -> dict:
                                                    options=command_options(args))
 
 
-def run_captured(version: str, argv: list[str]) -> dict:
-    """{"rc", "stdout", "stderr"} of `workbench ARGV` over ``version``'s vLLM: here for the
-    installed one, else its lane gets the command as data (``run_in_lane``)."""
-    import contextlib
-    import io
-
-    from workbench.cli import build_parser, main
-
-    if versions.is_installed(version):
-        out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            rc = main(argv)
-        return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
-    args = build_parser().parse_args(argv)
-    args.argv = list(argv)
-    return run_in_lane(version, args)
-
-
 def parser_entries(version: str) -> list[dict]:
     if versions.is_installed(version):
         from workbench.core.parsers import parser_table

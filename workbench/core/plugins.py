@@ -99,8 +99,8 @@ def load(path: str | Path) -> Plugin:
     before = _snapshot()
     for (was, _), (_, earlier) in _LOADED.items():  # this file loaded before (edited since): what it
         if was == file:                             # registered then counts again if registered now
-            for kind, names in (("tool", earlier.tool), ("reasoning", earlier.reasoning)):
-                for name in names:
+            for kind, known in (("tool", earlier.tool), ("reasoning", earlier.reasoning)):
+                for name in known:
                     before[kind].pop(name, None)
     records: list[logging.LogRecord] = []
     handler = _ListHandler(records)
@@ -151,10 +151,19 @@ def _forget_stale(module: Any) -> None:
     """vLLM's managers cache a lazily registered class the first time it is asked for; a plugin
     imported again (edited, or a copy beside an exported test) registers lazily again, and the
     cache would go on returning the old class. A server imports once: drop what this import
-    replaced, so the next lookup loads the class from the module just imported."""
+    replaced, so the next lookup loads the class from the module just imported. A lazy entry
+    into a module of the same name whose class this module lacks (another file, or the class
+    renamed since) is dropped too: vLLM would fail to import it, shadowing what this one
+    registers."""
     for manager, eager in _managers().values():
         for name, (path, class_name) in list(manager.lazy_parsers.items()):
-            if path == module.__name__ and name in eager and eager[name] is not getattr(module, class_name, None):
+            if path != module.__name__:
+                continue
+            if not hasattr(module, class_name):  # an earlier module of that name registered it lazily
+                del manager.lazy_parsers[name]
+                if name in eager and getattr(eager[name], "__module__", None) == module.__name__:
+                    del eager[name]
+            elif name in eager and eager[name] is not getattr(module, class_name):
                 del eager[name]
 
 

@@ -14,6 +14,7 @@ import json
 
 import pytest
 
+from tests.support.lanes import run_captured
 from workbench.core.config import io as config_io
 from workbench.core.config.io import PARSERS_DIR
 from workbench.lanes import versions
@@ -34,7 +35,6 @@ def _fields() -> set[str]:
 @pytest.fixture(scope="module")
 def exported_034(tmp_path_factory):
     """granite and llama_json as the 0.34.0 lane's export-config writes them."""
-    from workbench.cli.vllm_option import run_captured
 
     folder = tmp_path_factory.mktemp("exported_034")
     for name in ("granite", "llama_json"):
