@@ -97,3 +97,22 @@ def test_rows_share_one_log_and_an_older_state_keeps_its_own(ctl):
     assert list(a.rows) == list(b.rows)[:2]
     c = T.took(replace(a, stream=a.stream), ctl.rt, [])  # nothing new: the same view
     assert len(c.rows) == 2
+
+
+@pytest.mark.engine
+def test_check_and_diagnose_run_a_stream_stepped_part_way_to_its_end(engine_stepper):
+    """The tour's first widget, three engine steps in: its end (finish_reason) is not there
+    yet, and held against the non-streaming answer as it was, it read as findings."""
+    from workbench.ui import tools
+    from workbench.ui.diagnose import diagnose
+
+    for action, fn in (("Check", lambda st, rt: tools.check(st, rt, fuzz=2)),
+                       ("Diagnose", lambda st, rt: diagnose(st, rt, versions=False, fuzz=2))):
+        ctl = Controller(start(Inputs(text=SEED_TEXT, tools=WEATHER_TOOLS, source="engine")))
+        s = ctl.do("Step", T.step, 3, raise_errors=True)
+        assert len(s.rows) == 3 and not s.stream.done
+        s = ctl.do(action, fn, raise_errors=True)
+        assert s.stream.done and len(s.rows) == 26 and s.rows[-1].finish_reason == "tool_calls"
+        assert s.outcome.message.startswith("ran the stream to its end (3 → 26 deltas), then "), s.outcome.message
+        result = (s.check or s.doctor).value
+        assert not any("finish_reason" in str(f.headline()) for f in result.findings), action

@@ -78,9 +78,9 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     report and its test as text (``Result.extra``: markdown, test, names)."""
     from workbench.check.doctor import DoctorOptions, diagnose as run
     from workbench.core.parsers import ParserSpec
-    from workbench.ui.tools import editor_file, on_screen
+    from workbench.ui.tools import editor_file, whole
 
-    s, session, deltas = on_screen(s, rt)
+    s, session, deltas, ran = whole(s, rt)
     i = s.applied
     setup = i.setup()
     if i.config_text is not None:
@@ -104,7 +104,7 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     extra = bundle(report, cli_argv(doctor_options(i, shown, grouping)))
     s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
     head = report.causes[0] if report.causes else None
-    line = f"diagnose: {head.cls}: {head.summary}" if head else "diagnose: nothing wrong found"
+    line = f"{ran}diagnose: {head.cls}: {head.summary}" if head else f"{ran}diagnose: nothing wrong found"
     return with_outcome(s, "ok" if report.ok else "warning", line, "Diagnose")
 
 

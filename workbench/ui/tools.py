@@ -2,7 +2,8 @@
 grouping and text it shrinks to, A/B, Save, Export. Each runs on the rows shown (with the
 session that made them, not the pickers: a pending change is not what is on screen) and
 keeps its answer in the state with the stream it is about (``State.fresh``). With no
-stream yet, the settings' stream runs first.
+stream yet, the settings' stream runs first; Check and Diagnose, which need its end, run a
+stream stepped part way to its end first.
 """
 
 from __future__ import annotations
@@ -31,6 +32,18 @@ def on_screen(s: State, rt: Runtime) -> tuple[State, object, list[Delta]]:
     return s, rt.stream_session, deltas
 
 
+def whole(s: State, rt: Runtime) -> tuple[State, object, list[Delta], str]:
+    """``on_screen`` for Check and Diagnose, which hold the stream against the non-streaming
+    answer: that needs the stream's end (its finish_reason), so a stream stepped part way
+    runs to its end first, as Run would; the last item says so for the status line ("")."""
+    ran = ""
+    if s.stream.started and not s.stream.done:
+        before = len(s.stream.rows)
+        s = T.run_all(s, rt)
+        ran = f"ran the stream to its end ({before} → {len(s.stream.rows)} deltas), then "
+    return (*on_screen(s, rt), ran)
+
+
 # -- check -----------------------------------------------------------------
 def check(s: State, rt: Runtime, fuzz: int | None = None, jobs: int = 1, shrink_budget_s: float = 5.0,
           text_budget_s: float = 5.0) -> State:
@@ -39,12 +52,12 @@ def check(s: State, rt: Runtime, fuzz: int | None = None, jobs: int = 1, shrink_
     from workbench.check import Options, check as run_check
 
     fuzz = s.fuzz if fuzz is None else int(fuzz)
-    s, session, deltas = on_screen(replace(s, fuzz=fuzz), rt)
+    s, session, deltas, ran = whole(replace(s, fuzz=fuzz), rt)
     rt.status(f"checking {len(deltas)} deltas: {fuzz} random groupings, shrinking what fails…", None)
     report = run_check(session, deltas, Options(fuzz=fuzz, jobs=jobs, cost=False, shrink_budget_s=shrink_budget_s,
                                                 text_budget_s=text_budget_s))
     s = replace(s, check=Result(s.stream.id, report, len(s.stream.rows)))
-    return with_outcome(s, "ok", f"checked {len(deltas)} deltas ({fuzz} random groupings)", "Check")
+    return with_outcome(s, "ok", f"{ran}checked {len(deltas)} deltas ({fuzz} random groupings)", "Check")
 
 
 def minimal_grouping(s: State) -> str | None:
