@@ -8,7 +8,7 @@ Playwright, at 1280×900, reading what the page says as a user would.
 - Copy JSON and JSONL, clicked with a row selected, put that row's JSON on the clipboard and
   in a downloaded file;
 - the seed's default columns are whole at 1280 px beside the detail, and with the file
-  browser open;
+  browser open; an engine's grammar column in words, whole;
 - the API picked on an engine source applies on Replay, and the status line says so;
 - Diagnose on the shipped truncated Hermes recording names the cause and where it lives, and
   its report and test download; the test fails under pytest, as it should while the bug is there.
@@ -47,6 +47,13 @@ LAYOUT_JS = """(wb) => { const t = wb.querySelector('.wb-dt:has(canvas.wb-strip)
   return {cut, columns: [...t.querySelectorAll('.wb-head .wb-cell')].map((x) => x.textContent),
           beside: b.left >= s.right - 1, detail_width: b.width, head_height: h.height,
           scroll: t.querySelector('.wb-scroll').scrollWidth, client: t.querySelector('.wb-scroll').clientWidth}; }"""
+
+
+# the lines each cell of a column takes in a table (its text's distinct line tops), per row
+LINES_JS = """(t, name) => [...t.querySelectorAll(`.wb-row .wb-c-${name}`)].map((c) => {
+  const r = document.createRange(); r.selectNodeContents(c);
+  return [c.textContent, new Set([...r.getClientRects()].filter((x) => x.width > 1).map((x) => Math.round(x.top))).size,
+          c.scrollWidth > c.clientWidth + 1]; })"""
 
 
 # the rows the table has drawn (it draws those in view): (step, text) each
@@ -273,6 +280,20 @@ def test_the_api_picked_on_an_engine_source_applies_on_replay(lab, page):
     assert "replayed 26 deltas" in ui.status and ui.rows == 26
     ui.row(7)
     assert "messages events" in wb.locator(".wb-row-detail").inner_text()
+
+
+@pytest.mark.engine
+def test_the_grammar_column_reads_whole_on_an_engine_source(lab, page):
+    """The tour's required-tool_choice seed: its last row's grammar view is what the tour
+    points at ("emitted token not allowed"), in words, not cut."""
+    (wb,) = opened(lab, page, "grammar.ipynb", [
+        f"g = workbench.show({SEED!r}, source='engine', tools=TOOLS, tool_choice='required', run=True)"])
+    wb.scroll_into_view_if_needed()
+    table = wb.locator(".wb-dt:has(canvas.wb-strip)")
+    table.locator(".wb-row[data-step='7'] .wb-c-grammar").wait_for(timeout=120_000)
+    cells = table.evaluate(LINES_JS, "grammar")
+    assert ["open 3 allowed ✗ emitted token not allowed", 1, False] in cells, cells
+    assert all("␣" not in text and not cut for text, _, cut in cells), cells
 
 
 def test_diagnose_names_the_cause_and_its_report_and_test_download(lab, page, tmp_path):

@@ -31,7 +31,7 @@ import traitlets
 
 from workbench.core import secrets
 from workbench.core.machine import Kind
-from workbench.core.rows import COLUMNS, Column, Row, shown_columns
+from workbench.core.rows import COLUMNS, LABEL, Column, Row, shown_columns
 from workbench.ui.shared import Shared
 
 if TYPE_CHECKING:
@@ -40,13 +40,15 @@ if TYPE_CHECKING:
     from vllm.tokenizers import TokenizerLike
 
 STATIC = Path(__file__).parent / "static"
-RESET_CHUNK = 2000
+RESET_CHUNK = 2000  # records per message when many are sent at once (a Run, a reset)
 # the rows' columns as the widget draws them: what a delta shows is never cut up to these
 # widths (px; a longer value ellipsizes, its tooltip has it all), and a column with no value
-# in any row gives up its width (table.js); the frame and the CLI keep the schema's own
-ROW_COLUMNS = tuple(replace(c, fit=FITS[c.name]) if c.name in (FITS := {
-    "tokens": 200, "text": 200, "reasoning": 200, "content": 200, "tool_calls": 280, "grammar": 240,
-    "error": 280}) else c for c in COLUMNS)  # records per message when many are sent at once (a Run, a reset)
+# in any row gives up its width (table.js); the frame and the CLI keep the schema's own. The
+# grammar's view and vLLM's log lines are prose, drawn as labels (no ␣ between words).
+ROW_COLUMNS = tuple(replace(c, fit=FITS[c.name], kind=LABEL if c.name in ("grammar", "logs") else c.kind)
+                    if c.name in (FITS := {"tokens": 200, "text": 200, "reasoning": 200, "content": 200,
+                                           "tool_calls": 280, "grammar": 320, "error": 280, "logs": 0})
+                    else c for c in COLUMNS)
 
 
 def lean(text: str) -> str:
