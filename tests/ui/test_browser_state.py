@@ -8,7 +8,8 @@ Playwright, at 1280×900, reading what the page says as a user would.
 - Copy JSON and JSONL, clicked with a row selected, put that row's JSON on the clipboard and
   in a downloaded file;
 - the seed's default columns are whole at 1280 px beside the detail, and with the file
-  browser open; an engine's grammar column in words, whole;
+  browser open; the final tab's verdicts on one line each; an engine's grammar column in
+  words, whole;
 - the API picked on an engine source applies on Replay, and the status line says so;
 - Diagnose on the shipped truncated Hermes recording names the cause and where it lives, and
   its report and test download; the test fails under pytest, as it should while the bug is there.
@@ -263,7 +264,18 @@ def test_the_seeds_columns_are_whole_beside_the_detail_and_with_the_file_browser
     got = wb.evaluate(LAYOUT_JS)
     assert got["cut"] == [] and got["scroll"] <= got["client"] + 1, got
     page.screenshot(path=str(ARTIFACTS / "browser_columns_file_browser.png"))
-    page.keyboard.press("Control+b")
+    # the final tab's verdicts read on one line each ("≈ whitespace only (cosmetic)", the
+    # tour's point), with the file browser open too
+    wb.locator(".lm-TabBar-tab", has_text="final").first.click()
+    fields = wb.locator(".wb-fields")
+    fields.locator(".wb-row .wb-c-verdict").first.wait_for()
+    for browser in (True, False):
+        if not browser:
+            page.keyboard.press("Control+b")
+            page.wait_for_timeout(800)
+        verdicts = fields.evaluate(LINES_JS, "verdict")
+        assert ["≈ whitespace only (cosmetic)", 1, False] in verdicts, (browser, verdicts)
+        assert all(lines == 1 and not cut for _, lines, cut in verdicts), (browser, verdicts)
 
 
 @pytest.mark.engine

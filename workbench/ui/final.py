@@ -81,7 +81,7 @@ FIELD_COLUMNS: tuple[Column, ...] = (
     Column("nonstream", "non-streaming (parse on the whole text)", "the parser's parse() on the whole "
            "text, as JSON", _json(1), LABEL, width=160, grow=1),
     Column("verdict", "verdict", "equal, or differs (cosmetic: whitespace only) from the first divergent step",
-           verdict, LABEL, width=80, grow=0, fit=200),
+           verdict, LABEL, width=80, grow=0, fit=240),
 )
 
 

@@ -228,9 +228,11 @@ class Table {
     // the first column of a changed row carries the mark: 5 px more on its left (table.css)
     const mark = this.cols && this.cols[0] === c ? 5 : 0;
     const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + mark;
-    // a flowing table wraps between words and never inside one: its longest word (up to 360 px)
-    if (this.flow) return Math.max(head, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + mark));
-    return Math.max(head, c.fit ? Math.min(c.fit, value) : 0);
+    const fitted = c.fit ? Math.min(c.fit, value) : 0;
+    // a flowing table wraps between words and never inside one: its longest word (up to 360 px),
+    // and a `fit` column its whole value up to its fit (a verdict on one line, not a word a line)
+    if (this.flow) return Math.max(head, fitted, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + mark));
+    return Math.max(head, fitted);
   }
 
   widthOf(c, mine = true) {
