@@ -319,7 +319,8 @@ def test_ab_compares_two_specs_on_the_same_stream():
     assert wb.ab.left.selection == [] and len(wb.ab.left.records) == len(same.a.rows)
     wb.ab.spec_b.value = ""
     wb.ab.compare_button.click()
-    assert "A/B: give two parser specs" in banner(wb)
+    assert "A/B: give two parser specs, e.g. hermes+qwen3 and +qwen3 (B is empty)" in banner(wb)
+    assert "A/B: A/B" not in banner(wb)  # the action names itself once
 
 
 def banner_of(widget) -> str:

@@ -126,7 +126,8 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
     parsed, labels, lanes = [], [], []
     for text in (specs.a.strip(), specs.b.strip()):
         if not text:
-            raise WorkbenchError("A/B: give two parser specs, e.g. hermes+qwen3 and parsers/qwen3.toml")
+            empty = "B" if specs.a.strip() else "A"
+            raise WorkbenchError(f"give two parser specs, e.g. hermes+qwen3 and +qwen3 ({empty} is empty)")
         text, version = split_version(text)  # hermes+qwen3@0.33.0: that vLLM's lane
         lanes.append(version)
         if text == "editor":
@@ -143,7 +144,7 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
     sides = None
     if apis != ("chat", "chat"):
         if any(lanes):
-            raise WorkbenchError("A/B: another API than chat runs on the installed vLLM only; "
+            raise WorkbenchError("another API than chat runs on the installed vLLM only; "
                                  "on a lane use `workbench replay --vllm V --api API`")
         from workbench.ui import ab_apis
 
