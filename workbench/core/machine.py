@@ -18,7 +18,7 @@ from workbench.core import vllm_compat as compat
 if TYPE_CHECKING:
     from vllm.parser.abstract_parser import Parser
 
-    from workbench.core.session import Session
+    from workbench.core.prepare import Replayer
 
 _TOOL_STATES = {"MESSAGE_HEADER", "TOOL_PREAMBLE", "TOOL_NAME", "TOOL_ARGS", "TOOL_BETWEEN"}
 
@@ -232,8 +232,7 @@ def graph(config: Any, role: str) -> dict:
             "nodes": nodes, "edges": edges}
 
 
-def machines_of(session: Session) -> list[dict]:
-    """The graphs of every engine inside the session's parser (none for legacy parsers)."""
-    if hasattr(session, "machines"):  # a lane's session: drawn from the engines in its worker
-        return session.machines()
-    return [graph(eng.config, role) for role, eng in session.stream().engines.items()]
+def machines_of(session: Replayer) -> list[dict]:
+    """The graphs of every engine inside the session's parser (none for legacy parsers); a
+    lane's session draws them from the engines in its worker."""
+    return session.machines()

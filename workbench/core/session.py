@@ -220,6 +220,12 @@ class Session:
         return StreamRun(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
                          self.setup.request.chat_template_kwargs, keep_rows=keep_rows)
 
+    def machines(self) -> list[dict]:
+        """The graphs of every engine inside the parser (none for a hand-written parser)."""
+        from workbench.core.machine import graph
+
+        return [graph(eng.config, role) for role, eng in self.stream().engines.items()]
+
     def nonstream(self, text: str, token_ids: Sequence[int], finish_reason: str = "stop") -> Final:
         return nonstream(self.parser_cls, self.tokenizer, self.request, self.prompt_ids,
                          self.setup.request.chat_template_kwargs, text, token_ids,

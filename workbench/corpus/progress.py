@@ -64,7 +64,7 @@ class TerminalBar:
 
     def __init__(self, stream=None) -> None:
         self.stream = stream or sys.stderr
-        self.on = hasattr(self.stream, "isatty") and self.stream.isatty()
+        self.on = self.stream.isatty()
         self.last = 0.0
 
     def __call__(self, p: Progress) -> None:

@@ -10,7 +10,7 @@ answers: ``{"ok": true, **result}`` or ``{"ok": false, "error": "...",
 Ops: setup (a Session), deltas_from_text, deltas_from_given, regroup, start/feed/finish (one stream,
 rows per feed), replay (a whole Result), check and doctor (a ``RunSpec.to_dict()``: its report),
 parsers, pytest (tests run against this lane's vLLM). The worker runs the core only; whole `workbench` commands run in
-``workbench.cli.in_lane``, this worker plus a ``cli`` op.
+``workbench.cli.in_lane``, this worker plus a ``command`` op.
 
 A feed answers in lines of ``FEED_BATCH`` rows, written as they are made. Between two
 lines the worker looks for a ``{"op": "cancel"}`` line on stdin (the widget's Stop,
