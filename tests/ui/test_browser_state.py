@@ -8,8 +8,8 @@ Playwright, at 1280×900, reading what the page says as a user would.
 - Copy JSON and JSONL, clicked with a row selected, put that row's JSON on the clipboard and
   in a downloaded file;
 - the seed's default columns are whole at 1280 px beside the detail, and with the file
-  browser open; the final tab's verdicts on one line each; an engine's grammar column in
-  words, whole;
+  browser open; the final tab's verdicts on one line each, every API's clients wrapped,
+  uncut; an engine's grammar column in words, whole;
 - the API picked on an engine source applies on Replay, and the status line says so;
 - Diagnose on the shipped truncated Hermes recording names the cause and where it lives, and
   its report and test download; the test fails under pytest, as it should while the bug is there.
@@ -55,6 +55,12 @@ LINES_JS = """(t, name) => [...t.querySelectorAll(`.wb-row .wb-c-${name}`)].map(
   const r = document.createRange(); r.selectNodeContents(c);
   return [c.textContent, new Set([...r.getClientRects()].filter((x) => x.width > 1).map((x) => Math.round(x.top))).size,
           c.scrollWidth > c.clientWidth + 1]; })"""
+
+
+# a flowing table's cells whose text does not fit, and its width against its box
+WRAPPED_JS = """(el) => ({cut: [...el.querySelectorAll('.wb-row .wb-cell')].filter((c) => c.scrollWidth > c.clientWidth + 1
+  || c.scrollHeight > c.clientHeight + 1).map((c) => c.textContent.slice(0, 60)),
+  scroll: el.querySelector('.wb-scroll').scrollWidth, client: el.querySelector('.wb-scroll').clientWidth})"""
 
 
 # the rows the table has drawn (it draws those in view): (step, text) each
@@ -269,6 +275,11 @@ def test_the_seeds_columns_are_whole_beside_the_detail_and_with_the_file_browser
     wb.locator(".lm-TabBar-tab", has_text="final").first.click()
     fields = wb.locator(".wb-fields")
     fields.locator(".wb-row .wb-c-verdict").first.wait_for()
+    apis = wb.locator(".wb-apis")  # every API's clients: wrapped to the box, nothing cut
+    more = wb.locator("button", has_text="every API's final message")
+    if more.is_visible():
+        more.click()
+    apis.locator(".wb-row .wb-c-verdict").first.wait_for(timeout=60_000)
     for browser in (True, False):
         if not browser:
             page.keyboard.press("Control+b")
@@ -276,6 +287,8 @@ def test_the_seeds_columns_are_whole_beside_the_detail_and_with_the_file_browser
         verdicts = fields.evaluate(LINES_JS, "verdict")
         assert ["≈ whitespace only (cosmetic)", 1, False] in verdicts, (browser, verdicts)
         assert all(lines == 1 and not cut for _, lines, cut in verdicts), (browser, verdicts)
+        flowing = apis.evaluate(WRAPPED_JS)
+        assert flowing["cut"] == [] and flowing["scroll"] <= flowing["client"] + 1, (browser, flowing)
 
 
 @pytest.mark.engine

@@ -78,7 +78,7 @@ FIELD_COLUMNS: tuple[Column, ...] = (
     Column("field", "field", "the message field", lambda d: d.field, LABEL, width=80, grow=0, fit=120),
     Column("stream", "streaming (joined SSE chunks)", "what a client holds after joining every SSE chunk, "
            "as JSON (null: none; tool calls: one per line, ids aside)", _json(0), LABEL, width=160, grow=1),
-    Column("nonstream", "non-streaming (parse on the whole text)", "the parser's parse() on the whole "
+    Column("nonstream", "non-streaming (whole-text parse)", "the parser's parse() on the whole "
            "text, as JSON", _json(1), LABEL, width=160, grow=1),
     Column("verdict", "verdict", "equal, or differs (cosmetic: whitespace only) from the first divergent step",
            verdict, LABEL, width=80, grow=0, fit=240),

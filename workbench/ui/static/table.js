@@ -225,22 +225,32 @@ class Table {
   least(c) {
     const head = Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
     if (this.empty(c)) return head;
-    // the first column of a changed row carries the mark: 5 px more on its left (table.css)
-    const mark = this.cols && this.cols[0] === c ? 5 : 0;
-    const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + mark;
-    const fitted = c.fit ? Math.min(c.fit, value) : 0;
-    // a flowing table wraps between words and never inside one: its longest word (up to 360 px),
-    // and a `fit` column its whole value up to its fit (a verdict on one line, not a word a line)
-    if (this.flow) return Math.max(head, fitted, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + mark));
-    return Math.max(head, fitted);
+    // a flowing table wraps between words and never inside one: its longest word (up to 360 px)
+    if (this.flow) return Math.max(head, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + this.mark(c)));
+    return Math.max(head, this.fitWidth(c));
+  }
+
+  /** The first column of a changed row carries the mark: 5 px more on its left (table.css). */
+  mark(c) { return this.cols && this.cols[0] === c ? 5 : 0; }
+
+  /** A `fit` column's longest value, up to its fit. */
+  fitWidth(c) {
+    const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + this.mark(c);
+    return c.fit ? Math.min(c.fit, value) : 0;
   }
 
   widthOf(c, mine = true) {
     const user = mine && this.prefs.widths[c.name];
     if (user) return user;
     if (this.empty(c)) return this.least(c);
-    return Math.max(c.width, this.least(c));
+    // a flowing table starts a fit column at its whole value (a verdict on one line, not a word
+    // a line); short of room it wraps it, down to its longest word (fitInto)
+    return Math.max(c.width, this.least(c), this.flow ? this.fitWidth(c) : 0);
   }
+
+  /** Whether fitInto may take width from a column: one that grows, or a flowing table's fit
+   * column (it wraps), unless the user sized it. */
+  gives(c) { return !this.prefs.widths[c.name] && (c.grow || (this.flow && c.fit)); }
 
   layout() {
     const cs = this.cols = this.visible();
@@ -270,7 +280,7 @@ class Table {
   fitInto(cs, widths) {
     const room = this.scroll.clientWidth - 2;
     this.room = room;
-    const slack = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] ? Math.max(0, widths[i] - this.least(c)) : 0));
+    const slack = cs.map((c, i) => (this.gives(c) ? Math.max(0, widths[i] - this.least(c)) : 0));
     const total = slack.reduce((a, x) => a + x, 0);
     const sum = widths.reduce((a, w) => a + w, 0);
     // `wrap` (the main table, an A/B side): never narrower than its default columns at their
