@@ -115,6 +115,41 @@ def test_zero_text_delta_mid_utf8(qwen3_tokenizer, sessions):
     assert result.stream["reasoning"] == text  # qwen3 starts in reasoning without </think>
 
 
+def _vllm_full_calls(session, text: str) -> list:
+    """The non-streaming answer's calls as this vLLM's serving layer assembles them: 0.33's
+    ``assemble_chat_message_fields``; before it (0.32) the choice filtered in place."""
+    cls, request = session.parser_cls, session.request
+    parser = cls(session.tokenizer)
+    _, content, calls = parser.parse(text, request, enable_auto_tools=True)
+    try:
+        from vllm.entrypoints.openai.chat_completion.message_assembly import assemble_chat_message_fields
+    except ImportError:
+        from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponseChoice, ChatMessage
+        from vllm.entrypoints.generate.base.protocol import ToolCall
+        from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
+
+        msg = ChatMessage(role="assistant", content=content, tool_calls=[ToolCall(function=c) for c in calls])
+        choice = ChatCompletionResponseChoice(index=0, message=msg, finish_reason="tool_calls")
+        return maybe_filter_parallel_tool_calls(choice, request).message.tool_calls
+    return assemble_chat_message_fields(request, None, content, calls, enable_auto_tools=True,
+                                        parser_cls=cls).tool_calls
+
+
+def test_parallel_tool_calls_false_keeps_the_first_call(qwen3_tokenizer):
+    """vLLM issue 26233: with parallel_tool_calls false the server answers the first of two calls
+    in both modes (0.33 filters the list, no longer the choice; tests/lanes runs this there)."""
+    setup = Setup("qwen3", ParserSpec("hermes", None), RequestSpec(tools=WEATHER_TOOLS, parallel_tool_calls=False))
+    session = Session(setup)
+    text = TEXTS["parallel"].split("</think>")[1]
+    result = session.replay(session.deltas_from_text(text))
+    assert result.nonstream_final.error is None and not result.errors
+    direct = [(c.function.name, c.function.arguments) for c in _vllm_full_calls(session, text)]
+    assert direct == [("get_weather", '{"city": "Paris"}')]
+    assert [(c["name"], c["arguments"]) for c in result.nonstream["tool_calls"]] == direct
+    assert [c["name"] for c in result.stream["tool_calls"]] == ["get_weather"]
+    assert result.nonstream["finish_reason"] == "tool_calls"
+
+
 def test_no_tool_parser_means_markup_is_content(qwen3_tokenizer):
     session = Session(Setup("qwen3", ParserSpec(None, "qwen3"), RequestSpec(tools=WEATHER_TOOLS)))
     result = session.replay(session.deltas_from_text(SEED_TEXT))

@@ -142,7 +142,7 @@ def full_message(request: Request, parser_cls: type[Parser] | None, enable_auto_
                  reasoning: str | None, content: str | None, tool_calls: list[Any] | None,
                  raw_finish: str) -> tuple[Any, str]:
     """(ChatMessage, finish_reason) as chat_completion_full_generator builds them."""
-    from vllm.entrypoints.openai.chat_completion.protocol import ChatCompletionResponseChoice, ChatMessage
+    from vllm.entrypoints.openai.chat_completion.protocol import ChatMessage
     from vllm.entrypoints.serve.utils.tool_calls_utils import maybe_filter_parallel_tool_calls
     from vllm.entrypoints.generate.base.protocol import ToolCall
     from vllm.renderers.chat_utils import make_tool_call_id
@@ -154,7 +154,9 @@ def full_message(request: Request, parser_cls: type[Parser] | None, enable_auto_
     auto_called = False
 
     def calls() -> list[Any]:
-        return [ToolCall(id=tc.id or make_tool_call_id(), function=tc) for tc in (tool_calls or [])]
+        # the list, not the choice, is filtered: 0.33 dropped the choice case (0.32 took both)
+        kept = maybe_filter_parallel_tool_calls(list(tool_calls or []), request)
+        return [ToolCall(id=tc.id or make_tool_call_id(), function=tc) for tc in kept]
 
     if (not enable_auto_tools or not tool_parser_cls) and not named and not required:
         msg = ChatMessage(role="assistant", reasoning=reasoning, content=content)
@@ -170,9 +172,7 @@ def full_message(request: Request, parser_cls: type[Parser] | None, enable_auto_
         msg = ChatMessage(role="assistant", reasoning=reasoning, content=content)
     tool_finish = auto_called or (required and raw_finish == "stop")
     finish = "tool_calls" if tool_finish else raw_finish or "stop"
-    choice = ChatCompletionResponseChoice(index=0, message=msg, logprobs=None, finish_reason=finish)
-    choice = maybe_filter_parallel_tool_calls(choice, request)
-    return choice.message, choice.finish_reason
+    return msg, finish
 
 
 def incomplete_call_notes(finish_reason: str | None, stream: Final, text: str,
