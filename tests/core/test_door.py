@@ -289,6 +289,7 @@ NOT_USER_INPUT = {
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
     ("lanes/asked.py", "findings_in", "json.loads"): "the --json stdout of our own doctor in a lane",
+    ("cli/diff_matrix.py", "diff_in", "json.loads"): "the --json stdout of our own diff in a lane",
     ("check/config_diagnoses.py", "structural_begins", "json.loads"):
         "the structural tag vLLM's adjust_request made for a forced tool_choice (vLLM's own JSON)",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.cli import common, options
+from workbench.cli.vllm_option import add_option as add_vllm_option
 from workbench.core.faces import APIS
-from workbench.core.parsers import ParserSpec
 
 if TYPE_CHECKING:
     import argparse
@@ -28,39 +28,56 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
                    help="side B reads the stream through this API (chat, responses, messages) while side A "
                         "reads it through --api: the two clients compared step by step (what each received) "
                         "and at the end (what each holds)")
-    p.add_argument("--json", action="store_true", help="one JSON object: first_step, final, steps")
+    add_vllm_option(p, many=True, table="the same A/B in each version, side by side, and where their difference "
+                                      "appears, goes or comes back; no @VERSION on --a/--b then")
+    p.add_argument("--json", action="store_true", help="one JSON object: first_step, final, steps (several "
+                   "--vllm versions: versions, per_version (one such object each), differences, timeline)")
     p.add_argument("--changed", action="store_true", help="show only the steps that differ")
     p.set_defaults(run=run)
 
 
-def _spec(text: str) -> tuple[ParserSpec, str | None, bool]:
-    """(parser names, vLLM version or None, whether vllm-rs runs them)."""
+def _spec(text: str) -> str:
+    """The side as typed (a lane gets it as text), once it parses."""
     from workbench.check.on_spec import parse_side
 
     try:
-        return parse_side(text)
+        parse_side(text)
     except ValueError:
         import argparse
 
         raise argparse.ArgumentTypeError(f"empty parser spec; use {SPEC_HELP}") from None
+    return text.strip()
+
+
+def result_of(args: argparse.Namespace):
+    """The A/B the flags name, here (its notes printed)."""
+    from workbench.check.on_spec import diff_spec, parse_side
+
+    result, notes = diff_spec(common.run_spec(args), parse_side(args.a), parse_side(args.b), args.api_b)
+    for line in notes:
+        common.note(args, line)
+    return result
+
+
+def raised(result) -> str | None:
+    """The line saying a parser raised on a side, None when none did (exit code 1)."""
+    errors = result.a.errors + result.b.errors
+    if not errors:
+        return None
+    return f"{len(errors)} delta(s) raised in a parser; first at step {errors[0].step}: {errors[0].error}"
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.check.on_spec import diff_spec
-
-    result, notes = diff_spec(common.run_spec(args), args.a, args.b, args.api_b)
-    for line in notes:
-        common.note(args, line)
+    result = result_of(args)
     if args.json:
         common.print_json(result.to_dict())
     else:
         _print(result, args.changed)
-    errors = result.a.errors + result.b.errors
-    if errors:
+    line = raised(result)
+    if line is not None:
         from workbench.core.writing import terminal
 
-        terminal.say("workbench diff: {} delta(s) raised in a parser; first at step {}: {}", len(errors),
-                     errors[0].step, errors[0].error, err=True)
+        terminal.say("workbench diff: {}", line, err=True)
         return 1
     return 0
 

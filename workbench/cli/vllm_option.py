@@ -5,8 +5,8 @@ listed version runs the same command inside its lane, sent as typed data (its na
 the run as ``RunSpec.to_dict()``, its own options; never an argv), so every figure
 and file comes from the same code over that version's vLLM
 (``workbench.cli.dispatch`` decides where a command runs; this module has the pieces).
-``parsers`` marks names that exist in only one version, and ``check`` with
-several versions prints a table of findings x versions.
+``parsers`` marks names that exist in only one version; ``check`` with several versions
+prints a table of findings x versions, ``diff`` its A/B per version (cli/diff_matrix.py).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ if TYPE_CHECKING:
 IN_LANE = "workbench.cli.in_lane"  # the lane program that runs whole commands (`python -m` name)
 
 
-def add_option(p: argparse.ArgumentParser, many: bool = False) -> None:
-    more = " or a comma-separated list (a findings x versions table)" if many else ""
+def add_option(p: argparse.ArgumentParser, many: bool = False, table: str = "a findings x versions table") -> None:
+    more = f" or a comma-separated list ({table})" if many else ""
     p.add_argument("--vllm", metavar="VERSION" + ("[,VERSION...]" if many else ""),
                    help=f"the vLLM version whose parsers run: the installed one (default) or one "
                         f"listed in setup/vllm-lanes.lock{more}")

@@ -16,7 +16,7 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     warm.py       warm lanes: a server per version kept after a command (cli/warm_server.py), the user's socket
     lane_session.py  LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop);
                   prepare(spec) with the session in spec.vllm's lane
-    version_diff.py  A/B across versions: hermes+qwen3@0.32.0 vs hermes+qwen3@0.33.0, fixed in which
+    version_diff.py  A/B across versions: hermes+qwen3@0.32.0 vs @0.33.0, fixed in which; one A/B per version (diff --vllm)
     lane_ui.py    what the widget needs from lanes (widget-free): a session, the picker's choices
     asked.py      is a parser cause fixed in another vLLM? doctor's question to the other lanes
 """

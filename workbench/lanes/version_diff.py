@@ -7,6 +7,9 @@ sides and two versions, ``across_versions`` says what each version's own answers
 (check's findings on one replay: the stream against that version's non-streaming
 answer, a parser method that raised; cosmetic ones left out, as doctor does) with
 ``check.fixed_in.timeline``'s verdict per finding: "fixed in 0.33.0", "new in 0.34.0".
+``differences`` reads the other way round: the same A/B run in each version (`diff --vllm
+A,B,C`, cli/diff_matrix.py), each way it differs with the timeline of where it appears,
+goes ("fixed in V": A and B agree from V on) or comes back.
 """
 
 from __future__ import annotations
@@ -100,3 +103,39 @@ def verdicts(across: list[dict]) -> list[str]:
         every = ",".join(ordered([*across[0]["in"], *between]))
         lines.append(f"{', '.join(between)} not compared: check --vllm {every} reads every version")
     return lines
+
+
+def _ways(d: dict) -> dict[tuple[str, str], dict]:
+    """How one version's A/B (diff's ``to_dict()``) differs: (kind, field) -> what differs."""
+    out: dict[tuple[str, str], dict] = {}
+    if d["first_step"] is not None:
+        fields = dict.fromkeys(f for s in d["steps"] for f in s["output"])
+        out["step", "output"] = {"first_step": d["first_step"], "fields": list(fields)}
+    if d["machine_comparable"] and d["first_machine_step"] is not None:
+        out["step", "machine"] = {"first_step": d["first_machine_step"]}
+    for mode, fields in d["final"].items():
+        for name, f in fields.items():
+            if not f["same"]:
+                out["final", f"{mode} {name}"] = {"a": f["a"], "b": f["b"]}
+    return out
+
+
+def differences(per: dict[str, dict]) -> tuple[list[dict], dict]:
+    """(per way the A/B differs in any version: {"kind" ("step" | "final"), "field" ("output",
+    "machine", "stream tool_calls", ...), "in": version -> what differs there or None, "note"
+    (the timeline's events, "" when every version agrees), "fixed_in", "back_in", "new_in"};
+    the timeline of A and B differing at all), from ``per``: version -> diff's ``to_dict()``."""
+    from workbench.check import fixed_in
+
+    order = fixed_in.ordered(per)
+    ways = {v: _ways(per[v]) for v in order}
+    rows = []
+    for key in dict.fromkeys(k for v in order for k in ways[v]):
+        t = fixed_in.timeline({v: key in ways[v] for v in order})
+        rows.append({"kind": key[0], "field": key[1], "in": {v: ways[v].get(key) for v in order},
+                     "note": ", ".join(t["events"]), "fixed_in": t["fixed_in"], "back_in": t["back_in"],
+                     "new_in": t["new_in"]})
+    overall = fixed_in.timeline({v: not per[v]["same"] for v in order})
+    if not overall["changes"]:
+        overall["text"] = f"A and B {'differ' if not per[order[0]]['same'] else 'agree'} in every version"
+    return rows, overall
