@@ -394,7 +394,9 @@ class WidgetActions(RuleBasedStateMachine):
         assert wb.detail.step.max == len(rows)
         final = "finished" in s.status or None
         verdict = wb.final.goto.description
-        if final is None:
+        if s.error:  # a failed action's line is the status; the final tab keeps the rows' verdict
+            assert (verdict == "verdict: when the stream ends") == (wb.state.stream.final is None), verdict
+        elif final is None:
             assert "finished" not in s.status and verdict == "verdict: when the stream ends"
         else:
             said = re.search(r"finished: (streaming [=≈≠][^·]*)", s.status).group(1).strip()
@@ -484,6 +486,12 @@ def test_the_api_picked_on_an_engine_source_applies_on_replay(engine_stepper):
     """Issue 31, item 3: messages picked on an engine source applies on Replay (its events are a
     replay of the chat stream), the status line says so, and the pending note clears."""
     replay_steps(OnEngine, [("run",), ("api", "messages"), ("replay",), ("reset",), ("run",), ("select", 0.4)])
+
+
+def test_a_replay_refused_by_a_draft_keeps_the_finished_rows_verdict():
+    """Found by make test-slow: a finished stream, the tools box not JSON yet, Replay: refused
+    with its line, and the final tab still gives the verdict of the rows on screen."""
+    replay_steps(OnText, [("run",), ("tools", '[{"type": '), ("replay",)])
 
 
 def test_check_counts_agree_everywhere():
