@@ -494,6 +494,12 @@ def test_a_replay_refused_by_a_draft_keeps_the_finished_rows_verdict():
     replay_steps(OnText, [("run",), ("tools", '[{"type": '), ("replay",)])
 
 
+def test_a_recording_picked_replaces_a_draft_in_the_tools_box():
+    """Found by make test-slow: the tools box not JSON yet, then a recording picked: it loads
+    with its own tools (its request), not refused by the draft it replaces."""
+    replay_steps(OnText, [("run",), ("tools", '[{"type": '), ("source", "recording", SEED)])
+
+
 def test_check_counts_agree_everywhere():
     """Issue 31, item 5: the status line, the check tab and the final tab count alike."""
     replay_steps(OnText, [("run",), ("check",)])

@@ -19,7 +19,7 @@ from workbench.errors import WorkbenchError
 from workbench.ui import final as final_mod
 from workbench.ui.final import FinalView, rows_changed
 from workbench.ui.runtime import label
-from workbench.ui.state import Outcome, Rows, State, Stream, with_outcome  # noqa: F401 (with_outcome: the widget's one-line outcomes)
+from workbench.ui.state import Outcome, Rows, State, Stream, frozen, with_outcome  # noqa: F401 (with_outcome: the widget's one-line outcomes)
 
 if TYPE_CHECKING:
     from workbench.core.deltas import Delta
@@ -171,7 +171,9 @@ def _keep_selection(s: State, selected: int | None) -> State:
 
 def load_recording(s: State, rt: Runtime, path: str) -> State:
     """A recording's settings (its header's tokenizer, parser, request, prompt), its text in
-    the script box; the stream goes, and Step replays it."""
+    the script box; the stream goes, and Step replays it. Its request replaces the messages
+    and tools: a draft in their boxes goes, and does not stop it."""
+    s = replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k not in ("messages", "tools")}))
     ready(s)
     rt.use(None)
     settings, notes = rt.open_recording(s.settings, str(path))
