@@ -500,6 +500,13 @@ def test_a_recording_picked_replaces_a_draft_in_the_tools_box():
     replay_steps(OnText, [("run",), ("tools", '[{"type": '), ("source", "recording", SEED)])
 
 
+@pytest.mark.engine
+def test_a_tool_choice_picked_on_an_engine_source_applies_on_replay(engine_stepper):
+    """Found by make test-slow: another tool choice makes another engine request, which the
+    Replay started on the widget's stepper and then aborted as the old stream's ('no request')."""
+    replay_steps(OnEngine, [("run",), ("tool_choice", "none"), ("replay",), ("step", 2)])
+
+
 def test_check_counts_agree_everywhere():
     """Issue 31, item 5: the status line, the check tab and the final tab count alike."""
     replay_steps(OnText, [("run",), ("check",)])

@@ -92,6 +92,7 @@ class EngineSource:
 
     def __init__(self, stepper: EngineStepper) -> None:
         self.stepper = stepper
+        self.request_id = stepper.request_id  # its own request: the widget's stepper makes the next one
         self.notes: list[str] = []
 
     @property
@@ -116,8 +117,11 @@ class EngineSource:
         return list(self.stepper.step(until_output=True))
 
     def close(self) -> None:
-        """Abort the widget's request (only its own) if it still runs."""
-        self.stepper.reset()
+        """Abort the widget's request (only its own) if it still runs. A Replay that starts a
+        new request (another tool choice) has it on the same stepper before the old source
+        closes: that one is not this source's to abort."""
+        if self.stepper.request_id == self.request_id:
+            self.stepper.reset()
 
     def origin(self) -> dict:
         return self.stepper.origin()
