@@ -24,9 +24,9 @@ def session(inputs, setup: Setup, status):
         from workbench.core.session import Session
 
         return Session(setup, prompt_token_ids=inputs.prompt_token_ids)
-    if inputs.config_text is not None:
-        raise WorkbenchError(f"the config editor runs on the installed vLLM ({versions.installed()}); "
-                             f"pick it to edit a config")
+    if inputs.config_text is not None or inputs.plugin_text is not None:
+        raise WorkbenchError(f"the parser editor runs on the installed vLLM ({versions.installed()}); "
+                             f"pick it to edit a parser")
     from workbench.lanes.lane_session import LaneSession
 
     version = versions.check(inputs.vllm)

@@ -10,6 +10,7 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     runtime.py      * what a state refers to: the session, the source, the engine request, by stream id
     transitions.py  * the stream's actions: Step, a Run's slice, Stop, Reset, Replay, a recording, a row
     settings.py     * a picker or box (refused when it cannot go with the others), the config editor
+    plugin_editor.py * the editor's Python plugin (core/live_plugin.py) as the parser; its language
     tools.py        * Check, the minimal grouping and text, A/B, Save, Export on the stream on screen
     diagnose.py     * doctor on the stream on screen, its report and test; workbench.doctor(...)
     views.py        * what each line says: status, settings title, banner, verdicts, check counts, Help
@@ -36,7 +37,7 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     check.py          the check tab: findings, the minimal grouping, the pytest export
     doctor_panel.py   the Diagnose tab: causes, where in vLLM, versions, the report to download
     ab.py             A/B: the same table twice, scrolled together, differing steps marked
-    editor.py         the live config editor (CodeMirror bundle) with its problems banner
+    editor.py         the live parser editor, TOML or Python (CodeMirror bundle), with its problems banner
     diagram.py        the parser's state machine (dagre bundle), current state lit, whose machine it is
     static/           table.js / table.css (own ES module), editor.js / diagram.js (built from js/)
 """

@@ -66,9 +66,10 @@ def events_cell(events: list[dict]) -> str | None:
 
 def label(text: str, spec) -> str:
     """What a spec is called in the A/B panel: "hermes+qwen3", "+qwen3", "hermes",
-    "parsers/qwen3.toml" (as typed, relative to the repository) or "editor config"."""
+    "parsers/qwen3.toml" (as typed, relative to the repository), "editor config" or
+    "editor plugin" (``spec`` None: the editor's plugin)."""
     if text == "editor":
-        return "editor config"
+        return "editor plugin" if spec is None else "editor config"
     if spec.config:
         from pathlib import Path
 

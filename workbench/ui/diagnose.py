@@ -17,6 +17,7 @@ from workbench.ui.state import Result, State, frozen, start, with_outcome
 
 if TYPE_CHECKING:
     from workbench.check.doctor import DoctorReport
+    from workbench.core.parsers import ParserSpec
     from workbench.ui.inputs import Inputs
     from workbench.ui.runtime import Runtime
 
@@ -24,10 +25,12 @@ REPORT_NAME = "workbench_bug.md"  # the download's names: the report and its tes
 TEST_NAME = "test_workbench_bug.py"
 
 
-def doctor_options(i: Inputs, files: dict[str, str], grouping: str | None) -> dict[str, Any]:
+def doctor_options(i: Inputs, files: dict[str, str], grouping: str | None,
+                   names: ParserSpec | None = None) -> dict[str, Any]:
     """`workbench doctor`'s options for these settings, by the flags' names (a RunSpec's
     ``spec_from_options``); ``files`` names where the script text, tools, messages and editor
-    config are (written there by ``write_inputs``)."""
+    config or plugin are (written there by ``write_inputs``); ``names``: the parser names the
+    editor's plugin filled (the session's)."""
     from workbench.ui.inputs import resolve
 
     o: dict[str, Any] = ({"recording": str(resolve(i.recording))} if i.source == "recording" and i.recording
@@ -35,6 +38,11 @@ def doctor_options(i: Inputs, files: dict[str, str], grouping: str | None) -> di
     o["tokenizer"] = i.tokenizer
     if i.config_text is not None:
         o["config"] = files["config"]
+    elif i.plugin_text is not None and names is not None:
+        o["plugin"] = [files["plugin"]]
+        o["tool_parser"] = names.tool_parser or "none"
+        if names.reasoning_parser:
+            o["reasoning_parser"] = names.reasoning_parser
     elif i.config:
         o["config"] = str(resolve(i.config))
     else:
@@ -58,7 +66,8 @@ def cli_argv(options: dict[str, Any]) -> list[str]:
     argv = [options["recording"]] if "recording" in options else []
     for name, value in options.items():
         if name != "recording":
-            argv += [f"--{name.replace('_', '-')}", str(value)]
+            for v in value if isinstance(value, list) else [value]:
+                argv += [f"--{name.replace('_', '-')}", str(v)]
     return argv
 
 
@@ -68,7 +77,7 @@ def write_inputs(folder: Path, i: Inputs, text: str) -> dict[str, str]:
 
     files = {"text": ("model_output.txt", text), "messages": ("messages.json", json.dumps(i.messages, ensure_ascii=False)),
              "tools": ("tools.json", json.dumps(i.tools or [], ensure_ascii=False)),
-             "config": ("editor.toml", i.config_text or "")}
+             "config": ("editor.toml", i.config_text or ""), "plugin": ("editor_parser.py", i.plugin_text or "")}
     return {k: str(outputs.write_text(folder / name, body)) for k, (name, body) in files.items()}
 
 
@@ -83,8 +92,12 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     s, session, deltas, ran = whole(s, rt)
     i = s.applied
     setup = i.setup()
+    names = None
     if i.config_text is not None:
         setup = replace(setup, parser=ParserSpec(config=editor_file(i.config_text)))
+    elif i.plugin_text is not None:  # the editor's plugin as the session loaded it (--plugin FILE)
+        names = session.setup.parser
+        setup = replace(setup, parser=names, plugins=session.setup.plugins)
     grouping = s.stream.origin if s.stream.origin not in ("", "recorded") else None
     rt.status(f"diagnosing {len(deltas)} deltas: stream vs non-stream, groupings, the text, the settings…", None)
     report = run(setup, deltas=deltas, prompt_ids=getattr(session, "prompt_ids", None),
@@ -98,10 +111,10 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
             rt.status("asking the other vLLM versions whether they still show it…", None)
             from workbench.core.run_options import spec_from_options
 
-            attach(report.parser_causes(), spec_from_options(doctor_options(i, files, grouping)),
+            attach(report.parser_causes(), spec_from_options(doctor_options(i, files, grouping, names)),
                    lambda message: rt.status(message, None))
     shown = {k: Path(v).name for k, v in files.items()}
-    extra = bundle(report, cli_argv(doctor_options(i, shown, grouping)))
+    extra = bundle(report, cli_argv(doctor_options(i, shown, grouping, names)))
     s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
     head = report.causes[0] if report.causes else None
     line = f"{ran}diagnose: {head.cls}: {head.summary}" if head else f"{ran}diagnose: nothing wrong found"

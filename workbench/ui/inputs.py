@@ -47,6 +47,9 @@ class Inputs:
     prompt_token_ids: list[int] | None = None  # from a recording's header
     # The editor's last good config text: when set, it is the parser (over the pickers).
     config_text: str | None = None
+    # The editor's last good Python plugin text: when set, the parsers it registers fill their
+    # roles (over the pickers'; core/live_plugin.spec_for). At most one of the two is set.
+    plugin_text: str | None = None
     # The "server" source: a live vLLM server's stream, one chunk per Step.
     server_url: str = ""
     server_request: dict | None = None  # more request fields (model, vllm_xargs, ...)

@@ -35,7 +35,8 @@ def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
                    text="".join(d.text for d in r.deltas),
                    messages=req.messages, tools=req.tools,
                    tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
-                   prompt_token_ids=r.prompt_token_ids or None, config_text=None, **parser), opened
+                   prompt_token_ids=r.prompt_token_ids or None, config_text=None, plugin_text=None,
+                   **parser), opened
 
 
 def open_deltas(inputs: Inputs) -> Opened:

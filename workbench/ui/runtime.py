@@ -1,7 +1,7 @@
 """What a state refers to but cannot hold (widget-free): the parser session of the applied
 settings, the source making the current stream's rows (by the stream's id), this widget's
-own engine request, the recording opened (parsed once), the editor's live config and the
-API faces of the stream.
+own engine request, the recording opened (parsed once), the editor's live config or live
+plugin (its last good text loaded as a module) and the API faces of the stream.
 
 ``session`` and ``deltas`` are the one way from settings to something that runs (the
 widget's translation of its pickers; ``core.prepare`` takes it over as a ``RunSpec``).
@@ -32,8 +32,10 @@ def _quiet(message: str, fraction: float | None = None) -> None:
 
 
 def label(i: Inputs) -> str:
-    """The parser's short name: hermes+qwen3, parsers/qwen3.toml's label, editor config."""
-    return "editor config" if i.config_text is not None else i.parser().label()
+    """The parser's short name: hermes+qwen3, parsers/qwen3.toml's label, editor config or plugin."""
+    if i.config_text is not None:
+        return "editor config"
+    return "editor plugin" if i.plugin_text is not None else i.parser().label()
 
 
 def setup_of(i: Inputs) -> Setup:
@@ -58,13 +60,17 @@ class Runtime:
         self.opened: Opened | None = None  # the recording loaded, parsed once
         self.live = None  # core.live.LiveConfig of the editor
         self._live_key: tuple | None = None
+        self.plugin_live = None  # core.live_plugin.LivePlugin of the editor
+        self._live_plugin_key: tuple | None = None
+        self._loaded: tuple[str, object] | None = None  # (text, Plugin): an editor text loaded elsewhere
         self._faces = None
         self.decoder = None  # the stream's tokenizer's TokenText (screen.decoder)
         self.last = None  # the last whole state an action reached (kept when it then fails)
 
     # -- settings -> a session and deltas --------------------------------
-    def key(self, i: Inputs, with_config: bool = True) -> str:
-        return repr((setup_of(i), i.prompt_token_ids, i.config_text if with_config else None, i.vllm))
+    def key(self, i: Inputs, with_editor: bool = True) -> str:
+        editor = (i.config_text, i.plugin_text) if with_editor else None
+        return repr((setup_of(i), i.prompt_token_ids, editor, i.vllm))
 
     def session_for(self, i: Inputs):
         """The composed parser's session for ``i`` (built once per distinct settings)."""
@@ -73,6 +79,11 @@ class Runtime:
             setup = setup_of(i)
             if "vllm" not in sys.modules:
                 self.status("loading vLLM (about 10 s the first time)…", None)
+            if i.plugin_text is not None:  # as --plugin FILE with the names it registers
+                from workbench.core.live_plugin import spec_for
+
+                plugin = self.editor_plugin(i.plugin_text)
+                setup = replace(setup, parser=spec_for(plugin, setup.parser), plugins=setup.plugins + (plugin.file,))
             self.status(f"composing parser {label(i)} on tokenizer {setup.tokenizer}…", None)
             from workbench.lanes import lane_ui
 
@@ -165,16 +176,39 @@ class Runtime:
             return self.made_by
         return {"kind": "recording", "path": i.recording} if i.source == "recording" else {"kind": "text"}
 
-    # -- the editor's live config ---------------------------------------
+    # -- the editor's live config and live plugin ------------------------
     def live_config(self, i: Inputs, deltas: list[Delta]):
         from workbench.core.live import LiveConfig
 
-        key = (self.key(i, with_config=False), tuple(map(id, deltas)))
+        key = (self.key(i, with_editor=False), tuple(map(id, deltas)))
         if self.live is None or key != self._live_key:
             self.live = LiveConfig(setup_of(i), deltas, prompt_token_ids=i.prompt_token_ids,
                                    base_dir=config_dir(i))
             self._live_key = key
         return self.live
+
+    def live_plugin(self, i: Inputs, deltas: list[Delta]):
+        from workbench.core.live_plugin import LivePlugin
+
+        key = (self.key(i, with_editor=False), tuple(map(id, deltas)))
+        if self.plugin_live is None or key != self._live_plugin_key:
+            self.plugin_live = LivePlugin(setup_of(i), deltas, prompt_token_ids=i.prompt_token_ids)
+            self._live_plugin_key = key
+        return self.plugin_live
+
+    def editor_plugin(self, text: str):
+        """The editor's plugin text as a loaded plugin (core.plugins.Plugin): the live plugin's
+        when it is that text, else loaded now (once per text)."""
+        from pathlib import Path
+
+        from workbench.core.live_plugin import load_text
+
+        live = self.plugin_live
+        if live is not None and live.source == text and live.plugin is not None and Path(live.plugin.file).exists():
+            return live.plugin
+        if self._loaded is None or self._loaded[0] != text or not Path(self._loaded[1].file).exists():
+            self._loaded = (text, load_text(text))
+        return self._loaded[1]
 
     # -- the API faces of the current stream -----------------------------
     def faces(self, i: Inputs):

@@ -1,10 +1,11 @@
-"""The settings' transitions (widget-free): a picker, a box, the config editor.
+"""The settings' transitions (widget-free): a picker, a box, the config editor, the text
+and language the parser editor shows (its Python side: ``ui/plugin_editor.py``).
 
 A setting that cannot go with the others is refused the moment it is chosen: the state
 keeps its settings (the picker, drawn from them, goes back) and the status line says why.
-What cannot go together: the config editor and a lane (the editor's config is built by the
-installed vLLM), a live source (engine, server) and a lane, another API than chat and a
-lane (the widget reads the API faces in-process). A JSON box whose text does not parse yet
+What cannot go together: the editor's parser and a lane (the editor's config or plugin is
+built by the installed vLLM), a live source (engine, server) and a lane, another API than
+chat and a lane (the widget reads the API faces in-process). A JSON box whose text does not parse yet
 is a draft: it waits, named in the pending list, and Step, Replay or Reset say what is wrong.
 With no stream on screen the settings apply at once (the next Step starts with them).
 """
@@ -34,8 +35,8 @@ def conflict(vllm: str | None, source: str, api: str, editor: bool) -> str | Non
         return None
     here = versions.installed()
     if editor:
-        return (f"vLLM {vllm} with the config editor on: the editor's config runs on the installed "
-                f"vLLM ({here}) only; switch the editor off (config editor tab) to pick another vLLM")
+        return (f"vLLM {vllm} with the parser editor on: the editor's parser runs on the installed "
+                f"vLLM ({here}) only; switch the editor off (parser editor tab) to pick another vLLM")
     if source in ("engine", "server"):
         return (f"vLLM {vllm} with the {source} source: a live stream runs on the installed vLLM ({here}); "
                 f"save it as a recording, then replay that on {vllm}")
@@ -67,19 +68,25 @@ def set_setting(s: State, name: str, value: Any) -> State:
         return set_json(s, name, value)
     value = normal(name, value)
     new = replace(s.settings, **{name: value})
-    if name in PICKED_PARSER and new.config_text is not None:
-        new = replace(new, config_text=None)  # a picker's parser takes over from the editor
-    why = conflict(new.vllm, new.source, new.api, new.config_text is not None)
+    on = editor_on(s.settings)
+    if name in PICKED_PARSER and on:
+        new = replace(new, config_text=None, plugin_text=None)  # a picker's parser takes over from the editor
+    why = conflict(new.vllm, new.source, new.api, editor_on(new))
     if why:
         return with_outcome(s, "refused", f"refused: {why}", name)
     drafts = {k: v for k, v in s.drafts.items() if k != name}
-    editor = s.editor
-    if name == "config" and value and value != s.settings.config:
-        editor = Editor(text=config_text_of(value), file=value)
-    elif name in PICKED_PARSER and s.settings.config_text is not None:
-        editor = replace(editor, note="the pickers' parser (Replay to apply)")
-    s = replace(s, settings=new, drafts=frozen(drafts), editor=editor)
+    picked_config = name == "config" and value and value != s.settings.config
+    s = replace(s, settings=new, drafts=frozen(drafts))
+    if picked_config:
+        s = show(s, "toml", config_text_of(value), value)
+    elif name in PICKED_PARSER and on:
+        s = replace(s, editor=replace(s.editor, note="the pickers' parser (Replay to apply)"))
     return settled(with_outcome(s, "ok", "", name))
+
+
+def editor_on(i) -> bool:
+    """Whether the editor's parser (a config or a plugin) is the parser of these settings."""
+    return i.config_text is not None or i.plugin_text is not None
 
 
 def set_json(s: State, name: str, text: str) -> State:
@@ -112,7 +119,43 @@ def config_text_of(path: str) -> str:
     return door.read_text(p, "config", limits.MAX_CONFIG_BYTES)
 
 
-# -- the config editor ---------------------------------------------------
+# -- the parser editor: its text and language; the config editor ---------
+LANGUAGES = ("toml", "python")  # a parser config, a parser plugin
+TOML_START = ("# Pick a parser config file in the `config` picker (its text appears here),\n"
+              "# or write one: parsers/teaching.toml is the smallest complete example.\n")
+PYTHON_START = '''# A parser plugin, as vLLM's --tool-parser-plugin files are: a ToolParser (or ReasoningParser)
+# subclass registered under a name. Edit it: the stream replays through it after a pause in
+# typing (or on Ctrl-Enter); a mistake is one line with its line number, and the last good
+# parser stays active. parsers/plugins/example_tool_parser.py is a complete example.
+from vllm.entrypoints.generate.base.protocol import DeltaMessage, ExtractedToolCallInformation
+from vllm.tool_parsers.abstract_tool_parser import ToolParser, ToolParserManager
+
+
+@ToolParserManager.register_module("my_parser")
+class MyToolParser(ToolParser):
+    def extract_tool_calls(self, model_output, request):
+        return ExtractedToolCallInformation(tools_called=False, tool_calls=[], content=model_output)
+
+    def extract_tool_calls_streaming(self, previous_text, current_text, delta_text, *ids_and_request):
+        return DeltaMessage(content=delta_text) if delta_text else None
+'''
+STARTS = {"toml": TOML_START, "python": PYTHON_START}
+
+
+def show(s: State, language: str, text: str | None = None, file: str | None = None) -> State:
+    """The editor showing ``language``: ``text`` (from ``file``) when given, else the text it
+    last had in that language (or that language's start). The other language's text is kept."""
+    if language not in LANGUAGES:
+        raise WorkbenchError(f"the editor's language is one of {', '.join(LANGUAGES)}, not {language!r}")
+    e = s.editor
+    if language == e.language:
+        return s if text is None else replace(s, editor=replace(e, text=text, file=file or e.file, problems=()))
+    kept = dict(e.kept) | {e.language: (e.text, e.file)}
+    shown = kept.pop(language, (STARTS[language], None))
+    text, file = (text, file) if text is not None else shown
+    return replace(s, editor=Editor(text=text, file=file, note=e.note, language=language, kept=frozen(kept)))
+
+
 def editor_text(s: State, text: str) -> State:
     """Typed in the editor (applied by a reload)."""
     return replace(s, editor=replace(s.editor, text=text))
@@ -123,14 +166,13 @@ def reload_config(s: State, rt: Runtime, text: str | None = None) -> State:
     them (the last good config stays active); else the stream is replayed through it."""
     from workbench.ui import transitions as T
 
-    if text is not None:
-        s = editor_text(s, text)
+    s = show(s, "toml", text)
     text = s.editor.text
     why = conflict(s.settings.vllm, s.settings.source, s.settings.api, True)
     if why:
         return with_outcome(s, "refused", f"refused: {why}", "editor")
     T.ready(s)
-    base = replace(s.settings, config_text=None)
+    base = replace(s.settings, config_text=None, plugin_text=None)
     if not s.stream.started and base.source in ("engine", "server"):
         return editor_before_a_live_stream(s, rt, base, text)
     deltas = rt.recorded() if s.stream.started else rt.deltas(base, rt.session_for(base))
@@ -139,7 +181,7 @@ def reload_config(s: State, rt: Runtime, text: str | None = None) -> State:
     if problems:
         return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(problems))), "warning",
                             f"config: {len(problems)} problem(s); the last good config stays active", "editor")
-    settings = replace(s.settings, config_text=text)
+    settings = replace(s.settings, config_text=text, plugin_text=None)
     rt.adopt(settings, live.session)
     # the same stream replayed through it (or, when the settings make other deltas now, a new
     # stream from them: what is on screen is always what the applied settings make)
@@ -168,7 +210,7 @@ def editor_before_a_live_stream(s: State, rt: Runtime, base, text: str) -> State
     if not loaded.ok:
         return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(loaded.problems))), "warning",
                             f"config: {len(loaded.problems)} problem(s); the last good config stays active", "editor")
-    s = replace(s, settings=replace(s.settings, config_text=text),
+    s = replace(s, settings=replace(s.settings, config_text=text, plugin_text=None),
                 editor=replace(s.editor, problems=(), note="the parser of the next Step"))
     return settled(with_outcome(s, "ok", "the editor's config is the parser: Step or Run streams through it",
                                 "editor"))
@@ -178,9 +220,9 @@ def editor_off(s: State, rt: Runtime) -> State:
     """The pickers' parser (or the config file's) runs again; a stream is replayed through it."""
     from workbench.ui import transitions as T
 
-    s = replace(s, settings=replace(s.settings, config_text=None),
+    s = replace(s, settings=replace(s.settings, config_text=None, plugin_text=None),
                 editor=replace(s.editor, note="the pickers' parser"))
     if s.stream.started:
         return T.replay(s, rt)
-    return settled(with_outcome(s, "ok", "the config editor is off: the pickers' parser runs at the next Step",
+    return settled(with_outcome(s, "ok", "the parser editor is off: the pickers' parser runs at the next Step",
                                 "editor"))

@@ -29,7 +29,7 @@ NAMES = {"tokenizer": "tokenizer", "tool_parser": "tool parser", "reasoning_pars
          "config": "config", "tool_choice": "tool_choice", "messages": "messages", "tools": "tools",
          "text": "script", "recording": "recording", "source": "source", "chunking": "chunking",
          "model": "model", "server_url": "server", "server_request": "request", "vllm": "vLLM",
-         "api": "API", "config_text": "the config editor"}
+         "api": "API", "config_text": "the config editor", "plugin_text": "the Python editor"}
 # the settings that make the deltas of each source (the others only say how they are parsed)
 STREAM_FIELDS = {"text": ("tokenizer", "text", "chunking"),
                  "recording": ("tokenizer", "recording", "chunking"),
@@ -118,13 +118,17 @@ class Outcome:
 
 @dataclass(frozen=True)
 class Editor:
-    """The config editor: its ``text``, the file it shows (None: typed), and the problems of
-    the last text tried (the last good one is ``settings.config_text``: the parser when on)."""
+    """The parser editor: its ``text`` in its ``language`` ("toml": a parser config, "python":
+    a parser plugin), the file it shows (None: typed), and the problems of the last text tried
+    (the last good one is ``settings.config_text`` or ``settings.plugin_text``: the parser
+    when on). ``kept``: the other language's text and file, shown again when it is picked."""
 
     text: str = ""
     file: str | None = None
     problems: tuple = ()
     note: str = ""  # what it last did ("replayed 26 deltas, 3 rows changed")
+    language: str = "toml"
+    kept: Mapping[str, tuple[str, str | None]] = field(default_factory=lambda: MappingProxyType({}))
 
 
 @dataclass(frozen=True)

@@ -130,7 +130,9 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
             raise WorkbenchError(f"give two parser specs, e.g. hermes+qwen3 and +qwen3 ({empty} is empty)")
         text, version = split_version(text)  # hermes+qwen3@0.33.0: that vLLM's lane
         lanes.append(version)
-        if text == "editor":
+        if text == "editor" and s.applied.plugin_text is not None:
+            spec = None  # the editor's plugin: its names and file as the session on screen loaded it
+        elif text == "editor":
             spec = ParserSpec(config=editor_file(s.applied.config_text))
         else:
             spec = ParserSpec.parse(text)
@@ -140,6 +142,9 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
     s, session, deltas = on_screen(s, rt)
     rt.status(f"A/B: {labels[0]} vs {labels[1]} on {len(deltas)} deltas…", None)
     setup = replace(setup_of(s.applied), api="chat")
+    if None in parsed:
+        setup = replace(setup, plugins=setup.plugins + session.setup.plugins)
+        parsed = [session.setup.parser if p is None else p for p in parsed]
     apis = (specs.api_a, specs.api_b)
     sides = None
     if apis != ("chat", "chat"):
@@ -183,13 +188,13 @@ def save_recording(s: State, rt: Runtime, path: str, force: bool = False) -> Sta
 
 def export(s: State, rt: Runtime, path: str) -> tuple[State, Path, list]:
     """A standalone pytest file of the stream's case (the check's findings, this stream's)."""
-    from workbench.check import export as ex
+    from workbench.check import export as ex, export_code
 
     s, session, deltas = on_screen(s, rt)
     if not s.fresh(s.check):
         s = check(s, rt, text_budget_s=0)
     case = ex.build_case(session, deltas, s.check.value)
-    written = ex.write_pytest(path, case)
+    written = ex.write_pytest(path, case, code=export_code.copies(session))  # the plugins it ran, beside it
     failures = ex.self_check(written)
     state = (f"it fails now ({len(failures)} test(s)), as it should while the bug is present"
              if failures else "it passes now")

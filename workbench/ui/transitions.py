@@ -42,11 +42,20 @@ def begin(s: State, rt: Runtime, deltas: list[Delta] | None = None, origin: str 
     session = rt.session_for(i)
     source = rt.source_for(i, session, deltas)
     sid = rt.use(source, session, keep_origin=origin == "recorded")
-    stream = Stream(applied=i, id=sid, parser=dict(session.parser_info or {}), origin=origin,
-                    total=source.total)
+    stream = Stream(applied=i, id=sid, parser=parser_of(session), origin=origin, total=source.total)
     rt.status("ready", None)
     rt.last = replace(s, stream=stream, selected=None, selection=())
     return rt.last
+
+
+def parser_of(session) -> dict:
+    """What the session composed (``parsers.describe``) and the plugins it loaded: their files
+    and the names they register (a class alone does not say the editor's file)."""
+    info = dict(session.parser_info or {})
+    loaded = getattr(session, "plugins", ())
+    if loaded:
+        info["plugins"] = [{"file": p.file, "names": p.names()} for p in loaded]
+    return info
 
 
 def took(s: State, rt: Runtime, new: list[Row]) -> State:

@@ -100,7 +100,10 @@ def settings_title(s: State) -> str:
     if not st.started:
         return "settings: parsers, API, source, script and request"
     i = st.applied
-    return f"settings: {label(i)} on {i.tokenizer} · {what_runs.vllm_of(i)} · API {i.api} · {i.source}"
+    name = label(i)
+    if i.plugin_text is not None and (classes := what_runs.plugin_classes(st.parser)):
+        name += f" {', '.join(classes)} ({', '.join(what_runs.plugin_files(st.parser))})"
+    return f"settings: {name} on {i.tokenizer} · {what_runs.vllm_of(i)} · API {i.api} · {i.source}"
 
 
 def pending_html(s: State) -> str:

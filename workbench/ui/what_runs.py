@@ -1,6 +1,7 @@
 """What runs, said as it is (widget-free): the parser class and where it came from (the
-pickers, a config file or the editor), the vLLM it runs on, the API whose client reads
-the stream and the stream itself; and which settings wait for Replay or Reset.
+pickers, a config file, the editor's config, or the editor's plugin with the file it was
+loaded as), the vLLM it runs on, the API whose client reads the stream and the stream
+itself; and which settings wait for Replay or Reset.
 
 The widget's first status line is ``running(state)``: it reads the applied settings and the
 session that made the rows on screen, never the pickers (a pending change is listed after it).
@@ -11,6 +12,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.ui.runtime import label as short
+
 if TYPE_CHECKING:
     from workbench.ui.inputs import Inputs
     from workbench.ui.state import State
@@ -20,15 +23,36 @@ def _class_name(qualname: str | None) -> str | None:
     return qualname.rsplit(".", 1)[-1] if qualname else None
 
 
+def plugin_files(info: dict | None) -> list[str]:
+    """The file names of the plugins a session loaded (``transitions.parser_of``)."""
+    return [Path(p["file"]).name for p in (info or {}).get("plugins") or []]
+
+
+def plugin_of(info: dict | None) -> str:
+    """The editor plugin's file and what it registers: 'workbench_live_plugin_3.py registers
+    tool parser my_parser' ('' before the session that loaded it is built)."""
+    loaded = (info or {}).get("plugins") or []
+    return "; ".join(f"{Path(p['file']).name} registers {p['names']}" for p in loaded)
+
+
+def plugin_classes(info: dict | None) -> list[str]:
+    """The composed roles' classes that the loaded plugins define (their module is a plugin's)."""
+    modules = {Path(p["file"]).stem for p in (info or {}).get("plugins") or []}
+    return [_class_name(q) for q in ((info or {}).get("tool"), (info or {}).get("reasoning"))
+            if q and q.rsplit(".", 1)[0] in modules]
+
+
 def parser_of(i: Inputs, info: dict | None) -> str:
     """The parser's name, its class and where it came from."""
     if i.config_text is not None:
         where = "the config editor"
+    elif i.plugin_text is not None:
+        where = f"the Python editor ({plugin_of(info)})" if plugin_of(info) else "the Python editor"
     elif i.config:
         where = f"the config file {Path(i.config).name}"
     else:
         where = "the pickers"
-    label = "editor config" if i.config_text is not None else i.parser().label()
+    label = short(i)
     if not info:
         return f"{label} ({where})"
     if info.get("kind") == "none":

@@ -1,0 +1,102 @@
+"""The parser editor's Python side (widget-free): a plugin's text as the parser, reloaded
+through ``core/live_plugin.py``; the editor's language; which reload a change runs.
+
+The editor holds a TOML config or a Python plugin (``state.Editor.language``, which the
+user sees and sets in the editor's toolbar, as JupyterLab's editors show their language;
+a config file picked shows TOML, ``wb.reload_plugin`` shows Python). A Python text is
+loaded as vLLM loads a ``--tool-parser-plugin`` file, under a fresh module name each time;
+the parsers it registers fill their roles (the pickers' names fill the rest) and the same
+stream replays through them. A text that does not load (a syntax error, an exception while
+it imports or builds its parser, no parser registered) is one line with its line number,
+in the editor's problems and the status line; the last good parser stays active.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from workbench.ui.settings import conflict, reload_config, settled, show
+from workbench.ui.state import State, with_outcome
+
+if TYPE_CHECKING:
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.runtime import Runtime
+
+LIVE = ("engine", "server")
+
+
+def set_language(s: State, rt: Runtime, language: str) -> State:
+    """The editor shows ``language``: its text in that language (nothing runs until a reload)."""
+    if language == s.editor.language:
+        return s
+    s = show(s, language)
+    s = replace(s, editor=replace(s.editor, problems=()))
+    return with_outcome(s, "ok", f"the editor shows {'a Python plugin' if language == 'python' else 'a TOML config'}"
+                                 "; Reload (or an edit) makes it the parser", "editor")
+
+
+def reload(s: State, rt: Runtime, text: str | None = None) -> State:
+    """The editor's text as the parser, as its language says (Reload, an edit, the switch)."""
+    return reload_plugin(s, rt, text) if s.editor.language == "python" else reload_config(s, rt, text)
+
+
+def problem(error: str):
+    """The editor's one line as a problem marked on its line ('line 5: NameError: ...')."""
+    from workbench.core.config.io import ConfigProblem
+    from workbench.core.live_plugin import line_of
+
+    line = line_of(error)
+    return ConfigProblem("", line, error.split(": ", 1)[1] if line else error)
+
+
+def reload_plugin(s: State, rt: Runtime, text: str | None = None) -> State:
+    """The editor's Python text as the parser: the stream replays through the parsers it
+    registers; a text that does not load changes nothing but the editor's problem."""
+    from workbench.ui import transitions as T
+
+    s = show(s, "python", text)
+    text = s.editor.text
+    why = conflict(s.settings.vllm, s.settings.source, s.settings.api, True)
+    if why:
+        return with_outcome(s, "refused", f"refused: {why}", "editor")
+    T.ready(s)
+    base = replace(s.settings, config_text=None, plugin_text=None)
+    if not s.stream.started and base.source in LIVE:
+        return before_a_live_stream(s, rt, base, text)
+    deltas = rt.recorded() if s.stream.started else rt.deltas(base, rt.session_for(base))
+    live = rt.live_plugin(base, deltas)
+    error = live.reload(text)
+    if error:
+        return refused_text(s, error)
+    settings = replace(s.settings, config_text=None, plugin_text=text)
+    rt.adopt(settings, live.session)
+    s = T.replay(replace(s, settings=settings, editor=replace(s.editor, problems=())), rt)
+    changed, n = len(s.stream.changed), len(s.stream.rows)
+    s = replace(s, editor=replace(s.editor, note=f"replayed {n} deltas, {changed} rows changed"))
+    return with_outcome(s, "ok", f"reloaded the editor's plugin ({live.plugin.names()}): {n} deltas replayed, "
+                                 f"{changed} rows changed", "editor")
+
+
+def refused_text(s: State, error: str) -> State:
+    s = replace(s, editor=replace(s.editor, problems=(problem(error),)))
+    return with_outcome(s, "warning", f"plugin: {error}; the last good parser stays active", "editor")
+
+
+def before_a_live_stream(s: State, rt: Runtime, base: Inputs, text: str) -> State:
+    """No stream to replay yet (an engine or server source): the text is loaded and its parser
+    composed; when it composes it is the parser the next Step starts with."""
+    from workbench.core import parsers
+    from workbench.core.live_plugin import spec_for
+    from workbench.errors import WorkbenchError
+
+    session = rt.session_for(base)
+    try:
+        plugin = rt.editor_plugin(text)
+        parsers.compose(spec_for(plugin, session.setup.parser), session.tokenizer, session.policy, (plugin,))
+    except WorkbenchError as e:
+        return refused_text(s, str(e))
+    s = replace(s, settings=replace(s.settings, config_text=None, plugin_text=text),
+                editor=replace(s.editor, problems=(), note="the parser of the next Step"))
+    return settled(with_outcome(s, "ok", f"the editor's plugin ({plugin.names()}) is the parser: Step or Run "
+                                         "streams through it", "editor"))
