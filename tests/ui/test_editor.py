@@ -44,3 +44,34 @@ def test_problems_in_an_extended_file_are_not_marked_in_this_text(tmp_path):
     assert problems and all(p.file == str(base.resolve()) for p in problems)
     assert wb.editor.text.problems == []
     assert "NOWHERE" in wb.editor.problems.value  # still listed beside the editor
+
+
+def test_the_python_editor_shows_its_language_the_plugin_and_its_one_line_error():
+    from tests.support.owl_plugin import BROKEN_LINE, PLUGIN, TEXT
+
+    from workbench import Workbench
+
+    wb = Workbench(TEXT, tools=WEATHER_TOOLS)
+    wb.run()
+    assert (wb.editor.language.value, wb.editor.text.language) == ("toml", "toml")
+    wb.editor.language.value = "python"  # the toolbar's language: the Python start text, nothing runs yet
+    assert wb.state.editor.language == "python" and wb.editor.text.language == "python"
+    assert "register_module" in wb.editor.text.value and wb.editor.use.description == "editor plugin: off"
+    wb.editor.auto.value = False
+    wb.editor.text.value = PLUGIN  # as the browser sends an edit; Reload applies it
+    assert wb.state.settings.plugin_text is None
+    wb.editor.reload_button.click()
+    assert wb.state.settings.plugin_text == PLUGIN and wb.editor.use.value is True
+    assert wb.editor.use.description == "editor plugin: on" and "OwlToolParser" in wb.editor.active.value
+    assert "OwlToolParser" in wb.controls.settings.get_title(0) and "from the Python editor" in wb.controls.truth.value
+    error = wb.reload_plugin(PLUGIN.replace(BROKEN_LINE, BROKEN_LINE[:-1]))
+    n = _line_of(PLUGIN, BROKEN_LINE)
+    assert error == f"line {n}: SyntaxError: expected ':'"
+    assert wb.editor.text.problems == [{"line": n, "message": "SyntaxError: expected ':'"}]
+    assert "the last good parser stays active" in wb.editor.problems.value and f"line {n}" in wb.controls.status.value
+    assert wb.state.settings.plugin_text == PLUGIN and wb.state.final.stream.tool_calls
+    wb.editor.language.value = "toml"  # the config's text again; the plugin still runs
+    assert wb.editor.text.language == "toml" and wb.editor.use.description == "editor plugin: on"
+    assert wb.editor.text.problems == [] and wb.state.settings.plugin_text == PLUGIN
+    wb.editor.use.value = False
+    assert wb.state.settings.plugin_text is None and not wb.state.final.stream.tool_calls

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import ipywidgets as W
 
 from workbench.core.rows import to_frame
-from workbench.ui import screen, settings as S, takeaway, tools, transitions as T, views, wiring
+from workbench.ui import plugin_editor as P, screen, settings as S, takeaway, tools, transitions as T, views, wiring
 from workbench.ui.ab import ABPanel
 from workbench.ui.ab_apis import label as spec_label
 from workbench.ui.check import CheckPanel
@@ -24,7 +24,7 @@ from workbench.ui.controls import Controls
 from workbench.ui.detail import RowDetail
 from workbench.ui.diagram import StateDiagram
 from workbench.ui.doctor_panel import DoctorPanel
-from workbench.ui.editor import START_HINT, ConfigEditor
+from workbench.ui.editor import ConfigEditor
 from workbench.ui.final_panel import FinalPanel
 from workbench.ui.inputs import DEFAULT_TEXT, Inputs, check_height, check_recording, given
 from workbench.ui.panels import Banner
@@ -34,7 +34,7 @@ from workbench.ui.table import DeltaTable
 if TYPE_CHECKING:
     from workbench.core.rows import Row
 
-TABS = ("final message", "state machine", "check", "diagnose", "config editor", "A/B")
+TABS = ("final message", "state machine", "check", "diagnose", "parser editor", "A/B")
 
 
 class Workbench(W.VBox):
@@ -62,7 +62,7 @@ class Workbench(W.VBox):
         self.ab = ABPanel()
         self.tabs = W.Tab([self.final, self.diagram, self.checks, self.doctor_panel, self.editor, self.ab],
                           titles=TABS)
-        editor = Editor(text=S.config_text_of(base.config), file=base.config) if base.config else Editor(START_HINT)
+        editor = Editor(text=S.config_text_of(base.config), file=base.config) if base.config else Editor(S.TOML_START)
         state = replace(start(base), editor=editor, notes=tuple(c.problems),
                         ab_specs=ABSpecs(a=base.config or spec_label("", base.parser())))
         self._ctl = Controller(state)
@@ -77,7 +77,8 @@ class Workbench(W.VBox):
             self._do("recording", T.load_recording, str(recording), raise_errors=False)
 
     def _do(self, action: str, fn, *args, raise_errors: bool = True) -> State:
-        if fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal, S.reload_config):
+        if fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal, S.reload_config,
+                  P.reload, P.reload_plugin):
             self._ctl.halt()  # a new stream stops a Run first
         return self._ctl.do(action, fn, *args, raise_errors=raise_errors)
 
@@ -249,10 +250,16 @@ class Workbench(W.VBox):
         return self._do("A/B", tools.compare, specs).ab.value
 
     def reload_config(self, text: str | None = None) -> list:
-        """Replay the stream through ``text`` (default: the editor's); its problems ([]: it
-        is the parser now; else nothing changed and they show beside the editor)."""
+        """Replay the stream through the config ``text`` (default: the editor's TOML); its
+        problems ([]: it is the parser now; else nothing changed and they show beside the editor)."""
         s = self._do("editor", S.reload_config, text)
         return list(s.editor.problems)
+
+    def reload_plugin(self, text: str | None = None) -> str | None:
+        """Replay the stream through the plugin ``text`` (default: the editor's Python): None
+        when its parser runs now, else the one-line error (the last good parser stays)."""
+        s = self._do("editor", P.reload_plugin, text)
+        return str(s.editor.problems[0]) if s.editor.problems else None
 
     def editor_off(self) -> None:
         self._do("editor", S.editor_off)

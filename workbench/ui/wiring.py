@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.ui import screen, settings as S, takeaway, tools, transitions as T
+from workbench.ui import plugin_editor as P, screen, settings as S, takeaway, tools, transitions as T
 
 if TYPE_CHECKING:
     from workbench.ui.widget import Workbench
@@ -16,7 +16,7 @@ def wire(wb: Workbench) -> None:
     c, ctl = wb.controls, wb._ctl
     buttons = {c.step_button: ("Step", T.step), c.reset_button: ("Reset", T.reset),
                c.replay_button: ("Replay", T.replay), wb.checks.grouping_button: ("grouping", tools.show_grouping),
-               wb.editor.reload_button: ("editor", S.reload_config)}
+               wb.editor.reload_button: ("editor", P.reload)}
     for b, (what, fn) in buttons.items():
         b.on_click(lambda _, what=what, fn=fn: wb._do(what, fn, raise_errors=False))
     c.run_button.on_click(lambda _: ctl.run_button())
@@ -31,6 +31,7 @@ def wire(wb: Workbench) -> None:
     wb.checks.export_button.on_click(lambda _: quietly(wb.export))
     wb.editor.use.observe(lambda ch: editor_switch(wb, ch), "value")
     wb.editor.text.observe(lambda ch: editor_typed(wb, ch), "value")
+    wb.editor.language.observe(lambda ch: editor_language(wb, ch), "value")
     wb.ab.compare_button.on_click(lambda _: wb._do("A/B", tools.compare, wb.ab.specs(), raise_errors=False))
     d = wb.doctor_panel
     d.diagnose_button.on_click(lambda _: quietly(wb.diagnose))
@@ -72,7 +73,7 @@ def picked(wb: Workbench, step: int | None, selection: tuple[int, ...] = ()) -> 
 def editor_switch(wb: Workbench, change: dict) -> None:
     if wb.editor.switching or wb.rendering:
         return
-    wb._do("editor", S.reload_config if change["new"] else S.editor_off, raise_errors=False)
+    wb._do("editor", P.reload if change["new"] else S.editor_off, raise_errors=False)
     wb.editor._drawn = None
     wb.editor.render(wb.state)  # a refused or failed switch goes back
 
@@ -82,4 +83,10 @@ def editor_typed(wb: Workbench, change: dict) -> None:
         return
     wb._ctl.do("editor", lambda s, rt: S.editor_text(s, change["new"]))
     if wb.editor.auto.value:
-        wb._do("editor", S.reload_config, raise_errors=False)
+        wb._do("editor", P.reload, raise_errors=False)
+
+
+def editor_language(wb: Workbench, change: dict) -> None:
+    if wb.editor.switching or wb.rendering:
+        return
+    wb._ctl.do("editor", P.set_language, change["new"])
