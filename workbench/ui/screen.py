@@ -1,10 +1,14 @@
 """Draw a state: each panel from the state alone (and what the runtime derives from it: the
-stream's tokenizer, its API events, every API's final), redrawn only where the part of the
-state it shows changed, so a Step at 100,000 rows sends one row and two status lines.
+stream's tokenizer, its API events, every API's final, the parser names registered in the
+kernel), redrawn only where the part of the state it shows changed, so a Step at 100,000
+rows sends one row and two status lines. The pickers also follow the names that a cell
+registers (``after_cells``).
 """
 
 from __future__ import annotations
 
+import sys
+import weakref
 from typing import TYPE_CHECKING
 
 from workbench.ui import views
@@ -41,17 +45,53 @@ def render(wb: Workbench, old: State | None, s: State) -> None:
 
 
 def names(wb: Workbench, rt: Runtime) -> None:
-    """The parser pickers list every name the vLLM in use registered (once it is loaded)."""
+    """The parser pickers list every name the vLLM in use registered: a lane's once, the
+    installed vLLM's again whenever its registries changed (a cell that imports a plugin, the
+    editor's plugin, register names in this kernel)."""
     session = rt.session
-    if session is None:
-        return
+    if session is None and not {"vllm.tool_parsers", "vllm.reasoning"} <= sys.modules.keys():
+        return  # nothing is registered before vLLM is imported
     version = getattr(session, "version", None)
-    if wb.controls.names_for == version:
-        return
-    from workbench.lanes.lane_ui import names as registered
+    from workbench.lanes import versions
 
-    wb.controls.names_for = version
-    wb.controls.fill_names(registered(version))
+    if versions.is_installed(version):
+        from workbench.core.parsers import registered_names
+
+        found = registered_names()
+        key: object = (None, tuple(found["tool"]), tuple(found["reasoning"]))
+    elif wb.controls.names_for == version:
+        return
+    else:
+        from workbench.lanes.lane_ui import names as registered
+
+        found, key = registered(version), version
+    if wb.controls.names_for != key:
+        wb.controls.names_for = key
+        wb.controls.fill_names(found)
+
+
+_SHOWN: weakref.WeakSet = weakref.WeakSet()  # the widgets whose pickers follow the kernel's registries
+
+
+def after_cells(wb: Workbench) -> None:
+    """Refresh ``wb``'s parser pickers after every cell this kernel runs (IPython's
+    ``post_run_cell``): a cell that imports a plugin module adds its names at once."""
+    _SHOWN.add(wb)
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    ip = get_ipython()
+    if ip is not None and _after_cell not in ip.events.callbacks["post_run_cell"]:
+        ip.events.register("post_run_cell", _after_cell)
+
+
+def _after_cell(result=None) -> None:
+    for wb in list(_SHOWN):
+        try:
+            names(wb, wb._ctl.rt)
+        except Exception as e:  # a hook's traceback would land in the user's cell
+            wb.banner.show_exception(e, "listing the parsers registered in this kernel")
 
 
 def decoder(rt: Runtime) -> TokenText | None:

@@ -73,6 +73,7 @@ class Workbench(W.VBox):
         super().__init__([c, self.banner, rows, self.tabs])
         self.add_class("wb-workbench")
         self._render(None, state)
+        screen.after_cells(self)
         if recording is not None:
             self._do("recording", T.load_recording, str(recording), raise_errors=False)
 
