@@ -239,7 +239,7 @@ REASONING = "REASONING_CHUNK"
 TOOL_ARGS = "ARG_VALUE_CHUNK"
 """'''),
     ("md", """**Replay through it.** The widget starts with the built-in `hermes` + `qwen3`; loading
-the text into the *config editor* replays the same stream through the new format."""),
+the text into the *parser editor* replays the same stream through the new format."""),
     ("code", """wb = workbench.show(TEXT, tools=TOOLS, run=True)
 wb.reload_config(MY_FORMAT)          # [] means: it is now the active parser
 wb.state.final.stream"""),
@@ -258,7 +258,7 @@ wb.state.final.stream.tool_calls"""),
     ("md", """**Watch the machine.** The *state machine* tab draws the active format: its states, and
 each transition labelled with its terminal and the events it emits. The state after the
 selected row is lit (the one before it dashed, the transition taken in bold). Select the
-`<tool_call>` row, or click any row in the table. The *config editor* tab shows the text
+`<tool_call>` row, or click any row in the table. The *parser editor* tab shows the text
 with line numbers and marks each problem on its line."""),
     ("code", """wb.select(next(r.step for r in wb.rows if "<tool_call>" in r.text))
 wb.diagram"""),
@@ -275,22 +275,42 @@ report.consistent, [f.headline() for f in report.findings]"""),
     ("md", """## The same format as Python
 
 Most of vLLM's tool parsers are code: a `ToolParser` subclass registered under a name, loaded
-by `vllm serve --tool-parser-plugin FILE`. `LivePlugin` takes that code as text (an editor's,
-a cell's), loads it as vLLM loads a plugin, under a fresh module name each time, and replays
-the same stream through the parser it registers (here the tool role; `qwen3` keeps the
-reasoning). The calls are the format above: `<tool_call>{json}</tool_call>`."""),
+by `vllm serve --tool-parser-plugin FILE`. The widget's *parser editor* takes that code too:
+pick **Python plugin** in its toolbar, or hand it the text from a cell with
+`wb.reload_plugin(text)`. The text is loaded as vLLM loads a plugin (a fresh module each time,
+so nothing of the last version lingers) and the same stream replays through the parser it
+registers: here the tool role, while `qwen3` keeps the reasoning. The calls are the format
+above: `<tool_call>{json}</tool_call>`."""),
     ("code", PYTHON_PARSER),
+    ("code", """wb.reload_plugin(MY_PARSER)   # None: its parser runs now; the editor shows it, in Python
+wb.tabs.selected_index = wb.tabs.children.index(wb.editor)
+wb.describe()["parser"]["tool"], wb.state.final.stream.tool_calls"""),
+    ("md", """The first status line now says *runs: editor plugin = …(MyToolParser, …), from the Python
+editor*, with the file the text was loaded as and the name it registers.
+
+**A mistake is one line, and the last good parser stays.** A syntax error, an exception
+while the module imports or builds its parser, or a text that registers nothing comes back
+as one line with its line number; the editor marks that line and the rows stay those of the
+last good parser."""),
+    ("code", """wb.reload_plugin(MY_PARSER.replace("        if not rest:", "        if not rest"))"""),
+    ("code", """wb.state.settings.plugin_text == MY_PARSER, wb.state.final.stream.tool_calls  # still the good one"""),
+    ("md", """**Now edit it in the editor.** Click into the *parser editor* tab above and change the
+parser, say the `"call_0"` id: after a pause in typing (or Ctrl-Enter) the stream replays and
+the rows that changed are marked. Delete the `:` at the end of a `def` line and the error
+appears beside the editor, on its line, while the table keeps the last good rows. *TOML config*
+in the toolbar shows the config again; the switch (*editor plugin: on*) hands the parser back to
+the pickers. A plugin you import in a cell (`import my_parser_module`) registers its names in
+this kernel: they appear in the *tool parser* and *reasoning* pickers.
+
+Without a widget, `workbench.core.live_plugin.LivePlugin` does the same on a `Setup` and a
+stream, and returns the same one line."""),
     ("code", """from workbench.core.live_plugin import LivePlugin
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.session import Setup
 
 live = LivePlugin(Setup(parser=ParserSpec("hermes", "qwen3"), request=RequestSpec(tools=TOOLS)), text=TEXT)
-live.reload(MY_PARSER)        # None: it is now the tool parser
-live.parser, live.result.stream_final.tool_calls"""),
-    ("md", """**A mistake is one line, and the last good parser stays.** A syntax error, or an exception
-while the module imports, comes back with its line; nothing else changes."""),
-    ("code", """live.reload(MY_PARSER.replace("        if not rest:", "        if not rest")), live.parser.tool_parser"""),
+live.reload(MY_PARSER), live.parser"""),
     ("md", """From the terminal the same loop is `workbench watch my_parser.py out.txt --tool-parser
 my_parser --tools tools.json` (check again on every save); `workbench doctor` names your file
 and line, and `workbench export` writes a test beside a copy of it (docs: *Authoring a parser:
