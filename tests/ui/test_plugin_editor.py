@@ -119,3 +119,14 @@ def test_the_editors_plugin_goes_to_diagnose_ab_and_export(ctl, tmp_path):
     s, written, failures = tools.export(s, ctl.rt, str(tmp_path / "test_owl.py"))
     copy = tmp_path / ctl.rt.stream_session.setup.plugins[0].rsplit("/", 1)[1]
     assert copy.read_text() == PLUGIN and failures  # the test loads the copy and fails on the plugin's bug
+
+
+def test_before_a_live_stream_the_plugin_is_the_parser_of_the_next_step():
+    ctl = Controller(start(Inputs(text=TEXT, tools=WEATHER_TOOLS, source="engine")))
+    s = ctl.do("editor", P.reload_plugin, PLUGIN.replace(BROKEN_LINE, BROKEN_LINE[:-1]), raise_errors=True)
+    assert s.settings.plugin_text is None and s.editor.problems[0].line == line_of(PLUGIN, BROKEN_LINE)
+    s = ctl.do("editor", P.reload_plugin, PLUGIN, raise_errors=True)
+    assert not s.stream.started and s.applied.plugin_text == PLUGIN  # nothing to replay: the next Step's parser
+    assert s.outcome.message == "the editor's plugin (tool parser owl) is the parser: Step or Run streams through it"
+    session = ctl.rt.session_for(s.applied)  # what that Step composes
+    assert session.parser_info["tool"].endswith(".OwlToolParser") and session.setup.parser.tool_parser == "owl"

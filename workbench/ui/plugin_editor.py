@@ -16,6 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from workbench.ui.runtime import LIVE
 from workbench.ui.settings import conflict, reload_config, settled, show
 from workbench.ui.state import State, with_outcome
 
@@ -23,17 +24,14 @@ if TYPE_CHECKING:
     from workbench.ui.inputs import Inputs
     from workbench.ui.runtime import Runtime
 
-LIVE = ("engine", "server")
-
 
 def set_language(s: State, rt: Runtime, language: str) -> State:
     """The editor shows ``language``: its text in that language (nothing runs until a reload)."""
     if language == s.editor.language:
         return s
-    s = show(s, language)
-    s = replace(s, editor=replace(s.editor, problems=()))
-    return with_outcome(s, "ok", f"the editor shows {'a Python plugin' if language == 'python' else 'a TOML config'}"
-                                 "; Reload (or an edit) makes it the parser", "editor")
+    what = "a Python plugin" if language == "python" else "a TOML config"
+    return with_outcome(show(s, language), "ok", f"the editor shows {what}; Reload (or an edit) makes it the parser",
+                        "editor")
 
 
 def reload(s: State, rt: Runtime, text: str | None = None) -> State:
