@@ -140,6 +140,8 @@ def _still_active(module: object, plugin: Plugin) -> bool:
     for kind, names in (("tool", plugin.tool), ("reasoning", plugin.reasoning)):
         for name in names:
             entry = now[kind].get(name)
+            if entry is None:  # no longer registered (the managers were reset): import it again
+                return False
             if isinstance(entry, tuple) and entry[1] != plugin.module:
                 return False
             if not isinstance(entry, tuple) and getattr(module, getattr(entry, "__name__", ""), None) is not entry:
