@@ -308,8 +308,11 @@ class WidgetActions(RuleBasedStateMachine):
     @rule()
     def editor_off(self):
         self.acted = True
-        self.config_text = None
         self.wb.editor.use.value = False
+        if self.started and self.drafts:  # it replays: refused as a whole, the editor stays on
+            self.expect_error = True
+            return
+        self.config_text = None
         if self.started:
             self.apply()
         else:
@@ -505,6 +508,12 @@ def test_a_tool_choice_picked_on_an_engine_source_applies_on_replay(engine_stepp
     """Found by make test-slow: another tool choice makes another engine request, which the
     Replay started on the widget's stepper and then aborted as the old stream's ('no request')."""
     replay_steps(OnEngine, [("run",), ("tool_choice", "none"), ("replay",), ("step", 2)])
+
+
+def test_the_editor_switched_off_with_a_draft_is_refused_and_stays_on():
+    """Found by make test-slow: switching the editor off replays the stream, which a draft in
+    the tools box refuses; the editor's config keeps running and the screen says so."""
+    replay_steps(OnText, [("run",), ("editor", CONFIGS[1]), ("tools", '[{"type": '), ("editor_off",)])
 
 
 def test_check_counts_agree_everywhere():
