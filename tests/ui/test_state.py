@@ -168,10 +168,17 @@ class WidgetActions(RuleBasedStateMachine):
         if not self.started:
             self.applied = {k: self.applied[k] if isinstance(v, tuple) else v for k, v in self.settings().items()}
 
+    @property
+    def refused_by_vllm(self) -> bool:
+        """vLLM's own check of the request (ChatCompletionRequest): a tool_choice other than
+        "none" needs tools. A stream made from such settings fails with vLLM's line."""
+        now = self.settings()
+        return now["tool_choice"] not in (None, "none") and now["tools"] is None
+
     def apply(self, started: bool = True) -> None:
         """An action that applies the settings (Reset, Replay, a first Step): refused while a
-        box holds no JSON."""
-        if self.drafts:
+        box holds no JSON, and (but Reset, which makes no stream) when vLLM refuses the request."""
+        if self.drafts or (started and self.refused_by_vllm):
             self.expect_error = True
             return
         self.applied, self.started = self.settings(), started
@@ -298,10 +305,13 @@ class WidgetActions(RuleBasedStateMachine):
             return
         if "CONTNT" in text:  # its problems show beside the editor; nothing else changes
             return
-        self.config_text = text
         if not self.started and self.settings()["source"] == "engine":
+            self.config_text = text
             self.follow()  # no stream to replay yet: the next Step starts with it
+        elif self.refused_by_vllm:  # it replays the stream: refused as a whole
+            self.expect_error = True
         else:
+            self.config_text = text
             self.apply()
 
     @precondition(lambda self: getattr(self, "config_text", None) is not None)
@@ -309,7 +319,7 @@ class WidgetActions(RuleBasedStateMachine):
     def editor_off(self):
         self.acted = True
         self.wb.editor.use.value = False
-        if self.started and self.drafts:  # it replays: refused as a whole, the editor stays on
+        if self.started and (self.drafts or self.refused_by_vllm):  # it replays: refused whole, the editor stays on
             self.expect_error = True
             return
         self.config_text = None
@@ -514,6 +524,15 @@ def test_the_editor_switched_off_with_a_draft_is_refused_and_stays_on():
     """Found by make test-slow: switching the editor off replays the stream, which a draft in
     the tools box refuses; the editor's config keeps running and the screen says so."""
     replay_steps(OnText, [("run",), ("editor", CONFIGS[1]), ("tools", '[{"type": '), ("editor_off",)])
+
+
+@pytest.mark.engine
+@pytest.mark.parametrize("machine", [OnText, OnEngine], ids=["text", "engine"])
+def test_a_tool_choice_without_tools_is_vllms_one_line(engine_stepper, machine):
+    """Found by make test-slow: tools emptied, tool_choice auto, Replay: vLLM's own request
+    check refuses it ('When using `tool_choice`, `tools` must be set.') in one line, and
+    the rows on screen stay; Reset applies the settings, the next Run is refused the same way."""
+    replay_steps(machine, [("run",), ("tools", ""), ("tool_choice", "auto"), ("replay",), ("reset",), ("run",)])
 
 
 def test_check_counts_agree_everywhere():
