@@ -28,6 +28,7 @@ from workbench.errors import WorkbenchError
     (("caf\udce9",), {}, "Workbench(text=...): holds a lone surrogate at character 4 ('\\udce9'), not text"),
     (("hi",), {"messages": [{"role": "user", "content": "\ud800"}]},
      "Workbench(messages=...): holds a lone surrogate at character 1 ('\\ud800'), not text"),
+    (("hi",), {"messages": []}, "Workbench(...): request.messages must be a non-empty list of message objects, got []"),
     (("hi",), {"tool_parsr": "hermes"}, "Workbench() has no option 'tool_parsr' (did you mean: tool_parser, tools, reasoning_parser?)"),
 ])
 def test_bad_arguments_are_one_line(args, kwargs, message):
@@ -132,3 +133,39 @@ def test_show_keeps_the_recordings_own_error_on_screen(monkeypatch, tmp_path):
     missing = tmp_path / "missing.jsonl"
     wb = show(recording=str(missing), run=True)
     assert wb.banner.kind == "error" and "No such file" in wb.banner.value and "empty" not in wb.banner.value
+
+
+def test_the_pickers_become_a_run_spec_and_prepare_makes_its_setup():
+    """Issue 32: the widget translates its settings into a RunSpec (what the CLI, the corpus
+    and the lanes make too); the Setup and a script's deltas are core.prepare's."""
+    from workbench.core.run_spec import RunSpec
+    from workbench.ui.inputs import Inputs, resolve
+
+    tools = [{"type": "function", "function": {"name": "get_weather", "parameters": {"type": "object"}}}]
+    i = Inputs(text="hi", tools=tools, tool_choice="get_weather", api="responses", chunking="chars:3",
+               config="parsers/qwen3.toml", vllm="0.33.0")
+    spec = i.spec()
+    assert spec.source == "text" and spec.text == "hi" and RunSpec.from_dict(spec.to_dict()) == spec
+    assert spec.request["tool_choice"] == {"type": "function", "function": {"name": "get_weather"}}
+    assert (spec.api, spec.chunking, spec.vllm, spec.parser.config) == ("responses", "chars:3", "0.33.0",
+                                                                       resolve("parsers/qwen3.toml"))
+    setup = i.setup()
+    assert setup.request.tools == tools and setup.request.tool_choice == spec.request["tool_choice"]
+    assert (setup.api, setup.chunking, setup.parser) == ("responses", "chars:3", spec.parser)
+    rec = Inputs(source="recording", recording="parsers/recordings/hermes/seed_weather.jsonl").spec()
+    assert rec.source == "recording" and rec.text is None and rec.recording == resolve(
+        "parsers/recordings/hermes/seed_weather.jsonl")
+    assert Inputs(source="engine", text="hi").spec().source == ""  # the engine makes its deltas as it runs
+
+
+@pytest.mark.parametrize("box, text", [("messages", "[]"), ("messages", "[1]"), ("tools", "[1]")])
+def test_a_box_the_request_would_refuse_stays_a_draft(box, text):
+    """A messages or tools box vLLM's request would refuse is a draft with the request's
+    own line, not settings that fail at the next Step."""
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.settings import set_json
+    from workbench.ui.state import start
+
+    s = set_json(start(Inputs(text="hi")), box, text)
+    assert box in s.drafts and s.drafts[box][1].startswith(f"request.{box} must be")
+    assert getattr(s.settings, box) == getattr(Inputs(text="hi"), box)

@@ -1,4 +1,5 @@
-"""What the controls say, as plain data (widget-free): ``Inputs`` -> Setup."""
+"""What the controls say, as plain data (widget-free): ``Inputs`` -> ``RunSpec`` (the one way in,
+core/prepare.py) -> Setup."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ from pathlib import Path
 from workbench.core.door_parse import lone_surrogate
 from workbench.core.door_value import check_value
 from workbench.core.parsers import ParserSpec
+from workbench.core.prepare import text_setup
 from workbench.core.request import DEFAULT_MESSAGES, RequestSpec, tool_choice_arg
+from workbench.core.run_spec import RunSpec
 from workbench.core.session import Setup
 from workbench.errors import WorkbenchError, close_matches
 from workbench.core.clip import clip
@@ -74,9 +77,20 @@ class Inputs:
             body["tool_choice"] = tool_choice_arg(self.tool_choice)
         return {**body, **(self.server_request or {})}
 
+    def spec(self) -> RunSpec:
+        """The settings as a RunSpec, what every front end translates its inputs into: the
+        script text or the recording (the live sources make their deltas as they run), the
+        parser, the request fields, the API, the grouping and the vLLM version."""
+        source = ({"text": self.text} if self.source == "text" else
+                  {"recording": resolve(self.recording)} if self.source == "recording" and self.recording else {})
+        request = {"messages": self.messages, "tools": self.tools, "tool_choice": tool_choice_arg(self.tool_choice)}
+        return RunSpec(**source, tokenizer=self.tokenizer, parser=self.parser(), request=request, api=self.api,
+                       chunking=self.chunking, vllm=self.vllm)
+
     def setup(self) -> Setup:
-        return Setup(tokenizer=self.tokenizer, parser=self.parser(), request=self.request(),
-                     chunking=self.chunking, api=self.api)
+        """The Setup ``core.prepare`` makes of ``spec()`` (a recording's header settings are
+        already the pickers' here: ``recordings.inputs_from``)."""
+        return text_setup(self.spec())
 
 
 DEFAULT_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
@@ -149,4 +163,9 @@ def given(text: object, options: dict) -> Inputs:
     for key, choices in (("source", SOURCES), ("api", APIS)):
         if key in options and options[key] not in choices:
             raise WorkbenchError(f"Workbench({key}={options[key]!r}): give one of {', '.join(choices)}")
-    return Inputs(text=text, **options)  # type: ignore[arg-type]
+    inputs = Inputs(text=text, **options)  # type: ignore[arg-type]
+    try:  # the request's own types (a non-empty messages list, ...), here rather than at the first Step
+        inputs.request().check()
+    except WorkbenchError as e:
+        raise WorkbenchError(f"Workbench(...): {e}") from None
+    return inputs

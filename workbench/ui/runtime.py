@@ -3,8 +3,9 @@ settings, the source making the current stream's rows (by the stream's id), this
 own engine request, the recording opened (parsed once), the editor's live config or live
 plugin (its last good text loaded as a module) and the API faces of the stream.
 
-``session`` and ``deltas`` are the one way from settings to something that runs (the
-widget's translation of its pickers; ``core.prepare`` takes it over as a ``RunSpec``).
+``session`` and ``deltas`` are the one way from settings to something that runs: the pickers
+become a ``RunSpec`` (``Inputs.spec``), its Setup is ``core.prepare``'s, and a script's deltas
+are what ``prepare`` makes with the session built here (built once per distinct settings).
 """
 
 from __future__ import annotations
@@ -119,7 +120,9 @@ class Runtime:
         if not i.text:
             raise WorkbenchError("the script text is empty: type what the model writes")
         self.status("tokenizing the script with vLLM's detokenizer…", None)
-        return session.deltas_from_text(i.text, i.chunking)
+        from workbench.core.prepare import prepare
+
+        return prepare(i.spec(), sessions=lambda setup, prompt_ids: session).deltas
 
     def open_recording(self, i: Inputs, path: str) -> tuple[Inputs, list[str]]:
         """``i`` with a recording's settings (its header's), and its notes."""

@@ -16,6 +16,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from workbench.errors import WorkbenchError
+from workbench.core.request import RequestSpec
 from workbench.lanes import versions
 from workbench.ui.state import Editor, State, frozen, with_outcome
 
@@ -99,6 +100,8 @@ def set_json(s: State, name: str, text: str) -> State:
             raise WorkbenchError(f"{NAMES_OF.get(name, name)}: expected {EXPECTED[name]}")
         if name == "messages" and value is None:
             raise WorkbenchError(f"messages: expected {EXPECTED[name]}")
+        if name in ("messages", "tools"):  # what the request would refuse later, refused here
+            RequestSpec(**{name: value}).check()
     except WorkbenchError as e:
         drafts = dict(s.drafts) | {name: (text, str(e))}
         return with_outcome(replace(s, drafts=frozen(drafts)), "ok", "", name)
