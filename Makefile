@@ -17,7 +17,7 @@ demo: setup
 	@$(PY) -m workbench.cli.demo
 
 test: setup
-	@$(PY) -m pytest -q tests
+	@$(PY) -m pytest -q --durations=25 tests
 
 test-slow: setup
 	@$(PY) -m pytest -q -m slow tests
