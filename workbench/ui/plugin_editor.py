@@ -17,7 +17,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.ui.runtime import LIVE
-from workbench.ui.settings import conflict, reload_config, settled, show
+from workbench.ui.settings import conflict, editor_deltas, reload_config, replay_through_editor, settled, show
 from workbench.ui.state import State, with_outcome
 
 if TYPE_CHECKING:
@@ -62,18 +62,12 @@ def reload_plugin(s: State, rt: Runtime, text: str | None = None) -> State:
     base = replace(s.settings, config_text=None, plugin_text=None)
     if not s.stream.started and base.source in LIVE:
         return before_a_live_stream(s, rt, base, text)
-    deltas = rt.recorded() if s.stream.started else rt.deltas(base, rt.session_for(base))
-    live = rt.live_plugin(base, deltas)
+    live = rt.live_plugin(base, editor_deltas(s, rt, base))
     error = live.reload(text)
     if error:
         return refused_text(s, error)
-    settings = replace(s.settings, config_text=None, plugin_text=text)
-    rt.adopt(settings, live.session)
-    s = T.replay(replace(s, settings=settings, editor=replace(s.editor, problems=())), rt)
-    changed, n = len(s.stream.changed), len(s.stream.rows)
-    s = replace(s, editor=replace(s.editor, note=f"replayed {n} deltas, {changed} rows changed"))
-    return with_outcome(s, "ok", f"reloaded the editor's plugin ({live.plugin.names()}): {n} deltas replayed, "
-                                 f"{changed} rows changed", "editor")
+    s, replayed = replay_through_editor(s, rt, replace(s.settings, config_text=None, plugin_text=text), live.session)
+    return with_outcome(s, "ok", f"reloaded the editor's plugin ({live.plugin.names()}): {replayed}", "editor")
 
 
 def refused_text(s: State, error: str) -> State:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.errors import WorkbenchError
 from workbench.core.request import RequestSpec
 from workbench.lanes import versions
+from workbench.ui.runtime import LIVE
 from workbench.ui.state import Editor, State, frozen, with_outcome
 
 if TYPE_CHECKING:
@@ -176,23 +177,36 @@ def reload_config(s: State, rt: Runtime, text: str | None = None) -> State:
         return with_outcome(s, "refused", f"refused: {why}", "editor")
     T.ready(s)
     base = replace(s.settings, config_text=None, plugin_text=None)
-    if not s.stream.started and base.source in ("engine", "server"):
+    if not s.stream.started and base.source in LIVE:
         return editor_before_a_live_stream(s, rt, base, text)
-    deltas = rt.recorded() if s.stream.started else rt.deltas(base, rt.session_for(base))
-    live = rt.live_config(base, deltas)
+    live = rt.live_config(base, editor_deltas(s, rt, base))
     problems = live.reload(text)
     if problems:
         return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(problems))), "warning",
                             f"config: {len(problems)} problem(s); the last good config stays active", "editor")
-    settings = replace(s.settings, config_text=text, plugin_text=None)
-    rt.adopt(settings, live.session)
+    s, replayed = replay_through_editor(s, rt, replace(s.settings, config_text=text, plugin_text=None), live.session)
+    return with_outcome(s, "ok", f"reloaded the editor's config: {replayed}", "editor")
+
+
+def editor_deltas(s: State, rt: Runtime, base) -> list:
+    """The deltas an editor's parser replays: the stream's so far, else what ``base`` (the
+    settings without the editor's parser) makes."""
+    return rt.recorded() if s.stream.started else rt.deltas(base, rt.session_for(base))
+
+
+def replay_through_editor(s: State, rt: Runtime, settings, session) -> tuple[State, str]:
+    """``settings`` (holding the editor's text) applied with the editor's live ``session`` and
+    the stream replayed through it; the state with the editor's note, and "N deltas replayed,
+    M rows changed"."""
+    from workbench.ui import transitions as T
+
+    rt.adopt(settings, session)
     # the same stream replayed through it (or, when the settings make other deltas now, a new
     # stream from them: what is on screen is always what the applied settings make)
     s = T.replay(replace(s, settings=settings, editor=replace(s.editor, problems=())), rt)
     changed, n = len(s.stream.changed), len(s.stream.rows)
     s = replace(s, editor=replace(s.editor, note=f"replayed {n} deltas, {changed} rows changed"))
-    return with_outcome(s, "ok", f"reloaded the editor's config: {n} deltas replayed, {changed} rows changed",
-                        "editor")
+    return s, f"{n} deltas replayed, {changed} rows changed"
 
 
 def editor_before_a_live_stream(s: State, rt: Runtime, base, text: str) -> State:
