@@ -50,6 +50,25 @@ def chromium_page(viewport: dict = VIEWPORT):
             browser.close()
 
 
+@contextlib.contextmanager
+def lab_page(lab, failure: Path):
+    """A chromium page for a test on the run's JupyterLab (tests/conftest.py's ``lab``): when
+    the test fails, a full-page screenshot goes to ``failure`` and the page's errors are
+    printed; an uncaught page error fails it; the kernels it started are shut down."""
+    failure.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        with chromium_page() as (page, errors):
+            try:
+                yield page
+            except Exception:
+                page.screenshot(path=str(failure), full_page=True)
+                print("page errors:", errors)
+                raise
+            assert errors == []
+    finally:
+        lab.shutdown_kernels()
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

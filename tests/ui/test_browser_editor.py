@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.contrast import CONTRAST_JS
-from tests.support.jupyterlab import IDLE, chromium_page, open_notebook, set_theme, write_notebook
+from tests.support.jupyterlab import IDLE, lab_page, open_notebook, set_theme, write_notebook
 
 pytestmark = pytest.mark.browser
 ROOT = Path(__file__).resolve().parents[2]
@@ -44,18 +44,8 @@ qw'''
 def test_editor_marks_problem_lines_and_diagram_lights_the_state(lab):
     """On the run's one JupyterLab server (tests/conftest.py's ``lab``)."""
     write_notebook(lab.root / NOTEBOOK, [SETUP, DIAGRAM, EDITOR, QWEN3])
-    ARTIFACTS.mkdir(exist_ok=True)
-    try:
-        with chromium_page() as (page, errors):
-            try:
-                _drive(page, lab.base, lab.token)
-            except Exception:
-                page.screenshot(path=str(ARTIFACTS / "editor_diagram_failure.png"), full_page=True)
-                print("page errors:", errors)
-                raise
-            assert errors == []
-    finally:
-        lab.shutdown_kernels()
+    with lab_page(lab, ARTIFACTS / "editor_diagram_failure.png") as page:
+        _drive(page, lab.base, lab.token)
 
 
 def _run_all(page, base: str, token: str) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.contrast import CONTRAST_JS
-from tests.support.jupyterlab import IDLE, chromium_page, open_notebook, run_all, set_theme, write_notebook
+from tests.support.jupyterlab import IDLE, lab_page, open_notebook, run_all, set_theme, write_notebook
 from tests.support.owl_plugin import BROKEN_LINE, PLUGIN, TEXT, line_of
 
 pytestmark = pytest.mark.browser
@@ -38,18 +38,8 @@ def test_edit_break_and_fix_a_python_parser_in_the_widget(lab):
     (lab.root / "owl_kernel_plugin.py").write_text(PLUGIN.replace('register_module("owl")',
                                                                   'register_module("owl_kernel")'))
     write_notebook(lab.root / NOTEBOOK, [SETUP, WIDGET, KERNEL_PLUGIN])
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    try:
-        with chromium_page() as (page, errors):
-            try:
-                _drive(page, lab.base, lab.token)
-            except Exception:
-                page.screenshot(path=str(SHOTS / "python_editor_failure.png"), full_page=True)
-                print("page errors:", errors)
-                raise
-            assert errors == []
-    finally:
-        lab.shutdown_kernels()
+    with lab_page(lab, SHOTS / "python_editor_failure.png") as page:
+        _drive(page, lab.base, lab.token)
 
 
 def _drive(page, base: str, token: str) -> None:
