@@ -161,6 +161,18 @@ def open_notebook(page, base: str, token: str, name: str) -> None:
         page.keyboard.press("Control+b")
 
 
+# An execute request queued behind the widgets' messages: the kernel handles a shell
+# channel's messages in order, so its reply means every earlier click and pick was handled.
+ROUND_TRIP_JS = """async () => {
+  const nb = [...window.jupyterapp.shell.widgets('main')].find((w) => w.sessionContext);
+  await nb.sessionContext.session.kernel.requestExecute({code: '', silent: true, store_history: false}).done; }"""
+
+
+def kernel_round_trip(page) -> None:
+    """Wait until the notebook's kernel has handled every message the page sent before now."""
+    page.evaluate(ROUND_TRIP_JS)
+
+
 def run_all(page, timeout_ms: int = 300_000) -> None:
     page.get_by_role("menuitem", name="Run", exact=True).click()
     page.get_by_role("menuitem", name="Run All Cells", exact=True).click()

@@ -26,7 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.jupyterlab import IDLE, VIEWPORT, chromium_page, open_notebook, run_all, set_theme, write_notebook
+from tests.support.jupyterlab import (IDLE, VIEWPORT, chromium_page, kernel_round_trip, open_notebook, run_all,
+                                      set_theme, write_notebook)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -90,18 +91,12 @@ def opened(lab, page, name: str, cells: list[str]):
 
 DETAIL_AT = """([wb, step]) => { const box = wb.querySelector('.wb-row-detail input');
   return !!box && box.value === step && box.getClientRects().length > 0; }"""
-CHANGED = """([e, before]) => e.innerText !== before ||
-  !!document.querySelector(".jp-Notebook-ExecutionIndicator[data-status='busy']")"""
-
-
-def settle(page, wb=None, before: str | None = None) -> None:
-    """The kernel has answered an action: the widget's text changed (or the kernel went busy),
-    then the kernel is idle again (a no-op action changes nothing: a short wait)."""
-    if wb is not None:
-        try:
-            page.wait_for_function(CHANGED, arg=[wb.element_handle(), before], timeout=4_000)
-        except Exception:  # noqa: BLE001 - Playwright's TimeoutError: nothing changed
-            pass
+def settle(page, wb) -> None:
+    """The kernel has answered an action: a round trip behind its messages, no Run going
+    (the Stop button is off again), the kernel idle."""
+    kernel_round_trip(page)
+    stop = wb.locator("button.widget-button", has_text="Stop").first.element_handle()
+    page.wait_for_function("(b) => b.disabled", arg=stop, timeout=180_000)
     page.wait_for_selector(IDLE, timeout=180_000)
     page.wait_for_timeout(300)  # the kernel's last answer drawn
 
@@ -113,9 +108,8 @@ class Page:
         self.page, self.wb = page, wb
 
     def act(self, do) -> None:
-        before = self.wb.inner_text()
         do()
-        settle(self.page, self.wb, before)
+        settle(self.page, self.wb)
 
     def click(self, name: str) -> None:
         self.act(lambda: self.wb.locator("button.widget-button", has_text=name).first.click())
