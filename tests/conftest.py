@@ -100,7 +100,9 @@ def lab(tmp_path_factory):
     """One JupyterLab server for every browser test of the run (each start costs 80-100 s
     on a loaded 2-core machine): ``.base``, ``.token``, ``.root`` (write notebooks there),
     ``.shutdown_kernels()`` (each test's kernels hold an engine: stop them when done)."""
+    import threading
     import types
+    import urllib.error
     import urllib.request
 
     from tests.support.jupyterlab import lab_server, require_chromium
@@ -109,12 +111,25 @@ def lab(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("lab")
     root = tmp / "root"
     root.mkdir()
+    stopping: list[threading.Thread] = []
     with lab_server(tmp, root) as (base, token):
+        def delete(kernel_id: str) -> None:
+            req = urllib.request.Request(f"{base}/api/kernels/{kernel_id}?token={token}", method="DELETE")
+            try:
+                urllib.request.urlopen(req, timeout=60).close()
+            except urllib.error.HTTPError as e:
+                if e.code != 404:  # 404: it had stopped already
+                    raise
+
         def shutdown_kernels() -> None:
+            """Ask the server to stop every kernel now running; the next test need not wait
+            for them to exit (about 3 s each), the run's end does."""
             with urllib.request.urlopen(f"{base}/api/kernels?token={token}", timeout=30) as r:
                 kernels = json.load(r)
             for k in kernels:
-                req = urllib.request.Request(f"{base}/api/kernels/{k['id']}?token={token}", method="DELETE")
-                urllib.request.urlopen(req, timeout=60).close()
+                stopping.append(threading.Thread(target=delete, args=(k["id"],), daemon=True))
+                stopping[-1].start()
 
         yield types.SimpleNamespace(base=base, token=token, root=root, shutdown_kernels=shutdown_kernels)
+        for t in stopping:
+            t.join(timeout=60)
