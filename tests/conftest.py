@@ -56,6 +56,17 @@ def _parser_registries():
         manager.lazy_parsers.update(lazy)
 
 
+@pytest.fixture(autouse=True)
+def _no_secrets():
+    """A capture registers its API key and URL password for the whole process (a real
+    command is a process of its own): the next test does not hold them, so a test's
+    `user:pass@` URL does not scrub "pass" out of another test's output."""
+    yield
+    from workbench.core import secrets
+
+    secrets.forget()
+
+
 @pytest.fixture(scope="session")
 def qwen3_tokenizer():
     from workbench.core.tokenizers import load_tokenizer
