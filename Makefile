@@ -16,8 +16,12 @@ setup:  # the dev set-up: Ray too, so the corpus tests run it
 demo: setup
 	@$(PY) -m workbench.cli.demo
 
+# Two worker processes (one per core of CI's machine; tests/support/workers.py says which tests
+# share one), then the timing-sensitive tests alone; both parts run, and either failing fails it.
+WORKERS ?= 2
 test: setup
-	@$(PY) -m pytest -q --durations=25 tests
+	@$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=25 -m "not slow and not serial" tests; a=$$?; \
+	  $(PY) -m pytest -q --durations=5 -m "serial and not slow" tests; b=$$?; exit $$(( a > b ? a : b ))
 
 test-slow: setup
 	@$(PY) -m pytest -q -m slow tests

@@ -9,6 +9,7 @@ import os
 import pytest
 
 import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
+from tests.support import workers
 from tests.support.seed import WEATHER_TOOLS
 
 # Each test run starts its own lanes (one per version, shared by the run); the warm lane
@@ -23,10 +24,20 @@ def _parity_module(session):
 
 def pytest_collection_finish(session):
     """A `vllm serve` takes ~40 s to start: the serve-parity module's first server starts now,
-    in the background, and comes up while the tests before that module run."""
+    in the background, and comes up while the tests before that module run. Not on a
+    `pytest -n` worker: every worker collects every test, and which one runs that module is
+    not known yet."""
     module = _parity_module(session)
-    if module is not None and not session.config.option.collectonly:
+    if module is not None and not session.config.option.collectonly and not workers.is_worker(session.config):
         module.start_early(session.items)
+
+
+def pytest_sessionstart(session):
+    workers.prefetch(session.config)
+
+
+def pytest_collection_modifyitems(config, items):
+    workers.group(config, items)
 
 
 def pytest_sessionfinish(session):

@@ -16,6 +16,9 @@ import pytest
 from tests.support.seed import WEATHER_TOOLS
 from tests.support.hostile import HostileServer, default_routes, gzipped, response, sse, sse_head
 
+# timing: a hostile server's pauses against capture's timeouts and deadlines (make test runs these alone)
+pytestmark = pytest.mark.serial
+
 REQUEST = {"model": "m", "messages": [{"role": "user", "content": "What is the weather in Paris?"}],
            "tools": WEATHER_TOOLS, "stream_options": {"include_usage": True}}
 KEY = "sk-hostile-Key/with#odd?chars\"\\é"

@@ -31,6 +31,10 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec, tool_choice_arg
 from workbench.core.session import Session, Setup
 
+# timing: the server paces its steps 20 ms apart so that no two outputs merge into one event;
+# another busy process on the machine can stretch a step past that (make test runs these alone)
+pytestmark = pytest.mark.serial
+
 CALL = '<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 CALL2 = '<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo", "unit": "C"}}</tool_call>'
 UNICODE = '<tool_call>{"name": "get_weather", "arguments": {"city": "Zürich 東京 🌧"}}</tool_call>'

@@ -29,6 +29,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from tests.support.seed import WEATHER_TOOLS
 from tests.support.hostile import HostileServer, gzipped, response, sse_head
 
+# timing: fuzzed pauses against capture's timeouts (make test runs these alone)
+pytestmark = pytest.mark.serial
+
 KEY_VAR = "WB_FUZZ_KEY"
 KEY = "sk-fuzz-9f8e7d6c/5b4a#3?2\"1\\0"
 REQUEST = {"model": "m", "messages": [{"role": "user", "content": "What is the weather in Paris?"}],

@@ -13,6 +13,9 @@ import pytest
 from workbench.errors import WorkbenchError
 from workbench.rustfe.quiesce import Quiet
 
+# timing: how long a look takes, on processes that sleep or spin (make test runs these alone)
+pytestmark = pytest.mark.serial
+
 
 def _proc(code: str) -> subprocess.Popen:
     p = subprocess.Popen([sys.executable, "-c", code])
