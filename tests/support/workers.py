@@ -33,7 +33,7 @@ def group_of(item) -> str | None:
         return shared
     if item.get_closest_marker("engine"):  # the Workbench's own embedded engine: one per process
         return "engine_stepper"
-    defs = item._fixtureinfo.name2fixturedefs
+    defs = item._fixtureinfo.name2fixturedefs  # pytest keeps each fixture's scope only here
     if any(d[-1].scope in ("module", "package") for d in defs.values()):
         return item.module.__name__
     return None

@@ -86,7 +86,10 @@ def opened(lab, page, name: str, cells: list[str]):
     write_notebook(lab.root / name, ["import workbench\n" + TOOLS] + cells)
     open_notebook(page, lab.base, lab.token, name)
     run_all(page, timeout_ms=300_000)
-    return [page.locator(".jp-CodeCell").nth(i + 1).locator(".wb-workbench") for i in range(len(cells))]
+    wbs = [page.locator(".jp-CodeCell").nth(i + 1).locator(".wb-workbench") for i in range(len(cells))]
+    for wb in wbs:  # each drawn once its widget's state has come from the kernel: on a busy machine, seconds
+        wb.wait_for(timeout=120_000)
+    return wbs
 
 
 DETAIL_AT = """([wb, step]) => { const box = wb.querySelector('.wb-row-detail input');
