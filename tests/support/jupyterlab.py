@@ -51,20 +51,24 @@ def chromium_page(viewport: dict = VIEWPORT):
 
 
 @contextlib.contextmanager
-def lab_page(lab, failure: Path):
+def lab_page(lab, failure: Path | None = None, clipboard: bool = False):
     """A chromium page for a test on the run's JupyterLab (tests/conftest.py's ``lab``): when
-    the test fails, a full-page screenshot goes to ``failure`` and the page's errors are
-    printed; an uncaught page error fails it; the kernels it started are shut down."""
-    failure.parent.mkdir(parents=True, exist_ok=True)
+    the test fails inside it, a full-page screenshot goes to ``failure`` (if given) and the
+    page's errors are printed; an uncaught page error fails it; the kernels it started are
+    shut down. ``clipboard``: the page may read and write the clipboard (Copy JSON)."""
     try:
         with chromium_page() as (page, errors):
+            if clipboard:
+                page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base)
             try:
                 yield page
             except Exception:
-                page.screenshot(path=str(failure), full_page=True)
+                if failure is not None:
+                    failure.parent.mkdir(parents=True, exist_ok=True)
+                    page.screenshot(path=str(failure), full_page=True)
                 print("page errors:", errors)
                 raise
-            assert errors == []
+            assert errors == [], errors  # an uncaught error in the page (the table's module raised)
     finally:
         lab.shutdown_kernels()
 

@@ -31,7 +31,7 @@ from pathlib import Path
 import pytest
 
 from tests.support.browser_notebooks import AB, LOOK, SCRIPT_A, SCRIPT_B, SEPARATE
-from tests.support.jupyterlab import IDLE, VIEWPORT, chromium_page, open_notebook, run_all, set_theme, write_notebook
+from tests.support.jupyterlab import IDLE, VIEWPORT, lab_page, open_notebook, run_all, set_theme, write_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -160,13 +160,8 @@ OVERFLOW_JS = """(el) => { const s = el.querySelector('.wb-scroll'), d = el.quer
 @pytest.fixture
 def page(lab):
     ARTIFACTS.mkdir(exist_ok=True)
-    try:
-        with chromium_page(VIEWPORT) as (page, errors):
-            page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base)
-            yield page
-            assert errors == [], errors  # the table's module raised in the browser
-    finally:
-        lab.shutdown_kernels()
+    with lab_page(lab, clipboard=True) as page:
+        yield page
 
 
 def notebook(lab, name: str, cells: list[str]) -> str:

@@ -26,8 +26,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.jupyterlab import (IDLE, VIEWPORT, chromium_page, kernel_round_trip, open_notebook, run_all,
-                                      set_theme, write_notebook)
+from tests.support.jupyterlab import (IDLE, kernel_round_trip, lab_page, open_notebook, run_all, set_theme,
+                                      write_notebook)
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -73,13 +73,8 @@ ROWS_TEXT_JS = """(t) => [...t.querySelectorAll('.wb-row[data-step]')].map((r) =
 @pytest.fixture
 def page(lab):
     ARTIFACTS.mkdir(exist_ok=True)
-    try:
-        with chromium_page(VIEWPORT) as (page, errors):
-            page.context.grant_permissions(["clipboard-read", "clipboard-write"], origin=lab.base)
-            yield page
-            assert errors == [], errors
-    finally:
-        lab.shutdown_kernels()
+    with lab_page(lab, clipboard=True) as page:
+        yield page
 
 
 def opened(lab, page, name: str, cells: list[str]):
