@@ -23,11 +23,11 @@ LOOK = [
     f"h = workbench.show({HARMONY!r}, tokenizer='gpt_oss', tool_parser='openai', "
     "reasoning_parser='openai_gptoss', tools=TOOLS, run=True)\nh.select(12)",
 ]
-AB = [
+AB = [  # tab 5: A/B (0 rows, 1 final, 2 state machine, 3 check, 4 diagnose)
     "import workbench\n" + TOOLS,
     f"ab = workbench.show({SCRIPT_A!r}, tools=TOOLS, run=True)\n"
-    "res = ab.compare('hermes+qwen3', '+qwen3')\nab.tabs.selected_index = 4",
+    "res = ab.compare('hermes+qwen3', '+qwen3')\nab.tabs.selected_index = 5",
     f"apis = workbench.show({SEED!r}, tools=TOOLS, run=True)\n"
     "both = apis.compare('hermes+qwen3', 'hermes+qwen3', api_a='chat', api_b='messages')\n"
-    "apis.tabs.selected_index = 4",
+    "apis.tabs.selected_index = 5",
 ]
