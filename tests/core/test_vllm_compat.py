@@ -4,6 +4,7 @@ vLLM; when one is gone the failure names the attribute and the vLLM version."""
 from __future__ import annotations
 
 import inspect
+from pathlib import Path
 
 import pytest
 
@@ -63,6 +64,14 @@ def _engine_class(name):
             "EngineCoreRequest": EngineCoreRequest}[name]
 
 
+def _source(path):
+    """A vLLM module's text, read without importing it (the model runner imports CUDA parts a
+    lane's parse-only tree may not load)."""
+    import importlib.util
+
+    return (Path(importlib.util.find_spec("vllm").origin).parent / path).read_text()
+
+
 def _request_field(attr):
     return attr in _engine_class("EngineCoreRequest").__struct_fields__
 
@@ -100,6 +109,13 @@ HAS = {
     "OutputProcessor.add_request": lambda tok: callable(getattr(_engine_class("OutputProcessor"), "add_request", None)),
     "OutputProcessor.request_states": lambda tok: _set_in_init(_engine_class("OutputProcessor"), "request_states"),
     "EngineCoreRequest.reasoning_ended": lambda tok: _request_field("reasoning_ended"),
+    "EngineCore.model_executor": lambda tok: "self.model_executor = " in _source("v1/engine/core.py"),
+    "UniProcExecutor.driver_worker": lambda tok: "self.driver_worker = " in _source("v1/executor/uniproc_executor.py"),
+    "GPUModelRunner.sample_tokens": lambda tok: "    def sample_tokens(" in _source("v1/worker/gpu_model_runner.py"),
+    "GPUModelRunner.execute_model_state": lambda tok: all(
+        s in _source("v1/worker/gpu_model_runner.py")
+        for s in ("self.execute_model_state = ", "class ExecuteModelState(NamedTuple)", "    logits: torch.Tensor")),
+    "GPUModelRunner.input_batch": lambda tok: "self.input_batch = " in _source("v1/worker/gpu_model_runner.py"),
     "EngineCoreRequest.reasoning_parser_kwargs": lambda tok: _request_field("reasoning_parser_kwargs"),
 }
 SEAM = {**compat.PRIVATE, **compat.WRAPPED, **compat.SET, **compat.ENGINE}
@@ -107,6 +123,8 @@ SEAM = {**compat.PRIVATE, **compat.WRAPPED, **compat.SET, **compat.ENGINE}
 
 @pytest.mark.parametrize("name", sorted(SEAM))
 def test_installed_vllm_has_every_internal_the_workbench_reads(name, qwen3_tokenizer):
+    if name in compat.INSTALLED_ONLY and versions.in_lane():
+        pytest.skip("read only by the in-process engine, which runs on the installed vLLM alone")
     assert HAS[name](qwen3_tokenizer), (
         f"vLLM {vllm_version()} has no {name}: workbench/core/vllm_compat/ reads it for {SEAM[name]}")
 
@@ -148,4 +166,4 @@ def test_every_internal_also_exists_in_the_lane_version(version):
     out = lanes.get(version).call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/core/test_vllm_compat.py",
                                                    "-k", "not lane_version"])
     assert out["rc"] == 0, out["failed"]
-    assert len(out["passed"]) >= len(HAS) and not out["failed"]
+    assert len(out["passed"]) >= len(HAS) - len(compat.INSTALLED_ONLY) and not out["failed"]

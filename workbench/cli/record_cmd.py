@@ -8,6 +8,7 @@ turns the recording back into the same rows.
 
 from __future__ import annotations
 
+import argparse
 import json
 from dataclasses import replace
 from typing import TYPE_CHECKING
@@ -16,7 +17,6 @@ from workbench.cli import common, options, render
 from workbench.core.writing import terminal
 
 if TYPE_CHECKING:
-    import argparse
     from collections.abc import Sequence
     from workbench.core.rows import Row
     from workbench.core.writing.terminal import Console
@@ -28,16 +28,22 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
     p.add_argument("--text-file", metavar="F", help="script: read the text from a file")
     p.add_argument("--tokenizer", metavar="NAME|PATH",
                    help="built-in tokenizer name or a folder (default: qwen3, or the --model folder)")
-    p.add_argument("--model", metavar="PATH_OR_NAME",
-                   help="a real model (free generation unless --text); default: a tiny random "
-                        "model made for the tokenizer")
+    p.add_argument("--model", metavar="NAME|PATH",
+                   help="a real model (free generation unless --text): smollm2 (SmolLM2-135M-Instruct, "
+                        "fetched by make setup) or a model folder; its own tokenizer unless --tokenizer; "
+                        "default: a tiny random model made for the tokenizer")
     options.add_parser_options(p)
     options.add_request_options(p)
-    g = p.add_argument_group("sampling and engine (free generation / real models)")
-    g.add_argument("--temperature", type=float)
-    g.add_argument("--top-p", type=float)
-    g.add_argument("--seed", type=int)
+    g = p.add_argument_group("sampling (request fields; the same seed gives the same rows) and engine "
+                             "(a real model on a CPU: eager, max_model_len 2048; the KV cache is "
+                             "VLLM_CPU_KVCACHE_SPACE GiB, 1 by default)")
+    g.add_argument("--temperature", type=float, metavar="T", help="0: greedy; default: the model's, else 1.0")
+    g.add_argument("--top-p", type=float, metavar="P")
+    g.add_argument("--top-k", type=int, metavar="K")
+    g.add_argument("--seed", type=int, metavar="N", dest="sampling_seed", help="the request's sampling seed")
     g.add_argument("--max-model-len", type=int, metavar="N")
+    g.add_argument("--enforce-eager", action=argparse.BooleanOptionalAction, default=None,
+                   help="CUDA graphs / torch.compile off (default on a CPU)")
     g.add_argument("--dtype", metavar="auto|bfloat16|float16|float32")
     g.add_argument("--tensor-parallel-size", type=int, default=1, metavar="N")
     g.add_argument("--pipeline-parallel-size", type=int, default=1, metavar="N")
@@ -55,10 +61,16 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 def engine_spec(args: argparse.Namespace):
     from workbench.engine import EngineSpec
 
+    from workbench.errors import WorkbenchError
+
+    for name in ("max_model_len", "tensor_parallel_size", "pipeline_parallel_size"):
+        value = getattr(args, name)
+        if value is not None and value < 1:
+            raise WorkbenchError(f"--{name.replace('_', '-')} must be >= 1, got {value}")
     return EngineSpec(model=args.model, max_model_len=args.max_model_len, dtype=args.dtype,
                       tensor_parallel_size=args.tensor_parallel_size,
                       pipeline_parallel_size=args.pipeline_parallel_size,
-                      gpu_memory_utilization=args.gpu_memory_utilization)
+                      gpu_memory_utilization=args.gpu_memory_utilization, enforce_eager=args.enforce_eager)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -74,11 +86,9 @@ def run(args: argparse.Namespace) -> int:
     text = spec.text
     if text is None and args.model is None:
         raise WorkbenchError("nothing to run: give --text, --text-file or --model")
-    tokenizer = args.tokenizer or "qwen3"
-    if args.model and not args.tokenizer:  # a real model brings its own tokenizer
-        from workbench.engine import instance
+    from workbench.engine import instance
 
-        tokenizer = str(instance.resolve_model(engine_spec(args), tokenizer)[1])
+    tokenizer = instance.model_tokenizer(args.model, args.tokenizer) or "qwen3"
     setup = text_setup(spec.with_(tokenizer=tokenizer))
     if args.finish_reason == "length":
         if text is None:
@@ -93,7 +103,7 @@ def run(args: argparse.Namespace) -> int:
     # tokens); the recording keeps the API and its body, and the face reads its deltas.
     session = Session(replace(setup, api="chat", api_request=None)) if face_session else Session(setup)
     stepper = EngineStepper(engine_spec(args))
-    stepper.start(session, text, temperature=args.temperature, top_p=args.top_p, seed=args.seed)
+    stepper.start(session, text)
     header = rec.make_header(tokenizer, tokenizer_sha256(ensure_tokenizer(tokenizer)),
                              setup.request.to_dict(), session.prompt_ids, stepper.origin(),
                              common.parser_header(setup)) | common.api_header(setup) | common.template_header(setup)

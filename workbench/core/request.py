@@ -33,14 +33,21 @@ class RequestSpec:
     parallel_tool_calls: bool | None = None
     include_reasoning: bool = True
     max_tokens: int | None = None
+    # Sampling, as the request carries it (None: the model's generation config, else vLLM's
+    # defaults). Only an engine run samples; a replay keeps them as what was asked.
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    seed: int | None = None
     # Streaming-only fields: every delta gets a chunk with its ids; the usage chunk.
     return_token_ids: bool = False
     stream_options: dict | None = None
 
     def to_dict(self) -> dict:
         d = asdict(self)
-        if d["chat_template"] is None:  # absent, so recordings without one stay as they were
-            del d["chat_template"]
+        for name in ("chat_template", *SAMPLING):  # absent, so recordings without them stay as they were
+            if d[name] is None:
+                del d[name]
         return d
 
     @classmethod
@@ -58,8 +65,15 @@ class RequestSpec:
                 raise WorkbenchError(f"request.{name} must be {what}, got {clip(value, 60)}")
 
 
+SAMPLING = ("temperature", "top_p", "top_k", "seed")
+
+
 def _is_int(v: Any) -> bool:
     return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool) and v == v and abs(v) != float("inf")
 
 
 def _dicts(v: Any) -> bool:
@@ -75,6 +89,10 @@ _FIELD_CHECKS = {
     "parallel_tool_calls": (lambda v: v is None or isinstance(v, bool), "true, false or null"),
     "include_reasoning": (lambda v: isinstance(v, bool), "true or false"),
     "max_tokens": (lambda v: v is None or (_is_int(v) and v >= 1), "an integer >= 1 or null"),
+    "temperature": (lambda v: v is None or (_is_number(v) and 0 <= v <= 100), "a number from 0 to 100 or null"),
+    "top_p": (lambda v: v is None or (_is_number(v) and 0 < v <= 1), "a number in (0, 1] or null"),
+    "top_k": (lambda v: v is None or (_is_int(v) and (v == -1 or v >= 0)), "-1, 0 or a positive integer, or null"),
+    "seed": (lambda v: v is None or (_is_int(v) and -2**63 <= v < 2**64), "an integer or null"),
     "return_token_ids": (lambda v: isinstance(v, bool), "true or false"),
     "stream_options": (lambda v: v is None or isinstance(v, dict), "an object or null"),
 }
@@ -113,6 +131,9 @@ def build_request(spec: RequestSpec) -> Any:
         fields["parallel_tool_calls"] = spec.parallel_tool_calls
     if spec.max_tokens is not None:
         fields["max_tokens"] = spec.max_tokens
+    for name in SAMPLING:
+        if getattr(spec, name) is not None:
+            fields[name] = getattr(spec, name)
     if spec.return_token_ids:
         fields["return_token_ids"] = True
     if spec.stream_options is not None:  # vLLM accepts stream_options only with stream: true

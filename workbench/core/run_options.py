@@ -22,7 +22,11 @@ if TYPE_CHECKING:
 SPEC_OPTIONS = frozenset({"recording", "text", "text_file", "deltas", "tokenizer", "tool_parser", "reasoning_parser",
                           "config", "messages", "tools", "tool_choice", "chat_template_kwargs",
                           "no_parallel_tool_calls", "max_tokens", "request", "api", "plugin", "allow_callable",
-                          "chat_template", "trust_template", "chunking", "finish_reason"})
+                          "chat_template", "trust_template", "chunking", "finish_reason",
+                          "temperature", "top_p", "top_k", "sampling_seed"})
+# The sampling options by name -> the request field each sets (check's --seed seeds its fuzzing,
+# so record's --seed is named sampling_seed here).
+SAMPLING_OPTIONS = {"temperature": "temperature", "top_p": "top_p", "top_k": "top_k", "sampling_seed": "seed"}
 
 
 def template_options(o: Mapping[str, Any]) -> dict:
@@ -71,6 +75,9 @@ def request_fields(o: Mapping[str, Any]) -> dict:
         if o["max_tokens"] < 1:
             raise WorkbenchError(f"--max-tokens must be >= 1, got {o['max_tokens']}")
         out["max_tokens"] = o["max_tokens"]
+    for name, field in SAMPLING_OPTIONS.items():  # checked with the rest of the request (RequestSpec.check)
+        if o.get(name) is not None:
+            out[field] = o[name]
     return out
 
 

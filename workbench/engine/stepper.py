@@ -27,6 +27,7 @@ from workbench.core.runner import make_parser
 from workbench.core.session import Result, Session
 from workbench.engine import instance
 from workbench.engine.instance import EngineSpec
+from workbench.engine.grammar import view
 from workbench.engine.router import Arrival, OutputRouter, router_of
 from workbench.engine.script import script_ids
 from workbench.errors import WorkbenchError
@@ -116,12 +117,14 @@ class EngineStepper:
             params.extra_args = {**(params.extra_args or {}), "workbench_script": script}
         parser = make_parser(session.parser_cls, session.tokenizer, session.request,
                              session.setup.request.chat_template_kwargs)
-        from workbench.engine.grammar import constraint_of
+        from workbench.engine.grammar import constraint_of, loose_arguments
 
         request_id = f"wb-{next(_ids)}"
         self._add(engine, request_id, session, params, parser)
         self.session, self.params, self.script, self.notes = session, params, script, notes
         self.request_id, self.constraint = request_id, constraint_of(params)
+        self.notes += loose_arguments(self.constraint, session.request.tools and
+                                      [t.model_dump() for t in session.request.tools])
         self.run_ = session.stream()
         self.done, self.on_delta = False, on_delta
 
@@ -163,6 +166,8 @@ class EngineStepper:
         # request gets the class its own reasoning parser names (None: no gate).
         engine.probe.watch(req.request_id, session.parser_cls.reasoning_parser_cls
                            if session.parser_cls is not None else None)
+        if not (params.extra_args or {}).get("workbench_script"):  # a script's tokens are forced
+            engine.candidates.watch(req.request_id)
         self._router = router_of(engine)
         self._router.open(request_id, req.request_id, self)
         compat.submit_request(llm, req)
@@ -175,6 +180,7 @@ class EngineStepper:
         if engine is not None and engine is instance.current() and self.request_id is not None:
             router_of(engine).close(self.request_id)
             engine.probe.unwatch(self._internal_id)
+            engine.candidates.unwatch(self._internal_id)
         self._clear()
 
     # -- stepping ---------------------------------------------------------------
@@ -205,6 +211,7 @@ class EngineStepper:
         if router.done(self.request_id):
             self.done = True
             self.engine.probe.unwatch(self._internal_id)
+            self.engine.candidates.unwatch(self._internal_id)
         return rows
 
     def _feed(self, arrival: Arrival) -> Row:
@@ -215,9 +222,14 @@ class EngineStepper:
         extra = {}
         if not self.deltas and self.constraint is not None:
             extra["constraint"] = self.constraint
-        grammar = self.engine.probe.take(self._internal_id, ids)
+        masks = self.engine.probe.pop(self._internal_id, ids)
+        grammar = view(masks, ids)
         if grammar is not None:
             extra["grammar"] = grammar
+        if self.script is None and self.engine.candidates.available:  # a script's tokens are forced
+            candidates = self.engine.candidates.take(self._internal_id, ids, masks, self.session.tokenizer)
+            if candidates:
+                extra["candidates"] = candidates
         if arrival.logs:
             extra["engine_logs"] = list(arrival.logs)
         delta = Delta(ids, c.text, finish, arrival.engine_steps, extra)

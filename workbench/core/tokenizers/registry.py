@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from workbench.core.cache import cache_dir
 from workbench.core.tokenizers.builds import BUILDERS
 from workbench.core.tokenizers.folder import check_folder, probe
 from workbench.core.tokenizers.hashing import MAIN_FILES, behaviour_sha256, main_file
@@ -80,10 +81,6 @@ class TokenizerInfo:
                 "sha256": self.sha256, "file_sha256": self.file_sha256, "kind": self.kind,
                 "format": self.format, "file": self.file, "description": self.description,
                 "fetched": (self.path / self.file).is_file()}
-
-
-def cache_dir() -> Path:
-    return Path(os.environ.get("WORKBENCH_CACHE") or REPO_ROOT / ".cache")
 
 
 def _lock() -> dict:
@@ -164,21 +161,33 @@ def _ensure_builtin(name: str, entry: dict) -> tuple[Path, bool]:
 
 
 def is_builtin(name: str) -> bool:
-    return name in _lock()
+    """A name the workbench builds and holds to a lock: a tokenizer's, or a real model's (whose
+    folder is its tokenizer), never a folder."""
+    from workbench.core import models
+
+    return name in _lock() or models.is_asset(name)
 
 
 def is_pinned(tokenizer: TokenizerLike) -> bool:
     """Whether ``tokenizer`` was loaded from a built-in folder (its files held to the lock);
     a folder the user names is not, and its chat template renders boxed."""
+    from workbench.core import models
+
     path = Path(str(getattr(tokenizer, "name_or_path", "") or ""))
+    if any(path.resolve() == models.folder_of(name).resolve() for name in models.names()):
+        return True  # a real model's folder, held to models.lock.toml like the built-ins
     return path.name in _lock() and path.parent.resolve() == (cache_dir() / "tokenizers").resolve()
 
 
 def ensure_tokenizer(name_or_path: str) -> Path:
     """The folder for a built-in name (built if missing) or a local tokenizer folder."""
+    from workbench.core import models
+
     lock = _lock()
     if name_or_path in lock:
         return _ensure_builtin(name_or_path, lock[name_or_path])[0]
+    if models.is_asset(name_or_path):  # a real model's own tokenizer, by the model's name
+        return models.ensure(name_or_path)
     folder = Path(name_or_path).expanduser()
     if folder.is_dir():
         folder = folder.resolve()
@@ -187,14 +196,17 @@ def ensure_tokenizer(name_or_path: str) -> Path:
                                  f"(nor a Mistral tekken.json / tokenizer.model.v*)")
         # A built-in folder given by path is still held to its lock entry.
         root = (cache_dir() / "tokenizers").resolve()
+        assets = {models.folder_of(name).resolve(): name for name in models.names()}
         if folder.parent == root and folder.name in lock:
             _verify(folder.name, folder, lock[folder.name]["outputs"])
+        elif folder in assets:
+            models.verify(assets[folder], folder)
         else:
             check_folder(folder)
         return folder
     raise WorkbenchError(
         f"unknown tokenizer {name_or_path!r}{close_matches(name_or_path, lock)}; "
-        f"built-in: {', '.join(lock)}, or give a folder holding tokenizer.json")
+        f"built-in: {', '.join([*lock, *models.names()])}, or give a folder holding tokenizer.json")
 
 
 def load_tokenizer(name_or_path: str) -> TokenizerLike:

@@ -30,7 +30,7 @@ API faces' serving layers). Callers import this package (``compat.X``), never a 
 from __future__ import annotations
 
 from workbench.core.vllm_compat.seam import (  # noqa: F401
-    TOOL_STRICT_LEVEL, PRIVATE, WRAPPED, SET, ENGINE, REGEX_CACHE, size_regex_cache,
+    TOOL_STRICT_LEVEL, PRIVATE, WRAPPED, SET, ENGINE, INSTALLED_ONLY, REGEX_CACHE, size_regex_cache,
     CompatError, read, wrap,
 )
 from workbench.core.vllm_compat.parser_state import (  # noqa: F401
@@ -40,7 +40,7 @@ from workbench.core.vllm_compat.parser_state import (  # noqa: F401
 )
 from workbench.core.vllm_compat.engine import (  # noqa: F401
     structured_output_manager, wrap_grammar_bitmask, gate_open, reasoner_per_request,
-    prepare_request, submit_request, held_requests, shutdown_engine_core,
+    prepare_request, submit_request, held_requests, shutdown_engine_core, model_runner, on_logits,
 )
 from workbench.core.vllm_compat.faces import (  # noqa: F401
     anthropic_serving, anthropic_merges_inline_system, anthropic_to_chat, responses_close,

@@ -37,6 +37,31 @@ def wrap_grammar_bitmask(som: StructuredOutputManager, on_mask: Callable[..., An
     wrap(som, "StructuredOutputManager", "grammar_bitmask", on_mask)
 
 
+def model_runner(llm: LLMEngine) -> Any | None:
+    """The in-process model runner (a CPUModelRunner on a CPU); None when the workers run in
+    other processes (tensor or pipeline parallel, a multiprocess engine core)."""
+    core = getattr(getattr(llm, "engine_core", None), "engine_core", None)
+    if core is None:
+        return None
+    executor = read(core, "EngineCore", "model_executor")
+    wrapper = getattr(executor, "driver_worker", None)  # only UniProcExecutor has one in process
+    return getattr(getattr(wrapper, "worker", None), "model_runner", None)
+
+
+def on_logits(runner: Any, before: Callable[[Any, list[str]], None]) -> None:
+    """``before(logits, request_ids)`` each step ahead of the grammar mask and the sampler
+    (``logits`` row i is ``request_ids[i]``; read it, never write it)."""
+    original = _method(runner, "GPUModelRunner", "sample_tokens")
+
+    def sample_tokens(*args: Any, **kwargs: Any) -> Any:
+        state = read(runner, "GPUModelRunner", "execute_model_state")
+        if state is not None:
+            before(state.logits, list(read(runner, "GPUModelRunner", "input_batch").req_ids))
+        return original(*args, **kwargs)
+
+    setattr(runner, "sample_tokens", sample_tokens)
+
+
 def gate_open(som: StructuredOutputManager, request: Any) -> bool:
     """The call grammar_bitmask makes to decide whether the mask applies (constraint_start 0:
     reasoning has ended, or there is no reasoning gate at all)."""

