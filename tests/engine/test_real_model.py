@@ -15,17 +15,11 @@ import re
 
 import pytest
 
-from tests.support.seed import WEATHER_TOOLS
+from tests.support.seed import STRICT_WEATHER_TOOLS as STRICT_TOOLS, WEATHER_TOOLS
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec, tool_choice_arg
 from workbench.core.session import Session, Setup
 from workbench.engine import EngineSpec, EngineStepper, instance
-
-STRICT_TOOLS = [{"type": "function", "function": {
-    "name": "get_weather", "description": "Current weather for a city", "strict": True,
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
-                   "required": ["city"], "additionalProperties": False}}}]
-
 
 @pytest.fixture(scope="module")
 def stepper():

