@@ -90,7 +90,7 @@ def _working_spec(setup: Setup, tok: TokenizerLike, report: DoctorReport) -> Par
     # This run's plugins register their parsers before any name is looked up, as vllm serve's
     # --tool-parser-plugin does before --tool-call-parser is read.
     loaded = [plugins.load(path) for path in setup.plugins]
-    policy = trust.policy([p.module for p in loaded], setup.allow_callables)
+    policy = trust.for_plugins(loaded, setup.allow_callables, setup.trust_spelling)
     if not (spec.tool_parser or spec.reasoning_parser or spec.config):
         return spec
     err = start_error(spec, tok, policy)
