@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from workbench.check import (api_evidence, causes as C, config_diagnoses, config_where, coverage, evidence as E,
                              rank, thinking)
+from workbench.check import wrote
 from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
 from workbench.check.contract import format_literals, parser_markers, pattern_markers
 from workbench.check.literals import literal_markers
@@ -183,6 +184,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     report.causes = C.classify(facts, lambda role, mode, step=None: locate(
         session.parser_cls, role, mode, _tracer(session, deltas, result, mode, step)))
     config_where.attach(report.causes, session, deltas, checked)  # a config's own transitions and lines
+    wrote.attach(report.causes, session, deltas, checked, result)  # a plugin's line that wrote the value
     api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
     if api is not None:
         report.causes += api_evidence.causes(api, C.Cause)
