@@ -37,21 +37,25 @@ _REFUSED = ("refused callable {!r}: not one of the callables trusted when this f
 
 def import_beside(module: str, beside: Any = ()) -> Any:
     """``importlib.import_module(module)``; when no installed module has that name, the
-    ``module.py`` in the first folder of ``beside`` that holds one."""
+    ``module.py`` in the first folder of ``beside`` that holds one (loaded again once edited)."""
+    top = module.split(".")[0]
+    here = next((os.path.join(d, top + ".py") for d in beside if os.path.isfile(os.path.join(d, top + ".py"))), None)
+    known = sys.modules.get(top)
+    stamp = getattr(known, "_beside_stamp", None)
+    if stamp is not None and (_stamp(known.__file__) != stamp  # type: ignore[union-attr]
+                              or here is not None and os.path.abspath(here) != known.__file__):  # type: ignore[union-attr]
+        del sys.modules[top]  # edited since, or another config's module of that name: import this one
     try:
         return importlib.import_module(module)
     except ModuleNotFoundError as e:
-        top = module.split(".")[0]
-        if e.name != top:
+        if e.name != top or here is None:
             raise
-        path = next((os.path.join(d, top + ".py") for d in beside if os.path.isfile(os.path.join(d, top + ".py"))),
-                    None)
-        if path is None:
-            raise
+        path = os.path.abspath(here)
         spec = importlib.util.spec_from_file_location(top, path)
         if spec is None or spec.loader is None:
             raise
         loaded = importlib.util.module_from_spec(spec)
+        loaded._beside_stamp = _stamp(path)  # type: ignore[attr-defined]
         sys.modules[top] = loaded
         try:
             spec.loader.exec_module(loaded)
@@ -59,6 +63,14 @@ def import_beside(module: str, beside: Any = ()) -> Any:
             sys.modules.pop(top, None)
             raise
         return importlib.import_module(module)
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        st = os.stat(path)
+    except OSError:
+        return None
+    return st.st_mtime_ns, st.st_size
 
 
 def home_of(obj: Any) -> str | None:
