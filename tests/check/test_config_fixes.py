@@ -10,7 +10,7 @@ import sys
 
 import pytest
 
-from tests.cli.test_author_converter import CONFIG, TEXT, TOOLS
+from tests.support.invoke import CONFIG, TEXT, TOOLS
 
 
 @pytest.fixture

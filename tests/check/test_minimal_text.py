@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 
-from tests.cli.test_author_converter import CONFIG, TEXT, TOOLS
+from tests.support.invoke import CONFIG, TEXT, TOOLS
 from workbench.check import minimal_text
 from workbench.core.messages import Final
 

@@ -15,45 +15,9 @@ import textwrap
 
 import pytest
 
-from tests.cli.test_author_loop import TOOLS, _installed, plain_pytest
+from tests.support.doctor import _installed
+from tests.support.invoke import CONFIG, CONVERTER, CONVERTER_BUG, TEXT, TOOLS, plain_pytest_from
 
-# reasoning in <reflect>…</reflect>, calls as <invoke name="NAME">{json}</invoke>
-TEXT = '<reflect>Weather needed.</reflect>Checking.<invoke name="get_weather">{"city": "Paris"}</invoke>'
-CONFIG = textwrap.dedent('''\
-    name = "invoke"
-    initial_state = "CONTENT"
-    arg_converter = "invoke_conv:arguments"
-
-    transitions = [
-      { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
-      { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
-      { from = "CONTENT",   on = "CALL_START",  to = "TOOL_NAME", emit = ["TOOL_CALL_START"] },
-      { from = "TOOL_NAME", on = "NAME_END",    to = "TOOL_ARGS", emit = [] },
-      { from = "TOOL_ARGS", on = "CALL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
-    ]
-
-    [terminals]
-    THINK_START = "<reflect>"
-    THINK_END = "</reflect>"
-    CALL_START = "<invoke name=\\""
-    NAME_END = "\\">"
-    CALL_END = "</invoke>"
-
-    [content_events]
-    CONTENT = "TEXT_CHUNK"
-    REASONING = "REASONING_CHUNK"
-    TOOL_NAME = "TOOL_NAME"
-    TOOL_ARGS = "ARG_VALUE_CHUNK"
-    ''')
-CONVERTER = textwrap.dedent('''\
-    def arguments(raw, partial):
-        """The <invoke> body, raw JSON, as the call's arguments (partial=True while it streams)."""
-        if partial:
-            return raw
-        return raw.strip()
-    ''')
-# (right, planted): the final text loses its closing brace, so it is no longer the streamed prefix's end
-CONVERTER_BUG = ("return raw.strip()", "return raw.strip()[:-1]")
 ALLOW = ("--allow-callable", "invoke_conv:arguments")
 ARGS = ("--config", "author/invoke.toml", "--tools", "author/tools.json", "--text-file", "author/out.txt", *ALLOW)
 
@@ -105,23 +69,16 @@ def test_a_converter_beside_the_config_travels(run_cli, trial):
     # under plain pytest, from another folder: fails while the bug is there, passes once fixed
     elsewhere = trial / "elsewhere"
     elsewhere.mkdir()
-    code, out = _plain_pytest_from(elsewhere, trial / "exported")
+    code, out = plain_pytest_from(elsewhere, trial / "exported")
     assert code == 1 and "failed" in out, out[-3000:]
     _fix(trial / "exported")
-    code, out = _plain_pytest_from(elsewhere, trial / "exported")
+    code, out = plain_pytest_from(elsewhere, trial / "exported")
     assert code == 0 and " passed" in out and "failed" not in out, out[-3000:]
 
     _fix(trial / "plugin")
     answer = _plain_vllm(elsewhere, trial / "plugin" / "invoke_parser.py")
     assert answer == {"reasoning": "Weather needed.", "content": "Checking.",
                       "calls": [["get_weather", '{"city": "Paris"}']]}, answer
-
-
-def _plain_pytest_from(cwd, folder):
-    env = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_") and k != "PYTHONPATH"}
-    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-rf", "--tb=line", "-p", "no:cacheprovider",
-                           str(folder)], cwd=cwd, env=env, capture_output=True, text=True, timeout=600)
-    return done.returncode, done.stdout
 
 
 PLAIN_VLLM = textwrap.dedent('''\

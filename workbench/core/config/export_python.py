@@ -156,7 +156,7 @@ def authored_modules(data: dict, folders: Sequence[str | Path]) -> list[Path]:
     for ref in callable_refs(data):
         top = ref.partition(":")[0].split(".")[0]
         file = getattr(sys.modules.get(top), "__file__", None)
-        if file and Path(file).resolve().parent in homes and Path(file).name == f"{top}.py":
+        if file and Path(file).resolve().parent in homes and Path(file).stem == top and Path(file).suffix == ".py":
             if Path(file).resolve() not in out:
                 out.append(Path(file).resolve())
     return out

@@ -35,15 +35,18 @@ _REFUSED = ("refused callable {!r}: not one of the callables trusted when this f
             "the plugins', and those named with --allow-callable)")
 
 
+_STAMPS: dict[str, tuple[int, int] | None] = {}  # a module file loaded from beside -> its stamp then
+
+
 def import_beside(module: str, beside: Any = ()) -> Any:
     """``importlib.import_module(module)``; when no installed module has that name, the
     ``module.py`` in the first folder of ``beside`` that holds one (loaded again once edited)."""
     top = module.split(".")[0]
     here = next((os.path.join(d, top + ".py") for d in beside if os.path.isfile(os.path.join(d, top + ".py"))), None)
     known = sys.modules.get(top)
-    stamp = getattr(known, "_beside_stamp", None)
-    if stamp is not None and (_stamp(known.__file__) != stamp  # type: ignore[union-attr]
-                              or here is not None and os.path.abspath(here) != known.__file__):  # type: ignore[union-attr]
+    file = getattr(known, "__file__", None)
+    if isinstance(file, str) and file in _STAMPS and (_stamp(file) != _STAMPS[file]
+                                                      or here is not None and os.path.abspath(here) != file):
         del sys.modules[top]  # edited since, or another config's module of that name: import this one
     try:
         return importlib.import_module(module)
@@ -55,7 +58,7 @@ def import_beside(module: str, beside: Any = ()) -> Any:
         if spec is None or spec.loader is None:
             raise
         loaded = importlib.util.module_from_spec(spec)
-        loaded._beside_stamp = _stamp(path)  # type: ignore[attr-defined]
+        _STAMPS[path] = _stamp(path)
         sys.modules[top] = loaded
         try:
             spec.loader.exec_module(loaded)
