@@ -52,14 +52,16 @@ def test_a_converter_beside_the_config_travels(run_cli, trial):
 
     code, out, _ = run_cli("check", *ARGS, "--no-cost", "--fuzz", "10", "--json")
     assert code == 1 and any(f["severity"] == "error" for f in json.loads(out)["findings"]), out
-    code, out, err = run_cli("doctor", *ARGS, "--vllm", _installed(), "--json")
+    # doctor --report: the report's test beside copies of the config and the converter module
+    (trial / "exported" / "report").mkdir(parents=True)
+    code, out, err = run_cli("doctor", *ARGS, "--vllm", _installed(), "--json", "--report", "exported/report/bug.md")
     assert code == 1 and json.loads(out)["causes"], (out, err)
+    assert {"invoke.toml", "invoke_conv.py", "bug.md"} <= {p.name for p in (trial / "exported" / "report").iterdir()}
 
     # export: the test, the config and the converter module side by side
-    (trial / "exported").mkdir()
     code, out, err = run_cli("export", *ARGS, "-o", "exported/test_invoke.py")
     assert code == 0 and "it FAILS now" in out, (out, err)
-    assert sorted(p.name for p in (trial / "exported").iterdir()) == ["invoke.toml", "invoke_conv.py",
+    assert sorted(p.name for p in (trial / "exported").iterdir()) == ["invoke.toml", "invoke_conv.py", "report",
                                                                        "test_invoke.py"]
     # export-config --python: the plugin imports the module from beside itself
     (trial / "plugin").mkdir()
@@ -71,6 +73,8 @@ def test_a_converter_beside_the_config_travels(run_cli, trial):
     elsewhere.mkdir()
     code, out = plain_pytest_from(elsewhere, trial / "exported")
     assert code == 1 and "failed" in out, out[-3000:]
+    failed = {line.split("::")[0].split("/")[-1] for line in out.splitlines() if line.startswith("FAILED ")}
+    assert len(failed) == 2 and "test_invoke.py" in failed, out[-3000:]  # the export's and the report's
     _fix(trial / "exported")
     code, out = plain_pytest_from(elsewhere, trial / "exported")
     assert code == 0 and " passed" in out and "failed" not in out, out[-3000:]
