@@ -301,15 +301,20 @@ def test_the_notebook_trusts_a_converter_beside_the_config_in_its_own_spelling(t
 
     (tmp_path / "nb_conv.py").write_text("def arguments(raw, partial):\n    return raw\n")
     cfg = config(tmp_path, "nb", 'arg_converter = "nb_conv:arguments"\ntool_args_json = false')
+    from workbench import Workbench
+
     with pytest.raises(WorkbenchError) as refused:
-        Session(given(CALL, {"config": str(cfg)}).setup())
+        Workbench(CALL, config=str(cfg)).run()
     assert "allow_callable=['nb_conv:arguments']" in str(refused.value) and "--allow-callable" not in str(refused.value)
     assert "nb_conv" not in sys.modules
     try:
-        session = Session(given(CALL, {"config": str(cfg), "allow_callable": ["nb_conv:arguments"]}).setup())
+        wb = Workbench(CALL, config=str(cfg), allow_callable=["nb_conv:arguments"])
+        wb.run()
         assert sys.modules["nb_conv"].__file__ == str(tmp_path / "nb_conv.py")
+        assert [c.name for c in wb.state.stream.final.stream.tool_calls] == ["get_weather"]
         from workbench.core.config.parser import config_of
 
+        session = Session(given(CALL, {"config": str(cfg), "allow_callable": ["nb_conv:arguments"]}).setup())
         assert config_of(session.parser_cls).arg_converter is sys.modules["nb_conv"].arguments
     finally:
         sys.modules.pop("nb_conv", None)
