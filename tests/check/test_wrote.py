@@ -17,13 +17,13 @@ def test_doctor_names_the_line_that_wrote_the_wrong_arguments(run_cli, tmp_path,
     monkeypatch.chdir(tmp_path)
     (tmp_path / "at_parser.py").write_text(AT_PLUGIN.replace(*AT_TRUNCATION))
     (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
-    args = ("doctor", "--plugin", "./at_parser.py", "--tool-parser", "atcall", "--tools", "tools.json", "--text",
-            AT_TEXT, "--vllm", _installed())
-    code, out, err = run_cli(*args, "--json")
+    code, out, err = run_cli("doctor", "--plugin", "./at_parser.py", "--tool-parser", "atcall", "--tools", "tools.json",
+                             "--text", AT_TEXT, "--vllm", _installed(), "--json")
     assert code == 1, err
     where = next(c["where"] for c in json.loads(out)["causes"] if (c["where"] or {}).get("wrote_field") == "tool_calls")
     assert where["file"] == str(tmp_path / "at_parser.py") and where["method"] == "extract_tool_calls_streaming"
     assert where["wrote_at"] == BUG_LINE and where["returned_at"] != BUG_LINE, where
     assert where["wrote_value"] == '{"city": "Paris"'
-    code, out, _ = run_cli(*args)
-    assert f"""the tool_calls value '{{"city": "Paris"' was written at line {BUG_LINE}""" in out, out
+    from workbench.check.where import describe
+
+    assert f"""the tool_calls value '{{"city": "Paris"' was written at line {BUG_LINE}""" in describe(where)
