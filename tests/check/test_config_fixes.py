@@ -60,3 +60,14 @@ def test_a_converter_that_differs_is_named_with_its_line(run_cli, folder, body, 
         (folder / "fx.toml").write_text(fixed_by + "\n" + (folder / "fx.toml").read_text())
         code, lines = _check(run_cli, "fx.toml", "--allow-callable", "fx_conv:arguments")
         assert code == 0 and not lines, lines
+
+
+def test_a_marker_inside_the_arguments_names_its_terminal_to_respell(run_cli, folder):
+    (folder / "fx_conv.py").write_text("def arguments(raw, partial):\n    return raw\n")
+    (folder / "fx.toml").write_text(CONFIG.replace("invoke_conv:", "fx_conv:"))
+    text = TEXT.replace('"Paris"', '"a</invoke>b"')
+    code, out, err = run_cli("check", "--config", "fx.toml", "--tools", "tools.json", "--text", text, "--no-cost",
+                             "--fuzz", "0", "--shrink-budget", "0", "--allow-callable", "fx_conv:arguments")
+    said = [line for line in out.splitlines() if "fired inside a call's JSON arguments" in line]
+    assert code == 1 and said, out
+    assert "; fix: CALL_END = " in said[0] and "'</invoke>' fires wherever it is written" in said[0], said
