@@ -86,6 +86,26 @@ def _cell(text: object) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
 
+def _code_cell(text: str) -> str:
+    """An example in a table cell: each line its own code span."""
+    return "<br>".join(f"`{_cell(line)}`" for line in text.splitlines())
+
+
+def meanings() -> object:
+    """docs/meanings.py: what each state, event and key does, with an example (written)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("docs_meanings", HERE / "meanings.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    return module
+
+
+def _meaning(table: dict, name: str) -> tuple[str, str]:
+    meaning, example = table.get(name, ("", ""))
+    return _cell(meaning), _code_cell(example) if example else ""
+
+
 def _versions_cell(have: list[str], every: list[str]) -> str:
     return "all" if have == every else ", ".join(have)
 
@@ -96,18 +116,21 @@ def config_page() -> list[str]:
     t = trees()
     every = list(t)
     per = {v: fields(p / "parser" / "engine" / "parser_engine_config.py") for v, p in t.items()}
+    written = meanings()
     out = [f"Read from vLLM {', '.join(every)} (`vllm/parser/engine/parser_engine_config.py`, `events.py`).", "",
            "## Keys", "", "Every key of vLLM's `ParserEngineConfig`, then the workbench's own. Type and default are "
-           "vLLM's source; \"why\" is the comment above the field there.", "",
-           "| key | type | default | versions | why (vLLM's comment) |", "|---|---|---|---|---|"]
+           "vLLM's source; \"vLLM's comment\" is the comment above the field there; the meaning and the example "
+           "are written (docs/meanings.py) from what vLLM's engine does with the key.", "",
+           "| key | type | default | versions | meaning | example | vLLM's comment |", "|---|---|---|---|---|---|---|"]
     seen: dict[str, dict] = {}
     for v in every:
         for f in per[v]:
             seen.setdefault(f["name"], f)
     for name, f in seen.items():
         have = [v for v in every if any(g["name"] == name for g in per[v])]
+        meaning, example = _meaning(written.KEYS, name)
         out.append(f"| `{name}` | `{_cell(f['type'])}` | {'`' + _cell(f['default']) + '`' if f['default'] else '(required)'} "
-                   f"| {_versions_cell(have, every)} | {_cell(f['why'])} |")
+                   f"| {_versions_cell(have, every)} | {meaning} | {example} | {_cell(f['why'])} |")
     out += ["", "The workbench's keys around them:", "",
             "| key | what |", "|---|---|",
             f"| `{EXTRA_KEYS[0]}` | another config this one starts from (a name in `parsers/`, or a path); this file's "
@@ -120,12 +143,14 @@ def config_page() -> list[str]:
             "spellings), `NAME = \"special token\"`, `STATE = \"EVENT\"` |",
             "| a callable (`arg_converter`) | `\"module:attr\"`, or `{ call = \"module:attr\", args = [...], kwargs = "
             "{...} }` (a `functools.partial`); resolved by exact name only |", ""]
-    for title, file, cls in (("States", "parser_engine_config.py", "ParserState"), ("Events", "events.py", "EventType")):
+    for title, file, cls, table in (("States", "parser_engine_config.py", "ParserState", written.STATES),
+                                    ("Events", "events.py", "EventType", written.EVENTS)):
         per_v = {v: _members(p / "parser" / "engine" / file, cls) for v, p in t.items()}
         names = list(dict.fromkeys(m for v in every for m in per_v[v]))
-        out += [f"## {title}", "", f"vLLM's `{cls}` (`vllm/parser/engine/{file}`).", "",
-                "| name | versions |", "|---|---|"]
-        out += [f"| `{m}` | {_versions_cell([v for v in every if m in per_v[v]], every)} |" for m in names]
+        out += [f"## {title}", "", f"vLLM's `{cls}` (`vllm/parser/engine/{file}`); the meanings are written from "
+                "what its engine does.", "", "| name | versions | meaning | example |", "|---|---|---|---|"]
+        out += [f"| `{m}` | {_versions_cell([v for v in every if m in per_v[v]], every)} | "
+                f"{' | '.join(_meaning(table, m))} |" for m in names]
         out.append("")
     return out
 

@@ -287,6 +287,7 @@ NOT_USER_INPUT = {
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
     ("check/written.py", "valid_json", "json.loads"): "the same test of the model's text",
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
+    ("check/config_fixes.py", "_json", "json.loads"): "a call's body and arguments as the parser read and returned them",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
     ("lanes/asked.py", "findings_in", "json.loads"): "the --json stdout of our own doctor in a lane",
     ("cli/diff_matrix.py", "diff_in", "json.loads"): "the --json stdout of our own diff in a lane",

@@ -289,3 +289,62 @@ def test_the_widget_refuses_the_audits_config(tmp_path):
     problems = wb.reload_config(text)
     assert any("refused callable 'vllm.compilation.codegen:compile_execution_fn'" in p.message for p in problems)
     assert not pwned.exists() and "refused callable" in wb.editor.problems.value
+
+
+def test_the_notebook_trusts_a_converter_beside_the_config_in_its_own_spelling(tmp_path):
+    """A converter module beside the config, no PYTHONPATH: the notebook's refusal names
+    ``allow_callable=[...]`` (never a CLI flag), and with it the module is loaded from there."""
+    import sys
+
+    from workbench.core.session import Session
+    from workbench.ui.inputs import given
+
+    (tmp_path / "nb_conv.py").write_text("def arguments(raw, partial):\n    return raw\n")
+    cfg = config(tmp_path, "nb", 'arg_converter = "nb_conv:arguments"\ntool_args_json = false')
+    from workbench import Workbench
+
+    with pytest.raises(WorkbenchError) as refused:
+        Workbench(CALL, config=str(cfg)).run()
+    assert "allow_callable=['nb_conv:arguments']" in str(refused.value) and "--allow-callable" not in str(refused.value)
+    assert "nb_conv" not in sys.modules
+    try:
+        wb = Workbench(CALL, config=str(cfg), allow_callable=["nb_conv:arguments"])
+        wb.run()
+        assert sys.modules["nb_conv"].__file__ == str(tmp_path / "nb_conv.py")
+        assert [c.name for c in wb.state.stream.final.stream.tool_calls] == ["get_weather"]
+        from workbench.core.config.parser import config_of
+
+        session = Session(given(CALL, {"config": str(cfg), "allow_callable": ["nb_conv:arguments"]}).setup())
+        assert config_of(session.parser_cls).arg_converter is sys.modules["nb_conv"].arguments
+    finally:
+        sys.modules.pop("nb_conv", None)
+    for bad, says in ((["nb_conv"], "allow_callable='nb_conv' is a module"), ([3], "entry 0 must be a string")):
+        with pytest.raises(WorkbenchError, match=says):
+            given(CALL, {"config": str(cfg), "allow_callable": bad})
+
+
+def test_an_exported_test_refuses_an_edited_copy_of_its_config(run_cli, tmp_path):
+    """The exported test builds its config copy through the policy the export ran with: the
+    issue's edit (a shell converter) is refused as `replay` refuses it, and nothing runs."""
+    from workbench.check import export
+
+    pwned = tmp_path / "pwned"
+    text = f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "x; touch {pwned};#"}}}}</tool_call>'
+    cfg = config(tmp_path, "mine", "")
+    (tmp_path / "out").mkdir()
+    code, out, err = run_cli("export", "--config", cfg, "--text", text, "-o", tmp_path / "out" / "test_mine.py")
+    assert code == 0, err
+    copy = tmp_path / "out" / "mine.toml"
+    assert copy.is_file()
+    assert export.self_check(tmp_path / "out" / "test_mine.py") == []  # the copy as exported runs
+    import re
+
+    edited, n = re.subn(r"(?m)^arg_converter = .*$", 'arg_converter = { call = "subprocess:run", kwargs = { shell = true } }',
+                        copy.read_text())
+    assert n == 1
+    copy.write_text(edited)
+    err = one_line_error(*run_cli("replay", "--config", copy, "--text", text))
+    assert "refused callable 'subprocess:run'" in err
+    with pytest.raises(PermissionError, match="refused callable 'subprocess:run'"):
+        export.self_check(tmp_path / "out" / "test_mine.py")
+    assert not pwned.exists()

@@ -43,3 +43,31 @@ def test_the_contract_records_the_calls_in_vllms_order():
     assert all(not c.startswith("tool.") for c in calls[:first_tool])  # no tool call before reasoning ends
     assert calls[ended + 1].startswith("reasoning.extract_content_ids")  # then the delta's content ids
     assert calls[-2:] == ["reasoning.extract_reasoning('::r::Hm.::/r::Hi<<x>>')", "tool.extract_tool_calls('Hi<<x>>')"]
+
+
+def test_every_state_event_and_key_of_every_version_has_a_meaning_and_an_example():
+    """The page against vLLM's own definitions: each version's ParserEngineConfig fields,
+    ParserState and EventType members (read from its source; the installed one's classes too)
+    each have a row with a meaning and an example, and nothing is explained that no version has."""
+    import dataclasses
+
+    from vllm.parser.engine.events import EventType
+    from vllm.parser.engine.parser_engine_config import ParserEngineConfig, ParserState
+
+    page = gen.PAGES["config"].read_text(encoding="utf-8").split(gen.MARKER)[1]
+    lines = page.splitlines()
+    written = gen.meanings()
+    names = {"KEYS": {f.name for f in dataclasses.fields(ParserEngineConfig)},
+             "STATES": set(ParserState.__members__), "EVENTS": set(EventType.__members__)}
+    for v, tree in gen.trees().items():
+        engine = tree / "parser" / "engine"
+        names["KEYS"] |= {f["name"] for f in gen.fields(engine / "parser_engine_config.py")}
+        names["STATES"] |= set(gen._members(engine / "parser_engine_config.py", "ParserState"))
+        names["EVENTS"] |= set(gen._members(engine / "events.py", "EventType"))
+    for table, expected in names.items():
+        assert set(getattr(written, table)) == expected, (table, set(getattr(written, table)) ^ expected)
+        for name in expected:
+            meaning, example = getattr(written, table)[name]
+            assert meaning and example, name
+            rows = [line for line in lines if line.startswith(f"| `{name}` |")]
+            assert any(gen._cell(meaning) in r and gen._code_cell(example) in r for r in rows), (name, rows)

@@ -33,8 +33,10 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     config_diagnoses.py  settings that make a right parser look wrong
     api_evidence.py      the doctor's evidence for --api responses|messages
     where.py             the file, class and method of a cause, from the composed class
+    wrote.py             the line of an author's plugin that wrote the value that differs (sys.settrace)
     config_where.py      a config parser's cause: the transition and terminal at the failing step, its lines
     config_readings.py   how the text at that step reads: a terminal inside JSON arguments, a marker cut short
+    config_fixes.py      the author's fix as TOML: a raw JSON body, a converter that differs or is not JSON
     config_family.py     whose fault it is: vLLM's configs with the same transitions, run on the same text
     literals.py          marker literals a legacy parser's methods compare with (read by ast)
     rank.py              which other registered parser reads the text better: tried, never guessed

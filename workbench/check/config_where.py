@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from workbench.check import config_readings as R
+from workbench.check import config_fixes as F, config_readings as R
 from workbench.core import vllm_compat as compat
 
 if TYPE_CHECKING:
@@ -50,7 +50,13 @@ class Segment:
     step: int = 0  # the step the segment ends in
 
 
-def trace(session: Session, deltas: Sequence[Delta]) -> list[Fired]:
+class Traced(list):
+    """``trace``'s terminals, and what the stream sent (``final``: a client's joined message)."""
+
+    final: Any = None
+
+
+def trace(session: Session, deltas: Sequence[Delta]) -> Traced:
     """Every terminal vLLM's engine was handed while the stream ran, in order."""
     from workbench.core.config.parser import config_of
 
@@ -70,7 +76,9 @@ def trace(session: Session, deltas: Sequence[Delta]) -> list[Fired]:
     for n, delta in enumerate(deltas, 1):
         step[0] = n
         run.feed(delta)
-    return [f for f in out if f.step > 0]
+    traced = Traced(f for f in out if f.step > 0)
+    traced.final = run.result.final()
+    return traced
 
 
 def segments(text: str, fired: Sequence[Fired], initial: str, steps: Sequence[int]) -> list[Segment]:
@@ -148,7 +156,11 @@ def locate(session: Session, deltas: Sequence[Delta], step: int, config_file: st
         named.append({"kind": "terminal_in_arguments", "terminal": f.terminal, "value": f.value, "step": f.step,
                       "line": lines.get(f"terminals.{f.terminal}"), "arguments": args[-60:],
                       "detail": f"terminal {f.terminal} {f.value!r} fired inside a call's JSON arguments at step "
-                                f"{f.step} (after {args[-40:]!r}): the call ends in the middle of its own JSON"})
+                                f"{f.step} (after {args[-40:]!r}): the call ends in the middle of its own JSON",
+                      "fix": F.terminal_in_arguments_fix(f)})
+    named += [{**n, "line": lines.get(n["key"])} for n in F.raw_json(config, segs, fired.final)]
+    # a converter's "line" is its def in its own module; "config_line" the key's in the config
+    named += [{**n, "config_line": lines.get(n["key"])} for n in F.converter_output(config, segs, fired.final)]
     tail = R.marker_tail(segs, step)
     if tail is not None:
         f, more = tail
@@ -220,7 +232,11 @@ def machine_parts(w: dict) -> list[str]:
         parts.append(f"transition {tr['from']} --{tr['on']} {term['value']!r}--> {tr['to']}"
                      f"{' emits ' + ', '.join(tr['emit']) if tr['emit'] else ''}{line} fired {when}{tline}")
     for n in w.get("named", []):
-        parts.append(n["detail"] + (f" ({name}:{n['line']})" if n.get("line") else ""))
+        if n["kind"] == "converter_output":  # its line is the converter's own, in its module
+            line = f" ({name}:{n['config_line']})" if n.get("config_line") else ""
+        else:
+            line = f" ({name}:{n['line']})" if n.get("line") else ""
+        parts.append(n["detail"] + line + (f"; fix: {n['fix']}" if n.get("fix") else ""))
     return parts
 
 

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from workbench.check import (api_evidence, causes as C, config_diagnoses, config_where, coverage, evidence as E,
                              rank, thinking)
+from workbench.check import wrote
 from workbench.check.config_diagnoses import ANY_TOOL, NOTE, PROBLEM, Diagnosis
 from workbench.check.contract import format_literals, parser_markers, pattern_markers
 from workbench.check.literals import literal_markers
@@ -90,7 +91,7 @@ def _working_spec(setup: Setup, tok: TokenizerLike, report: DoctorReport) -> Par
     # This run's plugins register their parsers before any name is looked up, as vllm serve's
     # --tool-parser-plugin does before --tool-call-parser is read.
     loaded = [plugins.load(path) for path in setup.plugins]
-    policy = trust.policy([p.module for p in loaded], setup.allow_callables)
+    policy = trust.for_plugins(loaded, setup.allow_callables, setup.trust_spelling)
     if not (spec.tool_parser or spec.reasoning_parser or spec.config):
         return spec
     err = start_error(spec, tok, policy)
@@ -183,6 +184,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     report.causes = C.classify(facts, lambda role, mode, step=None: locate(
         session.parser_cls, role, mode, _tracer(session, deltas, result, mode, step)))
     config_where.attach(report.causes, session, deltas, checked)  # a config's own transitions and lines
+    wrote.attach(report.causes, session, deltas, checked, result)  # a plugin's line that wrote the value
     api = api_evidence.gather(face_session, face_session.replay(deltas)) if face_session.api != "chat" else None
     if api is not None:
         report.causes += api_evidence.causes(api, C.Cause)

@@ -92,9 +92,11 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
                       "model_type": model_type(session.tokenizer)},
         "vocab": vocab(session.tokenizer),
         "parser": {"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser},
-        # the author's own code, copied beside the test (``beside``) and loaded from there
+        # the author's own code, copied beside the test (``beside``) and loaded from there; a
+        # config's callables resolve only by the names the run trusted (core/trust.py)
         "code": {"plugins": [Path(p).name for p in session.setup.plugins],
-                 "config": Path(spec.config).name if spec.config else None},
+                 "config": Path(spec.config).name if spec.config else None,
+                 **({"trusted": _trusted(session)} if spec.config else {})},
         "enable_auto_tools": session.enable_auto_tools,
         "request": request_fields(session.setup.request),
         # --api: the request in that API's shape; on Responses the parser is handed the
@@ -109,6 +111,13 @@ def build_case(session: Session, deltas: Sequence[Delta], report=None) -> dict:
         "groupings": _groupings(len(tokens), report),
         "findings_when_exported": findings,
     }
+
+
+def _trusted(session: Session) -> dict:
+    """The policy this run built the config with, by name: vLLM's callables, the ones the user
+    allowed, the plugins' modules (their code is the plugin's, copied beside the test)."""
+    names, plugins = session.policy.trusted()
+    return {"callables": names, "plugin_modules": plugins}
 
 
 def _harmony(session: Session) -> bool:
@@ -171,12 +180,13 @@ def render_pytest(case: dict, filename: str) -> str:
         title += f", as vLLM serves it on {API_ENDPOINTS[case['api']]}"
     if case["findings_when_exported"]:
         title += "\n\nFindings when exported:\n" + "\n".join("- " + h for h in case["findings_when_exported"])
-    out = (template.replace("@TITLE@", python.in_docstring(title))
-           .replace("@VLLM_VERSION@", python.in_docstring(case["vllm_version"]))
-           .replace("@FILENAME@", python.in_docstring(filename))
-           .replace("CASE = {}  # @CASE@", "CASE = " + python.literal(case, pretty=True))
-           .replace("# @PROPS@", props_source())
-           .replace("# @PLAIN@", plain_source() if (case.get("code") or {}).get("config") else ""))
+    # the template is a Python file: its three code placeholders sit in a literal and comments
+    template = (template.replace("CASE = {}  # @CASE@", "CASE = @CASE@").replace("# @PROPS@", "@PROPS@")
+                .replace("# @PLAIN@", "@PLAIN@"))
+    out = python.fill(template, {
+        "TITLE": python.in_docstring(title), "VLLM_VERSION": python.in_docstring(case["vllm_version"]),
+        "FILENAME": python.in_docstring(filename), "CASE": python.literal(case, pretty=True),
+        "PROPS": props_source(), "PLAIN": plain_source() if (case.get("code") or {}).get("config") else ""})
     return python.module(out, filename, docstring_starts=title)
 
 

@@ -1,5 +1,6 @@
 """The author's own code beside an exported test: the plugins and the parser config a case
-ran, copied next to the test file so it loads them from there (``export``, ``doctor --report``).
+ran, and the author's modules the config's callables name (a converter beside the config or a
+plugin), copied next to the test file so it loads them from there (``export``, ``doctor --report``).
 
 A plugin is copied as it is. A config is copied as it is too, unless it ``extends`` another
 file: then the one flat config the workbench ran is written (every field, no ``extends``),
@@ -26,11 +27,25 @@ def copies(session: Session) -> list[tuple[str, str]]:
     config = session.setup.parser.config
     if config:
         out.append((Path(config).name, config_text(config, session)))
+        out += [(m.name, door.read_text(m, "module", limits.MAX_CODE_BYTES)) for m in modules(config, session)]
     names = [name for name, _ in out]
     twice = sorted({n for n in names if names.count(n) > 1})
     if twice:
         raise WorkbenchError(f"two files named {twice[0]} would be copied beside the test: rename one")
     return out
+
+
+def modules(config: str, session: Session) -> list[Path]:
+    """The author's modules the config's callables come from (beside the config or a plugin)."""
+    from workbench.core.config.export_python import authored_modules
+    from workbench.core.config.from_vllm import config_data
+    from workbench.core.config.parser import config_of
+
+    built = config_of(session.parser_cls)
+    if built is None:
+        return []
+    data = config_data(built, _family(session.parser_cls))
+    return authored_modules(data, [Path(config).resolve().parent, *session.policy.beside])
 
 
 def config_text(path: str, session: Session) -> str:

@@ -20,7 +20,9 @@ The test checks that the tokenizer knows the embedded special tokens by id.
 Your own parser: a plugin this case ran is loaded from its copy beside this file, as
 `vllm serve --tool-parser-plugin FILE` loads it; a parser config is built from its copy
 beside this file with vLLM's ParserEngineConfig and ParserEngine (the builder below is the
-workbench's own, workbench/core/config/plain.py). Fix the copy, and the test passes.
+workbench's own, workbench/core/config/plain.py), its callables only by the names trusted
+when it was exported, and an author's module they name (a converter) from its copy beside
+this file. Fix the copy, and the test passes.
 """
 
 from __future__ import annotations
@@ -79,8 +81,10 @@ def parser_class(tok):
             import tomli as tomllib
         with open(os.path.join(HERE, code["config"]), "rb") as f:
             data = tomllib.load(f)
-        family = resolve(data["parser_class"]) if data.get("parser_class") else None
-        cls = engine_class(config_from_data(data), family)
+        # the policy `workbench replay` builds it with: the names trusted when this was exported
+        trusted = (code["trusted"]["callables"], code["trusted"]["plugin_modules"]) if "trusted" in code else None
+        family = resolve(data["parser_class"], [HERE], trusted) if data.get("parser_class") else None
+        cls = engine_class(config_from_data(data, [HERE], trusted), family)
         ParserManager.validate_parser_tokenizer(cls, tok, tool_parser_name=code["config"],
                                                 reasoning_parser_name=code["config"])
         return cls

@@ -148,6 +148,8 @@ def describe(w: dict | None) -> str:
         return config_describe(w)
     if not w.get("vllm") and "engine" not in w:  # a plugin's class: the author's own file
         at = f", returned at line {w['returned_at']}" if w.get("returned_at") else ""
+        if w.get("wrote_at"):  # check/wrote.py: the line the value that differs came from
+            at += f"; the {w['wrote_field']} value {w['wrote_value'][:40]!r} was written at line {w['wrote_at']}"
         return (f"your code (module {w.get('module')}): {w['file']}:{w['line'] or '?'}, "
                 f"{w['class']}.{w['method']}{at}")
     who = "vLLM's own parser" if w.get("vllm") else f"not vLLM's own parser (module {w.get('module')})"

@@ -46,7 +46,7 @@ def run_python(args: argparse.Namespace) -> int:
 
     from workbench.core.writing.terminal import say
     from workbench.core import plugins, trust
-    from workbench.core.config.export_python import plugin_source, roles, serve_flags
+    from workbench.core.config.export_python import authored_modules, plugin_source, roles, serve_flags
 
     if not args.name or args.all or args.list or args.flat:
         raise WorkbenchError("--python takes a config file NAME.toml (and -o), not --all, --list or --flat")
@@ -54,14 +54,25 @@ def run_python(args: argparse.Namespace) -> int:
         raise WorkbenchError("--python writes a plugin module: give -o NAME.py")
     common.refuse_existing(args.output, args.force)
     loaded = [plugins.load(p) for p in args.plugin]
-    policy = trust.policy([p.module for p in loaded], args.allow_callable)
+    policy = trust.for_plugins(loaded, args.allow_callable)
     text = plugin_source(args.name, Path(args.output).name, policy, args.register_as)
-    common.write_output(args.output, text, args.force)
+    from workbench.check import export_code
+    from workbench.core import door, limits
     from workbench.core.config import io as config_io
 
-    config = config_io.load(args.name, policy)
-    name = args.register_as or config.name
+    loaded_config = config_io.load_file(args.name, policy)
+    config_io.raise_for(loaded_config)
+    config = loaded_config.config
+    # the author's converter module travels beside the plugin, which imports it from there
+    modules = authored_modules(loaded_config.data, [Path(args.name).resolve().parent, *policy.beside])
+    copies = [(m.name, door.read_text(m, "module", limits.MAX_CODE_BYTES)) for m in modules]
+    folder = Path(args.output).parent
+    export_code.targets(folder, copies, args.force)
+    common.write_output(args.output, text, args.force)
     say("{}", args.output)
+    for written in export_code.write(folder, copies, args.force):
+        say("{}", written)
+    name = args.register_as or config.name
     common.note(args, f"serve it: vllm serve MODEL {serve_flags(name, args.output, roles(config))}")
     return 0
 

@@ -43,6 +43,7 @@ class Setup:
     chunking: str = "token"
     plugins: tuple[str, ...] = ()
     allow_callables: tuple[str, ...] = ()  # module:attr names a config's callables may use beyond the table
+    trust_spelling: str = "cli"  # how a refusal says to trust a callable: "cli" (--allow-callable) or "notebook"
     chat_template: str | None = None  # --chat-template FILE's text: renders (boxed) instead of the tokenizer's
     chat_template_file: str | None = None  # that FILE's path (its name and sha256 go in a recording's header)
     trust_template: bool = False  # --trust-template: a template the request carries renders (boxed)
@@ -92,7 +93,7 @@ class Session:
         if not setup.parser.config:  # with a config, a plugin may bring only its callables
             for plugin in self.plugins:
                 plugins.require_parsers(plugin)
-        self.policy = trust.policy([p.module for p in self.plugins], setup.allow_callables)
+        self.policy = trust.for_plugins(self.plugins, setup.allow_callables, setup.trust_spelling)
         self.tokenizer = load_tokenizer(setup.tokenizer)
         self.parser_cls = parsers.compose(setup.parser, self.tokenizer, self.policy, self.plugins)
         self.parser_info = parsers.describe(self.parser_cls)

@@ -9,10 +9,14 @@ loads them: replaying one needs the user to pass them again.
 A config's callables are named ``"module:attr"`` and resolve only when the exact
 name is in ``VLLM_CALLABLES`` (what vLLM's own parser configs and our shipped
 ``parsers/*.toml`` use), is an attribute defined in a plugin named on this run,
-or is given with ``--allow-callable module:attr``. A module prefix is never
+or is given with ``--allow-callable module:attr`` (in a notebook,
+``workbench.show(..., allow_callable=["module:attr"])``). A module prefix is never
 enough: vLLM holds modules that run ``exec``, ``pickle`` or ``subprocess`` on their
 arguments (``vllm.compilation.codegen:compile_execution_fn``), so "anything in
 vllm" would run anything.
+
+Where a trusted module is found: installed, else beside the config or a plugin named on this
+run (``beside``), so the author's converter module needs no ``PYTHONPATH``.
 """
 
 from __future__ import annotations
@@ -23,6 +27,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
+
+from workbench.core.config.plain import home_of
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
@@ -94,6 +100,8 @@ class UntrustedCallable(ValueError):
 class CallablePolicy:
     names: frozenset[str] = VLLM_CALLABLES  # exact "module:attr" names
     plugins: tuple[str, ...] = ()  # module names of the plugins named on this run
+    beside: tuple[str, ...] = ()  # the folders of those plugins: a trusted module may live there
+    spelling: str = "cli"  # how the refusal says to trust a name: "cli" or "notebook"
 
     def check_module(self, ref: str, module: str) -> None:
         """Before the import: importing a module runs its code."""
@@ -105,16 +113,22 @@ class CallablePolicy:
         plugin's own, so ``plugin:os.system`` does not reach ``os`` through the plugin."""
         if ref in self.names or not (inspect.ismodule(obj) or callable(obj)):
             return
-        if _home(obj) not in self.plugins:
+        if home_of(obj) not in self.plugins:
             raise self.refusal(ref)
 
     def refusal(self, ref: str) -> UntrustedCallable:
         from workbench.errors import close_matches
 
+        how = (f"add allow_callable=[{ref!r}] to workbench.show(...) or Workbench(...)" if self.spelling == "notebook"
+               else f"pass --allow-callable {ref}")
         return UntrustedCallable(
             f"refused callable {ref!r}{close_matches(ref, self.names)}: not one of the callables vLLM's "
-            f"own parser configs use, nor defined in a plugin named on this run (pass --allow-callable "
-            f"{ref} to trust this one)")
+            f"own parser configs use, nor defined in a plugin named on this run ({how} to trust this one)")
+
+    def trusted(self) -> tuple[list[str], list[str]]:
+        """(names, plugin modules) as plain lists: what an exported test checks a config with
+        (``config.plain.resolve``'s ``trusted``)."""
+        return sorted(self.names), list(self.plugins)
 
 
 DEFAULT = CallablePolicy()
@@ -130,27 +144,24 @@ def allow_callable_arg(text: str) -> str:
     return text
 
 
-def policy(plugin_modules: Iterable[str] = (), allow_callables: Iterable[str] = ()) -> CallablePolicy:
+def policy(plugin_modules: Iterable[str] = (), allow_callables: Iterable[str] = (), beside: Iterable[str] = (),
+           spelling: str = "cli") -> CallablePolicy:
     from workbench.errors import WorkbenchError
 
     for name in allow_callables:
         try:
             allow_callable_arg(name)
         except ValueError as e:
-            raise WorkbenchError(f"--allow-callable {e}") from None
-    return CallablePolicy(VLLM_CALLABLES | frozenset(allow_callables), tuple(plugin_modules))
+            raise WorkbenchError(f"{'allow_callable=' if spelling == 'notebook' else '--allow-callable '}{e}") from None
+    return CallablePolicy(VLLM_CALLABLES | frozenset(allow_callables), tuple(plugin_modules),
+                          tuple(dict.fromkeys(str(b) for b in beside)), spelling)
 
 
-def _home(obj: Any) -> str | None:
-    if inspect.ismodule(obj):
-        return obj.__name__
-    module = getattr(obj, "__module__", None)
-    if isinstance(module, str):
-        return module
-    owner = getattr(obj, "__self__", None)  # a C method bound to an object or module
-    if owner is not None:
-        return _home(owner) if inspect.ismodule(owner) else type(owner).__module__
-    return type(obj).__module__
+def for_plugins(loaded: Iterable[Any], allow_callables: Iterable[str] = (), spelling: str = "cli") -> CallablePolicy:
+    """The policy of a run with these loaded plugins (``plugins.Plugin``): their modules are
+    trusted, and a module beside one of them is found without ``PYTHONPATH``."""
+    loaded = list(loaded)
+    return policy([p.module for p in loaded], allow_callables, [str(Path(p.file).parent) for p in loaded], spelling)
 
 
 def file_sha256(path: str | Path) -> str | None:

@@ -4,7 +4,7 @@ core/prepare.py) -> Setup."""
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 from workbench.core.door_parse import lone_surrogate
@@ -58,6 +58,8 @@ class Inputs:
     server_request: dict | None = None  # more request fields (model, vllm_xargs, ...)
     vllm: str | None = None  # whose parsers run: None = the installed vLLM, else a lane's version
     api: str = "chat"  # which API's client reads the stream: chat | responses | messages
+    # "module:attr" names a config's callables may use beyond vLLM's own (the CLI's --allow-callable)
+    allow_callable: list[str] | None = None
 
     def parser(self) -> ParserSpec:
         if self.config:
@@ -85,12 +87,12 @@ class Inputs:
                   {"recording": resolve(self.recording)} if self.source == "recording" and self.recording else {})
         request = {"messages": self.messages, "tools": self.tools, "tool_choice": tool_choice_arg(self.tool_choice)}
         return RunSpec(**source, tokenizer=self.tokenizer, parser=self.parser(), request=request, api=self.api,
-                       chunking=self.chunking, vllm=self.vllm)
+                       chunking=self.chunking, vllm=self.vllm, allow_callables=tuple(self.allow_callable or ()))
 
     def setup(self) -> Setup:
         """The Setup ``core.prepare`` makes of ``spec()`` (a recording's header settings are
         already the pickers' here: ``recordings.inputs_from``)."""
-        return text_setup(self.spec())
+        return replace(text_setup(self.spec()), trust_spelling="notebook")
 
 
 DEFAULT_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
@@ -123,11 +125,11 @@ def check_path(path: object, what: str) -> str:
 
 def _bad_entry(kind: str, value: list) -> str | None:
     """What is wrong with a list option's entries (``list[dict]``, ``list[int]``), or None."""
-    want = {"list[dict]": dict, "list[int]": int}.get(kind.split(" ")[0])
+    want = {"list[dict]": dict, "list[int]": int, "list[str]": str}.get(kind.split(" ")[0])
     for i, v in enumerate(value):
         if want is not None and (not isinstance(v, want) or isinstance(v, bool)
                                  or (want is int and not 0 <= v < 1 << 63)):
-            what = "an object" if want is dict else "a token id (an int >= 0)"
+            what = {dict: "an object", int: "a token id (an int >= 0)", str: "a string"}[want]
             return f"entry {i} must be {what}, got {clip(v)}"
     return None
 
@@ -163,6 +165,10 @@ def given(text: object, options: dict) -> Inputs:
     for key, choices in (("source", SOURCES), ("api", APIS)):
         if key in options and options[key] not in choices:
             raise WorkbenchError(f"Workbench({key}={options[key]!r}): give one of {', '.join(choices)}")
+    if options.get("allow_callable"):
+        from workbench.core import trust
+
+        trust.policy(allow_callables=options["allow_callable"], spelling="notebook")  # one line for a bad name
     inputs = Inputs(text=text, **options)  # type: ignore[arg-type]
     try:  # the request's own types (a non-empty messages list, ...), here rather than at the first Step
         inputs.request().check()

@@ -139,3 +139,56 @@ def test_vllm_serve_streams_what_the_workbench_predicts_for_the_config(run_cli, 
     assert server["first_difference"] is None, server["cause"]
     # (the server may fold two engine outputs into one chunk under load: steps <= tokens)
     assert server["steps"] and all(s["same"] for s in server["steps"])
+
+
+MARKERS = ("@CLASS@", "@REGISTER@", "@DATA@", "@NAME@", "@PLAIN@", "@TITLE@")
+
+
+def _marked(spell) -> str:
+    """A config with a template placeholder (``spell`` of it) in every string field it has."""
+    return textwrap.dedent(f'''\
+        name = "{spell('@CLASS@')}"
+        tool_args_json = true
+        transitions = [
+          {{ from = "CONTENT",   on = "A", to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] }},
+          {{ from = "TOOL_ARGS", on = "B", to = "CONTENT",   emit = ["TOOL_CALL_END"] }},
+          {{ from = "CONTENT",   on = "C", to = "REASONING", emit = ["REASONING_START"] }},
+          {{ from = "REASONING", on = "D", to = "CONTENT",   emit = ["REASONING_END"] }},
+        ]
+        [terminals]
+        A = "{spell('@REGISTER@')}"
+        B = ["{spell('@DATA@')}", "{spell('@NAME@')}"]
+        C = "{spell('@PLAIN@')}"
+        D = "{spell('@TITLE@')}"
+        [content_events]
+        CONTENT = "TEXT_CHUNK"
+        REASONING = "REASONING_CHUNK"
+        TOOL_ARGS = "ARG_VALUE_CHUNK"
+        ''')
+
+
+def test_placeholders_in_the_data_never_change_the_plugin(run_cli, tmp_path):
+    """Terminals and a name spelled as the template's placeholders stay data: the plugin's
+    statements equal those of the same config spelled otherwise, all but DATA, which holds them."""
+    plain = {m: f"-{m.strip('@')}-" for m in MARKERS}  # the same class name, no placeholder
+    sources = []
+    for spell in (lambda m: m, lambda m: plain[m]):
+        (tmp_path / "m.toml").write_text(_marked(spell))
+        out = tmp_path / f"m{len(sources)}_parser.py"
+        code, _, err = run_cli("export-config", "--python", tmp_path / "m.toml", "-o", out, "--register-as", "marked")
+        assert code == 0, err
+        sources.append(out.read_text())
+    marked, unmarked = (ast.parse(s).body for s in sources)
+
+    def data(body):
+        return next(ast.literal_eval(s.value) for s in body if isinstance(s, ast.Assign)
+                    and getattr(s.targets[0], "id", None) == "DATA")
+
+    def code(body):
+        return [ast.dump(s) for s in body[1:] if not (isinstance(s, ast.Assign)
+                                                      and getattr(s.targets[0], "id", None) == "DATA")]
+
+    assert code(marked) == code(unmarked)
+    got = data(marked)
+    assert got["name"] == "@CLASS@" and got["terminals"] == {"A": "@REGISTER@", "B": ["@DATA@", "@NAME@"],
+                                                              "C": "@PLAIN@", "D": "@TITLE@"}

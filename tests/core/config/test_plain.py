@@ -47,3 +47,28 @@ def test_engine_class_runs_the_config_through_vllms_parse(qwen3_tokenizer):
     reasoning, content, calls = parser.parse('<think>hm</think>ok<tool_call>{"name": "f", "arguments": {}}'
                                              '</tool_call>', request, enable_auto_tools=True)
     assert (reasoning, content, [c.name for c in calls or []]) == ("hm", "ok", ["f"])
+
+
+def test_a_module_beside_the_config_is_found_and_loaded_again_once_edited(tmp_path):
+    """``import_beside``: no installed module of the name, so the file beside; an edit (or the
+    same name beside another config) loads that text, never the stale module."""
+    import os
+    import sys
+
+    from workbench.core.config.plain import import_beside, resolve
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    for folder, value in ((a, "1"), (b, "2")):
+        folder.mkdir()
+        (folder / "beside_mod.py").write_text(f"def f(raw, partial):\n    return {value!r}\n")
+    try:
+        with pytest.raises(ModuleNotFoundError):
+            import_beside("beside_mod")
+        assert resolve("beside_mod:f", [str(a)])("", False) == "1"
+        (a / "beside_mod.py").write_text("def f(raw, partial):\n    return 'edited'\n")
+        os.utime(a / "beside_mod.py", ns=(1, 1))  # the same size may be written in the same tick
+        assert resolve("beside_mod:f", [str(a)])("", False) == "edited"
+        assert resolve("beside_mod:f", [str(b)])("", False) == "2"
+        assert sys.modules["beside_mod"].__file__ == str(b / "beside_mod.py")
+    finally:
+        sys.modules.pop("beside_mod", None)

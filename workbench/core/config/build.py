@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import importlib
 from typing import TYPE_CHECKING
 
 from workbench.core.trust import DEFAULT, CallablePolicy, UntrustedCallable
 from workbench.errors import close_matches
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
     from enum import Enum
     from typing import Any
 
@@ -45,15 +44,18 @@ def field_kind(annotation: str) -> tuple[str | None, Any]:
     return None, None
 
 
-def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT) -> Any:
+def resolve_ref(spec: str, policy: CallablePolicy = DEFAULT, beside: Sequence[str] = ()) -> Any:
     """'module:attr.sub' -> the object; raises ValueError with a one-line reason
-    (``UntrustedCallable`` when ``policy`` does not trust where it lives)."""
+    (``UntrustedCallable`` when ``policy`` does not trust where it lives). A module no installed
+    one answers is looked for in ``beside`` (the config's folder), then the policy's plugin folders."""
+    from workbench.core.config.plain import import_beside
+
     module, sep, attr = spec.partition(":") if isinstance(spec, str) else ("", "", "")
     if not sep or not module or not attr:
         raise ValueError(f"expected 'module:attr', got {spec!r}")
     policy.check_module(spec, module)
     try:
-        obj = importlib.import_module(module)
+        obj = import_beside(module, [*beside, *policy.beside])
     except Exception as e:  # a module that fails to import is a config problem, not a crash
         raise ValueError(f"cannot import module {module!r}: {type(e).__name__}: {e}") from None
     for part in attr.split("."):
@@ -69,13 +71,14 @@ class Builder:
     """Merged TOML data -> ParserEngineConfig; each problem goes to ``report(path, message)``."""
 
     def __init__(self, report: Callable[[str, str], None], policy: CallablePolicy = DEFAULT,
-                 note: Callable[[str], None] | None = None) -> None:
+                 note: Callable[[str], None] | None = None, beside: Sequence[str] = ()) -> None:
         from vllm.parser.engine.events import EventType
         from vllm.parser.engine.parser_engine_config import ParserState
 
         self.report = report  # (path, message) -> None
         self.note = note  # (message) -> None: a field read in this vLLM's spelling (config/spelling.py)
         self.policy = policy
+        self.beside = tuple(beside)  # the config's folder: its converter module may live there
         self.count = 0
         self.states, self.events = ParserState, EventType
 
@@ -252,11 +255,11 @@ class Builder:
                 if (unknown or "call" not in value or not isinstance(value.get("args", []), list)
                         or not isinstance(value.get("kwargs", {}), dict)):
                     raise ValueError("expected { call = 'module:attr', args = [...], kwargs = {...} }")
-                fn = resolve_ref(value["call"], self.policy)
-                args = [_literal_or_ref(a, self.policy) for a in value.get("args", [])]
-                kwargs = {k: _literal_or_ref(v, self.policy) for k, v in value.get("kwargs", {}).items()}
+                fn = resolve_ref(value["call"], self.policy, self.beside)
+                args = [_literal_or_ref(a, self.policy, self.beside) for a in value.get("args", [])]
+                kwargs = {k: _literal_or_ref(v, self.policy, self.beside) for k, v in value.get("kwargs", {}).items()}
                 return functools.partial(fn, *args, **kwargs)
-            obj = resolve_ref(value, self.policy)
+            obj = resolve_ref(value, self.policy, self.beside)
         except ValueError as e:
             self.problem(key, str(e) if isinstance(e, UntrustedCallable) else f"unresolvable callable: {e}")
             return None
@@ -271,7 +274,7 @@ class Builder:
         from vllm.parser.engine.parser_engine import ParserEngine
 
         try:
-            cls = resolve_ref(value, self.policy)
+            cls = resolve_ref(value, self.policy, self.beside)
         except ValueError as e:
             self.problem("parser_class", str(e) if isinstance(e, UntrustedCallable)
                          else f"unresolvable callable: {e}")
@@ -282,9 +285,9 @@ class Builder:
         return cls
 
 
-def _literal_or_ref(value: Any, policy: CallablePolicy) -> Any:
+def _literal_or_ref(value: Any, policy: CallablePolicy, beside: Sequence[str] = ()) -> Any:
     if isinstance(value, dict):
         if set(value) != {"ref"}:
             raise ValueError(f"expected a literal or {{ ref = 'module:attr' }}, got {value!r}")
-        return resolve_ref(value["ref"], policy)
+        return resolve_ref(value["ref"], policy, beside)
     return value

@@ -9,17 +9,22 @@ vLLM's reasoning and tool adapters for it under one name, as
         --tool-call-parser NAME --reasoning-parser-plugin NAME_parser.py --reasoning-parser NAME
 
 runs the config's parser. The data is the flat config the workbench loaded (``extends``
-resolved), every value a Python literal; the module is parsed before it is written.
+resolved), every value a Python literal, filled into the template in one pass (a value that
+spells a placeholder stays a value); the module is parsed before it is written. A callable
+the config names from the author's own module (a converter beside the config) is imported
+from beside the plugin, where ``export-config --python`` copies the module.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
     from typing import Any
 
     from workbench.core.trust import CallablePolicy
@@ -30,6 +35,8 @@ TEMPLATE = '''"""@TITLE@"""
 
 from __future__ import annotations
 
+import os
+
 from vllm.reasoning import ReasoningParserManager
 from vllm.tool_parsers import ToolParserManager
 
@@ -39,8 +46,11 @@ from vllm.tool_parsers import ToolParserManager
 
 NAME = @NAME@
 DATA = @DATA@
+# the author's modules the config's callables name (a converter) are copied beside this file
+BESIDE = [os.path.dirname(os.path.abspath(__file__))]
 
-@CLASS@ = engine_class(config_from_data(DATA), resolve(DATA["parser_class"]) if "parser_class" in DATA else None)
+@CLASS@ = engine_class(config_from_data(DATA, BESIDE),
+                       resolve(DATA["parser_class"], BESIDE) if "parser_class" in DATA else None)
 @CLASS@ReasoningAdapter, @CLASS@ToolAdapter = @CLASS@.reasoning_parser_cls, @CLASS@.tool_parser_cls
 for _cls in (@CLASS@, @CLASS@ReasoningAdapter, @CLASS@ToolAdapter):
     _cls.__module__ = __name__  # where vLLM and tracebacks say the class lives
@@ -108,10 +118,45 @@ def plugin_source(path: str, out_name: str, policy: CallablePolicy, name: str | 
         register.append(f"ToolParserManager.register_module(NAME, module={cls}ToolAdapter)")
     if "reasoning" in kinds:
         register.append(f"ReasoningParserManager.register_module(NAME, module={cls}ReasoningAdapter)")
-    text = (TEMPLATE.replace("@TITLE@", python.in_docstring(title))
-            .replace("@PLAIN@", plain_body())
-            .replace("@NAME@", python.literal(name))
-            .replace("@DATA@", python.literal(config_data(config, loaded.parser_class), pretty=True))
-            .replace("@REGISTER@", "\n".join(register))
-            .replace("@CLASS@", cls))
+    text = python.fill(TEMPLATE, {"TITLE": python.in_docstring(title), "PLAIN": plain_body(),
+                                  "NAME": python.literal(name), "CLASS": cls, "REGISTER": "\n".join(register),
+                                  "DATA": python.literal(config_data(config, loaded.parser_class), pretty=True)})
     return python.module(text, out_name, docstring_starts=title)
+
+
+def callable_refs(data: dict) -> list[str]:
+    """Every 'module:attr' a (flat) config's data names: its callables, their partials'
+    ``{ ref = ... }`` arguments, ``parser_class``."""
+    from vllm.parser.engine.parser_engine_config import ParserEngineConfig
+
+    from workbench.core.config.build import field_kind
+
+    kinds = {f.name: field_kind(str(f.type))[0] for f in dataclasses.fields(ParserEngineConfig)}
+    out = [data["parser_class"]] if isinstance(data.get("parser_class"), str) else []
+    for key, value in data.items():
+        if kinds.get(key) != "callable":
+            continue
+        if isinstance(value, str):
+            out.append(value)
+        elif isinstance(value, dict):
+            out += [value["call"]] if isinstance(value.get("call"), str) else []
+            for arg in [*value.get("args", []), *value.get("kwargs", {}).values()]:
+                out += [arg["ref"]] if isinstance(arg, dict) and isinstance(arg.get("ref"), str) else []
+    return out
+
+
+def authored_modules(data: dict, folders: Sequence[str | Path]) -> list[Path]:
+    """The author's module files the config's callables were loaded from: a ``NAME.py`` in one
+    of ``folders`` (the config's, the plugins') that is the module this process imported for
+    the name. What travels beside an exported test or plugin."""
+    import sys
+
+    homes = [Path(f).resolve() for f in folders]
+    out: list[Path] = []
+    for ref in callable_refs(data):
+        top = ref.partition(":")[0].split(".")[0]
+        file = getattr(sys.modules.get(top), "__file__", None)
+        if file and Path(file).resolve().parent in homes and Path(file).stem == top and Path(file).suffix == ".py":
+            if Path(file).resolve() not in out:
+                out.append(Path(file).resolve())
+    return out

@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
-from workbench.core.config import io as config_io
 from workbench.core.config.build import TABLE_KEYS, field_kind
 from workbench.core.config.toml_text import header, render
 from workbench.errors import WorkbenchError, close_matches
@@ -174,16 +173,24 @@ def _arg(value: Any, hints: list) -> Any:
     return value if isinstance(value, (str, int, float, bool)) else {"ref": ref_name(value, hints)}
 
 
+def _loaded(module: str, qual: str) -> Any:
+    """``module:qual`` in the modules already imported (an author's converter loaded from beside
+    its config is named as the config named it), or None."""
+    import sys
+
+    obj: Any = sys.modules.get(module)
+    for part in qual.split("."):
+        obj = getattr(obj, part, None)
+    return obj
+
+
 def ref_name(obj: Any, hints: list) -> str:
     """'module:attr' that resolves to exactly ``obj``."""
     module, qual = getattr(obj, "__module__", None), getattr(obj, "__qualname__", None)
     if module and qual and "<" not in qual:
         ref = f"{module}:{qual}"
-        try:
-            if config_io.resolve_ref(ref) is obj:
-                return ref
-        except ValueError:
-            pass
+        if _loaded(module, qual) is obj:  # already imported: naming it runs nothing
+            return ref
     for m in hints:
         for attr, value in vars(m).items():
             if value is obj:

@@ -99,7 +99,9 @@ def load_text(text: str, *, base_dir: str | Path | None = None, source: str = "<
         return LoadedConfig(None, None, problems, source)
     data, origin = _merge(chain, problems)
     notes: list[str] = []
-    config, parser_class = Builder(_Reporter(chain, origin, problems).problem, policy, notes.append).build(data)
+    beside = [str(_path.parent)] if _path else [str(Path(base_dir).resolve())] if base_dir else []
+    config, parser_class = Builder(_Reporter(chain, origin, problems).problem, policy, notes.append,
+                                   beside).build(data)
     problems.sort(key=lambda p: (p.file != source, p.file or "", p.line or 0))
     return LoadedConfig(None if problems else config, parser_class, problems, source, data, notes)
 

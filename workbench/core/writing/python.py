@@ -69,6 +69,17 @@ def docstring(value: object) -> str:
     return f'"""{in_docstring(value)}"""'
 
 
+def fill(template: str, values: dict[str, str]) -> str:
+    """``template`` with each ``@NAME@`` replaced by ``values[NAME]`` in one pass: text a value
+    brings (a terminal spelled ``@CLASS@``) is never read as a placeholder."""
+    def one(m: re.Match) -> str:
+        if m.group(1) not in values:
+            raise WorkbenchError(f"template placeholder @{m.group(1)}@ has no value (a bug here)")
+        return values[m.group(1)]
+
+    return re.sub(r"@([A-Z_]+)@", one, template)
+
+
 def module(source: str, what: str, docstring_starts: str | None = None) -> str:
     """``source`` if it is a Python module (parsed with ``ast``, compiled) whose docstring
     begins with ``docstring_starts``; else one line (a bug here), and nothing is written."""
