@@ -45,12 +45,24 @@ def test_files_become_flags_and_the_loop_defaults_give_way():
 @pytest.mark.parametrize("argv, says", [([], "nothing to watch"), (["--tools"], "nothing to watch"),
                                         (["a.toml", "--interval"], "needs a value"),
                                         (["a.toml", "--interval", "x"], "not a number"),
-                                        (["a.toml", "--interval", "0"], "above 0")])
+                                        (["a.toml", "--interval", "0"], "above 0"),
+                                        (["a.toml", "--interval", "nan"], "above 0"),
+                                        (["a.toml", "--interval", "inf"], "at most 3600"),
+                                        (["a.toml", "--interval", "-inf"], "above 0"),
+                                        (["a.toml", "--interval", "1e308"], "at most 3600"),
+                                        (["a.txt", "b.txt"], "a.txt and b.txt would both be the --text-file"),
+                                        (["a.toml", "b.toml"], "would both be the --config"),
+                                        (["a.jsonl", "b.jsonl"], "would both be the recording")])
 def test_bad_watch_lines_are_one_line(argv, says, run_cli):
     with pytest.raises(WorkbenchError, match=says):
         command(argv)
     code, _, err = run_cli("watch", *argv)
     assert code == 2 and says in err and err.count("\n") == 1
+
+
+def test_plugins_may_be_many():
+    line, files, _ = command(["a.py", "b.py", "t.txt"])
+    assert line[:6] == ["check", "--plugin", "a.py", "--plugin", "b.py", "--text-file"] and len(files) == 3
 
 
 def test_each_edit_is_answered_and_a_broken_one_leaves_the_loop_going(run_cli, tmp_path, monkeypatch, tools_file):
