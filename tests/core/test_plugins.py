@@ -202,3 +202,26 @@ def test_a_cause_in_your_code_is_not_said_to_be_fixed_in_vllm(monkeypatch):
     asked.attach([mine, theirs], RunSpec(text="x"))
     assert mine.versions["verdict"] == "the same with every vLLM here"
     assert theirs.versions["verdict"] == "not fixed in any version here"
+
+
+@pytest.mark.parametrize("name", ["json", "vllm", "re", "os", "tokenizers"])
+def test_a_plugin_named_as_a_module_is_one_line_and_replaces_nothing(run_cli, tmp_path, name):
+    """vLLM imports a plugin under its file's name: json.py would replace the json module."""
+    import sys
+
+    (tmp_path / f"{name}.py").write_text(REASONING_PLUGIN)
+    before = sys.modules.get(name)
+    code, out, err = run_cli("replay", "--plugin", tmp_path / f"{name}.py", "--reasoning-parser", "plain_reason",
+                             "--text", "::reason::hmm::/reason::Hi", "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "rename the file" in err, err
+    assert sys.modules.get(name) is before
+
+
+def test_a_plugin_copy_of_the_same_name_still_loads(run_cli, tmp_path):
+    """An exported test's copy of a plugin is another file of the same module name: vLLM's way."""
+    for where in ("a", "b"):
+        (tmp_path / where).mkdir()
+        (tmp_path / where / "plain_reason_copy.py").write_text(REASONING_PLUGIN)
+        code, out, err = run_cli("replay", "--plugin", tmp_path / where / "plain_reason_copy.py", "--reasoning-parser",
+                                 "plain_reason", "--text", "::reason::hmm::/reason::Hi", "--json")
+        assert code == 0, err

@@ -90,6 +90,7 @@ def load(path: str | Path) -> Plugin:
     if p.suffix != ".py":
         raise WorkbenchError(f"plugin file {given}: not a Python file (vLLM imports a plugin by its .py path)")
     file = str(p.resolve())
+    _refuse_shadowing(given, file)
     from workbench.core.trust import file_sha256
 
     key = (file, file_sha256(file))
@@ -167,6 +168,38 @@ def _forget_stale(module: Any) -> None:
                     del eager[name]
             elif name in eager and eager[name] is not getattr(module, class_name):
                 del eager[name]
+
+
+def _refuse_shadowing(given: str, file: str) -> None:
+    """vLLM imports a plugin file under its file's name (``json.py`` as ``json``), putting it in
+    ``sys.modules`` in place of a module of that name: the standard library's ``json``,
+    ``re`` or ``vllm`` itself would then be the plugin for everything after it. A name that is
+    another module's (imported, built in, or found on the path) is one line instead."""
+    import importlib.machinery
+    import sys
+
+    name = Path(file).stem
+    here = sys.modules.get(name)
+    if here is not None:
+        if _same_file(getattr(here, "__file__", None), file) or any(m is here for m, _ in _LOADED.values()):
+            return  # this plugin imported before, or another plugin file of that name (a copy): vLLM's way
+        other = getattr(here, "__file__", None) or "built in"
+    elif name in sys.builtin_module_names or name in sys.stdlib_module_names:
+        other = "the standard library"
+    else:
+        spec = importlib.machinery.PathFinder.find_spec(name) if "." not in name else None
+        if spec is None or _same_file(spec.origin, file):
+            return
+        other = spec.origin or "a package"
+    raise WorkbenchError(f"plugin file {given}: vLLM imports it as the module {name!r}, which would replace the "
+                         f"module of that name ({other}) for everything after it: rename the file")
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    try:
+        return a is not None and Path(a).resolve() == Path(b)
+    except OSError:
+        return False
 
 
 def require_parsers(plugin: Plugin) -> None:
