@@ -97,3 +97,30 @@ def test_watch_once_runs_the_check(run_cli, tmp_path, monkeypatch, tools_file):
     (tmp_path / "out.txt").write_text(TEXT)
     code, out, err = run_cli("watch", "owl.toml", "out.txt", "--tools", tools_file, "--once")
     assert code == 1 and "INCONSISTENT" in out and "watch: answered in" in err
+
+
+def test_memory_is_flat_over_50_edits_of_a_large_plugin(run_cli, tmp_path):
+    """Each edit used to keep the plugin's last module alive (the plugin cache, a class-keyed
+    cache): 20 MB more per edit of this plugin."""
+    import os
+    import tracemalloc
+
+    from tests.core.test_live_plugin import SOURCE
+
+    plugin = tmp_path / "big_owl.py"
+    big = SOURCE + '\nBIG = b"x" * 20_000_000\n'
+    plugin.write_text(big + "#0\n")
+    line, files, _ = command([str(plugin), "--replay", "--tool-parser", "owl_live", "--text", "hi", "--json"])
+    watcher = Watcher(line, files, lambda argv: run_cli(*argv)[0])
+    assert watcher.answer()[0] == 0
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(1, 51):
+            plugin.write_text(big + f"#{i}\n")
+            os.utime(plugin, ns=(i * 10**9, i * 10**9))
+            assert watcher.changed() == [str(plugin)] and watcher.answer()[0] == 0
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert grown < 30_000_000, f"{grown / 1e6:.0f} MB more after 50 edits"

@@ -117,14 +117,61 @@ def load(path: str | Path) -> Plugin:
         logger.removeHandler(handler)
         logger.propagate = propagate
     if module is None:  # vLLM logs the exception and returns None
+        _drop_module(Path(file).stem, file)  # the half-run module vLLM left in sys.modules
         cause = next((r.exc_info[1] for r in records if r.exc_info), None)
         raise WorkbenchError(f"plugin file {given} failed to import{_line_of(cause, file)}: "
                              f"{type(cause).__name__}: {_first_line(cause)}")
     _forget_stale(module)
     names = _registered(before, module.__name__)
     plugin = Plugin(given, file, module.__name__, names["tool"], names["reasoning"])
+    for old in [k for k in _LOADED if k[0] == file]:  # an earlier version of this file: not kept alive
+        earlier = _LOADED.pop(old)[0]
+        if earlier is not module:
+            _release(earlier)
     _LOADED[key] = (module, plugin)
     return plugin
+
+
+def _release(module: Any) -> None:
+    """An earlier import no one runs any more: the managers' classes from it are dropped and
+    its globals cleared (as Python clears a module at exit), so what it holds is freed now,
+    not when a full garbage collection finds the module's reference cycles."""
+    import sys
+
+    if sys.modules.get(module.__name__) is module:
+        del sys.modules[module.__name__]
+    for _, eager in _managers().values():
+        for name, cls in list(eager.items()):
+            if getattr(module, getattr(cls, "__name__", ""), None) is cls:
+                del eager[name]
+    module.__dict__.clear()
+
+
+def forget(plugin: Plugin) -> None:
+    """Let go of a plugin no longer used (the editor's last version): its module leaves
+    ``sys.modules`` and the cache, and the managers' entries that still point into it are
+    dropped, so nothing keeps its module (and what it holds) alive."""
+    import sys
+
+    module = sys.modules.get(plugin.module)
+    modules = [m for k, (m, _) in _LOADED.items() if k[0] == plugin.file]
+    for k in [k for k in _LOADED if k[0] == plugin.file]:
+        del _LOADED[k]
+    for manager, _ in _managers().values():
+        for name, (path, _) in list(manager.lazy_parsers.items()):
+            if path == plugin.module:
+                del manager.lazy_parsers[name]
+    for m in {id(m): m for m in modules + ([module] if module is not None and _same_file(
+            getattr(module, "__file__", None), plugin.file) else [])}.values():
+        _release(m)
+
+
+def _drop_module(name: str, file: str) -> None:
+    import sys
+
+    module = sys.modules.get(name)
+    if module is not None and _same_file(getattr(module, "__file__", None), file):
+        del sys.modules[name]
 
 
 # (file, sha256) -> (module, Plugin): the same file unchanged is imported once per process
