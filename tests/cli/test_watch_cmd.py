@@ -105,12 +105,12 @@ def test_memory_is_flat_over_50_edits_of_a_large_plugin(run_cli, tmp_path):
     import os
     import tracemalloc
 
-    from tests.core.test_live_plugin import SOURCE
+    from tests.support.owl_plugin import PLUGIN
 
     plugin = tmp_path / "big_owl.py"
-    big = SOURCE + '\nBIG = b"x" * 20_000_000\n'
+    big = PLUGIN + '\nBIG = b"x" * 20_000_000\n'
     plugin.write_text(big + "#0\n")
-    line, files, _ = command([str(plugin), "--replay", "--tool-parser", "owl_live", "--text", "hi", "--json"])
+    line, files, _ = command([str(plugin), "--replay", "--tool-parser", "owl", "--text", "hi", "--json"])
     watcher = Watcher(line, files, lambda argv: run_cli(*argv)[0])
     assert watcher.answer()[0] == 0
     tracemalloc.start()

@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from tests.rustfe.test_binary import _rewrite_manifest
+from tests.support.lanes import rewrite_manifest
 from workbench.lanes import manifest, tree, versions
 
 
@@ -45,7 +45,7 @@ def test_a_file_written_with_its_manifest_line_is_found(tmp_path, monkeypatch, s
     version = _lane(tmp_path, monkeypatch, stated)
     root = tree.ensure(version, progress=lambda m: None)
     (root / rel).write_bytes(data)
-    _rewrite_manifest(root, rel, data)
+    rewrite_manifest(root, rel, data)
     entry = versions.locked()[version]
     why = manifest.problem(root, entry.sha256, tree.manifest_sha256(entry))
     assert why == "its manifest is not the one setup/vllm-lanes.lock states (sha256 differs)"

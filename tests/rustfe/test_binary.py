@@ -14,6 +14,7 @@ import zipfile
 
 import pytest
 
+from tests.support.lanes import rewrite_manifest
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
 from workbench.rustfe import binary
@@ -108,16 +109,6 @@ def test_the_real_binary_of_0_34_answers_its_version():
     assert out.returncode == 0 and out.stdout.strip() == "vllm-rs 0.34.0"
 
 
-def _rewrite_manifest(folder, rel: str, data: bytes) -> None:
-    """What an attacker with the cache writes: the file and its manifest line, consistently."""
-    from workbench.lanes import manifest
-
-    m = folder / manifest.NAME
-    lines = [ln for ln in m.read_text().splitlines() if not ln.endswith(f"  {rel}")]
-    lines.append(f"{hashlib.sha256(data).hexdigest()}  {rel}")
-    m.write_text("\n".join(lines[:1] + sorted(lines[1:])) + "\n")
-
-
 @pytest.mark.parametrize("stated", [True, False], ids=["lock states it", "from the wheel"])
 def test_a_binary_replaced_with_its_manifest_line_is_never_run(tmp_path, monkeypatch, stated):
     """The manifest no longer vouches for itself: its sha256 is the lock's (or the wheel's)."""
@@ -131,7 +122,7 @@ def test_a_binary_replaced_with_its_manifest_line_is_never_run(tmp_path, monkeyp
     path = binary.ensure(version, progress=lambda m: None)
     evil = b"#!/bin/sh\ntouch PWNED\n"
     path.write_bytes(evil)
-    _rewrite_manifest(path.parent, "vllm-rs", evil)
+    rewrite_manifest(path.parent, "vllm-rs", evil)
     why = manifest.problem(path.parent, versions.locked()[version].sha256, binary.manifest_sha256(
         versions.locked()[version]))
     assert why is not None and "\n" not in why and "setup/vllm-lanes.lock" in why

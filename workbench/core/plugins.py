@@ -125,9 +125,9 @@ def load(path: str | Path) -> Plugin:
     names = _registered(before, module.__name__)
     plugin = Plugin(given, file, module.__name__, names["tool"], names["reasoning"])
     for old in [k for k in _LOADED if k[0] == file]:  # an earlier version of this file: not kept alive
-        earlier = _LOADED.pop(old)[0]
-        if earlier is not module:
-            _release(earlier)
+        stale = _LOADED.pop(old)[0]
+        if stale is not module:
+            _release(stale)
     _LOADED[key] = (module, plugin)
     return plugin
 
@@ -138,8 +138,9 @@ def _release(module: Any) -> None:
     not when a full garbage collection finds the module's reference cycles."""
     import sys
 
-    if sys.modules.get(module.__name__) is module:
-        del sys.modules[module.__name__]
+    name = module.__name__
+    if sys.modules.get(name) is module:
+        del sys.modules[name]
     for _, eager in _managers().values():
         for name, cls in list(eager.items()):
             if getattr(module, getattr(cls, "__name__", ""), None) is cls:
@@ -153,7 +154,6 @@ def forget(plugin: Plugin) -> None:
     dropped, so nothing keeps its module (and what it holds) alive."""
     import sys
 
-    module = sys.modules.get(plugin.module)
     modules = [m for k, (m, _) in _LOADED.items() if k[0] == plugin.file]
     for k in [k for k in _LOADED if k[0] == plugin.file]:
         del _LOADED[k]
@@ -161,8 +161,10 @@ def forget(plugin: Plugin) -> None:
         for name, (path, _) in list(manager.lazy_parsers.items()):
             if path == plugin.module:
                 del manager.lazy_parsers[name]
-    for m in {id(m): m for m in modules + ([module] if module is not None and _same_file(
-            getattr(module, "__file__", None), plugin.file) else [])}.values():
+    current = sys.modules.get(plugin.module)
+    if current is not None and _same_file(getattr(current, "__file__", None), plugin.file):
+        modules.append(current)
+    for m in {id(m): m for m in modules}.values():
         _release(m)
 
 
