@@ -102,9 +102,10 @@ def expected_sha256(entry_sha256: str, stated: str | None, kind: str, wheel: Cal
     return _FROM_WHEEL[key]
 
 
-def problem(root: Path, wheel_sha256: str, manifest_sha256: str) -> str | None:
+def problem(root: Path, wheel_sha256: str, manifest_sha256: str | Callable[[], str]) -> str | None:
     """Why the tree at ``root`` must not run (None: it is the wheel's, file for file, and its
-    manifest is the one whose sha256 the lock states)."""
+    manifest is the one whose sha256 the lock states). ``manifest_sha256`` may be a function,
+    asked only when there is a manifest to check."""
     from workbench.core import door
 
     if not (root / NAME).is_file() or not (root / MARKER).is_file():
@@ -117,7 +118,7 @@ def problem(root: Path, wheel_sha256: str, manifest_sha256: str) -> str | None:
     head, *lines = body.splitlines() or [""]
     if marker != wheel_sha256 or head != f"# wheel {wheel_sha256}":
         return "its manifest is not the locked wheel's"
-    if text_sha256(body) != manifest_sha256:
+    if text_sha256(body) != (manifest_sha256 if isinstance(manifest_sha256, str) else manifest_sha256()):
         return "its manifest is not the one setup/vllm-lanes.lock states (sha256 differs)"
     files = dict(reversed(line.split("  ", 1)) for line in lines if "  " in line)
     seen = set()

@@ -102,7 +102,7 @@ def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
         try:
             os.rename(tmp, final)
         except OSError:
-            if manifest.problem(final, entry.sha256, manifest_sha256(entry)) is not None:
+            if manifest.problem(final, entry.sha256, lambda: manifest_sha256(entry)) is not None:
                 raise WorkbenchError(f"vllm lane {entry.version}: another process is extracting "
                                      f"{final} too; try again") from None
     finally:
@@ -118,7 +118,7 @@ def ensure(version: str, progress: Callable[[str], None] | None = None) -> Path:
     from workbench.core.writing import terminal
 
     tell = progress or (lambda msg: terminal.say("{}", msg, err=True))
-    why = manifest.problem(tree_path(version), entry.sha256, manifest_sha256(entry))
+    why = manifest.problem(tree_path(version), entry.sha256, lambda: manifest_sha256(entry))
     if why is None:
         return tree_path(version)
     if tree_path(version).exists():

