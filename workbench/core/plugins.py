@@ -223,19 +223,15 @@ def _refuse_shadowing(given: str, file: str) -> None:
     """vLLM imports a plugin file under its file's name (``json.py`` as ``json``), putting it in
     ``sys.modules`` in place of a module of that name: the standard library's ``json``,
     ``re`` or ``vllm`` itself would then be the plugin for everything after it. A name that is
-    another module's (imported, built in, or found on the path) is one line instead."""
+    another module's (built in, the standard library's, or importable from the path) is one
+    line instead."""
     import importlib.machinery
     import sys
 
     name = Path(file).stem
-    here = sys.modules.get(name)
-    if here is not None:
-        if _same_file(getattr(here, "__file__", None), file) or any(m is here for m, _ in _LOADED.values()):
-            return  # this plugin imported before, or another plugin file of that name (a copy): vLLM's way
-        other = getattr(here, "__file__", None) or "built in"
-    elif name in sys.builtin_module_names or name in sys.stdlib_module_names:
+    if name in sys.builtin_module_names or name in sys.stdlib_module_names:
         other = "the standard library"
-    else:
+    else:  # an earlier plugin of that name (a copy beside an exported test) is vLLM's way: not refused
         spec = importlib.machinery.PathFinder.find_spec(name) if "." not in name else None
         if spec is None or _same_file(spec.origin, file):
             return
