@@ -290,6 +290,35 @@ def _(t):
 
 
 
+# -- issue 45: watch, plugins, names from data, the Rust lane ------------------------------
+for _v in ("nan", "inf", "-inf", "1e308"):
+    case(f"watch --interval {_v}")(lambda t, v=_v: ["watch", write(t, "a.toml", "x"), "--interval", v, "--once"])
+case("watch, two text files")(lambda t: ["watch", write(t, "a.txt", "x"), write(t, "b.txt", "y"), "--once"])
+case("watch, two configs")(lambda t: ["watch", write(t, "a.toml", "x"), write(t, "b.toml", "y"), "--once"])
+for _m in ("json", "re", "vllm"):
+    case(f"plugin named {_m}.py", also=("check", "doctor"))(lambda t, m=_m: [
+        "replay", "--plugin", write(t, f"{m}.py", "X = 1\n"), "--tool-parser", "hermes", "--text", "x"])
+case("config, extends ../ segments")(lambda t: [*CFG, config(t, 'extends = "../../../etc/passwd"\nname = "t"\n')])
+case("config, extends a NUL")(lambda t: [*CFG, config(t, 'extends = "x\\u0000y"\nname = "t"\n')])
+
+
+def _hostile_model_type(t: Path, model_type: str) -> Path:
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    tok = t / "tok"
+    tok.mkdir(exist_ok=True)
+    for name in ("tokenizer.json", "tokenizer_config.json"):
+        write(tok, name, (ensure_tokenizer("qwen3") / name).read_bytes())
+    write(tok, "config.json", json.dumps({"model_type": model_type}))
+    return tok
+
+
+for _mt in ("../../victim", "x\x00y", "x;touch PWNED;#"):
+    case(f"--frontend rust, a tokenizer whose model_type is {_mt!r}")(lambda t, mt=_mt: [
+        "replay", "--frontend", "rust", "--tokenizer", _hostile_model_type(t, mt), "--tool-parser", "hermes",
+        "--text", "x"])
+
+
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_input_is_one_line(run_cli, tmp_path, name):
     argv = [str(a) for a in CASES[name](tmp_path)]

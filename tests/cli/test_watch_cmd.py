@@ -45,12 +45,24 @@ def test_files_become_flags_and_the_loop_defaults_give_way():
 @pytest.mark.parametrize("argv, says", [([], "nothing to watch"), (["--tools"], "nothing to watch"),
                                         (["a.toml", "--interval"], "needs a value"),
                                         (["a.toml", "--interval", "x"], "not a number"),
-                                        (["a.toml", "--interval", "0"], "above 0")])
+                                        (["a.toml", "--interval", "0"], "above 0"),
+                                        (["a.toml", "--interval", "nan"], "above 0"),
+                                        (["a.toml", "--interval", "inf"], "at most 3600"),
+                                        (["a.toml", "--interval", "-inf"], "above 0"),
+                                        (["a.toml", "--interval", "1e308"], "at most 3600"),
+                                        (["a.txt", "b.txt"], "a.txt and b.txt would both be the --text-file"),
+                                        (["a.toml", "b.toml"], "would both be the --config"),
+                                        (["a.jsonl", "b.jsonl"], "would both be the recording")])
 def test_bad_watch_lines_are_one_line(argv, says, run_cli):
     with pytest.raises(WorkbenchError, match=says):
         command(argv)
     code, _, err = run_cli("watch", *argv)
     assert code == 2 and says in err and err.count("\n") == 1
+
+
+def test_plugins_may_be_many():
+    line, files, _ = command(["a.py", "b.py", "t.txt"])
+    assert line[:6] == ["check", "--plugin", "a.py", "--plugin", "b.py", "--text-file"] and len(files) == 3
 
 
 def test_each_edit_is_answered_and_a_broken_one_leaves_the_loop_going(run_cli, tmp_path, monkeypatch, tools_file):
@@ -85,3 +97,30 @@ def test_watch_once_runs_the_check(run_cli, tmp_path, monkeypatch, tools_file):
     (tmp_path / "out.txt").write_text(TEXT)
     code, out, err = run_cli("watch", "owl.toml", "out.txt", "--tools", tools_file, "--once")
     assert code == 1 and "INCONSISTENT" in out and "watch: answered in" in err
+
+
+def test_memory_is_flat_over_50_edits_of_a_large_plugin(run_cli, tmp_path):
+    """Each edit used to keep the plugin's last module alive (the plugin cache, a class-keyed
+    cache): 20 MB more per edit of this plugin."""
+    import os
+    import tracemalloc
+
+    from tests.support.owl_plugin import PLUGIN
+
+    plugin = tmp_path / "big_owl.py"
+    big = PLUGIN + '\nBIG = b"x" * 20_000_000\n'
+    plugin.write_text(big + "#0\n")
+    line, files, _ = command([str(plugin), "--replay", "--tool-parser", "owl", "--text", "hi", "--json"])
+    watcher = Watcher(line, files, lambda argv: run_cli(*argv)[0])
+    assert watcher.answer()[0] == 0
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(1, 51):
+            plugin.write_text(big + f"#{i}\n")
+            os.utime(plugin, ns=(i * 10**9, i * 10**9))
+            assert watcher.changed() == [str(plugin)] and watcher.answer()[0] == 0
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert grown < 30_000_000, f"{grown / 1e6:.0f} MB more after 50 edits"

@@ -107,3 +107,22 @@ def test_a_syntax_error_says_its_line_once():
     with pytest.raises(WorkbenchError) as e:
         load_text("import json\ndef f(:\n    pass\n")
     assert line_of(str(e.value)) == 2 and str(e.value).count("line") == 1 and "workbench_live_plugin" not in str(e.value)
+
+
+def test_memory_is_flat_over_50_reloads_of_a_large_plugin(live):
+    """Each reload used to keep the last version's module (sys.modules, the plugin cache, a
+    class-keyed cache) and all it held: 20 MB more per edit here."""
+    import tracemalloc
+
+    big = SOURCE + '\nBIG = b"x" * 20_000_000\n'
+    assert live.reload(big + "#0\n") is None
+    tracemalloc.start()
+    try:
+        base = tracemalloc.get_traced_memory()[0]
+        for i in range(1, 51):
+            assert live.reload(big + f"#{i}\n") is None
+        grown = tracemalloc.get_traced_memory()[0] - base
+    finally:
+        tracemalloc.stop()
+    assert grown < 30_000_000, f"{grown / 1e6:.0f} MB more after 50 reloads"  # the one live version, no more
+    assert live.result.stream_final.tool_calls

@@ -202,3 +202,62 @@ def test_a_cause_in_your_code_is_not_said_to_be_fixed_in_vllm(monkeypatch):
     asked.attach([mine, theirs], RunSpec(text="x"))
     assert mine.versions["verdict"] == "the same with every vLLM here"
     assert theirs.versions["verdict"] == "not fixed in any version here"
+
+
+@pytest.mark.parametrize("name", ["json", "vllm", "re", "os", "tokenizers"])
+def test_a_plugin_named_as_a_module_is_one_line_and_replaces_nothing(run_cli, tmp_path, name):
+    """vLLM imports a plugin under its file's name: json.py would replace the json module."""
+    import sys
+
+    (tmp_path / f"{name}.py").write_text(REASONING_PLUGIN)
+    before = sys.modules.get(name)
+    code, out, err = run_cli("replay", "--plugin", tmp_path / f"{name}.py", "--reasoning-parser", "plain_reason",
+                             "--text", "::reason::hmm::/reason::Hi", "--json")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "rename the file" in err, err
+    assert sys.modules.get(name) is before
+
+
+def test_a_plugin_copy_of_the_same_name_still_loads(run_cli, tmp_path):
+    """An exported test's copy of a plugin is another file of the same module name: vLLM's way."""
+    for where in ("a", "b"):
+        (tmp_path / where).mkdir()
+        (tmp_path / where / "plain_reason_copy.py").write_text(REASONING_PLUGIN)
+        code, out, err = run_cli("replay", "--plugin", tmp_path / where / "plain_reason_copy.py", "--reasoning-parser",
+                                 "plain_reason", "--text", "::reason::hmm::/reason::Hi", "--json")
+        assert code == 0, err
+
+
+def test_a_non_daemon_thread_does_not_keep_the_cli_process_from_exiting(tmp_path):
+    """The `workbench` entry point (main with no argv) exits past a stray thread, in one line."""
+    import subprocess
+    import sys
+
+    code = ("import sys, threading, time\n"
+            "threading.Thread(target=time.sleep, args=(3600,), name='plugin-sleeper').start()\n"
+            "sys.argv = ['workbench', 'replay', '--help']\n"
+            "from workbench.cli import main\n"
+            "sys.exit(main())\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0 and "usage: workbench replay" in done.stdout, done.stderr
+    assert done.stderr.count("\n") == 1 and "not waiting for thread plugin-sleeper" in done.stderr, done.stderr
+
+
+@pytest.mark.slow
+def test_a_plugins_non_daemon_thread_does_not_keep_the_cli_from_exiting(tmp_path):
+    """Python joins every non-daemon thread before it exits: the CLI exits without it, in one line."""
+    import os
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / "threaded_reason.py").write_text(REASONING_PLUGIN + textwrap.dedent('''
+        import threading, time
+        threading.Thread(target=time.sleep, args=(3600,), name="plugin-sleeper").start()
+        '''))
+    t0 = time.monotonic()
+    done = subprocess.run([sys.executable, "-m", "workbench", "replay", "--plugin", "threaded_reason.py",
+                           "--reasoning-parser", "plain_reason", "--text", "::reason::hmm::/reason::Hi", "--json"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=os.environ)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["nonstream"]["content"] == "Hi"
+    assert "not waiting for thread plugin-sleeper" in done.stderr and time.monotonic() - t0 < 300

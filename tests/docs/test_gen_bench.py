@@ -50,3 +50,28 @@ def test_the_table_shows_each_benchmarks_last_run(tmp_path, monkeypatch):
     table = gen_bench.table()
     assert "2026-02-01, loaded, load 7" in table and "ratio 1.25" in table
     assert "1.5" not in table and "| 2 (" in table
+
+
+HOSTILE = ['<img src=x onerror=alert(1)>', '<script>alert(1)</script>', '[x](javascript:alert(1))', '&lt;b&gt;',
+           '<a href="http://evil">x</a>', 'a | b', '`<b>`', '\\<i>']
+
+
+def test_html_in_a_result_stays_text_on_the_site(tmp_path, monkeypatch):
+    """The site renders with Python-Markdown (raw HTML passes, ``\\<`` is no escape); a
+    CommonMark viewer shows the same page: neither makes a tag or a link of a value."""
+    import markdown
+    from markdown_it import MarkdownIt
+
+    results = tmp_path / "results"
+    results.mkdir()
+    for n, bad in enumerate(HOSTILE):
+        run = {"date": "2026-01-01", "conditions": bad, "load": bad, "session": bad, "figures": {bad: bad},
+               "goal": bad, "note": bad, "command": f"bench/x.py {bad}"}
+        (results / f"x{n}.jsonl").write_text(json.dumps(run) + "\n", encoding="utf-8")
+    monkeypatch.setattr(gen_bench, "RESULTS", results)
+    table = gen_bench.table()
+    for html in (markdown.markdown(table, extensions=["tables", "attr_list"]),
+                 MarkdownIt("commonmark").enable("table").render(table)):
+        assert "<img" not in html and "<script" not in html and "<a " not in html and "<b>" not in html, html
+        assert "<i>" not in html and html.count("<tr>") == len(HOSTILE) + 1, html
+        assert "onerror=alert(1)" in html  # shown, as text

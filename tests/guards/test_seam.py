@@ -23,7 +23,9 @@ SEAM_PRIVATE = {key.split(".", 1)[1] for key in LISTED if key.split(".", 1)[1].s
 ENGINE_PARTS = {key.split(".", 1)[1] for key in compat.ENGINE
                 if not key.startswith("EngineCoreRequest.") and not key.endswith(".add_request")}
 ENGINE_FIELDS = {key.split(".", 1)[1] for key in compat.ENGINE if key.startswith("EngineCoreRequest.")}
-STDLIB = {("os", "_exit")}  # the lane worker's test op: a process that dies mid-stream
+# the lane worker's test op: a process that dies mid-stream; the CLI's exit past a plugin's
+# non-daemon thread (its exit handlers run first)
+STDLIB = {("os", "_exit"), ("atexit", "_run_exitfuncs")}
 ATTR_CALLS = {"getattr", "hasattr", "setattr", "delattr"}
 
 

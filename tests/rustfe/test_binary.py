@@ -14,6 +14,7 @@ import zipfile
 
 import pytest
 
+from tests.support.lanes import rewrite_manifest
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
 from workbench.rustfe import binary
@@ -106,3 +107,25 @@ def test_the_real_binary_of_0_34_answers_its_version():
     path = binary.ensure("0.34.0", progress=lambda m: None)
     out = subprocess.run([path, "--version"], capture_output=True, text=True, timeout=60)
     assert out.returncode == 0 and out.stdout.strip() == "vllm-rs 0.34.0"
+
+
+@pytest.mark.parametrize("stated", [True, False], ids=["lock states it", "from the wheel"])
+def test_a_binary_replaced_with_its_manifest_line_is_never_run(tmp_path, monkeypatch, stated):
+    """The manifest no longer vouches for itself: its sha256 is the lock's (or the wheel's)."""
+    from workbench.lanes import manifest
+
+    version = _wheel(tmp_path, monkeypatch)
+    if stated:
+        line = binary.lock_lines([version])[0]
+        versions.LOCK_FILE.write_text(line + "\n")
+        assert "vllm-rs=" in line and versions.locked()[version].vllm_rs
+    path = binary.ensure(version, progress=lambda m: None)
+    evil = b"#!/bin/sh\ntouch PWNED\n"
+    path.write_bytes(evil)
+    rewrite_manifest(path.parent, "vllm-rs", evil)
+    why = manifest.problem(path.parent, versions.locked()[version].sha256, binary.manifest_sha256(
+        versions.locked()[version]))
+    assert why is not None and "\n" not in why and "setup/vllm-lanes.lock" in why
+    said = []
+    assert binary.ensure(version, progress=said.append) == path
+    assert any("is not the wheel's" in s for s in said) and path.read_bytes() == SCRIPT

@@ -15,3 +15,15 @@ def run_captured(version: str, argv: list[str]) -> dict:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         rc = main([*argv, "--vllm", version])
     return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def rewrite_manifest(folder, rel: str, data: bytes) -> None:
+    """What an attacker with the cache writes: the file and its manifest line, consistently."""
+    import hashlib
+
+    from workbench.lanes import manifest
+
+    m = folder / manifest.NAME
+    lines = [ln for ln in m.read_text().splitlines() if not ln.endswith(f"  {rel}")]
+    lines.append(f"{hashlib.sha256(data).hexdigest()}  {rel}")
+    m.write_text("\n".join(lines[:1] + sorted(lines[1:])) + "\n")

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import re
-import shlex
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -43,25 +42,29 @@ def _flags(setup: dict, plugins: Sequence[str] = (), config: object = None) -> s
     """The server's command line. A plugin goes in with --tool-parser-plugin, and again with
     --reasoning-parser-plugin when a reasoning parser is named (vLLM's engine core process
     imports only that one); a config, as the plugin `export-config --python` writes of it."""
+    from workbench.core.writing import command
+
     parser = setup["parser"]
     if parser.get("config") and config is not None:
         from workbench.core.config.export_python import roles, serve_flags
 
         file = Path(parser["config"])
-        plugin = shlex.quote(file.stem + "_parser.py")
-        flags = [f"workbench export-config --python {shlex.quote(file.name)} -o {plugin} && vllm serve MODEL",
+        plugin = file.stem + "_parser.py"
+        flags = [command.join(["workbench", "export-config", "--python", file.name, "-o", plugin]), "&&",
+                 command.join(["vllm", "serve", "MODEL"]),
                  serve_flags(config.name, plugin, roles(config))]  # type: ignore[attr-defined]
     else:
-        files = [shlex.quote(Path(p).name) for p in plugins]
-        flags = ["vllm serve MODEL"] + [f"--tool-parser-plugin {f}" for f in files]
+        files = [Path(p).name for p in plugins]
+        argv = ["vllm", "serve", "MODEL"] + [w for f in files for w in ("--tool-parser-plugin", f)]
         if parser.get("tool_parser"):
-            flags += ["--enable-auto-tool-choice", f"--tool-call-parser {parser['tool_parser']}"]
+            argv += ["--enable-auto-tool-choice", "--tool-call-parser", parser["tool_parser"]]
         if parser.get("reasoning_parser"):
-            flags += [f"--reasoning-parser-plugin {f}" for f in files]
-            flags.append(f"--reasoning-parser {parser['reasoning_parser']}")
+            argv += [w for f in files for w in ("--reasoning-parser-plugin", f)]
+            argv += ["--reasoning-parser", parser["reasoning_parser"]]
+        flags = [command.join(argv)]
     template = setup.get("chat_template")
     if template:
-        flags.append(f"--chat-template {shlex.quote(template.get('file') or 'TEMPLATE.jinja')}")
+        flags.append(command.join(["--chat-template", template.get("file") or "TEMPLATE.jinja"]))
     return " ".join(flags)
 
 
@@ -128,7 +131,9 @@ def _command(argv: list[str], minimal_file: str | None, grouping: str | None) ->
         out += ["--text-file", minimal_file]
     if grouping:
         out += ["--chunking", grouping]
-    return shlex.join(out)
+    from workbench.core.writing import command
+
+    return command.join(out)
 
 
 def _label(parser: dict) -> str:

@@ -20,6 +20,7 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from workbench.core import vllm_compat as compat
+from workbench.core.class_cache import class_cache
 from workbench.core.runner import make_parser
 
 if TYPE_CHECKING:
@@ -68,7 +69,7 @@ def _compared(tree: ast.AST, cls: type, module: object) -> set[str]:
     return found
 
 
-@functools.cache
+@class_cache
 def class_literals(cls: type) -> frozenset[str]:
     """The markup-like strings the methods of ``cls`` and its vLLM bases compare with or search
     for (each class's own source; a class without one, made at run time, adds nothing)."""

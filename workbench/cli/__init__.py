@@ -76,7 +76,31 @@ def main(argv: list[str] | None = None) -> int:
 
     # the output boundary: no secret, and no control character but ours, leaves on stdout or stderr
     with terminal.guarded_stdio(), secrets.scrubbed_stdio():
-        return _main(argv)
+        code = _main(argv)
+        if argv is None:  # the `workbench` process itself, not a call from Python
+            _leave_stray_threads(code)
+        return code
+
+
+def _leave_stray_threads(code: int) -> None:
+    """A plugin's non-daemon thread would keep the process from exiting (Python joins every
+    such thread before it runs the exit handlers): say so in one line, run the exit handlers
+    (lanes and vllm-rs are stopped there) and exit without waiting for it."""
+    import atexit
+    import os
+    import threading
+
+    from workbench.core.writing import terminal
+
+    stray = [t for t in threading.enumerate() if t is not threading.main_thread() and t.is_alive() and not t.daemon
+             and not t.name.startswith("ThreadPoolExecutor")]
+    if not stray:
+        return
+    terminal.say("workbench: note: not waiting for thread {} (started by a plugin?) to end", stray[0].name, err=True)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    atexit._run_exitfuncs()
+    os._exit(code)
 
 
 def _main(argv: list[str] | None) -> int:

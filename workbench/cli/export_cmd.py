@@ -70,5 +70,7 @@ def run(args: argparse.Namespace) -> int:
     if session.api != "chat":
         say("note: it tests the parser as vLLM's {} server calls it (that API's request); the {} events "
             "themselves (`workbench check --api {}`) are not in it", session.api, session.api, session.api)
-    say("run it: PARSER_TOKENIZER={} pytest -q {}", case["tokenizer"]["path"], path)
+    from workbench.core.writing import command
+
+    say("run it: {}", command.join(["pytest", "-q", path], env={"PARSER_TOKENIZER": case["tokenizer"]["path"]}))
     return 0

@@ -28,6 +28,7 @@ LOOP_DEFAULTS = {"--fuzz": ["20"], "--splits": ["markers"], "--shrink-budget": [
 FILE_FLAGS = ("--config", "--plugin", "--text-file", "--tools", "--messages", "--request", "--deltas",
               "--chat-template")
 OWN = {"--replay": 0, "--once": 0, "--interval": 1}
+MAX_INTERVAL = 3600.0
 BY_SUFFIX = {".toml": "--config", ".py": "--plugin", ".jsonl": None}
 
 
@@ -68,8 +69,14 @@ def command(argv: list[str]) -> tuple[list[str], list[str], dict]:
     while flags and not flags[0].startswith("-"):
         files.append(flags.pop(0))
     run = ["replay" if own["replay"] else "check"]
+    taken: dict[str | None, str] = {}
     for f in files:
         flag = BY_SUFFIX.get(Path(f).suffix.lower(), "--text-file")
+        if flag in taken and flag != "--plugin":  # the command takes one of each: the last would win
+            what = "the recording" if flag is None else f"the {flag}"
+            raise WorkbenchError(f"watch: {taken[flag]} and {f} would both be {what}; give one (a .py is a "
+                                 f"--plugin, any number of them)")
+        taken[flag] = f
         run += [f] if flag is None else [flag, f]
     run += flags
     if not own["replay"]:
@@ -79,8 +86,9 @@ def command(argv: list[str]) -> tuple[list[str], list[str], dict]:
     watched += [a.split("=", 1)[1] for a in flags if a.split("=", 1)[0] in FILE_FLAGS and "=" in a]
     if not watched:
         raise WorkbenchError("nothing to watch: give the parser's file (a .toml or .py) or the text's file first")
-    if own["interval"] <= 0:
-        raise WorkbenchError("--interval must be above 0 seconds")
+    if not 0 < own["interval"] <= MAX_INTERVAL:  # nan compares false: refused here too
+        raise WorkbenchError(f"--interval {own['interval']:g}: give a number of seconds above 0 and at most "
+                             f"{MAX_INTERVAL:g}")
     return run, list(dict.fromkeys(watched)), own
 
 

@@ -32,6 +32,8 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     open_recording.py  read_recording(path, Given): parse once, check the tokenizer, pick the parser, notes
     truth.py           what a recording is checked against: its tokenizer and its ids
     clip.py            the one clipped repr for one-line messages
+    class_cache.py     class_cache: a function of a class remembered while the class lives (reloads free)
+    names.py           path_name: a name read from data is one plain name before it is a path or command
     secrets.py         secrets read this run and the one scrubber every output goes through
     writing/           the writing door: each medium's encoder (terminal, JSON, Markdown, HTML, Python)
     outputs.py         every file written for the user: refused if it exists without force; strict JSON

@@ -53,6 +53,8 @@ def load_text(source: str) -> plugins.Plugin:
         plugin = plugins.load(path)
         plugins.require_parsers(plugin)
     except WorkbenchError as e:
+        if "plugin" in locals():
+            plugins.forget(plugin)  # imported, but registers no parser
         path.unlink(missing_ok=True)
         raise WorkbenchError(_editor_line(e, path)) from None
     return plugin
@@ -117,12 +119,14 @@ class LivePlugin:
             self.result = self.session.replay(self.deltas)
         except BaseException as e:
             self._restore(previous)
+            plugins.forget(plugin)
             path.unlink(missing_ok=True)
             if not isinstance(e, WorkbenchError):
                 raise
             self.error = _editor_line(e, path)
             return self.error
         if self.plugin is not None and self.plugin.file != str(path):
+            plugins.forget(self.plugin)  # its module, cache entry and registrations: memory stays flat
             Path(self.plugin.file).unlink(missing_ok=True)
         self.source, self.plugin, self.error = source, plugin, None
         return None

@@ -90,6 +90,7 @@ def load(path: str | Path) -> Plugin:
     if p.suffix != ".py":
         raise WorkbenchError(f"plugin file {given}: not a Python file (vLLM imports a plugin by its .py path)")
     file = str(p.resolve())
+    _refuse_shadowing(given, file)
     from workbench.core.trust import file_sha256
 
     key = (file, file_sha256(file))
@@ -116,14 +117,63 @@ def load(path: str | Path) -> Plugin:
         logger.removeHandler(handler)
         logger.propagate = propagate
     if module is None:  # vLLM logs the exception and returns None
+        _drop_module(Path(file).stem, file)  # the half-run module vLLM left in sys.modules
         cause = next((r.exc_info[1] for r in records if r.exc_info), None)
         raise WorkbenchError(f"plugin file {given} failed to import{_line_of(cause, file)}: "
                              f"{type(cause).__name__}: {_first_line(cause)}")
     _forget_stale(module)
     names = _registered(before, module.__name__)
     plugin = Plugin(given, file, module.__name__, names["tool"], names["reasoning"])
+    for old in [k for k in _LOADED if k[0] == file]:  # an earlier version of this file: not kept alive
+        stale = _LOADED.pop(old)[0]
+        if stale is not module:
+            _release(stale)
     _LOADED[key] = (module, plugin)
     return plugin
+
+
+def _release(module: Any) -> None:
+    """An earlier import no one runs any more: the managers' classes from it are dropped and
+    its globals cleared (as Python clears a module at exit), so what it holds is freed now,
+    not when a full garbage collection finds the module's reference cycles."""
+    import sys
+
+    name = module.__name__
+    if sys.modules.get(name) is module:
+        del sys.modules[name]
+    for _, eager in _managers().values():
+        for name, cls in list(eager.items()):
+            if getattr(module, getattr(cls, "__name__", ""), None) is cls:
+                del eager[name]
+    module.__dict__.clear()
+
+
+def forget(plugin: Plugin) -> None:
+    """Let go of a plugin no longer used (the editor's last version): its module leaves
+    ``sys.modules`` and the cache, and the managers' entries that still point into it are
+    dropped, so nothing keeps its module (and what it holds) alive."""
+    import sys
+
+    modules = [m for k, (m, _) in _LOADED.items() if k[0] == plugin.file]
+    for k in [k for k in _LOADED if k[0] == plugin.file]:
+        del _LOADED[k]
+    for manager, _ in _managers().values():
+        for name, (path, _) in list(manager.lazy_parsers.items()):
+            if path == plugin.module:
+                del manager.lazy_parsers[name]
+    current = sys.modules.get(plugin.module)
+    if current is not None and _same_file(getattr(current, "__file__", None), plugin.file):
+        modules.append(current)
+    for m in {id(m): m for m in modules}.values():
+        _release(m)
+
+
+def _drop_module(name: str, file: str) -> None:
+    import sys
+
+    module = sys.modules.get(name)
+    if module is not None and _same_file(getattr(module, "__file__", None), file):
+        del sys.modules[name]
 
 
 # (file, sha256) -> (module, Plugin): the same file unchanged is imported once per process
@@ -167,6 +217,34 @@ def _forget_stale(module: Any) -> None:
                     del eager[name]
             elif name in eager and eager[name] is not getattr(module, class_name):
                 del eager[name]
+
+
+def _refuse_shadowing(given: str, file: str) -> None:
+    """vLLM imports a plugin file under its file's name (``json.py`` as ``json``), putting it in
+    ``sys.modules`` in place of a module of that name: the standard library's ``json``,
+    ``re`` or ``vllm`` itself would then be the plugin for everything after it. A name that is
+    another module's (built in, the standard library's, or importable from the path) is one
+    line instead."""
+    import importlib.machinery
+    import sys
+
+    name = Path(file).stem
+    if name in sys.builtin_module_names or name in sys.stdlib_module_names:
+        other = "the standard library"
+    else:  # an earlier plugin of that name (a copy beside an exported test) is vLLM's way: not refused
+        spec = importlib.machinery.PathFinder.find_spec(name) if "." not in name else None
+        if spec is None or _same_file(spec.origin, file):
+            return
+        other = spec.origin or "a package"
+    raise WorkbenchError(f"plugin file {given}: vLLM imports it as the module {name!r}, which would replace the "
+                         f"module of that name ({other}) for everything after it: rename the file")
+
+
+def _same_file(a: str | None, b: str) -> bool:
+    try:
+        return a is not None and Path(a).resolve() == Path(b)
+    except OSError:
+        return False
 
 
 def require_parsers(plugin: Plugin) -> None:

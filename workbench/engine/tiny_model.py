@@ -39,10 +39,11 @@ TOKENIZER_FILES = ("tokenizer.json", "tokenizer_config.json", "generation_config
 
 
 def model_dir(tokenizer: str) -> Path:
+    from workbench.core.names import path_name
     from workbench.core.tokenizers import cache_dir, ensure_tokenizer, main_file_sha256
 
     folder = ensure_tokenizer(tokenizer)
-    name = tokenizer if "/" not in tokenizer and not Path(tokenizer).exists() else (
+    name = path_name(tokenizer, "tokenizer name") if "/" not in tokenizer and not Path(tokenizer).exists() else (
         f"{folder.name}-{main_file_sha256(folder)[:12]}")
     return cache_dir() / "models" / f"{name}-tiny"
 

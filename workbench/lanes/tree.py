@@ -51,6 +51,18 @@ def _wanted(name: str) -> bool:
     return head.endswith(".dist-info") and tail in DIST_FILES
 
 
+def _wheel(entry: LaneVersion) -> Path:
+    from workbench.core.tokenizers import cache_dir
+
+    return fetch_wheel("vllm", entry.version, entry.sha256, cache_dir() / "wheels")
+
+
+def manifest_sha256(entry: LaneVersion) -> str:
+    """What the tree's manifest must hash to: the lock's ``tree=``, else the wheel's own."""
+    return manifest.expected_sha256(entry.sha256, entry.tree, "tree", lambda: _wheel(entry),
+                                    lambda names: {n: n for n in names if _wanted(n)})
+
+
 def extract(wheel: Path, entry: LaneVersion) -> Path:
     """Extract ``wheel``'s Python tree to tree_path(version), atomically."""
     root = cache_root()
@@ -67,7 +79,10 @@ def extract(wheel: Path, entry: LaneVersion) -> Path:
             raise WorkbenchError(f"{wheel.name}: cannot extract: {e}") from None
         if not (tmp / "vllm" / "__init__.py").is_file():
             raise WorkbenchError(f"{wheel.name}: no vllm/__init__.py inside")
-        manifest.write(tmp, entry.sha256)
+        written = manifest.write(tmp, entry.sha256)
+        if written != manifest_sha256(entry):
+            raise WorkbenchError(f"vllm lane {entry.version}: the tree extracted from {wheel.name} has manifest "
+                                 f"sha256 {written}, not the {manifest_sha256(entry)} setup/vllm-lanes.lock states")
         _replace(tmp, final, entry)
     finally:
         if tmp.exists():
@@ -87,7 +102,7 @@ def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
         try:
             os.rename(tmp, final)
         except OSError:
-            if manifest.problem(final, entry.sha256) is not None:
+            if manifest.problem(final, entry.sha256, lambda: manifest_sha256(entry)) is not None:
                 raise WorkbenchError(f"vllm lane {entry.version}: another process is extracting "
                                      f"{final} too; try again") from None
     finally:
@@ -103,7 +118,7 @@ def ensure(version: str, progress: Callable[[str], None] | None = None) -> Path:
     from workbench.core.writing import terminal
 
     tell = progress or (lambda msg: terminal.say("{}", msg, err=True))
-    why = manifest.problem(tree_path(version), entry.sha256)
+    why = manifest.problem(tree_path(version), entry.sha256, lambda: manifest_sha256(entry))
     if why is None:
         return tree_path(version)
     if tree_path(version).exists():

@@ -17,6 +17,10 @@ class LaneVersion:
     version: str
     wheel: str  # the wheel's file name, as pip download saves it
     sha256: str
+    # the sha256 of the extracted tree's and vllm-rs folder's manifests (lanes/manifest.py),
+    # kept here, outside the cache; None: computed from the wheel on first use
+    tree: str | None = None
+    vllm_rs: str | None = None
 
 
 def installed() -> str:
@@ -38,9 +42,12 @@ def locked(path: Path | None = None) -> dict[str, LaneVersion]:
         if not line:
             continue
         parts = line.split()
-        if len(parts) != 3 or len(parts[2]) != 64:
-            raise WorkbenchError(f"lane lock {path.name} line {n}: expected VERSION WHEEL SHA256")
-        out[parts[0]] = LaneVersion(*parts)
+        extra = dict(p.partition("=")[::2] for p in parts[3:])
+        if len(parts) < 3 or len(parts[2]) != 64 or set(extra) - {"tree", "vllm-rs"} \
+                or any(len(v) != 64 for v in extra.values()):
+            raise WorkbenchError(f"lane lock {path.name} line {n}: expected VERSION WHEEL SHA256 "
+                                 f"[tree=SHA256] [vllm-rs=SHA256]")
+        out[parts[0]] = LaneVersion(*parts[:3], tree=extra.get("tree"), vllm_rs=extra.get("vllm-rs"))
     return out
 
 

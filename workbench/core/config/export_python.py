@@ -70,14 +70,17 @@ def roles(config: Any) -> list[str]:
 
 
 def serve_flags(name: str, plugin_file: str, kinds: list[str]) -> str:
-    flags = [f"--tool-parser-plugin {plugin_file}"]
+    """The `vllm serve` flags that load the plugin, each word quoted for pasting."""
+    from workbench.core.writing import command
+
+    flags = ["--tool-parser-plugin", plugin_file]
     if "tool" in kinds:
-        flags += ["--enable-auto-tool-choice", f"--tool-call-parser {name}"]
+        flags += ["--enable-auto-tool-choice", "--tool-call-parser", name]
     if "reasoning" in kinds:
         # The engine core process builds its structured-output reasoner from this flag's import:
         # --tool-parser-plugin alone leaves it without the name ("Reasoning parser ... not found").
-        flags += [f"--reasoning-parser-plugin {plugin_file}", f"--reasoning-parser {name}"]
-    return " ".join(flags)
+        flags += ["--reasoning-parser-plugin", plugin_file, "--reasoning-parser", name]
+    return command.join(flags)
 
 
 def plain_body() -> str:

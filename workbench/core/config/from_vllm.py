@@ -246,11 +246,12 @@ def export_all(folder: str | Path, tokenizer: TokenizerLike, chat_template_kwarg
     """Every family to ``folder/<family>.toml``; an existing file is refused (before any is
     written) unless ``force``."""
     from workbench.core import outputs
+    from workbench.core.names import path_name
 
     out = Path(folder)
     if out.exists() and not out.is_dir():
         raise WorkbenchError(f"cannot write {out}: Not a directory")
-    paths = {name: out / f"{name}.toml" for name in families()}
+    paths = {name: out / f"{path_name(name, 'vLLM parser engine family')}.toml" for name in families()}
     outputs.refuse_existing(paths.values(), force)
     texts = {name: export(name, tokenizer, chat_template_kwargs=chat_template_kwargs) for name in paths}
     try:

@@ -30,7 +30,9 @@ from typing import Any
 
 from workbench.core import door, limits
 from workbench.core.config.build import EXTRA_KEYS, TABLE_KEYS, Builder, resolve_ref  # noqa: F401
+from workbench.core.clip import clip
 from workbench.core.config.lines import line_of, locate
+from workbench.core.names import is_path_name, path_name
 from workbench.core.trust import DEFAULT, CallablePolicy
 from workbench.errors import WorkbenchError
 
@@ -149,7 +151,10 @@ def _chain(first: _File, text: str, base_dir: Path, problems: list) -> list[_Fil
         if not isinstance(ext, str) or not ext:
             return bad("must be a config name or a .toml path")
         here = current.path.parent if current.path else base_dir
-        candidates = [here / ext] if ext.endswith(".toml") else [here / f"{ext}.toml", PARSERS_DIR / f"{ext}.toml"]
+        if not ext.endswith(".toml") and not is_path_name(ext):
+            return bad(f"{clip(ext)} is neither a config name (letters, digits, '.', '_', '-') nor a .toml path")
+        candidates = [here / ext] if ext.endswith(".toml") else [here / f"{path_name(ext, 'extends')}.toml",
+                                                                 PARSERS_DIR / f"{path_name(ext, 'extends')}.toml"]
         target = next((c.resolve() for c in candidates if c.is_file()), None)
         if target is None:
             return bad(f"no config {ext!r} (looked for {', '.join(str(c) for c in candidates)})")

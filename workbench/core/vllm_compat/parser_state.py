@@ -7,6 +7,7 @@ from functools import cache, partial
 from operator import attrgetter
 from typing import TYPE_CHECKING
 
+from workbench.core.class_cache import class_cache
 from workbench.core.vllm_compat.seam import _method, read
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def sub_parsers(parser: Parser | None) -> dict:
     return {"reasoning": parser.reasoning_parser, "tool": parser.tool_parser}
 
 
-@cache
+@class_cache
 def _harmony_class(cls: type) -> bool:
     return any(c.__name__ == "HarmonyParser" and c.__module__ == "vllm.parser.harmony" for c in cls.__mro__)
 

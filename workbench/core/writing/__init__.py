@@ -10,6 +10,8 @@ markdown.py   a report: inline text and table cells escaped (no markup, no raw H
               code spans and fences longer than any backtick run in their content
 html.py       a page: text and attributes escaped, JSON inside ``<script>`` with ``<``,
               ``>``, ``&`` and U+2028/9 escaped
+command.py    a command line to paste: every word quoted (shlex; bash's $'...' for a control
+              character), ``NAME=value`` words first
 python.py     generated Python (exported tests): values as literals, comments and
               docstrings that cannot close, the file parsed with ``ast`` before it is written
 
