@@ -152,9 +152,7 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
     causes += strength.by("markup", _thinking_left_open(facts))
     invalid = E.invalid_written(facts.text, finals, facts.starts)
     invalid_cause = Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
-                          ["as written in the text, not as parsed"],
-                          # the client contract only where an answer hands the invalid JSON on
-                          ranked_by="contract" if any(E.bad_calls(f) for f in finals) else "markup") if invalid else None
+                          ["as written in the text, not as parsed"], ranked_by="contract") if invalid else None
     if invalid_cause and not _dropped_after_invalid(facts, by_kind.get(TEXT_DROPPED, [])):
         causes.append(invalid_cause)
         invalid_cause = None
@@ -220,6 +218,7 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
                                     ranked_by="contract"))
     if invalid_cause:  # the parser dropped the text of the body it could not read: that comes first
         invalid_cause.evidence.append("the parser then drops that text in both modes (text_dropped)")
+        invalid_cause.ranked_by = "markup"
         causes.append(invalid_cause)
     broken = E.broken_and_lost(facts.text, facts.pairs, finals)
     if broken and not any(c.cls in PARSER for c in causes):
