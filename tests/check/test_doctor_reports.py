@@ -114,3 +114,22 @@ def test_arguments_held_back_are_a_streaming_warning_with_deltas_and_bytes():
     buffered = next(f for f in diagnosed(case).findings if f.kind == "arguments_buffered")
     assert f"nothing for {buffered.extra['silent_deltas']} deltas" in first.summary
     assert f"{buffered.extra['bytes']} bytes" in first.summary and buffered.extra["silent_deltas"] >= 40
+
+
+@pytest.mark.parametrize("case", [c for c in CASES if c.get("not_a_bug")], ids=lambda c: c["id"])
+def test_no_parser_is_blamed_where_the_maintainers_said_not_a_bug(case):
+    assert not [c for c in ranked(case["id"]) if c.cls in ("parser_streaming", "parser_nonstreaming")], (
+        case["id"], [(c.cls, c.summary) for c in ranked(case["id"])])
+
+
+def test_a_report_that_does_not_reproduce_says_so_and_what_was_tried():
+    quiet = [c for c in CASES if c["expected_cause"] == "none" and c["id"] not in DISAGREE]
+    assert len(quiet) >= 30
+    for case in quiet:
+        report = diagnosed(case["id"])
+        said = report.to_dict()["not_reproduced"]
+        assert report.causes == [] and said is not None, case["id"]
+        assert said["verdict"].startswith("not reproduced here") and len(said["tried"]) >= 4
+        assert f"{report.checked['groupings']} other groupings" in " ".join(said["tried"])
+    reproduced = [c for c in CASES if c["expected_cause"] != "none"]
+    assert all(diagnosed(c["id"]).to_dict()["not_reproduced"] is None for c in reproduced[:10])

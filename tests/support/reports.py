@@ -32,7 +32,9 @@ REQUIRED = {"id": str, "source": str, "title": str, "symptom": str, "tokenizer":
             "text": str, "chunking": str, "finish_reason": str, "api": str, "expected_cause": str,
             "reproduces_on": dict, "notes": str, "symptom_check": list}
 NULLABLE = {"reported_vllm": str, "tool_parser": str, "reasoning_parser": str}
-OPTIONAL = {"see_also": list, "diff_with": str, "config": str}
+OPTIONAL = {"see_also": list, "diff_with": str, "config": str, "not_a_bug": bool}
+# a model vendor's own issue tracker, beside vLLM's
+VENDORS = ("deepseek-ai", "MoonshotAI", "MiniMax-AI", "QwenLM", "zai-org", "mistralai", "openai", "ibm-granite")
 REQUEST_FIELDS = ("messages", "tools", "tool_choice", "chat_template_kwargs", "parallel_tool_calls", "max_tokens")
 OPS = ("eq", "ne", "le", "ge", "empty", "nonempty", "contains", "lacks", "len", "valid_json",
        "invalid_json", "differs", "same")
@@ -73,8 +75,9 @@ def problems(case: dict, stem: str) -> list[str]:
         return out
     if case["id"] != stem:
         out.append(f"id {case['id']!r} is not the file's stem {stem!r}")
-    if not case["source"].startswith("https://github.com/vllm-project/vllm/"):
-        out.append("source must be a vllm-project/vllm issue or pull request")
+    if not case["source"].startswith(("https://github.com/vllm-project/vllm/",)
+                                     + tuple(f"https://github.com/{v}/" for v in VENDORS)):
+        out.append("source must be a vllm-project/vllm (or a model vendor's) issue or pull request")
     if case["expected_cause"] not in CAUSES:
         out.append(f"expected_cause {case['expected_cause']!r} is not one of {CAUSES}")
     if set(case["reproduces_on"]) != set(VERSIONS) or not all(

@@ -16,6 +16,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     contract.py          the client contract per row (ids, names, indexes, one tool per delta)
     api_faces.py         check --api responses|messages: that API's client contract over its events
     coverage.py          text_dropped: model output that reaches no field in either mode
+    silent.py            the silent drops: tool_call_dropped, tool_markup_in_content|reasoning, all_output_lost
     timing.py            arguments_buffered: a call's arguments in one burst after silent deltas
     cost.py              parser cost per delta, super-linear growth flagged
     export.py            a standalone pytest file, or a vLLM replay-test sample
@@ -25,6 +26,7 @@ contract and parser cost, over vLLM's own parsers (widget-free).
     evidence.py          what the text says: calls left open, markup broken or leaked, which mode falls short
     written.py           how the model wrote a call's JSON in the text: valid, unfinished, invalid
     causes.py            evidence -> cause classes (parser_streaming, serving, model_output, ...)
+    strength.py          the rule that orders causes, as data: the kinds of evidence, strongest first
     modes.py             which parser path a stream-vs-non-stream difference is blamed on: contract, then loss
     finish.py            the finish_reason a client is told vs the engine's: the serving relabel of a cut
     thinking.py          thinking on or off for the request, and thinking the model never closed

@@ -147,6 +147,7 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
            no_test: str = "", copies: Sequence[str] = ()) -> str:
     """The report's Markdown. ``test_file``: the pytest file written beside it, or None (then
     ``no_test`` says why); ``copies``: the author's files copied beside it for the test."""
+    from workbench.check.strength import WHAT
     from workbench.check.where import describe
     from workbench.core.config.parser import config_of
 
@@ -179,11 +180,16 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
         lines.append(f"{n:d}. **{md.inline(c['class'])}**"
                      f"{md.inline('' if c['severity'] == 'error' else ' (' + c['severity'] + ')')}: "
                      f"{md.inline(c['summary'])}")
+        if c.get("ranked_by"):
+            lines.append(f"   - ranked by: {md.inline(c['ranked_by'] + ' (' + WHAT.get(c['ranked_by'], '') + ')')}")
         if c.get("where"):
             lines.append(f"   - where: {md.inline(describe(c['where']))}")
         if c.get("versions"):
             lines.append(f"   - versions: {md.inline(c['versions']['verdict'])}")
-    if not d["causes"]:
+    if d.get("not_reproduced"):
+        lines += [f"No cause found: {md.inline(d['not_reproduced']['verdict'])}. Tried:", ""]
+        lines += [f"- {md.inline(t)}" for t in d["not_reproduced"]["tried"]]
+    elif not d["causes"]:
         lines.append("No cause found: both modes agree and no grouping changes the answer.")
     lines += ["", "## Minimal reproduction", ""]
     if minimal:

@@ -33,7 +33,12 @@ configuration, model_output, truncation. The evidence, in order:
 6. Arguments buffered (a warning: the answer is right, only late): parser_streaming,
    with the silent deltas and the bytes that then arrive at once.
 
-Whitespace-only (cosmetic) differences are no cause.
+7. The silent drops (check/silent.py) join the cause that explains them; alone, call
+   markup no mode reads or that reaches the client as text is the parser's.
+
+Whitespace-only (cosmetic) differences are no cause. The order the causes are shown in
+is check/strength.py's rule: severity, then the kind of evidence behind each
+(``Cause.ranked_by``), stable within a kind.
 """
 
 from __future__ import annotations
@@ -41,16 +46,17 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from workbench.check import evidence as E, finish as F, modes as M
+from workbench.check import evidence as E, finish as F, modes as M, silent as S, strength
 from workbench.check.coverage import TEXT_DROPPED
 from workbench.check.timing import ARGUMENTS_BUFFERED
-from workbench.core.messages import CHUNKING, CONTRACT, COSMETIC, ERROR, SEVERE, STREAM_VS_NONSTREAM, WARNING
+from workbench.core.messages import CHUNKING, CONTRACT, ERROR, SEVERE, STREAM_VS_NONSTREAM, WARNING
 
 if TYPE_CHECKING:
     from collections.abc import Callable
 
     from workbench.core.messages import Difference
 
+CALLS_OFF = ("no_tool_parser", "tools_off_in_request", "wrong_tool_parser")  # config_diagnoses' codes
 CLASSES = ("parser_streaming", "parser_nonstreaming", "serving", "configuration", "model_output", "truncation")
 PARSER = ("parser_streaming", "parser_nonstreaming")
 
@@ -64,11 +70,13 @@ class Cause:
     where: dict | None = None
     findings: list[dict] = field(default_factory=list)  # {"kind", "field"} of check findings behind it
     versions: dict | None = None  # {"checked": [...], "verdict": "fixed in 0.33.0", per version: "present"/"gone"}
+    ranked_by: str = "words"  # the kind of evidence that ranks it (strength.EVIDENCE)
 
     def to_dict(self) -> dict:
         return {"class": self.cls, "summary": self.summary, "severity": self.severity,
                 "evidence": self.evidence, "where": self.where, "findings": self.findings,
-                "versions": self.versions}
+                "versions": self.versions, "ranked_by": self.ranked_by}
+
 
 
 @dataclass
@@ -126,22 +134,25 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
     modes = [f for f in by_kind.get(STREAM_VS_NONSTREAM, []) if f.severity == SEVERE]
 
     for d in facts.diagnoses:
-        causes.append(Cause("configuration", d.message, [f"{d.code}: {d.fix}" if d.fix else d.code]))
+        causes.append(Cause("configuration", d.message, [f"{d.code}: {d.fix}" if d.fix else d.code],
+                            ranked_by="configuration"))
 
     finals = (facts.stream, facts.nonstream)
     opened = E.open_at_end(facts.text, facts.pairs, finals, facts.literals, facts.starts)
     cut = bool(opened) and facts.finish == "length" and bool(modes or F.relabelled_cut(facts))
     if cut:
         causes.append(Cause("truncation", f"max_tokens cut the output inside a tool call: {opened}",
-                            ['finish_reason "length": the call is incomplete', _cut_answers(facts)]))
-        causes += F.cut_causes(facts, Cause)
+                            ['finish_reason "length": the call is incomplete', F.cut_answers(facts)],
+                            ranked_by="markup"))
+        causes += strength.by("markup", F.cut_causes(facts, Cause))
     elif opened and facts.finish == "stop":
         causes.append(Cause("model_output", f"the model stopped inside a tool call: {opened}",
-                            ["finish_reason \"stop\" with the call's markup or arguments still open"]))
-    causes += _thinking_left_open(facts)
+                            ["finish_reason \"stop\" with the call's markup or arguments still open"],
+                            ranked_by="markup"))
+    causes += strength.by("markup", _thinking_left_open(facts))
     invalid = E.invalid_written(facts.text, finals, facts.starts)
     invalid_cause = Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
-                          ["as written in the text, not as parsed"]) if invalid else None
+                          ["as written in the text, not as parsed"], ranked_by="contract") if invalid else None
     if invalid_cause and not _dropped_after_invalid(facts, by_kind.get(TEXT_DROPPED, [])):
         causes.append(invalid_cause)
         invalid_cause = None
@@ -149,16 +160,16 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
     if unknown:
         causes.append(Cause("model_output", "the model called function(s) the request does not offer: "
                             + ", ".join(map(repr, unknown)),
-                            [f"tools offered: {', '.join(sorted(facts.tool_names))}"]))
+                            [f"tools offered: {', '.join(sorted(facts.tool_names))}"], ranked_by="contract"))
 
-    served = F.empty_tool_calls(facts, Cause)
+    served = strength.by("contract", F.empty_tool_calls(facts, Cause))
     calls_differ = any(f.field == "tool_calls" for f in modes)
     named = any(c.cls == "serving" for c in causes) or served
     for f in modes:
         if f.field == "finish_reason" and not calls_differ and not named:
             causes.append(Cause("serving", f"the finish_reason differs: stream {f.stream!r}, non-stream "
                                 f"{f.nonstream!r}, while both modes agree on the calls",
-                                [f.detail], findings=[_key(f)]))
+                                [f.detail], findings=[_key(f)], ranked_by="contract"))
     causes += served
     parser_modes = [f for f in modes if f.field != "finish_reason"]
     if parser_modes:
@@ -169,7 +180,8 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
     for f in by_kind.get(ERROR, []):
         mode = "nonstreaming" if f.field == "parse" else "streaming"
         causes.append(Cause("parser_nonstreaming" if mode == "nonstreaming" else "parser_streaming",
-                            f.detail, [f.headline()], where=where(_role(facts, f), mode), findings=[_key(f)]))
+                            f.detail, [f.headline()], where=where(_role(facts, f), mode), findings=[_key(f)],
+                            ranked_by="contract"))
     chunked = [f for f in by_kind.get(CHUNKING, []) if f.severity == SEVERE]
     if chunked:
         f = min(chunked, key=lambda f: f.first_step or 0)
@@ -177,40 +189,51 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
         causes.append(Cause("parser_streaming", f"the streamed {', '.join(sorted({x.field for x in chunked}))} "
                             f"depend(s) on how the tokens are grouped into deltas: minimal grouping "
                             f"--chunking {g}", [x.headline() for x in chunked], where=where(_role(facts, f), "streaming"),
-                            findings=[_key(x) for x in chunked]))
+                            findings=[_key(x) for x in chunked], ranked_by="groupings"))
     stream_contract = [f for f in by_kind.get(CONTRACT, []) if f.chunking != "nonstream"]
     # A configuration problem (no or the wrong parser, tools off) explains markup in content.
     if stream_contract and not opened and not facts.diagnoses and not any(c.cls == "parser_streaming" for c in causes):
         f = stream_contract[0]
         causes.append(Cause("parser_streaming", f"the stream breaks the client contract: {f.detail}",
                             [x.headline() for x in stream_contract], where=where(_role(facts, f), "streaming"),
-                            findings=[_key(x) for x in stream_contract]))
+                            findings=[_key(x) for x in stream_contract], ranked_by="contract"))
+    # No parser, tools off or another format: the parser reads nothing, by its configuration.
+    explained = next((c for c in causes if c.cls == "configuration" and any(
+        e.startswith(CALLS_OFF) for e in c.evidence)), None)
     for f in by_kind.get(TEXT_DROPPED, []):
+        if explained is not None:
+            explained.evidence.append(f"{TEXT_DROPPED}: {f.detail}")
+            continue
         role = _role(facts, f)
         causes.append(Cause("parser_nonstreaming", f"text of the model output is lost in both modes: {f.detail}",
                             [d["context"] for d in f.extra.get("dropped", [])][:3],
-                            where=where(role, "nonstreaming"), findings=[_key(f)]))
+                            where=where(role, "nonstreaming"), findings=[_key(f)], ranked_by="markup"))
         causes.append(Cause("parser_streaming", "the streaming path loses the same text",
-                            [f.headline()], where=where(role, "streaming"), findings=[_key(f)]))
+                            [f.headline()], where=where(role, "streaming"), findings=[_key(f)], ranked_by="markup"))
     if facts.parallel_tool_calls is False:
         for name, final in (("stream", facts.stream), ("non-stream", facts.nonstream)):
             if len(final.tool_calls) > 1:
                 causes.append(Cause("serving", f"parallel_tool_calls is false, yet the {name} answer has "
-                                    f"{len(final.tool_calls)} calls", ["vLLM's serving layer keeps call 0 only"]))
+                                    f"{len(final.tool_calls)} calls", ["vLLM's serving layer keeps call 0 only"],
+                                    ranked_by="contract"))
     if invalid_cause:  # the parser dropped the text of the body it could not read: that comes first
         invalid_cause.evidence.append("the parser then drops that text in both modes (text_dropped)")
+        invalid_cause.ranked_by = "markup"
         causes.append(invalid_cause)
     broken = E.broken_and_lost(facts.text, facts.pairs, finals)
     if broken and not any(c.cls in PARSER for c in causes):
         causes.append(Cause("model_output", "the model broke the call's markup: " + "; ".join(broken[:2]),
-                            ["both modes read the broken markup alike; the format is the model's to keep"]))
+                            ["both modes read the broken markup alike; the format is the model's to keep"],
+                            ranked_by="markup"))
     for f in by_kind.get(ARGUMENTS_BUFFERED, []):
         x = f.extra
         causes.append(Cause("parser_streaming", f"arguments are buffered, not streamed: call {x.get('call')} sends "
                             f"nothing for {x.get('silent_deltas')} deltas, then {x.get('bytes')} bytes of arguments at "
                             f"once (step {f.first_step}): a streaming client sees no progress while the model writes them",
                             [f.detail, "the answer is right, only late: a warning"], severity=WARNING,
-                            where=where("tool", "streaming"), findings=[_key(f)]))
+                            where=where("tool", "streaming"), findings=[_key(f)], ranked_by="timing"))
+    causes += S.causes(by_kind, causes, Cause, lambda f, mode: where(_role(facts, f), mode, f.first_step), _key,
+                       bool(opened))
     return _dedupe(causes)
 
 
@@ -218,7 +241,7 @@ def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str 
     """The parser path(s) a stream-vs-non-stream difference is blamed on (check/modes.py).
     After a cut, a difference that starts inside the cut call is what each path made of an
     incomplete call: named, a warning, after the truncation and the serving layer's relabel."""
-    path, also, short = M.paths(facts)
+    path, also, short, basis = M.paths(facts)
     first = min(parser_modes, key=lambda f: f.first_step or 0)
     role = _role(facts, first)
     fields = ", ".join(f.field for f in parser_modes)
@@ -231,7 +254,7 @@ def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str 
                    f"{mode.replace('non', 'non-')} answer {M.verdict(short)}" if n == 0 else
                    f"the {mode.replace('non', 'non-')} answer falls short of the text too")
         cause = Cause(cls, summary, [f.headline() for f in parser_modes], where=where(role, mode, first.first_step),
-                      findings=[_key(f) for f in parser_modes])
+                      findings=[_key(f) for f in parser_modes], ranked_by=basis if n == 0 else "words")
         if after_cut:
             cause.severity = WARNING
             cause.summary = "inside the cut call: " + cause.summary
@@ -240,14 +263,6 @@ def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str 
             cause.evidence.append("the text ends inside the call, so streaming had to send before it could know")
         out.append(cause)
     return out
-
-
-def _cut_answers(facts: Facts) -> str:
-    def one(name: str, f: object) -> str:
-        calls = ", ".join(f"{c.name}({(c.arguments or '')[:40]!r}{'…' if len(c.arguments or '') > 40 else ''})"
-                          for c in f.tool_calls) or "no call"
-        return f"{name}: {calls}, finish_reason {f.finish_reason!r}"
-    return "; ".join(one(n, f) for n, f in (("stream", facts.stream), ("non-stream", facts.nonstream)))
 
 
 def _thinking_left_open(facts: Facts) -> list[Cause]:
@@ -280,5 +295,4 @@ def _dedupe(causes: list[Cause]) -> list[Cause]:
             same.findings += [k for k in c.findings if k not in same.findings]
             continue
         out.append(c)
-    rank = {SEVERE: 0, WARNING: 1, COSMETIC: 2}
-    return sorted(out, key=lambda c: rank.get(c.severity, 3))
+    return strength.ordered(out)

@@ -95,12 +95,16 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                 code, why = "tools_off_in_request", "the request has no tools or tool_choice \"none\""
                 fix = "send the tools with the request, tool_choice \"auto\""
             else:
-                code, why = "wrong_tool_parser", f"the {working.tool_parser} parser extracts no well-formed call"
+                others = f" (then {', '.join(r['parser'] for r in better[1:4])})" if len(better) > 1 else ""
+                code = "wrong_tool_parser"
+                why = (f"served with {working.tool_parser}; {best['parser']} reads it: use --tool-call-parser "
+                       f"{best['parser']}{others}. The {working.tool_parser} parser extracts no well-formed call")
                 fix = f"use --tool-call-parser {best['parser']}"
             report.diagnoses.append(Diagnosis(
                 code, PROBLEM, f"{arrive}: {why}; {len(better)} registered tool parser(s) extract well-formed "
                 f"calls from this text in both modes", fix,
-                {"content": _clip(stream.content), "best": best, "current": mine}))
+                {"content": _clip(stream.content), "best": best, "current": mine,
+                 "ranked": [r["parser"] for r in better]}))
 
     # Calls extracted, yet text lost: another parser may read the same format whole.
     if working.tool_parser and not report.tool_parsers and any(f.kind == "text_dropped" for f in report.findings):
@@ -126,7 +130,8 @@ def run(report: DoctorReport, setup: Setup, session: Session, working: ParserSpe
                 f"thinking markup reaches the content although {working.reasoning_parser} is configured"
                 + ("; the prompt already opened <think>" if opened else ""),
                 "check the chat_template_kwargs (enable_thinking) and the reasoning parser"
-                + (f" (--reasoning-parser {best} extracts it)" if best and best != working.reasoning_parser else ""),
+                + (f" (served with {working.reasoning_parser}; {best} reads it: use --reasoning-parser {best})"
+                   if best and best != working.reasoning_parser else ""),
                 {"content": _clip(stream.content), "prompt_tail": tail}))
     else:
         all_reasoning = [name for name, m in (("stream", stream), ("non-stream", nonstream))

@@ -69,7 +69,23 @@ class DoctorReport:
                 "diagnoses": [asdict(d) for d in self.diagnoses],
                 "findings": [f.to_dict() for f in self.findings], "modes": self.modes,
                 "tool_parsers": self.tool_parsers, "reasoning_parsers": self.reasoning_parsers,
-                "failures": self.failures, "checked": self.checked}
+                "failures": self.failures, "checked": self.checked, "not_reproduced": self.not_reproduced()}
+
+    def not_reproduced(self) -> dict | None:
+        """With no cause and no problem: says so, and names what was tried (never a guess)."""
+        if self.causes or any(d.severity == PROBLEM for d in self.diagnoses):
+            return None
+        s, c = self.setup, self.checked
+        parser = s.get("parser") or {}
+        return {"verdict": f"not reproduced here (vLLM {s.get('vllm')})", "tried": [
+            f"vLLM {s.get('vllm')}: {parser.get('config') or parser.get('tool_parser') or 'no tool parser'} + "
+            f"{parser.get('reasoning_parser') or 'no reasoning parser'} on the {s.get('tokenizer')} tokenizer",
+            f"stream vs non-stream over the {s.get('chunking')} grouping ({s.get('deltas')} deltas, finish_reason "
+            f"{s.get('finish_reason')}): they agree",
+            f"{c.get('groupings', 0)} other groupings of the {c.get('tokens', '?')} tokens "
+            f"({c.get('two_chunk_splits', 0)} two-chunk splits): none changes the answer",
+            "the text: no call left open, no word that reaches no field, no markup in a text field",
+            "the client contract in every chunk, and the request's settings"]}
 
 
 def start_error(spec: ParserSpec, tokenizer: TokenizerLike, policy: CallablePolicy | None = None) -> str | None:

@@ -58,3 +58,12 @@ def empty_tool_calls(facts: Facts, Cause: type) -> list:
                              ["a client that runs the calls when finish_reason is \"tool_calls\" finds none; the "
                               "engine's finish_reason was " + repr(facts.finish)], where=WHERE[name]))
     return out
+
+
+def cut_answers(facts: Facts) -> str:
+    """What each mode answered over a cut call: its calls (arguments clipped) and finish_reason."""
+    def one(name: str, f: object) -> str:
+        calls = ", ".join(f"{c.name}({(c.arguments or '')[:40]!r}{'…' if len(c.arguments or '') > 40 else ''})"
+                          for c in f.tool_calls) or "no call"
+        return f"{name}: {calls}, finish_reason {f.finish_reason!r}"
+    return "; ".join(one(n, f) for n, f in (("stream", facts.stream), ("non-stream", facts.nonstream)))

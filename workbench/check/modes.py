@@ -4,13 +4,18 @@ first, then what is lost.
 A mode breaks the client contract when its answer is one a client cannot use as sent: a
 call without a name or with arguments that are not valid JSON (a call that never closes
 reads the same), parser markup in a text field or in arguments the other mode does not
-have. A mode that breaks it is the suspect before any count of words: a stream that sends
-``, "arguments": {...}`` is at fault even when the non-streaming answer, clean, carries a
-word fewer, as long as that clean answer carries every word the model wrote. Otherwise
-(both modes break it, neither does, or the clean one also drops the model's text) the one
-that loses more of the text (calls, words) is blamed first: when both fall short, the
-non-streaming path (the parser's reading of the format) and the streaming one after it;
-when neither does, the streaming path (the non-streaming answer is the reference).
+have. A mode that breaks it is the suspect before any count of words (check/strength.py):
+a stream that sends ``, "arguments": {...}`` or arguments that never join to valid JSON is
+at fault even when the non-streaming answer, clean, carries words fewer. Only where the
+model broke the call's markup itself (a ``<parameter=`` not closed before ``</function>``)
+must the clean answer also carry every word the model wrote to decide alone: broken JSON
+is then what the stream makes of broken markup. Otherwise (both modes break it, neither
+does) the one that loses more of the text (calls, words) is blamed first: when both fall
+short, the non-streaming path (the parser's reading of the format) and the streaming one
+after it; when neither does, the streaming path (the non-streaming answer is the reference).
+
+Each decision says its evidence: "contract", "markup" (the other mode carries every word
+of the text, the blamed one does not), or "words".
 """
 
 from __future__ import annotations
@@ -46,20 +51,29 @@ def shortfalls(facts: Facts) -> tuple[dict, dict]:
     return s, n
 
 
-def paths(facts: Facts) -> tuple[str, str | None, dict]:
-    """(the path at fault, a second path also at fault or None, the first one's shortfall)."""
+def paths(facts: Facts) -> tuple[str, str | None, dict, str]:
+    """(the path at fault, a second path also at fault or None, the first one's shortfall,
+    the kind of evidence that decided it)."""
     s, n = shortfalls(facts)
     s_breaks, n_breaks = contract(s) > 0, contract(n) > 0
     clean = facts.nonstream if s_breaks else facts.stream
-    if s_breaks != n_breaks and complete(facts, clean, facts.reads if s_breaks else facts.stream_reads):
+    clean_reads = facts.reads if s_breaks else facts.stream_reads
+    if s_breaks != n_breaks and (not E.unclosed_markup(facts.text, facts.pairs)
+                                 or complete(facts, clean, clean_reads)):
         first, second, other = (STREAMING, NONSTREAMING, n) if s_breaks else (NONSTREAMING, STREAMING, s)
-        return first, second if loss(other) else None, s if s_breaks else n
+        return first, second if loss(other) else None, s if s_breaks else n, "contract"
     right_s, right_n = E.score(s) == 0, E.score(n) == 0
     if right_s and not right_n:
-        return NONSTREAMING, None, n
+        return NONSTREAMING, None, n, "markup" if complete(facts, facts.stream, _either(facts)) else "words"
     if not right_s and not right_n:
-        return NONSTREAMING, STREAMING, n
-    return STREAMING, None, s
+        return NONSTREAMING, STREAMING, n, "words"
+    return STREAMING, None, s, "markup" if complete(facts, facts.nonstream, _either(facts)) else "words"
+
+
+def _either(facts: Facts) -> Callable | None:
+    """Syntax to either parser path (a word one path reads as the format's is no lost word)."""
+    readers = [r for r in (facts.reads, facts.stream_reads) if r is not None]
+    return (lambda ms: any(r(ms) for r in readers)) if readers else None
 
 
 def complete(facts: Facts, final: object, reads: Callable | None) -> bool:

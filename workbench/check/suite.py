@@ -1,7 +1,8 @@
 """`check`: every check over one stream, with one Session.
 
 1. The stream as given: stream vs non-stream, the client contract, parser errors,
-   model text that reaches no field (``coverage``), arguments held back (``timing``).
+   model text that reaches no field (``coverage``), arguments held back (``timing``),
+   the silent drops (``silent``: call markup no mode reads, or that reaches the client as text).
 2. Chunking invariance: whole, k-token batches, N seeded random groupings, the
    two-chunk splits (every one up to ``groupings.ALL_SPLITS`` tokens, a seeded sample
    above) and detokenizer holdback, each compared with one-token deltas;
@@ -24,7 +25,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workbench.check import api_faces, compare, contract, cost as cost_mod, coverage, groupings as G, parallel, props
-from workbench.check import evidence, minimal_text, shrink, streams, timing
+from workbench.check import evidence, minimal_text, shrink, silent, streams, timing
 from workbench.core import chunking as C, limits
 from workbench.core.deltas import Delta
 from workbench.core.messages import ERROR, SEVERE, Difference, Final
@@ -115,6 +116,8 @@ class Checker:
             found += coverage.findings(self.session, self.source, contract.format_literals(self.session, self.markers),
                                        label, evidence.tool_marker_pairs(self.session))
         found += timing.findings(None, "token", self.base.bursts)
+        if self.session.api == "chat":
+            found += silent.findings(self.session, self.source, label)
         self.timings["coverage"] = time.perf_counter() - t
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
         found += self.chunking(None if one_token else (label, self.deltas), known)

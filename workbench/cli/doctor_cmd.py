@@ -30,7 +30,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.check import bugreport
+    from workbench.check import bugreport, strength
 
     if args.report is not None:
         from workbench.core import outputs
@@ -56,6 +56,7 @@ def run(args: argparse.Namespace) -> int:
         from workbench.lanes.asked import attach
 
         attach(report.parser_causes(), spec)
+        strength.with_versions(report.causes)  # a cause a later vLLM fixed is ranked by that
     if recording is not None:
         from workbench.capture import chunk_compare as capture_compare
 
@@ -154,6 +155,10 @@ def render(d: dict) -> list[str]:
         for n, c in enumerate(d["causes"], 1):
             sev = "" if c["severity"] == "error" else f" [{c['severity']}]"
             out.append(f"  {n}. {c['class']}{sev}: {c['summary']}")
+            if c.get("ranked_by"):
+                from workbench.check.strength import WHAT
+
+                out.append(f"       ranked by: {c['ranked_by']} ({WHAT.get(c['ranked_by'], '')})")
             for e in c["evidence"][:4]:
                 out.append(f"       {e}")
             if c.get("where"):
@@ -180,6 +185,7 @@ def render(d: dict) -> list[str]:
     if d["failures"]:
         out.append(f"  {len(d['failures'])} parser(s) whose markers are in the text could not run: "
                    + ", ".join(f"{f['kind']}:{f['parser']} ({f['error']})" for f in d["failures"][:6]))
-    if not d["causes"] and not any(dg["severity"] == "problem" for dg in d["diagnoses"]):
-        out.append("nothing wrong found")
+    if d.get("not_reproduced"):
+        out.append(f"nothing wrong found: {d['not_reproduced']['verdict']}; tried:")
+        out += [f"  - {t}" for t in d["not_reproduced"]["tried"]]
     return out

@@ -102,6 +102,12 @@ def run(args: argparse.Namespace) -> int:
     if server is not None and server.first_difference is not None:
         terminal.say("workbench replay: the server's {} differ from this vLLM's from step {}: {}",
                      server.unit, server.first_difference, server.cause, err=True)
+    if face is None:  # as TRT-LLM's warn_if_tool_call_unparsed: HTTP 200, and the call is lost
+        from workbench.check import silent
+
+        line = silent.warning(silent.findings(session, result, "source"))
+        if line:
+            terminal.say("workbench replay: warning: {}", line, err=True)
     errors = result.errors
     if errors:
         terminal.say("workbench replay: {} delta(s) raised in the parser; first at step {}: {}", len(errors),

@@ -113,6 +113,9 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
 
             attach(report.parser_causes(), spec_from_options(doctor_options(i, files, grouping, names)),
                    lambda message: rt.status(message, None))
+            from workbench.check.strength import with_versions
+
+            with_versions(report.causes)
     shown = {k: Path(v).name for k, v in files.items()}
     extra = bundle(report, cli_argv(doctor_options(i, shown, grouping, names)))
     s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
