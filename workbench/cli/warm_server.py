@@ -48,6 +48,13 @@ def _preload() -> None:
 
 
 def serve(version: str, path: str, idle_s: float) -> int:
+    from workbench.lanes.worker import private_folder
+
+    with private_folder():  # never the project checkout: each worker then makes its own
+        return _serve(version, path, idle_s)
+
+
+def _serve(version: str, path: str, idle_s: float) -> int:
     import gc
     import select
 

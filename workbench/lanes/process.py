@@ -34,13 +34,22 @@ WORKER = "workbench.lanes.worker"  # the program a lane runs unless its caller n
 def lane_env(version: str, root: object) -> dict[str, str]:
     """The environment a lane's worker runs in: ``root`` (its verified vLLM tree) first on the path."""
     env = dict(os.environ)
+    # the worker's working folder is its own (worker.private_folder): a relative entry is this process's
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(root), str(versions.REPO_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(root), str(versions.REPO_ROOT)]
+        + [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["VLLM_TARGET_DEVICE"] = "cpu"  # platform detection; a lane never runs a kernel
     env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # only the tree's verified source runs (lanes/manifest.py)
     env[versions.LANE_ENV] = version  # a command run in the lane asks no other lane (versions.in_lane)
     return env
+
+
+def command(program: str, *args: str) -> list[str]:
+    """``python -P -m program``: ``-P`` keeps the working folder off ``sys.path``; the worker
+    then works in an empty private folder of its own (worker.private_folder), never the
+    caller's folder or the project checkout (paths cross the wire absolute: lanes/carried.py)."""
+    return [sys.executable, "-P", "-m", program, *args]
 
 
 class LaneDied(WorkbenchError):
@@ -75,9 +84,9 @@ class Lane:
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", self.program], stdin=subprocess.PIPE,
+            command(self.program), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root), text=True,
-            encoding="utf-8", cwd=os.getcwd())
+            encoding="utf-8", cwd="/")
         hello = self._read(timeout=START_TIMEOUT_S, what="start")
         self.start_s = time.perf_counter() - t0
         return self._greeted(hello)

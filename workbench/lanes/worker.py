@@ -31,6 +31,7 @@ import traceback
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from workbench.lanes import carried
 from workbench.lanes.wire import Requests, row_fields, wire_row
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Worker:
     def op_setup(self, sid: str, setup: dict, prompt_token_ids: Sequence[int] | None = None) -> dict:
         from workbench.core.session import Session
 
-        session = Session(setup_from_dict(setup), prompt_token_ids=prompt_token_ids)
+        session = Session(setup_from_dict(carried.arrived(setup)), prompt_token_ids=prompt_token_ids)
         self.sessions[sid] = session
         self.streams.pop(sid, None)
         return {"parser": session.parser_info, "prompt_token_ids": session.prompt_ids,
@@ -163,14 +164,14 @@ class Worker:
         from workbench.check.suite import Options
         from workbench.core.prepare import RunSpec
 
-        report, notes = check_spec(RunSpec.from_dict(spec), Options(**(options or {})))
+        report, notes = check_spec(RunSpec.from_dict(carried.arrived(spec)), Options(**(options or {})))
         return {"report": _plain(report.to_dict()), "notes": notes}
 
     def op_doctor(self, spec: dict) -> dict:
         from workbench.check.on_spec import diagnose_spec
         from workbench.core.prepare import RunSpec
 
-        done = diagnose_spec(RunSpec.from_dict(spec))
+        done = diagnose_spec(RunSpec.from_dict(carried.arrived(spec)))
         return {"report": _plain(done.report.to_dict()), "notes": done.notes}
 
     # -- whole commands ------------------------------------------------------------------
@@ -260,7 +261,33 @@ def _answer(worker: Worker, line: str) -> dict | None:
                 "traceback": traceback.format_exc()}
 
 
+def private_folder():
+    """An empty folder only this user can open (0700), the worker's working folder while it
+    runs, removed when it ends: a relative path names nothing the user or the project
+    checkout holds, and nothing the worker writes lands in either (lanes/carried.py)."""
+    import contextlib
+    import shutil
+    import tempfile
+
+    @contextlib.contextmanager
+    def held():
+        folder = tempfile.mkdtemp(prefix="workbench-lane-")
+        os.chdir(folder)
+        try:
+            yield folder
+        finally:
+            os.chdir("/")
+            shutil.rmtree(folder, ignore_errors=True)
+
+    return held()
+
+
 def main(worker_cls: type[Worker] = Worker) -> int:
+    with private_folder():
+        return _main(worker_cls)
+
+
+def _main(worker_cls: type[Worker]) -> int:
     t0 = time.perf_counter()
     pipe = _protocol_pipe()
     import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
