@@ -15,6 +15,7 @@ import argparse
 import contextlib
 import importlib
 import io
+import os
 import sys
 
 from workbench.lanes.worker import Worker, main as serve
@@ -22,7 +23,8 @@ from workbench.lanes.worker import Worker, main as serve
 
 class CommandWorker(Worker):
     def op_command(self, name: str, spec: dict | None, options: dict) -> dict:
-        import os
+        import shutil
+        import tempfile
 
         from workbench.cli import defaults, execute
         from workbench.core import outputs, secrets
@@ -34,10 +36,14 @@ class CommandWorker(Worker):
         args = argparse.Namespace(**(defaults(name) | options | dict(command=name, vllm=None, argv=typed, run=module.run)))
         args.spec = RunSpec.from_dict(carried.arrived(spec)) if spec is not None else None
         out, err = io.StringIO(), io.StringIO()
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), secrets.scrubbed_stdio(), \
-                outputs.staged(os.path.join(os.getcwd(), "written")) as written:
-            rc = execute(args)
-            files = written.files()
+        folder = tempfile.mkdtemp(prefix="written-", dir=".")  # in the worker's private folder
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), secrets.scrubbed_stdio(), \
+                    outputs.staged(os.path.abspath(folder)) as written:
+                rc = execute(args)
+                files = written.files()
+        finally:
+            shutil.rmtree(folder, ignore_errors=True)
         return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue(), "files": files}
 
 

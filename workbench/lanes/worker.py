@@ -299,7 +299,8 @@ def _main(worker_cls: type[Worker]) -> int:
     gc.freeze()  # vLLM's and torch's objects (about 640,000): a full collection mid-feed walked them all
     pipe.write(json.dumps({"ok": True, "ready": True, "vllm": vllm_version(), "file": vllm.__file__,
                            "tool": len(names["tool"]), "reasoning": len(names["reasoning"]),
-                           "row_fields": row_fields(), "start_s": time.perf_counter() - t0}) + "\n")
+                           "row_fields": row_fields(), "start_s": time.perf_counter() - t0,
+                           "folder": os.getcwd()}) + "\n")
     worker = worker_cls()
     while (line := worker.requests.readline()) is not None:
         if line.strip():
