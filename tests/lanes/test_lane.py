@@ -264,7 +264,7 @@ def test_lane_rows_equal_in_process_rows_on_a_shared_parser(lane):
 def test_conformance_tests_pass_inside_the_lane(lane):
     """tests/core/test_session.py (rows == a direct vLLM call) run in the lane's interpreter,
     so both the rows and the direct calls are vLLM 0.33.0's."""
-    out = lane.call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/core/test_session.py"])
+    out = lane.call("pytest", args=["-q", "-p", "no:cacheprovider", str(versions.REPO_ROOT / "tests/core/test_session.py")])
     assert out["rc"] == 0, out["failed"]
     assert len(out["passed"]) >= 40 and not out["failed"]
 

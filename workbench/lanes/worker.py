@@ -191,6 +191,7 @@ class Worker:
         return {"names": registered_names()}
 
     def op_pytest(self, args: list[str]) -> dict:
+        """pytest over ``args`` here; its paths absolute (the worker works in a folder of its own)."""
         import pytest
 
         outcomes = _Outcomes()
