@@ -174,3 +174,36 @@ def test_a_lane_that_cannot_load_the_parser_never_says_fixed_or_gone(lane, tmp_p
         text, per, timeline = asked.verdict(keys, {LANE: found}, versions.installed(), own)
         assert "fixed" not in text and "gone" not in text and timeline["fixed_in"] is None
         assert per[LANE] == found and timeline["unknown"] == [LANE]
+
+
+def test_every_path_leaves_absolute_and_a_descriptor_as_its_content(tmp_path, monkeypatch):
+    """What carried.py sends (no lane): each path the run or the command names, absolute from
+    the caller's folder; a built-in tokenizer by name; a file behind one of this process's
+    descriptors as its content, which the worker writes into its own folder."""
+    from workbench.core.parsers import ParserSpec
+    from workbench.core.run_spec import RunSpec
+    from workbench.lanes import carried
+
+    work = _author(tmp_path / "author")
+    monkeypatch.chdir(work)
+    sent = carried.spec(RunSpec(recording="rec.jsonl", tokenizer="tok", plugins=("./p.py",),
+                                parser=ParserSpec(config="parsers/teaching.toml")))
+    assert (sent["recording"], sent["tokenizer"], sent["plugins"], sent["parser"]["config"]) == (
+        str(work / "rec.jsonl"), str(work / "tok"), [str(work / "p.py")], str(work / "parsers/teaching.toml"))
+    assert carried.spec(RunSpec(text="x", tokenizer="qwen3"))["tokenizer"] == "qwen3"
+    options = carried.options({"output": "t.py", "report": "b.md", "all": "out", "a": "mine.toml@0.33.0",
+                               "b": "hermes+qwen3@0.33.0", "fuzz": 2})
+    assert options == {"output": str(work / "t.py"), "report": str(work / "b.md"), "all": str(work / "out"),
+                       "a": f"{work / 'mine.toml'}@0.33.0", "b": "hermes+qwen3@0.33.0", "fuzz": 2}
+
+    fd = os.open(work / "parsers" / "teaching.toml", os.O_RDONLY)
+    try:
+        sent = carried.spec(RunSpec(text="x", parser=ParserSpec(config=f"/dev/fd/{fd}")))
+    finally:
+        os.close(fd)
+    assert sent["parser"]["config"] == {"carried": str(fd), "content": MINE.format(converter="")}
+    lane_folder = tmp_path / "lane"
+    lane_folder.mkdir()
+    monkeypatch.chdir(lane_folder)
+    arrived = Path(carried.arrived(sent)["parser"]["config"])
+    assert lane_folder in arrived.parents and arrived.read_text(encoding="utf-8") == MINE.format(converter="")

@@ -23,18 +23,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def resolve(path: str | None) -> str | None:
-    """A path the notebook names, absolute: from the kernel's working folder (the notebook's)
-    when it is there, else the repository's (the pickers list repo-relative paths: notebooks
+    """A path the notebook names: as given when it is there from the kernel's working folder
+    (the notebook's), else the repository's (the pickers list repo-relative paths: notebooks
     run in notebooks/). ``./x`` and ``../x`` are always the notebook's, never the repository's
-    file of that name; a path found nowhere stays as given."""
-    if not path:
+    file of that name; a path found nowhere stays as given. A lane gets it absolute
+    (lanes/carried.py)."""
+    if not path or Path(path).is_absolute() or Path(path).exists() or path.startswith(("./", "../")):
         return path
-    given = Path(path).expanduser()
-    if given.is_absolute():
-        return str(given)
-    here = os.path.abspath(given)
-    if os.path.exists(here) or path.startswith(("./", "../")):
-        return here
     candidate = REPO / path
     return str(candidate) if candidate.exists() else path
 
