@@ -133,6 +133,16 @@ def test_relative_paths_from_another_folder_give_the_absolute_verdicts(lane, run
         assert calls == [(c["name"], c["arguments"]) for c in there[side]["tool_calls"]]
     assert [r["text"] for r in here["rows"]] == [r["text"] for r in there["rows"]]
 
+    # a plugin named like the checkout's example, registering a name only the author's copy has
+    plugin = (REPO / "parsers" / "plugins" / "example_tool_parser.py").read_text(encoding="utf-8")
+    (work / "parsers" / "plugins").mkdir()
+    (work / "parsers" / "plugins" / "example_tool_parser.py").write_text(
+        plugin.replace('register_module("example_json")', 'register_module("authors_json")'), encoding="utf-8")
+    code, out, err = run_cli("replay", "--plugin", "parsers/plugins/example_tool_parser.py", "--tool-parser",
+                             "authors_json", "--tools", "tools.json", "--vllm", LANE, "--json", "--text",
+                             'Let me check.<call>{"name": "get_weather", "arguments": {"city": "Paris"}}</call>')
+    assert code == 0 and [c["name"] for c in json.loads(out)["nonstream"]["tool_calls"]] == ["get_weather"], err
+
     code, out, err = run_cli("check", *rel, *quick, "--vllm", f"{versions.installed()},{LANE}")
     assert (code, out) == run_cli("check", *absolute, *quick, "--vllm", f"{versions.installed()},{LANE}")[:2]
     assert "fixed in" not in out and "gone" not in out
