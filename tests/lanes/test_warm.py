@@ -104,9 +104,14 @@ def test_the_server_and_each_worker_work_in_a_private_folder(warm_env):
 
 def test_a_worker_that_dies_takes_only_its_connection(warm_env):
     dying = _command_lane()
+    folder = Path(dying.info["folder"])
     with pytest.raises(lanes.LaneDied, match="closed the connection"):
         dying.call("exit", code=3)
     assert not dying.alive
+    deadline = time.monotonic() + 10
+    while folder.exists() and time.monotonic() < deadline:  # the server removes what it could not
+        time.sleep(0.1)
+    assert not folder.exists()
     again = _command_lane()
     assert again.warm and again.call("ping") == {}
 

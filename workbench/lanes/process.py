@@ -66,6 +66,7 @@ class Lane:
         self.verify_s = 0.0  # checking the tree's manifest (budget 0.3 s)
         self.warm = False  # a warm server's worker that was already running (lanes/warm.py)
         self._log = None
+        self.folder: str | None = None  # the worker's private working folder, removed at close
         self._lock = threading.RLock()  # held by a request, or a Stream, until its answer ends
         self._open: Stream | None = None
 
@@ -83,10 +84,13 @@ class Lane:
         self.verify_s = time.perf_counter() - t0
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
+        from workbench.lanes.worker import FOLDER_ENV, new_folder
+
+        self.folder = new_folder()  # the worker's working folder (worker.private_folder)
         self.proc = subprocess.Popen(
             command(self.program), stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root), text=True,
-            encoding="utf-8", cwd="/")
+            stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root) | {FOLDER_ENV: self.folder},
+            text=True, encoding="utf-8", cwd="/")
         hello = self._read(timeout=START_TIMEOUT_S, what="start")
         self.start_s = time.perf_counter() - t0
         return self._greeted(hello)
@@ -192,6 +196,11 @@ class Lane:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self.folder is not None:  # the worker removes it as it ends; one that died could not
+            import shutil
+
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
 
 
 class Stream:

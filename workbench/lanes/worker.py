@@ -262,29 +262,39 @@ def _answer(worker: Worker, line: str) -> dict | None:
                 "traceback": traceback.format_exc()}
 
 
-def private_folder():
-    """An empty folder only this user can open (0700), the worker's working folder while it
-    runs, removed when it ends: a relative path names nothing the user or the project
-    checkout holds, and nothing the worker writes lands in either (lanes/carried.py)."""
+FOLDER_ENV = "WORKBENCH_LANE_FOLDER"  # the folder its starter made for it (and removes if it dies)
+
+
+def new_folder() -> str:
+    """An empty folder only this user can open (0700), for one worker."""
+    import tempfile
+
+    return tempfile.mkdtemp(prefix="workbench-lane-")
+
+
+def private_folder(folder: str | None = None):
+    """``folder`` (else a new one) as the worker's working folder while it runs, removed when
+    it ends: a relative path names nothing the user or the project checkout holds, and
+    nothing the worker writes lands in either (lanes/carried.py). Its starter removes it too
+    when the worker dies before it could (process.Lane.close, warm_server)."""
     import contextlib
     import shutil
-    import tempfile
 
     @contextlib.contextmanager
     def held():
-        folder = tempfile.mkdtemp(prefix="workbench-lane-")
-        os.chdir(folder)
+        at = folder or new_folder()
+        os.chdir(at)
         try:
-            yield folder
+            yield at
         finally:
             os.chdir("/")
-            shutil.rmtree(folder, ignore_errors=True)
+            shutil.rmtree(at, ignore_errors=True)
 
     return held()
 
 
-def main(worker_cls: type[Worker] = Worker) -> int:
-    with private_folder():
+def main(worker_cls: type[Worker] = Worker, folder: str | None = None) -> int:
+    with private_folder(folder or os.environ.pop(FOLDER_ENV, None)):
         return _main(worker_cls)
 
 
