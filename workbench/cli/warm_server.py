@@ -59,7 +59,7 @@ def _serve(version: str, path: str, idle_s: float) -> int:
     import select
     import shutil
 
-    from workbench.lanes.worker import new_folder
+    from workbench.lanes.process import new_folder
 
     module = importlib.import_module(SERVED)
     worker_cls = _worker_class(module)

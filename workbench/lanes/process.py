@@ -45,6 +45,14 @@ def lane_env(version: str, root: object) -> dict[str, str]:
     return env
 
 
+FOLDER_ENV = "WORKBENCH_LANE_FOLDER"  # the folder a worker's starter made for it (and removes if it dies)
+
+
+def new_folder() -> str:
+    """An empty folder only this user can open (0700): one worker's working folder."""
+    return tempfile.mkdtemp(prefix="workbench-lane-")
+
+
 def command(program: str, *args: str) -> list[str]:
     """``python -P -m program``: ``-P`` keeps the working folder off ``sys.path``; the worker
     then works in an empty private folder of its own (worker.private_folder), never the
@@ -84,8 +92,6 @@ class Lane:
         self.verify_s = time.perf_counter() - t0
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
-        from workbench.lanes.worker import FOLDER_ENV, new_folder
-
         self.folder = new_folder()  # the worker's working folder (worker.private_folder)
         self.proc = subprocess.Popen(
             command(self.program), stdin=subprocess.PIPE,

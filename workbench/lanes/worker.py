@@ -262,16 +262,6 @@ def _answer(worker: Worker, line: str) -> dict | None:
                 "traceback": traceback.format_exc()}
 
 
-FOLDER_ENV = "WORKBENCH_LANE_FOLDER"  # the folder its starter made for it (and removes if it dies)
-
-
-def new_folder() -> str:
-    """An empty folder only this user can open (0700), for one worker."""
-    import tempfile
-
-    return tempfile.mkdtemp(prefix="workbench-lane-")
-
-
 def private_folder(folder: str | None = None):
     """``folder`` (else a new one) as the worker's working folder while it runs, removed when
     it ends: a relative path names nothing the user or the project checkout holds, and
@@ -279,6 +269,8 @@ def private_folder(folder: str | None = None):
     when the worker dies before it could (process.Lane.close, warm_server)."""
     import contextlib
     import shutil
+
+    from workbench.lanes.process import new_folder
 
     @contextlib.contextmanager
     def held():
@@ -294,6 +286,8 @@ def private_folder(folder: str | None = None):
 
 
 def main(worker_cls: type[Worker] = Worker, folder: str | None = None) -> int:
+    from workbench.lanes.process import FOLDER_ENV
+
     with private_folder(folder or os.environ.pop(FOLDER_ENV, None)):
         return _main(worker_cls)
 
