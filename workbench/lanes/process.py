@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING
 
 from workbench.errors import LaneFailed, WorkbenchError
@@ -93,6 +95,8 @@ class Lane:
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
         self.folder = new_folder()  # the worker's working folder (worker.private_folder)
+        # removed at close, or when this Lane is dropped unclosed (a worker that died cannot)
+        self._remove_folder = weakref.finalize(self, shutil.rmtree, self.folder, True)
         self.proc = subprocess.Popen(
             command(self.program), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root) | {FOLDER_ENV: self.folder},
@@ -203,9 +207,7 @@ class Lane:
             self._log.close()
             self._log = None
         if self.folder is not None:  # the worker removes it as it ends; one that died could not
-            import shutil
-
-            shutil.rmtree(self.folder, ignore_errors=True)
+            self._remove_folder()
             self.folder = None
 
 
