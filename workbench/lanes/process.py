@@ -55,6 +55,13 @@ def new_folder() -> str:
     return tempfile.mkdtemp(prefix="workbench-lane-")
 
 
+def _remove_folder(folder: str, owner: int) -> None:
+    """A worker's folder, removed by the process that started it: a forked child (lane.py
+    drops its copy of the parent's lanes) must not remove the folder a live worker works in."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
 def command(program: str, *args: str) -> list[str]:
     """``python -P -m program``: ``-P`` keeps the working folder off ``sys.path``; the worker
     then works in an empty private folder of its own (worker.private_folder), never the
@@ -96,7 +103,7 @@ class Lane:
         t0 = time.perf_counter()
         self.folder = new_folder()  # the worker's working folder (worker.private_folder)
         # removed at close, or when this Lane is dropped unclosed (a worker that died cannot)
-        self._remove_folder = weakref.finalize(self, shutil.rmtree, self.folder, True)
+        self._remove_folder = weakref.finalize(self, _remove_folder, self.folder, os.getpid())
         self.proc = subprocess.Popen(
             command(self.program), stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root) | {FOLDER_ENV: self.folder},
