@@ -275,6 +275,8 @@ NOT_USER_INPUT = {
     ("core/door.py", "_open", "os.fdopen"): "the door itself",
     ("core/door_parse.py", "parse_toml", "tomllib.loads"): "the door itself",
     ("core/templates.py", "_address_space", "os.open"): "this process's own /proc/self/statm",
+    ("core/outputs.py", "Staged.files", ".read_text"): "a command's own output, staged in its lane's private "
+                                                       "folder, sent back for the caller to write",
     ("check/export_template.py", "parser_class", "open"): "runs in the exported test, outside the workbench: "
                                                           "the config copy the export wrote beside it",
     ("check/export_template.py", "parser_class", "tomllib.load"): "the same file, in the exported test",
@@ -423,6 +425,8 @@ NOT_USER_OUTPUT = {
     ("corpus/task.py", "_run", ".write_bytes"): "a recording's own bytes, to a temporary file to prepare it from",
     ("corpus/spec.py", "Spec.for_recording", ".write_bytes"): "the run's carried code files, into the recording's temporary folder",
     ("engine/quiet.py", "quiet", ".open"): "the engine start's own log",
+    ("lanes/carried.py", "_written", ".write_text"): "a file the caller sent as content (read through its door), "
+                                                     "into the lane worker's private folder for it to read",
     ("engine/tiny_model.py", "_build", ".write_text"): "the tiny model's cache",
     ("lanes/manifest.py", "write", ".write_text"): "the lane tree's manifest",
     ("lanes/worker.py", "_protocol_pipe", "os.fdopen"): "the lane worker's protocol pipe",

@@ -161,9 +161,9 @@ def test_a_missing_internal_fails_loudly_with_its_name_and_the_version(qwen3_tok
 def test_every_internal_also_exists_in_the_lane_version(version):
     """The same checks run in each lane's interpreter (workbench/lanes/), so the seam is
     checked against every vLLM version the workbench runs."""
-    from workbench.lanes import lane as lanes
+    from workbench.lanes import lane as lanes, versions
 
-    out = lanes.get(version).call("pytest", args=["-q", "-p", "no:cacheprovider", "tests/core/test_vllm_compat.py",
+    out = lanes.get(version).call("pytest", args=["-q", "-p", "no:cacheprovider", str(versions.REPO_ROOT / "tests/core/test_vllm_compat.py"),
                                                    "-k", "not lane_version"])
     assert out["rc"] == 0, out["failed"]
     assert len(out["passed"]) >= len(HAS) - len(compat.INSTALLED_ONLY) and not out["failed"]

@@ -14,6 +14,7 @@ import os
 import socket
 import stat
 import time
+from pathlib import Path
 
 import pytest
 
@@ -84,11 +85,33 @@ def test_the_socket_is_the_users_only(warm_env):
         assert warm_server._peer_uid(s) == os.getuid()  # what the server compares each peer with
 
 
+def test_the_server_and_each_worker_work_in_a_private_folder(warm_env):
+    """Never the project checkout (where a relative --config once found the shipped file of
+    that name): an empty 0700 folder each, the worker's removed when its command ends."""
+    first, second = _command_lane(), lanes.get(LANE, program=warm.SERVED)
+    folders = [Path(first.info["folder"]), Path(second.info["folder"])]
+    server = Path(os.readlink(f"/proc/{warm._server_pid(warm.socket_path(LANE).with_suffix('.pid'))}/cwd"))
+    assert len({*folders, server}) == 3
+    for folder in (*folders, server):
+        assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+        assert versions.REPO_ROOT not in (folder, *folder.parents) and folder != Path.cwd()
+    lanes.close_all()
+    deadline = time.monotonic() + 10
+    while any(f.exists() for f in folders) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not any(f.exists() for f in folders) and server.is_dir()
+
+
 def test_a_worker_that_dies_takes_only_its_connection(warm_env):
     dying = _command_lane()
+    folder = Path(dying.info["folder"])
     with pytest.raises(lanes.LaneDied, match="closed the connection"):
         dying.call("exit", code=3)
     assert not dying.alive
+    deadline = time.monotonic() + 10
+    while folder.exists() and time.monotonic() < deadline:  # the server removes what it could not
+        time.sleep(0.1)
+    assert not folder.exists()
     again = _command_lane()
     assert again.warm and again.call("ping") == {}
 

@@ -4,6 +4,8 @@ TypeError traceback from deep inside the controls."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 
 from workbench.errors import WorkbenchError
@@ -169,3 +171,25 @@ def test_a_box_the_request_would_refuse_stays_a_draft(box, text):
     s = set_json(start(Inputs(text="hi")), box, text)
     assert box in s.drafts and s.drafts[box][1].startswith(f"request.{box} must be")
     assert getattr(s.settings, box) == getattr(Inputs(text="hi"), box)
+
+
+def test_a_notebooks_relative_config_is_the_notebooks_never_the_repositorys(tmp_path, monkeypatch):
+    """Issue 40: ``show(config="./x.toml")`` names the file beside the notebook (the kernel's
+    working folder); the repository's file of that name is never read or run in its place, by
+    the run or by the editor."""
+    from workbench.ui.inputs import REPO, Inputs, resolve
+    from workbench.ui.settings import config_text_of
+
+    shipped = REPO / "parsers" / "teaching.toml"
+    (tmp_path / "parsers").mkdir()
+    mine = shipped.read_text(encoding="utf-8").replace('name = "teaching"', 'name = "mine"')
+    (tmp_path / "parsers" / "teaching.toml").write_text(mine, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    here = str(tmp_path / "parsers" / "teaching.toml")
+    for given in ("parsers/teaching.toml", "./parsers/teaching.toml"):
+        assert os.path.abspath(resolve(given)) == here
+        assert os.path.abspath(Inputs(text="hi", config=given).spec().parser.config) == here
+        assert config_text_of(given) == mine
+    (tmp_path / "parsers" / "teaching.toml").unlink()
+    assert os.path.abspath(resolve("./parsers/teaching.toml")) == here  # missing here: never the repo's
+    assert resolve("parsers/teaching.toml") == str(shipped)  # a picker's repo-relative path

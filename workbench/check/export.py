@@ -244,7 +244,9 @@ def write_sample(path: str | Path, sample: dict, force: bool = False) -> Path:
 
 def self_check(path: str | Path, tokenizer_folder: str | None = None) -> list[tuple[str, str]]:
     """Run the exported tests here: [(test id, failure message)] for those that fail."""
-    p = Path(path)
+    from workbench.core import outputs
+
+    p = outputs.written_at(path)  # in a lane, its copy there (the calling process writes the file)
     name = f"_workbench_export_{p.stem}"
     spec = importlib.util.spec_from_file_location(name, p)
     module = importlib.util.module_from_spec(spec)

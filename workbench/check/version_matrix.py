@@ -63,7 +63,7 @@ def reports_of(spec: RunSpec, options: Options, order: list[str]) -> dict[str, d
     from dataclasses import asdict
 
     from workbench.check.on_spec import check_spec
-    from workbench.lanes import lane, versions
+    from workbench.lanes import carried, lane, versions
 
     reports = {}
     for v in order:
@@ -71,7 +71,7 @@ def reports_of(spec: RunSpec, options: Options, order: list[str]) -> dict[str, d
             if versions.is_installed(v):
                 reports[v] = check_spec(spec, options)[0].to_dict()
             else:
-                reports[v] = lane.get(v).call("check", spec=spec.to_dict(), options=asdict(options))["report"]
+                reports[v] = lane.get(v).call("check", spec=carried.spec(spec), options=asdict(options))["report"]
         except WorkbenchError as e:  # bad input: the version's own one-line message
             raise WorkbenchError(f"vLLM {v}: {e}") from None
     return reports

@@ -223,6 +223,7 @@ def dispatch(args: argparse.Namespace) -> int | None:
         return lane_rows.replay(args, wanted[0], str(e))
     from workbench.core.writing import terminal
 
+    vllm_option.write_files(done)  # what the lane's command wrote: written here, before it is said
     terminal.document(done["stdout"])  # the lane's CLI wrote it through this door there
     terminal.document(done["stderr"], err=True)
     return done["rc"]

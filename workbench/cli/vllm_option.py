@@ -34,24 +34,41 @@ def add_option(p: argparse.ArgumentParser, many: bool = False, table: str = "a f
 _NOT_SENT = frozenset({"run", "argv", "vllm", "spec", "command"})
 
 
-def command_options(args: argparse.Namespace) -> dict:
-    """The command's own options (not the run's inputs), as plain values; ``typed``: the command
-    line as the user typed it, only ever shown (a doctor report's "Reproduce" line)."""
-    from workbench.core.run_options import SPEC_OPTIONS
+def _has_source(args: argparse.Namespace) -> bool:
+    return any(k in vars(args) for k in ("recording", "text"))
 
-    own = {k: v for k, v in vars(args).items() if k not in SPEC_OPTIONS | _NOT_SENT}
-    return own | {"typed": list(getattr(args, "argv", []) or [])}
+
+def command_options(args: argparse.Namespace) -> dict:
+    """The command's own options (not the run's inputs; all of them for a command without a
+    run, such as export-config), as plain values, every path absolute (lanes/carried.py);
+    ``typed``: the command line as the user typed it, only ever shown (a doctor report's
+    "Reproduce" line)."""
+    from workbench.core.run_options import SPEC_OPTIONS
+    from workbench.lanes import carried
+
+    with_run = not _has_source(args)
+    own = {k: v for k, v in vars(args).items() if k not in _NOT_SENT and (with_run or k not in SPEC_OPTIONS)}
+    return carried.options(own, with_run) | {"typed": list(getattr(args, "argv", []) or [])}
 
 
 def run_in_lane(version: str, args: argparse.Namespace) -> dict:
-    """{"rc", "stdout", "stderr"} of the command over ``version``'s vLLM: its lane gets the
-    command's name, the run as ``RunSpec.to_dict()`` and the command's own options."""
-    from workbench.lanes import lane
+    """{"rc", "stdout", "stderr", "files"} of the command over ``version``'s vLLM: its lane
+    gets the command's name, the run as ``RunSpec.to_dict()`` and the command's own options,
+    every path absolute; the files it would write come back (``files``) for this process to
+    write (``write_files``)."""
+    from workbench.lanes import carried, lane
 
-    has_source = any(k in vars(args) for k in ("recording", "text"))
-    spec = common.run_spec(args).to_dict() if has_source else None
+    spec = carried.spec(common.run_spec(args)) if _has_source(args) else None
     return lane.get(version, program=IN_LANE).call("command", name=args.command, spec=spec,
                                                    options=command_options(args))
+
+
+def write_files(done: dict) -> None:
+    """The files a command in a lane wrote there, written here through the writing door: the
+    lane writes nothing in the user's folders (nor in the project checkout)."""
+    from workbench.core import outputs
+
+    outputs.write_staged(done.get("files") or [])
 
 
 def parser_entries(version: str) -> list[dict]:

@@ -48,8 +48,18 @@ def _preload() -> None:
 
 
 def serve(version: str, path: str, idle_s: float) -> int:
+    from workbench.lanes.worker import private_folder
+
+    with private_folder():  # never the project checkout: each worker then makes its own
+        return _serve(version, path, idle_s)
+
+
+def _serve(version: str, path: str, idle_s: float) -> int:
     import gc
     import select
+    import shutil
+
+    from workbench.lanes.process import new_folder
 
     module = importlib.import_module(SERVED)
     worker_cls = _worker_class(module)
@@ -63,7 +73,7 @@ def serve(version: str, path: str, idle_s: float) -> int:
         os.umask(old)
     listener.listen(16)
     bound = os.stat(path).st_ino  # removed at the end only if it is still this server's socket
-    children: set[int] = set()
+    children: dict[int, str] = {}  # pid -> its private folder, removed when it is reaped
     last = time.monotonic()
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
@@ -74,7 +84,8 @@ def serve(version: str, path: str, idle_s: float) -> int:
                 pid, _ = os.waitpid(-1, os.WNOHANG)
                 if not pid:
                     break
-                children.discard(pid)
+                if pid in children:  # a worker that died (killed, os._exit) could not remove its folder
+                    shutil.rmtree(children.pop(pid), ignore_errors=True)
                 last = time.monotonic()
             if not children and time.monotonic() - last > idle_s:
                 break
@@ -86,11 +97,12 @@ def serve(version: str, path: str, idle_s: float) -> int:
                 terminal.say("refused a connection from uid {}", uid, err=True)
                 conn.close()
                 continue
+            folder = new_folder()
             pid = os.fork()
             if pid == 0:
                 listener.close()
-                _serve_connection(conn, worker_cls)
-            children.add(pid)
+                _serve_connection(conn, worker_cls, folder)
+            children[pid] = folder
             conn.close()
             last = time.monotonic()
     finally:
@@ -108,7 +120,7 @@ def _peer_uid(conn: socket.socket) -> int:
     return struct.unpack("3i", creds)[1]
 
 
-def _serve_connection(conn: socket.socket, worker_cls: type) -> None:
+def _serve_connection(conn: socket.socket, worker_cls: type, folder: str) -> None:
     """A forked worker: the connection becomes its stdin and its protocol pipe (worker.main)."""
     from workbench.lanes import worker
 
@@ -118,7 +130,7 @@ def _serve_connection(conn: socket.socket, worker_cls: type) -> None:
         os.dup2(conn.fileno(), 0)
         os.dup2(conn.fileno(), 1)
         conn.close()
-        code = worker.main(worker_cls)
+        code = worker.main(worker_cls, folder)
     except BaseException as e:  # a crash of this connection's worker: logged, the server goes on
         terminal.say("worker: {}: {}", type(e).__name__, e, err=True)
     finally:

@@ -10,6 +10,7 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     tree.py       a locked version's pure-Python tree under .cache/vllm/<version>/ (fetch, extract)
     manifest.py   every extracted file's sha256, checked on every lane start
     worker.py     the lane worker: the core over one vLLM tree, driven by JSON lines
+    carried.py    what crosses the wire: every path the user named absolute, or its content
     wire.py       the wire: a feed's rows 128 a line in WIRE's compact order; the request reader
     process.py    a lane: the worker subprocess, its requests, Stream (send / take / cancel)
     lane.py       this process's lanes, one per version (get): a warm lane's worker, or one of its own

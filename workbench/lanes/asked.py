@@ -5,7 +5,10 @@ what was compared and which field (``kind``, ``field``), as `check --vllm A,B` d
 is gone in a version when all its findings are; the installed version has it. The verdict is
 ``check.fixed_in.timeline``'s over every version in version order ("fixed in 0.34.0", "fixed
 in 0.33.0, back in 0.34.0", "not fixed in any version here"); a version that could not run
-is left out of it and named. The CLI's doctor and the widget's Diagnose tab ask here.
+is left out of it and named: "could not run on V: <why>", also when its doctor ran but the
+parser could not start there (a file it cannot load, a name it lacks): only a verdict from a
+parser that ran counts, never "gone" for one that did not. The spec travels with every path
+absolute (lanes/carried.py). The CLI's doctor and the widget's Diagnose tab ask here.
 """
 
 from __future__ import annotations
@@ -25,23 +28,34 @@ if TYPE_CHECKING:
 COMMANDS = "workbench.cli.in_lane"
 
 
+def could_not_run(version: str, why: str) -> str:
+    """The one line a version that could not run the parser gets: never a verdict."""
+    line = " ".join(str(why).split()) or "no output"
+    return f"could not run on {version}: {line}"
+
+
 def findings_in(version: str, spec: RunSpec, progress: Callable[[str], None] | None = None
                 ) -> set[tuple[str, str]] | str:
     """The (kind, field) of every finding the doctor reads in ``version`` (another than the
-    installed one), or why it could not run; ``progress`` hears the lane start."""
+    installed one), or why it could not run (``could_not_run``): the lane failed, the doctor
+    there failed, or the parser could not start there; ``progress`` hears the lane start."""
     from workbench.errors import WorkbenchError
-    from workbench.lanes import lane
+    from workbench.lanes import carried, lane
 
     try:
         worker = lane.get(version, progress=progress, program=COMMANDS)
-        done = worker.call("command", name="doctor", spec=spec.to_dict(), options={"json": True})
+        done = worker.call("command", name="doctor", spec=carried.spec(spec), options={"json": True})
     except WorkbenchError as e:
-        return f"could not run: {e}"
+        return could_not_run(version, str(e))
     try:
         data = json.loads(done["stdout"])
     except json.JSONDecodeError:
-        last = (done["stderr"].strip().splitlines() or ["no output"])[-1]
-        return f"could not run: {last}"
+        return could_not_run(version, (done["stderr"].strip().splitlines() or ["no output"])[-1])
+    if not isinstance(data, dict):
+        return could_not_run(version, "its doctor gave no report")
+    cannot = [d for d in data.get("diagnoses") or [] if d.get("code") == "parser_cannot_start"]
+    if cannot:
+        return could_not_run(version, (cannot[0].get("evidence") or {}).get("error") or cannot[0].get("message"))
     return {(f["kind"], f["field"]) for f in data.get("findings", []) if f.get("severity") != "cosmetic"}
 
 
@@ -66,7 +80,8 @@ def verdict(keys: list[dict], present: dict[str, set | str], here: str, own: boo
     elif t["changes"]:
         text = ", ".join(f"{OWN[what] if own else what + ' in'} {v}" for what, v in t["changes"])
     else:  # no other version could run it
-        return "; ".join(f"{v}: {per[v]}" for v in present) or "no other version listed", per, t
+        return "; ".join(per[v] if per[v].startswith(f"could not run on {v}:") else f"{v}: {per[v]}"
+                         for v in present) or "no other version listed", per, t
     if t["unknown"]:
         text += f" ({', '.join(t['unknown'])} could not run it)"
     return text, per, t

@@ -88,8 +88,11 @@ def error_row(step: int, delta: Delta, error: str) -> Row:
 
 
 def setup_dict(setup: Setup) -> dict:
-    """Setup as JSON-able data (worker.setup_from_dict reverses it)."""
-    return dataclasses.asdict(setup)
+    """Setup as JSON-able data (worker.setup_from_dict reverses it), every path absolute
+    (lanes/carried.py: the lane works in a folder of its own)."""
+    from workbench.lanes import carried
+
+    return carried.setup(dataclasses.asdict(setup))
 
 
 class LaneSession:

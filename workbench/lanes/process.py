@@ -14,11 +14,13 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
 import threading
 import time
+import weakref
 from typing import TYPE_CHECKING
 
 from workbench.errors import LaneFailed, WorkbenchError
@@ -34,13 +36,37 @@ WORKER = "workbench.lanes.worker"  # the program a lane runs unless its caller n
 def lane_env(version: str, root: object) -> dict[str, str]:
     """The environment a lane's worker runs in: ``root`` (its verified vLLM tree) first on the path."""
     env = dict(os.environ)
+    # the worker's working folder is its own (worker.private_folder): a relative entry is this process's
     env["PYTHONPATH"] = os.pathsep.join(
-        [str(root), str(versions.REPO_ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+        [str(root), str(versions.REPO_ROOT)]
+        + [os.path.abspath(p) for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
     env["VLLM_TARGET_DEVICE"] = "cpu"  # platform detection; a lane never runs a kernel
     env["VLLM_ENABLE_V1_MULTIPROCESSING"] = "0"
     env["PYTHONDONTWRITEBYTECODE"] = "1"  # only the tree's verified source runs (lanes/manifest.py)
     env[versions.LANE_ENV] = version  # a command run in the lane asks no other lane (versions.in_lane)
     return env
+
+
+FOLDER_ENV = "WORKBENCH_LANE_FOLDER"  # the folder a worker's starter made for it (and removes if it dies)
+
+
+def new_folder() -> str:
+    """An empty folder only this user can open (0700): one worker's working folder."""
+    return tempfile.mkdtemp(prefix="workbench-lane-")
+
+
+def _remove_folder(folder: str, owner: int) -> None:
+    """A worker's folder, removed by the process that started it: a forked child (lane.py
+    drops its copy of the parent's lanes) must not remove the folder a live worker works in."""
+    if os.getpid() == owner:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def command(program: str, *args: str) -> list[str]:
+    """``python -P -m program``: ``-P`` keeps the working folder off ``sys.path``; the worker
+    then works in an empty private folder of its own (worker.private_folder), never the
+    caller's folder or the project checkout (paths cross the wire absolute: lanes/carried.py)."""
+    return [sys.executable, "-P", "-m", program, *args]
 
 
 class LaneDied(WorkbenchError):
@@ -57,6 +83,7 @@ class Lane:
         self.verify_s = 0.0  # checking the tree's manifest (budget 0.3 s)
         self.warm = False  # a warm server's worker that was already running (lanes/warm.py)
         self._log = None
+        self.folder: str | None = None  # the worker's private working folder, removed at close
         self._lock = threading.RLock()  # held by a request, or a Stream, until its answer ends
         self._open: Stream | None = None
 
@@ -74,10 +101,13 @@ class Lane:
         self.verify_s = time.perf_counter() - t0
         self._log = tempfile.TemporaryFile(mode="w+", prefix=f"lane-{self.version}-")
         t0 = time.perf_counter()
+        self.folder = new_folder()  # the worker's working folder (worker.private_folder)
+        # removed at close, or when this Lane is dropped unclosed (a worker that died cannot)
+        self._remove_folder = weakref.finalize(self, _remove_folder, self.folder, os.getpid())
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", self.program], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root), text=True,
-            encoding="utf-8", cwd=os.getcwd())
+            command(self.program), stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE, stderr=self._log, env=lane_env(self.version, root) | {FOLDER_ENV: self.folder},
+            text=True, encoding="utf-8", cwd="/")
         hello = self._read(timeout=START_TIMEOUT_S, what="start")
         self.start_s = time.perf_counter() - t0
         return self._greeted(hello)
@@ -183,6 +213,9 @@ class Lane:
         if self._log is not None:
             self._log.close()
             self._log = None
+        if self.folder is not None:  # the worker removes it as it ends; one that died could not
+            self._remove_folder()
+            self.folder = None
 
 
 class Stream:

@@ -203,10 +203,10 @@ def spawn(version: str, path: Path, progress: Callable[[str], None] | None = Non
         idle = os.environ.get(IDLE_ENV, str(IDLE_S))
         tell(f"starting a warm vLLM {version} lane (kept {float(idle):g} s after its last use; about 10 s)…")
         with open(_log_path(path), "w") as log:
-            proc = subprocess.Popen([sys.executable, "-m", SERVER, "serve", version, str(path), idle],
+            proc = subprocess.Popen(lanes.command(SERVER, "serve", version, str(path), idle),
                                     env=lanes.lane_env(version, root), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.DEVNULL, stderr=log, start_new_session=True,
-                                    cwd=str(versions.REPO_ROOT))
+                                    cwd="/")  # the server works in a private folder (warm_server.serve)
         pid_file.write_text(str(proc.pid), encoding="utf-8")
     return True
 

@@ -31,6 +31,7 @@ import traceback
 from collections import OrderedDict
 from typing import TYPE_CHECKING
 
+from workbench.lanes import carried
 from workbench.lanes.wire import Requests, row_fields, wire_row
 
 if TYPE_CHECKING:
@@ -66,7 +67,7 @@ class Worker:
     def op_setup(self, sid: str, setup: dict, prompt_token_ids: Sequence[int] | None = None) -> dict:
         from workbench.core.session import Session
 
-        session = Session(setup_from_dict(setup), prompt_token_ids=prompt_token_ids)
+        session = Session(setup_from_dict(carried.arrived(setup)), prompt_token_ids=prompt_token_ids)
         self.sessions[sid] = session
         self.streams.pop(sid, None)
         return {"parser": session.parser_info, "prompt_token_ids": session.prompt_ids,
@@ -163,14 +164,14 @@ class Worker:
         from workbench.check.suite import Options
         from workbench.core.prepare import RunSpec
 
-        report, notes = check_spec(RunSpec.from_dict(spec), Options(**(options or {})))
+        report, notes = check_spec(RunSpec.from_dict(carried.arrived(spec)), Options(**(options or {})))
         return {"report": _plain(report.to_dict()), "notes": notes}
 
     def op_doctor(self, spec: dict) -> dict:
         from workbench.check.on_spec import diagnose_spec
         from workbench.core.prepare import RunSpec
 
-        done = diagnose_spec(RunSpec.from_dict(spec))
+        done = diagnose_spec(RunSpec.from_dict(carried.arrived(spec)))
         return {"report": _plain(done.report.to_dict()), "notes": done.notes}
 
     # -- whole commands ------------------------------------------------------------------
@@ -190,6 +191,7 @@ class Worker:
         return {"names": registered_names()}
 
     def op_pytest(self, args: list[str]) -> dict:
+        """pytest over ``args`` here; its paths absolute (the worker works in a folder of its own)."""
         import pytest
 
         outcomes = _Outcomes()
@@ -260,7 +262,37 @@ def _answer(worker: Worker, line: str) -> dict | None:
                 "traceback": traceback.format_exc()}
 
 
-def main(worker_cls: type[Worker] = Worker) -> int:
+def private_folder(folder: str | None = None):
+    """``folder`` (else a new one) as the worker's working folder while it runs, removed when
+    it ends: a relative path names nothing the user or the project checkout holds, and
+    nothing the worker writes lands in either (lanes/carried.py). Its starter removes it too
+    when the worker dies before it could (process.Lane.close, warm_server)."""
+    import contextlib
+    import shutil
+
+    from workbench.lanes.process import new_folder
+
+    @contextlib.contextmanager
+    def held():
+        at = folder or new_folder()
+        os.chdir(at)
+        try:
+            yield at
+        finally:
+            os.chdir("/")
+            shutil.rmtree(at, ignore_errors=True)
+
+    return held()
+
+
+def main(worker_cls: type[Worker] = Worker, folder: str | None = None) -> int:
+    from workbench.lanes.process import FOLDER_ENV
+
+    with private_folder(folder or os.environ.pop(FOLDER_ENV, None)):
+        return _main(worker_cls)
+
+
+def _main(worker_cls: type[Worker]) -> int:
     t0 = time.perf_counter()
     pipe = _protocol_pipe()
     import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
@@ -272,7 +304,8 @@ def main(worker_cls: type[Worker] = Worker) -> int:
     gc.freeze()  # vLLM's and torch's objects (about 640,000): a full collection mid-feed walked them all
     pipe.write(json.dumps({"ok": True, "ready": True, "vllm": vllm_version(), "file": vllm.__file__,
                            "tool": len(names["tool"]), "reasoning": len(names["reasoning"]),
-                           "row_fields": row_fields(), "start_s": time.perf_counter() - t0}) + "\n")
+                           "row_fields": row_fields(), "start_s": time.perf_counter() - t0,
+                           "folder": os.getcwd()}) + "\n")
     worker = worker_cls()
     while (line := worker.requests.readline()) is not None:
         if line.strip():

@@ -23,9 +23,12 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def resolve(path: str | None) -> str | None:
-    """A path as given if it exists from here, else relative to the repository
-    (notebooks run in notebooks/, the pickers list repo-relative paths)."""
-    if not path or Path(path).is_absolute() or Path(path).exists():
+    """A path the notebook names: as given when it is there from the kernel's working folder
+    (the notebook's), else the repository's (the pickers list repo-relative paths: notebooks
+    run in notebooks/). ``./x`` and ``../x`` are always the notebook's, never the repository's
+    file of that name; a path found nowhere stays as given. A lane gets it absolute
+    (lanes/carried.py)."""
+    if not path or Path(path).is_absolute() or Path(path).exists() or path.startswith(("./", "../")):
         return path
     candidate = REPO / path
     return str(candidate) if candidate.exists() else path

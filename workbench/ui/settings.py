@@ -113,14 +113,12 @@ NAMES_OF = {"messages": "messages", "tools": "tools", "server_request": "server 
 
 
 def config_text_of(path: str) -> str:
-    """A config file's text, for the editor to show (read through the door)."""
-    from pathlib import Path
-
+    """A config file's text, for the editor to show (read through the door): the file that
+    runs (``inputs.resolve``), never the repository's file of that name in its place."""
     from workbench.core import door, limits
-    from workbench.ui.inputs import REPO
+    from workbench.ui.inputs import resolve
 
-    p = Path(path) if Path(path).is_absolute() else REPO / path
-    return door.read_text(p, "config", limits.MAX_CONFIG_BYTES)
+    return door.read_text(resolve(path) or path, "config", limits.MAX_CONFIG_BYTES)
 
 
 # -- the parser editor: its text and language; the config editor ---------

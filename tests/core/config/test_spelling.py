@@ -106,7 +106,7 @@ def test_config_round_trip_in_each_lane(version):
     from workbench.lanes import lane as lanes
 
     out = lanes.get(version, program=IN_LANE).call("pytest", args=[
-        "-q", "-p", "no:cacheprovider", "tests/core/config/test_configs.py", "-k",
+        "-q", "-p", "no:cacheprovider", str(versions.REPO_ROOT / "tests/core/config/test_configs.py"), "-k",
         "every_engine_family or round_trip or equals_vllm_class"])
     assert out["rc"] == 0, out["failed"]
     assert len(out["passed"]) >= 40 and not out["failed"]

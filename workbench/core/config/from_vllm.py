@@ -254,8 +254,4 @@ def export_all(folder: str | Path, tokenizer: TokenizerLike, chat_template_kwarg
     paths = {name: out / f"{path_name(name, 'vLLM parser engine family')}.toml" for name in families()}
     outputs.refuse_existing(paths.values(), force)
     texts = {name: export(name, tokenizer, chat_template_kwargs=chat_template_kwargs) for name in paths}
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as e:
-        raise WorkbenchError(f"cannot write {out}: {e.strerror}") from None
-    return [outputs.write_text(paths[name], texts[name], force, within=out) for name in paths]
+    return [outputs.write_text(paths[name], texts[name], force, within=out, mkdir=True) for name in paths]
