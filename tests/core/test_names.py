@@ -27,6 +27,8 @@ NOT_DATA = {
     ("core/tokenizers/builds.py", "_template", "name"): "our own templates' names (builds.py's table)",
     ("core/tokenizers/registry.py", "_write_folder", "folder.name"): "our cache folder's own name",
     ("core/tokenizers/registry.py", "_write_folder", "os.getpid()"): "a pid",
+    ("core/models.py", "_write", "folder.name"): "our cache folder's own name, from our own models.lock.toml",
+    ("core/models.py", "_write", "os.getpid()"): "a pid",
     ("corpus/scenarios.py", "text", "family"): "scenarios.FAMILIES' own keys",
     ("corpus/spec.py", "Spec.for_recording", "i"): "an index",
     ("corpus/synth.py", "write", "it.name"): "an index and scenarios' own names",
