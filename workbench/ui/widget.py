@@ -78,10 +78,9 @@ class Workbench(W.VBox):
             self._do("recording", T.load_recording, str(recording), raise_errors=False)
 
     def _do(self, action: str, fn, *args, raise_errors: bool = True) -> State:
-        if fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal, S.reload_config,
-                  P.reload, P.reload_plugin):
-            self._ctl.halt()  # a new stream stops a Run first
-        return self._ctl.do(action, fn, *args, raise_errors=raise_errors)
+        ends_run = fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal,
+                          S.reload_config, S.editor_off, P.reload, P.reload_plugin)  # a new stream: the Run ends first
+        return self._ctl.do(action, fn, *args, raise_errors=raise_errors, ends_run=ends_run)
 
     rendering = False  # the controls' echoes of a drawing are not the user's actions
 
