@@ -156,3 +156,26 @@ def test_stop_on_the_main_thread_during_a_slice_stops_after_it(k, slices):
     k.call("subshell", wb.controls.step_button.click)
     agree(wb)
     assert len(wb.rows) == n + 1
+
+
+def test_hermes_expected_error_lines_stay_on_their_rows_not_the_console():
+    """Issue 44: Hermes logs ERROR for a truncated call's non-streaming parse; in a kernel
+    vLLM's console handler prints it (JupyterLab's log console shows an error badge). The
+    widget keeps it where it belongs: the final answer's logs."""
+    import io
+    import logging
+
+    from workbench import Workbench
+    from workbench.core import logs
+
+    logs.install()
+    printed = io.StringIO()
+    console = logging.StreamHandler(printed)  # vLLM's console handler, as it configures one in a kernel
+    logging.getLogger("vllm").addHandler(console)
+    try:
+        wb = Workbench(recording="parsers/recordings/hermes/truncated_arguments.jsonl")
+        wb.run_button.click()
+    finally:
+        logging.getLogger("vllm").removeHandler(console)
+    assert "Error in extracting tool call" not in printed.getvalue()
+    assert any("Error in extracting tool call" in line for line in wb.state.final.nonstream.logs)

@@ -12,8 +12,8 @@ record of what was applied and against vLLM called directly:
 
 The record of what is applied follows the widget's rules as its user page states them
 (docs/widget.md): a stream starts from the settings as they are; a change waits until Replay
-or Reset applies it (with no stream on screen it applies at once); a recording picked loads
-its own settings; the editor's config applies when it reloads without problems.
+or Reset applies it (with no stream on screen it applies at once); a recording picked brings
+its own settings, which wait the same way (the script stays); the editor's config applies when it reloads without problems.
 """
 
 from __future__ import annotations
@@ -287,11 +287,12 @@ class WidgetActions(RuleBasedStateMachine):
         self.set(self.wb.controls.source, source)
         self.follow()
         if source == "recording" and self.wb.controls.recording.value != path:
-            self.set(self.wb.controls.recording, path)  # loads its settings; the stream goes
+            script = self.wb.controls.text.value
+            self.set(self.wb.controls.recording, path)  # its settings, waiting like any pick; the rows stay
+            assert self.wb.controls.text.value == script  # the script is the text's and the engine's
             if "wb-error" not in self.wb.banner.value:  # a failed load leaves the settings
                 self.config_text = None
-                self.started = False
-                self.applied = self.settings()
+                self.follow()
 
     @rule(text=st.sampled_from(CONFIGS))
     def editor(self, text):

@@ -32,6 +32,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from workbench.core import logs
 from workbench.errors import WorkbenchError
 from workbench.ui import transitions as T
 from workbench.ui.runtime import Runtime
@@ -137,7 +138,8 @@ class Controller:
         if before.outcome.kind in ("error", "refused", "warning"):  # a new action: the last one's line goes
             before = replace(before, outcome=Outcome("ok", "", action))
         try:
-            new = fn(before, self.rt, *args)
+            with logs.parsers_muted():  # each parser log line is on its row (the logs column)
+                new = fn(before, self.rt, *args)
         except (Exception, KeyboardInterrupt) as e:
             base = self.rt.last if self.rt.last is not None else before
             self.failed = True
@@ -145,7 +147,8 @@ class Controller:
             if raise_errors:
                 raise
             return self.state
-        self.set(new)
+        with logs.parsers_muted():  # the final tab replays the stream for every API
+            self.set(new)
         return new
 
     def _drain(self, end: bool = False) -> bool:
@@ -187,7 +190,7 @@ class Controller:
     def run(self, every_s: float = 0.1, raise_errors: bool = False) -> State:
         """To the end of the stream, synchronously; the views see it every ``every_s``. A Run
         of the Run button stops first (this one finishes the stream)."""
-        with self._lock:
+        with self._lock, logs.parsers_muted():
             if self.running:
                 self._drain()
                 self._end_run()
