@@ -463,6 +463,7 @@ def test_a_recording_picked_then_the_engines_reset_runs_the_engines_script(lab, 
     ui.click("Reset")
     ui.click("Run")
     assert "scripted: the script '<think>Rain in Oslo?</… (41 characters))" in ui.truth, ui.truth
+    ui.settings()
     ui.act(lambda: wb.locator("button.widget-button", has_text="seed script").first.click())
     assert box.input_value() == SEED and pending_of(ui.truth) == {"script"}, ui.truth
     for theme in ("JupyterLab Light", "JupyterLab Dark"):

@@ -97,7 +97,8 @@ class Controls(W.VBox):
         self.server_url = _box(W.Text(description="server", placeholder="http://HOST:PORT/v1"))
         self.server_request = _area("request", "1 1 0", '{"model": …, "vllm_xargs": …}')
         self.text = _area("script", "2 1 0", "what the model writes")
-        self.seed_button = W.Button(description="seed script", icon="seedling", layout=W.Layout(width="auto"),
+        self.seed_button = W.Button(description="seed script", icon="seedling",
+                                    layout=W.Layout(width="auto", align_self="flex-start"),
                                     tooltip="the seed's script in the script box (Replay or Reset runs it)")
         self.messages = _area("messages", "1 1 0")
         self.tools = _area("tools", "1 1 0", "[] (OpenAI tools JSON)")

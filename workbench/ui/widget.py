@@ -51,8 +51,8 @@ class Workbench(W.VBox):
         base = given(text or "", inputs)
         height = check_height(height)
         recording = check_recording(recording)
-        if text is None and recording is None:
-            base = replace(base, text=DEFAULT_TEXT)  # text="" with source="engine": free generation
+        if text is None:  # the seed's script, a recording's widget too (the text and engine sources'; text=""
+            base = replace(base, text=DEFAULT_TEXT)  # with source="engine": free generation)
         self.controls = c = Controls(base, views.help_page())
         self.banner = Banner()
         self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
