@@ -466,10 +466,11 @@ def test_a_recording_picked_then_the_engines_reset_runs_the_engines_script(lab, 
     ui.settings()
     ui.act(lambda: wb.locator("button.widget-button", has_text="seed script").first.click())
     assert box.input_value() == SEED and pending_of(ui.truth) == {"script"}, ui.truth
-    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+    ui.click("Replay")
+    page.wait_for_function(STATUS_SAYS, arg=[wb.element_handle(), "replayed"], timeout=180_000)
+    assert seed in ui.truth and ui.rows == 26, ui.truth
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):  # the strip writes the seed's "\n\n" token as \n\n
         set_theme(page, theme)
-        wb.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+        wb.locator(".wb-pic-label").first.evaluate("(e) => e.scrollIntoView({block: 'center'})")
         page.screenshot(path=str(ARTIFACTS / f"browser_seed_script_{theme.split()[-1].lower()}.png"))
     set_theme(page, "JupyterLab Light")
-    ui.click("Replay")
-    assert seed in ui.truth and ui.rows == 26, ui.truth
