@@ -600,6 +600,9 @@ class Interleaved(WidgetActions):
         slices.release()
         running += [f.result(60) for f in later]
         k.settle(wb)
+        picked = {name: value[0] for name, *value in ordered if name in ("tool_parser", "api")}
+        for name, value in picked.items():  # each pick stays picked (none snaps back)
+            assert getattr(wb.controls, name).value == value, (name, value, wb.state.settings)
         # this test's record, in the order the clicks were applied
         for (name, *value), was_running in zip(ordered, running):
             if name == "reset":
