@@ -342,3 +342,135 @@ def test_diagnose_names_the_cause_and_its_report_and_test_download(lab, page, tm
         panel.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / f"browser_diagnose_{theme.split()[-1].lower()}.png"))
     set_theme(page, "JupyterLab Light")
+
+
+# -- clicks during a long Run (issue 44) ---------------------------------------------------------
+# JupyterLab sends the clicks over a kernel subshell: after the first Run the Run button's
+# clicks (and so its slices) are on the subshell thread, while Reset's are on the main one.
+# The notebook paces each delta (3 ms) so that every click lands while a Run runs.
+LONG_RUN = ["import time\nfrom workbench.ui import sources\n_step = sources.ReplaySource.step\n"
+            "sources.ReplaySource.step = lambda self: (time.sleep(0.003), _step(self))[1]\n"
+            "w = workbench.show('The weather in Paris is fine today. ' * 250, tools=TOOLS)"]
+# what the kernel holds, printed by an execute request of the page's own (on the main shell)
+KERNEL_JS = """async (code) => {
+  const nb = [...window.jupyterapp.shell.widgets('main')].find((w) => w.sessionContext);
+  const future = nb.sessionContext.session.kernel.requestExecute({code, silent: false, store_history: false});
+  let out = '';
+  future.onIOPub = (msg) => { if (msg.header.msg_type === 'stream') out += msg.content.text; };
+  await future.done;
+  return out; }"""
+KERNEL_STATE = ("import json as _j; _s = w.state; print(_j.dumps({'rows': len(_s.stream.rows), 'running': _s.running or "
+                "w.running, 'selected': _s.selected, 'tool_parser': _s.settings.tool_parser, 'applied': "
+                "_s.stream.applied.tool_parser, 'done': _s.stream.done, 'started': _s.stream.started}))")
+
+
+def kernel_state(page) -> dict:
+    return json.loads(page.evaluate(KERNEL_JS, KERNEL_STATE).strip().splitlines()[-1])
+
+
+def mid_run(page, wb, ui, rows: int = 50) -> None:
+    """Run clicked, and waited for until it is running with at least ``rows`` rows drawn."""
+    wb.locator("button.widget-button", has_text="Run").first.click()
+    page.wait_for_function("([wb, n]) => { const s = wb.querySelector('.wb-status').innerText;"
+                           " const m = s.match(/^running: (\\d+)\\//); return !!m && Number(m[1]) >= n; }",
+                           arg=[wb.element_handle(), rows], timeout=180_000)
+
+
+def agree(page, wb, ui) -> dict:
+    """The status line, the table, the detail and the kernel say the same; the kernel's state."""
+    k = kernel_state(page)
+    status, n = ui.status, ui.rows
+    assert not k["running"], k
+    assert n == k["rows"], (status, n, k)
+    if n:
+        assert re.search(rf"(^|: | · ){n}/\d+ deltas", status), (status, n)
+    box = wb.locator(".wb-row-detail input").first.input_value()
+    assert box == str(k["selected"] or 0), (box, k)
+    assert "failed" not in status and not wb.locator(".wb-error").count(), status
+    return k
+
+
+def test_reset_stop_run_twice_and_a_pick_during_a_long_run(lab, page):
+    (wb,) = opened(lab, page, "long_run.ipynb", LONG_RUN)
+    ui = Page(page, wb)
+    wb.scroll_into_view_if_needed()
+    # Run, then Reset during it: no rows, no Run, the status says reset
+    mid_run(page, wb, ui)
+    ui.click("Reset")
+    k = agree(page, wb, ui)
+    assert ui.status.startswith("reset: ") and ui.rows == 0 and not k["started"], ui.status
+    # Run again (its slices on the subshell now), Stop during it: the rows so far stay
+    mid_run(page, wb, ui)
+    ui.click("Stop")
+    k = agree(page, wb, ui)
+    stopped = k["rows"]
+    assert ui.status.startswith("stopped: ") and 0 < stopped < 1500, ui.status
+    box = wb.locator(".wb-row-detail input").first  # the table follows the stream's end: row 5 by its number
+    ui.act(lambda: (box.fill("5"), box.press("Enter")))
+    page.wait_for_function(DETAIL_AT, arg=[wb.element_handle(), "5"], timeout=180_000)
+    agree(page, wb, ui)
+    # Run goes on, and Run clicked twice during it: one Run, to the end, every row once
+    mid_run(page, wb, ui, stopped + 20)
+    ui.click("Run")
+    k = agree(page, wb, ui)
+    total = k["rows"]
+    assert k["done"] and total > 1500 and f"{total}/{total} deltas" in ui.status, ui.status
+    assert k["selected"] == 5
+    # Reset, Run, and the tool parser picked during it: the pick stays and waits
+    ui.click("Reset")
+    mid_run(page, wb, ui, 20)
+    ui.settings()
+    wb.locator(".widget-dropdown", has=page.locator("label:text-is('tool parser')")).locator("select") \
+        .select_option(label="(none)")
+    page.wait_for_function(STATUS_SAYS, arg=[wb.element_handle(), "tool parser applies on Replay or Reset"],
+                           timeout=60_000)
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        set_theme(page, theme)
+        page.screenshot(path=str(ARTIFACTS / f"browser_pick_during_run_{theme.split()[-1].lower()}.png"))
+    set_theme(page, "JupyterLab Light")
+    settle(page, wb)
+    k = agree(page, wb, ui)
+    assert k["rows"] == total and k["tool_parser"] is None and k["applied"] == "hermes", k
+    assert ui.control("tool parser") == "(none)" and pending_of(ui.truth) == {"tool parser"}, ui.truth
+    ui.click("Replay")  # handled on the subshell: the main shell's round trip does not wait for it
+    page.wait_for_function(STATUS_SAYS, arg=[wb.element_handle(), "replayed"], timeout=180_000)
+    k = agree(page, wb, ui)
+    assert k["applied"] is None and not pending_of(ui.truth) and ui.rows == total, ui.truth
+
+
+@pytest.mark.engine
+def test_a_recording_picked_then_the_engines_reset_runs_the_engines_script(lab, page):
+    """Issue 44, item 2: the recording picker waits like the others and leaves the script box
+    alone; back on the engine, Reset and Run script the engine's own script, and the truth
+    line names it; the seed script is one click away."""
+    (wb,) = opened(lab, page, "engine_script.ipynb", ["e = workbench.show(source='engine', tools=TOOLS, run=True)"])
+    ui = Page(page, wb)
+    wb.scroll_into_view_if_needed()
+    seed = "on the engine (the embedded tiny model, scripted: the seed script)"
+    assert ui.rows == 26 and seed in ui.truth, ui.truth
+    ui.source("recording")
+    ui.pick("recording", "parsers/recordings/hermes/truncated_arguments.jsonl")
+    truth = ui.truth
+    assert ui.rows == 26 and seed in truth and {"source", "recording"} <= pending_of(truth), truth
+    box = wb.locator(".widget-textarea", has=page.locator("label:text-is('script')")).locator("textarea")
+    ui.source("engine")
+    assert box.input_value() == SEED
+    ui.click("Reset")
+    ui.click("Run")
+    truth = ui.truth
+    assert ui.rows == 26 and truth.startswith("runs: ") and seed in truth and not pending_of(truth), truth
+    ui.script(OSLO)
+    ui.click("Reset")
+    ui.click("Run")
+    assert "scripted: the script '<think>Rain in Oslo?</… (41 characters))" in ui.truth, ui.truth
+    ui.settings()
+    ui.act(lambda: wb.locator("button.widget-button", has_text="seed script").first.click())
+    assert box.input_value() == SEED and pending_of(ui.truth) == {"script"}, ui.truth
+    ui.click("Replay")
+    page.wait_for_function(STATUS_SAYS, arg=[wb.element_handle(), "replayed"], timeout=180_000)
+    assert seed in ui.truth and ui.rows == 26, ui.truth
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):  # the strip writes the seed's "\n\n" token as \n\n
+        set_theme(page, theme)
+        wb.locator(".wb-pic-label").first.evaluate("(e) => e.scrollIntoView({block: 'center'})")
+        page.screenshot(path=str(ARTIFACTS / f"browser_seed_script_{theme.split()[-1].lower()}.png"))
+    set_theme(page, "JupyterLab Light")

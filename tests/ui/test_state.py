@@ -12,8 +12,8 @@ record of what was applied and against vLLM called directly:
 
 The record of what is applied follows the widget's rules as its user page states them
 (docs/widget.md): a stream starts from the settings as they are; a change waits until Replay
-or Reset applies it (with no stream on screen it applies at once); a recording picked loads
-its own settings; the editor's config applies when it reloads without problems.
+or Reset applies it (with no stream on screen it applies at once); a recording picked brings
+its own settings, which wait the same way (the script stays); the editor's config applies when it reloads without problems.
 """
 
 from __future__ import annotations
@@ -287,11 +287,12 @@ class WidgetActions(RuleBasedStateMachine):
         self.set(self.wb.controls.source, source)
         self.follow()
         if source == "recording" and self.wb.controls.recording.value != path:
-            self.set(self.wb.controls.recording, path)  # loads its settings; the stream goes
+            script = self.wb.controls.text.value
+            self.set(self.wb.controls.recording, path)  # its settings, waiting like any pick; the rows stay
+            assert self.wb.controls.text.value == script  # the script is the text's and the engine's
             if "wb-error" not in self.wb.banner.value:  # a failed load leaves the settings
                 self.config_text = None
-                self.started = False
-                self.applied = self.settings()
+                self.follow()
 
     @rule(text=st.sampled_from(CONFIGS))
     def editor(self, text):
@@ -538,3 +539,119 @@ def test_a_tool_choice_without_tools_is_vllms_one_line(engine_stepper, machine):
 def test_check_counts_agree_everywhere():
     """Issue 31, item 5: the status line, the check tab and the final tab count alike."""
     replay_steps(OnText, [("run",), ("check",)])
+
+
+# -- clicks while a Run runs (issue 44, item 1) ------------------------------------------------
+# JupyterLab sends a widget's clicks over a kernel subshell: a Run started there slices on that
+# thread while a click is handled on the main one (tests/support/kernel_threads.py). Each
+# sequence below starts a Run on the subshell, holds one of its slices in flight and clicks
+# during it, on either thread; the screen must then be as true as after one action at a time.
+CLICKS = [("reset",), ("stop",), ("run",), ("row",), ("tool_parser", ""), ("tool_parser", "hermes"),
+          ("api", "messages"), ("api", "chat")]
+
+
+class Interleaved(WidgetActions):
+    def teardown(self) -> None:
+        if getattr(self, "kernel", None) is not None:
+            self.kernel.close()
+            self.patch.undo()
+        super().teardown()
+
+    def threads(self):
+        from tests.support.kernel_threads import Kernel, Slices
+
+        if getattr(self, "kernel", None) is None:
+            self.patch = pytest.MonkeyPatch()
+            self.kernel, self.slices = Kernel(), Slices(self.patch)
+        return self.kernel, self.slices
+
+    def click(self, click: tuple):
+        """The click as a user makes it, and whether a Run was going when it was handled."""
+        wb = self.wb
+        name, *value = click
+        buttons = {"reset": wb.controls.reset_button, "stop": wb.controls.stop_button, "run": wb.controls.run_button}
+        if name in buttons:
+            return lambda: (wb.running, buttons[name].click())[0]
+        if name == "row":
+            return lambda: (wb.running, setattr(wb.table, "selected", 1))[0]
+        return lambda: (wb.running, setattr(getattr(wb.controls, name), "value", value[0]))[0]
+
+    @precondition(lambda self: not self.drafts and not self.refused_by_vllm)
+    @rule(clicks=st.lists(st.tuples(st.sampled_from(CLICKS), st.sampled_from(["main", "subshell"])),
+                          min_size=1, max_size=4),
+          at=st.integers(1, 3), when=st.sampled_from(["before", "after"]))
+    def run_with_clicks(self, clicks, at, when):
+        """Run on the subshell, slice ``at`` held; the main thread's clicks are handled during
+        it, the subshell's wait on their thread for the slice to end (so they come after)."""
+        self.acted = True
+        k, slices = self.threads()
+        wb = self.wb
+        wb.run_slice_s = 0.001
+        if not self.started:
+            self.apply()
+        now = self.settings()  # what the controls say before the clicks
+        slices.hold(at, when)
+        k.call("subshell", wb.controls.run_button.click)
+        while wb.running and not slices.inflight.wait(0.05):
+            pass
+        ordered = [c for c, on in clicks if on == "main"] + [c for c, on in clicks if on == "subshell"]
+        running = [k.call("main", self.click(c)) for c, on in clicks if on == "main"]
+        later = [k.post("subshell", self.click(c)) for c, on in clicks if on == "subshell"]
+        slices.release()
+        running += [f.result(60) for f in later]
+        k.settle(wb)
+        picked = {name: value[0] for name, *value in ordered if name in ("tool_parser", "api")}
+        for name, value in picked.items():  # each pick stays picked (none snaps back)
+            assert getattr(wb.controls, name).value == value, (name, value, wb.state.settings)
+        # this test's record, in the order the clicks were applied
+        for (name, *value), was_running in zip(ordered, running):
+            if name == "reset":
+                self.applied, self.started = dict(now), False
+            elif name == "run" and not was_running and not self.started:
+                self.applied, self.started = dict(now), True
+            elif name in ("tool_parser", "api") and now[name] != (v := value[0] or None):
+                now[name] = v
+                if name == "tool_parser":
+                    now["config_text"] = self.config_text = None
+                if not self.started:
+                    self.applied = dict(now)
+
+
+class InterleavedText(Interleaved):
+    engine, first = True, "text"
+
+
+class InterleavedEngine(Interleaved):
+    engine, first = True, "engine"
+
+
+def test_reset_and_a_pick_while_a_slice_runs_keep_the_screen_true():
+    """Issue 44: Reset on the main thread while a Run's slice runs on the subshell, then the
+    tool parser picked: the stream is reset and the pick applies to the next Run."""
+    replay_steps(InterleavedText, [("run_with_clicks", [(("reset",), "main"), (("tool_parser", ""), "subshell")],
+                                    2, "after"), ("run",)])
+
+
+def test_a_pick_then_a_second_run_and_stop_while_a_slice_runs_keep_the_screen_true():
+    """A pick on the main thread mid-slice stays picked and waits; Run clicked again is the same
+    Run; Stop stops it; Replay applies the pick."""
+    replay_steps(InterleavedText, [("run_with_clicks", [(("tool_parser", ""), "main"), (("run",), "main"),
+                                                        (("stop",), "subshell")], 1, "before"), ("replay",)])
+
+
+@pytest.mark.engine
+def test_reset_during_an_engine_run_keeps_the_screen_true(engine_stepper):
+    """The engine's request is aborted by the Reset (not by the slice in flight) and the next
+    Run starts a new one."""
+    replay_steps(InterleavedEngine, [("run_with_clicks", [(("reset",), "main"), (("run",), "subshell")], 2, "after"),
+                                     ("select", 0.5)])
+
+
+@pytest.mark.slow(reason="120 random sequences with clicks during a Run on two threads: minutes")
+@pytest.mark.engine
+@pytest.mark.parametrize("machine", [InterleavedText, InterleavedEngine], ids=["text", "engine"])
+def test_many_clicks_during_a_run_keep_the_screen_true(engine_stepper, machine):
+    """60 random sequences of up to 8 actions from each source, Runs with clicks on either
+    thread during a slice among them."""
+    run_state_machine_as_test(machine, settings=settings(RUN, max_examples=60, stateful_step_count=8,
+                                                         derandomize=False))

@@ -152,3 +152,11 @@ def test_a_page_without_a_kernel_draws_the_same_component():
     assert "export default" not in module and "table.render({ model, el })" in module
     assert "function render({ model, el })" in module and "--jp-layout-color0" in assets
     assert "http" not in assets and "<script src" not in assets
+
+
+def test_prose_columns_are_labels_so_their_spaces_read_as_spaces():
+    """Issue 44: an exception's text in the error column, like the grammar's view and vLLM's log
+    lines, is prose: drawn as written (a "text" column shows each space as ␣)."""
+    kinds = {c.name: c.kind for c in table.ROW_COLUMNS}
+    assert kinds["error"] == kinds["logs"] == kinds["grammar"] == schema.LABEL
+    assert kinds["text"] == kinds["content"] == "text" != schema.LABEL

@@ -73,7 +73,7 @@ def test_a_stale_banner_clears_on_the_next_success(wb):
     assert wb.banner.value == ""
 
 
-def test_one_dropdown_entry_per_recording_and_the_script_box_follows(wb):
+def test_one_dropdown_entry_per_recording_and_the_script_box_stays(wb):
     from workbench.core import recording as rec
 
     options = list(wb.controls.recording.options)
@@ -84,7 +84,8 @@ def test_one_dropdown_entry_per_recording_and_the_script_box_follows(wb):
     assert list(wb.controls.recording.options) == options
     assert wb.controls.recording.value == TRUNCATED
     text = "".join(d.text for d in rec.load(ROOT / TRUNCATED).deltas)
-    assert wb.controls.text.value == text != SEED_TEXT
+    assert wb.controls.text.value == SEED_TEXT != text  # the text's and the engine's script, not the recording's
+    assert "on the recording truncated_arguments.jsonl" in text_of(wb.controls.truth.value)
 
 
 def test_empty_pickers_show_none_and_read_as_none():
@@ -319,3 +320,32 @@ def test_every_source_is_closed_when_the_widget_drops_it():
     rt.use(source, rt.session)
     T.reset(start(i), rt)
     assert rt.source is None and source.server.closed
+
+
+def test_a_recording_picked_waits_and_the_script_stays_the_scripts(wb):
+    """Issue 44, item 2: the recording picker waits for Replay or Reset like the others (the rows
+    on screen stay), the script box keeps its script, and back on the text source that script
+    runs; the truth line names which script; the seed is one click away."""
+    wb.run()
+    wb.controls.source.value = "recording"
+    wb.controls.recording.value = TRUNCATED
+    assert len(wb.rows) == 26 and wb.controls.text.value == SEED_TEXT
+    truth = text_of(wb.controls.truth.value)
+    assert truth.startswith("runs: ") and "on the script text (the seed script)" in truth, truth
+    assert {"source", "recording"} <= set(wb.state.pending), wb.state.pending
+    wb.controls.reset_button.click()
+    wb.run()
+    assert "on the recording truncated_arguments.jsonl" in text_of(wb.controls.truth.value)
+    assert "".join(r.text for r in wb.rows) != SEED_TEXT
+    wb.controls.source.value = "text"
+    wb.controls.text.value = "<think>Rain in Oslo?</think>Let me check."
+    wb.controls.reset_button.click()
+    wb.run()
+    truth = text_of(wb.controls.truth.value)
+    assert "".join(r.text for r in wb.rows) == wb.controls.text.value
+    assert "on the script text (the script '<think>Rain in Oslo?</… (41 characters))" in truth, truth
+    wb.controls.seed_button.click()
+    assert wb.controls.text.value == SEED_TEXT and wb.state.pending == ("script",)
+    wb.controls.replay_button.click()
+    assert "".join(r.text for r in wb.rows) == SEED_TEXT
+    assert "on the script text (the seed script)" in text_of(wb.controls.truth.value)

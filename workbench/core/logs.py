@@ -86,18 +86,33 @@ def _drop(record: logging.LogRecord) -> bool:
     return False
 
 
+def _not_a_parsers(record: logging.LogRecord) -> bool:
+    return not record.name.startswith(PARSER_LOGGERS)
+
+
 class muted:
     """``with muted():`` vLLM's console handlers print nothing in this block; the
     collector still collects. For calls whose failure the workbench reports itself."""
 
+    keep = staticmethod(_drop)
+
     def __enter__(self) -> None:
-        self.handlers = [h for h in _vllm_logger.handlers if h is not _collector]
+        # only the handlers that do not have it yet: a block inside another leaves it on
+        self.handlers = [h for h in _vllm_logger.handlers if h is not _collector and self.keep not in h.filters]
         for h in self.handlers:
-            h.addFilter(_drop)
+            h.addFilter(self.keep)
 
     def __exit__(self, *exc: object) -> None:
         for h in self.handlers:
-            h.removeFilter(_drop)
+            h.removeFilter(self.keep)
+
+
+class parsers_muted(muted):
+    """``with parsers_muted():`` vLLM's console handlers print no parser record in this block
+    (each is on its row's logs, or on the final answer's): the widget's, where a kernel's
+    stderr turns Hermes's expected ERROR lines into JupyterLab's error badge."""
+
+    keep = staticmethod(_not_a_parsers)
 
 
 class capture:

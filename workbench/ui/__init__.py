@@ -6,10 +6,10 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
 
     api.py            workbench.show(...), parsers(), flags(...), require_gpu() / NoGPU
     state.py        * State (frozen): settings, the stream and what made it, selection, outcome, drafts
-    controller.py   * Controller: runs each action behind the error boundary, keeps the state; Run/Stop
+    controller.py   * Controller: runs each action behind the error boundary, keeps the state; Run/Stop, one writer
     runtime.py      * what a state refers to: the session, the source, the engine request, by stream id
     transitions.py  * the stream's actions: Step, a Run's slice, Stop, Reset, Replay, a recording, a row
-    settings.py     * a picker or box (refused when it cannot go with the others), the config editor
+    settings.py     * a picker or box (refused when it cannot go with the others), a recording, the config editor
     plugin_editor.py * the editor's Python plugin (core/live_plugin.py) as the parser; its language
     tools.py        * Check, the minimal grouping and text, A/B, Save, Export on the stream on screen
     diagnose.py     * doctor on the stream on screen, its report and test; workbench.doctor(...)

@@ -7,21 +7,32 @@ state keeps every row made before the failure (a transition's checkpoint, ``Runt
 
 The Run button steps from the kernel's own event loop in short slices, drawing the new rows
 after each and yielding to the loop in between, where the kernel hears the Stop click (a
-button callback that looped would keep the kernel from reading it). One thread does all
-the work, so the engine, the state and the widgets need no locks. Without a running loop
+button callback that looped would keep the kernel from reading it). Without a running loop
 (plain Python, tests) a Run goes synchronously to the end. A lane's Run sends the deltas
 left in one request and each slice shows the rows that came (``transitions.run_slice``).
+
+One writer, even while running. JupyterLab sends widget messages over a kernel subshell,
+which ipykernel handles on a thread of its own: a Run started there slices on that thread
+while a Reset click is handled on the main one. So a Run is a task that owns the stream:
+an action that arrives on another thread while it runs is queued onto this controller and
+the task applies it between two slices (an action on the task's own thread is between two
+slices already). Reset, Replay, a recording and Stop end the Run before they change the
+state; a setting picked during it waits for Replay or Reset as it would after it. One lock
+makes each transition whole, whichever thread runs it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
+from workbench.core import logs
 from workbench.errors import WorkbenchError
 from workbench.ui import transitions as T
 from workbench.ui.runtime import Runtime
@@ -46,6 +57,20 @@ def failed(s: State, e: BaseException, action: str) -> State:
                                                      action, tb))
 
 
+@dataclass
+class Queued:
+    """An action that came in while a Run ran on another thread; ``applied`` once the Run's
+    task applied it (``error``: what it raised, for a caller that waits)."""
+
+    action: str
+    fn: Callable[..., Any]
+    args: tuple
+    ends_run: bool
+    raise_errors: bool
+    applied: threading.Event = field(default_factory=threading.Event)
+    error: BaseException | None = None
+
+
 class Controller:
     run_slice_s = 0.05  # work between two looks at the kernel's messages
 
@@ -56,7 +81,10 @@ class Controller:
         self.progress: list[Callable[[str, float | None], None]] = []  # lines while an action works
         self.rt.status = self._progress
         self.task: asyncio.Task | None = None
-        self._stop = False
+        self.queued: deque[Queued] = deque()  # actions waiting for the Run's next turn
+        self._lock = threading.RLock()  # one transition at a time (held through a slice)
+        self._queue_lock = threading.Lock()  # the queue and the owner, taken briefly (never before _lock)
+        self._owner: int | None = None  # the thread whose loop the Run's task slices on
         self._gen = 0  # the Run in progress; an action that replaces the stream starts another
         self.failed = False  # whether the last action failed
 
@@ -68,20 +96,50 @@ class Controller:
             p(message, fraction)
 
     def set(self, new: State) -> None:
-        old, self.state = self.state, new
-        for listener in self.listeners:
-            listener(old, new)
+        with self._lock:
+            old, self.state = self.state, new
+            for listener in self.listeners:
+                listener(old, new)
 
-    def do(self, action: str, fn: Callable[..., Any], *args: Any, raise_errors: bool = False) -> State:
+    def do(self, action: str, fn: Callable[..., Any], *args: Any, raise_errors: bool = False,
+           ends_run: bool = False) -> State:
         """``fn(state, runtime, *args) -> state`` behind the error boundary (``raise_errors``:
-        the failure is shown and raised again, for a method called from a cell)."""
+        the failure is shown and raised again, for a method called from a cell). While a Run
+        slices on another thread it is queued for the Run's next turn (a caller that wants
+        the failure raised waits for it); ``ends_run``: the Run ends first (a new stream)."""
+        queued = None
+        with self._queue_lock:
+            if self._elsewhere():  # never waits for the slice in flight: queued, the Run applies it
+                queued = Queued(action, fn, args, ends_run, raise_errors)
+                self.queued.append(queued)
+        if queued is None:
+            with self._lock:
+                self._drain()  # what came before it from another thread (this thread runs the Run)
+                if ends_run:
+                    self._end_run()
+                try:
+                    return self._apply(action, fn, args, raise_errors)
+                finally:
+                    self._drain()  # what came from another thread until the Run ended
+        if raise_errors:
+            queued.applied.wait()
+            if queued.error is not None:
+                raise queued.error
+        return self.state
+
+    def _elsewhere(self) -> bool:
+        """Whether a Run's task owns the stream from another thread than this one."""
+        return self._owner is not None and self._owner != threading.get_ident()
+
+    def _apply(self, action: str, fn: Callable[..., Any], args: tuple, raise_errors: bool) -> State:
         self.rt.last = None
         self.failed = False
         before = self.state
         if before.outcome.kind in ("error", "refused", "warning"):  # a new action: the last one's line goes
             before = replace(before, outcome=Outcome("ok", "", action))
         try:
-            new = fn(before, self.rt, *args)
+            with logs.parsers_muted():  # each parser log line is on its row (the logs column)
+                new = fn(before, self.rt, *args)
         except (Exception, KeyboardInterrupt) as e:
             base = self.rt.last if self.rt.last is not None else before
             self.failed = True
@@ -89,77 +147,122 @@ class Controller:
             if raise_errors:
                 raise
             return self.state
-        self.set(new)
+        with logs.parsers_muted():  # the final tab replays the stream for every API
+            self.set(new)
         return new
+
+    def _drain(self, end: bool = False) -> bool:
+        """Apply the queued actions in order (on the Run's thread, between two slices; ``end``:
+        the Run's last turn, after which nothing is queued); whether one of them ended the Run."""
+        ended = False
+        while True:
+            with self._queue_lock:
+                if not self.queued:
+                    if end:
+                        self._owner = None
+                    return ended
+                q = self.queued.popleft()
+            if q.ends_run and not ended and not end:
+                self._end_run()
+                ended = True
+            try:
+                self._apply(q.action, q.fn, q.args, q.raise_errors)
+            except (Exception, KeyboardInterrupt) as e:  # shown already; raised in the caller's thread
+                q.error = e
+            finally:
+                q.applied.set()
+
+    def _end_run(self) -> None:
+        """The Run's task stops where it is (it writes nothing more); quietly, the next
+        transition draws the state."""
+        self._gen += 1
+        self.task = None
+        with self._queue_lock:
+            self._owner = None
+        if self.state.running:
+            self.state = replace(self.state, running=False)
 
     # -- Run and Stop ------------------------------------------------------
     @property
     def running(self) -> bool:
-        return self.task is not None and not self.task.done()
+        return self._owner is not None
 
     def run(self, every_s: float = 0.1, raise_errors: bool = False) -> State:
-        """To the end of the stream, synchronously; the views see it every ``every_s``."""
-        s = self.do("Run", T.begin, raise_errors=raise_errors)
-        if self.failed:
-            return s
-        last = time.perf_counter()
-        while not self.state.stream.done:
-            try:
-                new = T.run_slice(self.state, self.rt, every_s)
-            except (Exception, KeyboardInterrupt) as e:
-                self.set(failed(self.rt.last or self.state, e, "Run"))
-                if raise_errors:
-                    raise
-                return self.state
-            if time.perf_counter() - last >= every_s or new.stream.done:
-                self.set(new)
-                last = time.perf_counter()
-            else:
-                self.state = new  # drawn with the next slice
-        self.set(replace(self.state, outcome=Outcome("ok", "", "Run")))
-        return self.state
+        """To the end of the stream, synchronously; the views see it every ``every_s``. A Run
+        of the Run button stops first (this one finishes the stream)."""
+        with self._lock, logs.parsers_muted():
+            if self.running:
+                self._drain()
+                self._end_run()
+                self._drain()
+            s = self._apply("Run", T.begin, (), raise_errors)
+            if self.failed:
+                return s
+            last = time.perf_counter()
+            while not self.state.stream.done:
+                try:
+                    new = T.run_slice(self.state, self.rt, every_s)
+                except (Exception, KeyboardInterrupt) as e:
+                    self.set(failed(self.rt.last or self.state, e, "Run"))
+                    if raise_errors:
+                        raise
+                    return self.state
+                if time.perf_counter() - last >= every_s or new.stream.done:
+                    self.set(new)
+                    last = time.perf_counter()
+                else:
+                    self.state = new  # drawn with the next slice
+            self.set(replace(self.state, outcome=Outcome("ok", "", "Run")))
+            return self.state
 
     def run_button(self) -> None:
         """The Run button: sliced on the kernel's event loop so rows stream in and Stop is
-        heard; synchronous where no loop runs."""
+        heard; synchronous where no loop runs. A click while a Run runs does nothing."""
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
-            self.run()
+            if not self.running:
+                self.run()
             return
-        s = self.do("Run", T.begin)
-        if self.failed or s.stream.done:
+        if self.running:  # checked before the lock: the slice in flight holds it
             return
-        self._stop = False
-        self._gen += 1
-        self.set(replace(s, running=True))
-        self.task = loop.create_task(self._sliced(self._gen))
+        with self._lock:
+            if self.running:
+                return
+            s = self._apply("Run", T.begin, (), False)
+            if self.failed or s.stream.done:
+                return
+            self._gen += 1
+            with self._queue_lock:
+                self._owner = threading.get_ident()
+            self.set(replace(s, running=True))
+            self.task = loop.create_task(self._sliced(self._gen))
 
     async def _sliced(self, gen: int) -> None:
         try:
-            while gen == self._gen and not self._stop and not self.state.stream.done:
-                self.do("Run", T.run_slice, self.run_slice_s)
-                if self.failed:
-                    return
-                await asyncio.sleep(0.001)  # the kernel handles waiting messages (Stop) here
+            while True:
+                with self._lock:
+                    if gen != self._gen or self._drain() or gen != self._gen:
+                        return  # ended by an action (it drew the state)
+                    if self.state.stream.done:
+                        return
+                    self._apply("Run", T.run_slice, (self.run_slice_s,), False)
+                    if self.failed:
+                        return
+                await asyncio.sleep(0.001)  # the kernel handles the messages on this thread here
         finally:
-            if gen == self._gen and (self._stop or self.state.running):
-                s = self.state
-                if self._stop and s.outcome.kind != "error":
-                    self.do("Stop", T.stop)
-                elif s.running:
-                    self.set(replace(s, running=False))
+            with self._lock:
+                if gen == self._gen:
+                    self.task = None
+                    if self.state.running:
+                        self.set(replace(self.state, running=False))
+                    self._drain(end=True)  # what came while the last slice ran; then no Run
 
     def stop(self) -> None:
         """Stop a Run after the row in progress (an engine step is not interrupted)."""
         if self.running:
-            self._stop = True
-        elif self.state.running:
-            self.set(replace(self.state, running=False))
-
-    def halt(self) -> None:
-        """An action that replaces the stream stops a Run first, quietly."""
-        self._gen += 1
-        self.task = None
-        if self.state.running:
-            self.state = replace(self.state, running=False)
+            self.do("Stop", T.stop, ends_run=True)
+            return
+        with self._lock:
+            if self.state.running:
+                self.set(replace(self.state, running=False))

@@ -97,6 +97,9 @@ class Controls(W.VBox):
         self.server_url = _box(W.Text(description="server", placeholder="http://HOST:PORT/v1"))
         self.server_request = _area("request", "1 1 0", '{"model": …, "vllm_xargs": …}')
         self.text = _area("script", "2 1 0", "what the model writes")
+        self.seed_button = W.Button(description="seed script", icon="seedling",
+                                    layout=W.Layout(width="auto", align_self="flex-start"),
+                                    tooltip="the seed's script in the script box (Replay or Reset runs it)")
         self.messages = _area("messages", "1 1 0")
         self.tools = _area("tools", "1 1 0", "[] (OpenAI tools JSON)")
         self.step_button = W.Button(description="Step", icon="step-forward", button_style="primary", layout=_BUTTON)
@@ -242,7 +245,8 @@ class Controls(W.VBox):
 
     def _show_source_fields(self, source: str) -> None:
         """Only the fields of the picked source."""
-        extra = {"recording": [self.recording], "engine": [self.model], "server": [self.server_url]}
+        extra = {"recording": [self.recording], "engine": [self.model, self.seed_button], "server": [self.server_url],
+                 "text": [self.seed_button]}
         children = extra.get(source, [])
         if list(self.per_source.children) != children:
             self.per_source.children = children

@@ -16,8 +16,8 @@ if TYPE_CHECKING:
 
 def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
     """(``inputs`` with the tokenizer, parser, request and prompt a recording was made with,
-    its text in the script box (the last script would be stale), and ``path`` kept as
-    given (the picker lists it once); the opened recording, notes included).
+    and ``path`` kept as given (the picker lists it once); the opened recording, notes
+    included). The script stays: it is the text's and the engine's, not the recording's.
 
     A recording made with a config or plugin never loads it (``core.trust``): the
     config picked in the widget is kept, and without one loading says what to pick.
@@ -32,7 +32,6 @@ def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
     parser = ({"tool_parser": spec.tool_parser, "reasoning_parser": spec.reasoning_parser,
                "config": inputs.config if spec.config else None} if spec else {})
     return replace(inputs, source="recording", recording=str(path), tokenizer=opened.tokenizer,
-                   text="".join(d.text for d in r.deltas),
                    messages=req.messages, tools=req.tools,
                    tool_choice=tc["function"]["name"] if isinstance(tc, dict) else tc,
                    prompt_token_ids=r.prompt_token_ids or None, config_text=None, plugin_text=None,

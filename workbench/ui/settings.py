@@ -86,6 +86,24 @@ def set_setting(s: State, name: str, value: Any) -> State:
     return settled(with_outcome(s, "ok", "", name))
 
 
+def pick_recording(s: State, rt: Runtime, path: str) -> State:
+    """The recording picker: the recording and the settings it was made with (its header's
+    tokenizer, parser, request and prompt) wait for Replay or Reset like any pick (with no
+    stream on screen they apply at once); the script stays the text's and the engine's. Its
+    request replaces the messages and tools: a draft in their boxes goes."""
+    from workbench.ui.runtime import label
+
+    if not path:
+        return set_setting(s, "recording", path)
+    s = replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k not in ("messages", "tools")}))
+    settings, notes = rt.open_recording(s.settings, str(path))
+    s = replace(s, settings=settings, notes=tuple(notes), editor=replace(s.editor, problems=(), note=""))
+    if s.stream.started:
+        return with_outcome(s, "ok", f"recording {path} picked: Replay or Reset applies it", "recording")
+    return settled(with_outcome(s, "ok", f"recording {path}: {settings.tokenizer}, {label(settings)}; "
+                                         "Step or Run to replay it", "recording"))
+
+
 def editor_on(i) -> bool:
     """Whether the editor's parser (a config or a plugin) is the parser of these settings."""
     return i.config_text is not None or i.plugin_text is not None

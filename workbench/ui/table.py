@@ -44,8 +44,9 @@ RESET_CHUNK = 2000  # records per message when many are sent at once (a Run, a r
 # the rows' columns as the widget draws them: what a delta shows is never cut up to these
 # widths (px; a longer value ellipsizes, its tooltip has it all), and a column with no value
 # in any row gives up its width (table.js); the frame and the CLI keep the schema's own. The
-# grammar's view and vLLM's log lines are prose, drawn as labels (no ␣ between words).
-ROW_COLUMNS = tuple(replace(c, fit=FITS[c.name], kind=LABEL if c.name in ("grammar", "logs") else c.kind)
+# grammar's view, vLLM's log lines and an exception's text are prose, drawn as labels (no ␣
+# between words).
+ROW_COLUMNS = tuple(replace(c, fit=FITS[c.name], kind=LABEL if c.name in ("grammar", "logs", "error") else c.kind)
                     if c.name in (FITS := {"tokens": 200, "text": 200, "reasoning": 200, "content": 200,
                                            "tool_calls": 280, "grammar": 320, "error": 280, "logs": 0})
                     else c for c in COLUMNS)

@@ -179,9 +179,10 @@ def _keep_selection(s: State, selected: int | None) -> State:
 
 
 def load_recording(s: State, rt: Runtime, path: str) -> State:
-    """A recording's settings (its header's tokenizer, parser, request, prompt), its text in
-    the script box; the stream goes, and Step replays it. Its request replaces the messages
-    and tools: a draft in their boxes goes, and does not stop it."""
+    """A recording's settings (its header's tokenizer, parser, request, prompt), at once
+    (``Workbench(recording=...)``, ``wb.load_recording``; the picker waits: ``settings.pick_recording``);
+    the stream goes, and Step replays it; the script stays the text's and the engine's. Its
+    request replaces the messages and tools: a draft in their boxes goes, and does not stop it."""
     s = replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k not in ("messages", "tools")}))
     ready(s)
     rt.use(None)

@@ -69,8 +69,11 @@ def status_line(s: State) -> tuple[str, str]:
         return f"{o.action or 'the action'} failed; {len(s.stream.rows)} rows kept", ""
     if o.kind == "idle":
         return o.message, ""
-    if s.running:
-        return f"running: {summary(s)}", ""
+    if s.running:  # a setting picked now waits for the stream to be replayed or reset
+        waiting = s.pending
+        verb = "applies" if len(waiting) == 1 else "apply"
+        tail = f" · {', '.join(waiting)} {verb} on Replay or Reset" if waiting else ""
+        return f"running: {summary(s)}{tail}", ""
     if o.action == "Stop":
         return f"stopped: {summary(s)}; Step or Run goes on", ""
     return (f"{o.message} · {summary(s)}" if o.message else summary(s)), ""

@@ -71,6 +71,16 @@ def vllm_of(i: Inputs) -> str:
     return f"vLLM {i.vllm} (a lane: a worker process)"
 
 
+def script_of(text: str) -> str:
+    """Which script: the seed's, or the one typed (its start and length)."""
+    from workbench.core.clip import clip
+    from workbench.ui.inputs import DEFAULT_TEXT
+
+    if text == DEFAULT_TEXT:
+        return "the seed script"
+    return f"the script {clip(text, 24)} ({len(text)} characters)"
+
+
 def stream_of(i: Inputs, origin: str = "") -> str:
     """The stream: its source, and how its deltas are grouped (``origin``: a grouping
     replayed, "recorded": a live stream replayed as it was recorded)."""
@@ -80,12 +90,12 @@ def stream_of(i: Inputs, origin: str = "") -> str:
     if i.source == "recording":
         return f"the recording {Path(i.recording).name if i.recording else '(none)'}{chunking}"
     if i.source == "engine":
-        what = "scripted" if i.text else "free generation"
+        what = f"scripted: {script_of(i.text)}" if i.text else "free generation"
         again = ", replayed as recorded" if origin == "recorded" else ""
         return f"the engine ({i.model or 'the embedded tiny model'}, {what}{again})"
     if i.source == "server":
         return f"the server {i.server_url or '(no URL)'}" + (", replayed as recorded" if origin == "recorded" else "")
-    return f"the script text{chunking}"
+    return f"the script text{chunking} ({script_of(i.text)})" if i.text else f"the script text{chunking}"
 
 
 def api_of(i: Inputs) -> str:

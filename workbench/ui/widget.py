@@ -51,8 +51,8 @@ class Workbench(W.VBox):
         base = given(text or "", inputs)
         height = check_height(height)
         recording = check_recording(recording)
-        if text is None and recording is None:
-            base = replace(base, text=DEFAULT_TEXT)  # text="" with source="engine": free generation
+        if text is None:  # the seed's script, a recording's widget too (the text and engine sources'; text=""
+            base = replace(base, text=DEFAULT_TEXT)  # with source="engine": free generation)
         self.controls = c = Controls(base, views.help_page())
         self.banner = Banner()
         self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
@@ -78,10 +78,9 @@ class Workbench(W.VBox):
             self._do("recording", T.load_recording, str(recording), raise_errors=False)
 
     def _do(self, action: str, fn, *args, raise_errors: bool = True) -> State:
-        if fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal, S.reload_config,
-                  P.reload, P.reload_plugin):
-            self._ctl.halt()  # a new stream stops a Run first
-        return self._ctl.do(action, fn, *args, raise_errors=raise_errors)
+        ends_run = fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal,
+                          S.reload_config, S.editor_off, P.reload, P.reload_plugin)  # a new stream: the Run ends first
+        return self._ctl.do(action, fn, *args, raise_errors=raise_errors, ends_run=ends_run)
 
     rendering = False  # the controls' echoes of a drawing are not the user's actions
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.ui import plugin_editor as P, screen, settings as S, takeaway, tools, transitions as T
+from workbench.ui.inputs import DEFAULT_TEXT
 
 if TYPE_CHECKING:
     from workbench.ui.widget import Workbench
@@ -21,6 +22,7 @@ def wire(wb: Workbench) -> None:
         b.on_click(lambda _, what=what, fn=fn: wb._do(what, fn, raise_errors=False))
     c.run_button.on_click(lambda _: ctl.run_button())
     c.stop_button.on_click(lambda _: ctl.stop())
+    c.seed_button.on_click(lambda _: setting(wb, "text", DEFAULT_TEXT))
     c.on_setting(lambda name, value: setting(wb, name, value))
     wb.table.observe(lambda _: picked(wb, wb.table.selected or None, tuple(wb.table.selection)),
                    ["selected", "selection"])
@@ -57,7 +59,7 @@ def setting(wb: Workbench, name: str, value) -> None:
     if wb.rendering:
         return
     if name == "recording" and value and value != wb.state.settings.recording:
-        wb._do("recording", T.load_recording, value, raise_errors=False)
+        wb._ctl.do("recording", lambda s, rt: S.pick_recording(s, rt, value))
     else:
         wb._ctl.do(name, lambda s, rt: S.set_setting(s, name, value))
 

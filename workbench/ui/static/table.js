@@ -39,6 +39,9 @@ const ESCAPES = { "\n": "\\n", "\t": "\\t", "\r": "\\r", " ": "␣" };
 /** A whitespace run as drawn in a cell: spaces as ␣, a newline or tab as its escape (\n, \t),
  * which reads at a glance where a ⏎ glyph is a speck. */
 const wsText = (m) => (/[\n\t\r]/.test(m) ? m.replace(/[ \n\t\r]/g, (c) => ESCAPES[c]) : plain(m));
+/** A token as the strip writes it: every whitespace as its escape (a "\n\n" token reads \n\n, in
+ * bold, where a ⏎⏎ glyph at 10 px was a speck). */
+const stripText = (s) => s.replace(/[ \n\t\r]/g, (c) => ESCAPES[c]);
 
 /** A value as HTML: whitespace visible, None blank, "" as a visible "" mark. */
 function shown(v) {
@@ -578,7 +581,9 @@ class Strip {
         ctx.rect(x + 2, y, cw - 4, lineH);
         ctx.clip();
         ctx.fillStyle = C.fg;
-        ctx.fillText(plain(String((r[this.tokens] || [])[idx] ?? "")), x + 3, y + lineH / 2);
+        const tok = String((r[this.tokens] || [])[idx] ?? "");
+        if (/[\n\t\r]/.test(tok)) ctx.font = `bold 10px ${C.font}`;
+        ctx.fillText(stripText(tok), x + 3, y + lineH / 2);
         ctx.restore();
       }
     }
