@@ -393,7 +393,9 @@ to start, a few tokens a second). On a GPU it is the model folder in `WORKBENCH_
 is kept small and `seed` fixed: the same seed gives the same rows again."""),
     ("code", """import os
 
-os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
+# vLLM's start-up log stays out of the cells, and so do the lines its tool parser logs when a
+# call is cut short (the widget's rows keep each row's vLLM log)
+os.environ.setdefault("VLLM_LOGGING_LEVEL", "CRITICAL")
 import pandas as pd
 import torch
 import workbench
@@ -428,7 +430,7 @@ def candidates(wb):
     return pd.DataFrame(out)"""),
     ("md", """**`tool_choice="auto"`**: no grammar. The model writes what it likes (prose, for this
 question): "wanted" and "allowed" are the same bars."""),
-    ("code", """auto = workbench.show(tools=STRICT, max_tokens=8, run=True, **REAL)
+    ("code", """auto = workbench.show(tools=STRICT, max_tokens=6, run=True, **REAL)
 candidates(auto)"""),
     ("md", """**`tool_choice="required"` with a `"strict": true` tool**: the grammar pins the call's
 shape *and* its arguments to the tool's schema. Look for rows where the model's favourite was
@@ -440,7 +442,7 @@ candidates(strict)[lambda f: f["favourite masked"]]"""),
     ("md", """**The same without `strict`**: the grammar pins only the call's shape (a call to one
 of the tools); its arguments are free JSON the model writes, so they need not follow the schema.
 vLLM does the same, and the notes say so."""),
-    ("code", """loose = workbench.show(tools=LOOSE, tool_choice="required", max_tokens=16, run=True, **REAL)
+    ("code", """loose = workbench.show(tools=LOOSE, tool_choice="required", max_tokens=12, run=True, **REAL)
 print(loose.state.final.stream.tool_calls)   # cut at max_tokens here: the point is the note
 [n for n in loose.state.final.notes if "strict" in n]"""),
 ]

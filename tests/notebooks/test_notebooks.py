@@ -81,4 +81,5 @@ def test_notebook_runs_top_to_bottom(name):
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, "the notebook shows a Workbench"
-    assert seconds < 150, f"{name} took {seconds:.0f} s"
+    # 04 samples about 70 tokens of a real model: ~60 s on a quiet 2-core CPU, more when loaded
+    assert seconds < (300 if "real_model" in name else 150), f"{name} took {seconds:.0f} s"
