@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.support.jupyterlab import lab_page, set_theme
-from tests.ui.test_browser_state import ARTIFACTS, ROWS_TEXT_JS, Page, opened, settle
+from pathlib import Path
+
+from tests.support.jupyterlab import IDLE, kernel_round_trip, lab_page, open_notebook, run_all, set_theme, write_notebook
 
 pytestmark = [pytest.mark.browser, pytest.mark.engine]
 
@@ -27,6 +28,15 @@ CHART_JS = """(wb) => { const c = wb.querySelector('.wb-row-detail .wb-candidate
           masked: c.querySelectorAll('.wb-cand-masked').length, width: c.getBoundingClientRect().width}; }"""
 
 
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+# the rows the table has drawn: (step, text) each
+ROWS_TEXT_JS = """(t) => [...t.querySelectorAll('.wb-row[data-step]')].map((r) => {
+  const c = r.querySelector('.wb-c-text');
+  return [Number(r.dataset.step), !c || c.querySelector('.wb-empty') ? '' : c.textContent]; })"""
+DETAIL_AT = """([wb, step]) => { const box = wb.querySelector('.wb-row-detail input');
+  return !!box && box.value === step && box.getClientRects().length > 0; }"""
+
+
 @pytest.fixture
 def page(lab):
     ARTIFACTS.mkdir(exist_ok=True)
@@ -34,7 +44,37 @@ def page(lab):
         yield page
 
 
-class RealPage(Page):
+def settle(page, wb) -> None:
+    """The kernel has handled every click so far, no Run is going, the kernel is idle."""
+    kernel_round_trip(page)
+    stop = wb.locator("button.widget-button", has_text="Stop").first.element_handle()
+    page.wait_for_function("(b) => b.disabled", arg=stop, timeout=300_000)
+    page.wait_for_selector(IDLE, timeout=300_000)
+    page.wait_for_timeout(300)
+
+
+class RealPage:
+    def __init__(self, page, wb) -> None:
+        self.page, self.wb = page, wb
+
+    def act(self, do) -> None:
+        do()
+        settle(self.page, self.wb)
+
+    def click(self, name: str) -> None:
+        self.act(lambda: self.wb.locator("button.widget-button", has_text=name).first.click())
+
+    def settings(self) -> None:
+        """Unfold the settings (the first Step folds them)."""
+        picker = self.wb.locator(".widget-toggle-buttons").first
+        if not picker.is_visible():
+            self.wb.locator(".jupyter-widget-Collapse-header").first.click()
+            picker.wait_for()
+
+    def row(self, step: int) -> None:
+        self.act(lambda: self.wb.locator(f"{TABLE} .wb-row[data-step='{step}']").click())
+        self.page.wait_for_function(DETAIL_AT, arg=[self.wb.element_handle(), str(step)], timeout=180_000)
+
     def box(self, name: str, value: str) -> None:
         """Type into a sampling box (or the tool_choice box) as a user does, then leave it."""
         self.settings()
@@ -53,7 +93,11 @@ class RealPage(Page):
 def test_a_real_model_samples_by_its_controls_shows_its_candidates_and_stops(lab, page):
     cell = ("wb = workbench.show(model='smollm2', tools=TOOLS, tool_parser='hermes', reasoning_parser=None, "
             "temperature=1.5, seed=0, max_tokens=5)")
-    (wb,) = opened(lab, page, "real_model.ipynb", [STRICT + "\n" + cell])
+    write_notebook(lab.root / "real_model.ipynb", ["import workbench\n" + STRICT + "\n" + cell])
+    open_notebook(page, lab.base, lab.token, "real_model.ipynb")
+    run_all(page, timeout_ms=300_000)
+    wb = page.locator(".jp-CodeCell").first.locator(".wb-workbench")
+    wb.wait_for(timeout=120_000)
     p = RealPage(page, wb)
     truth = wb.locator(".wb-truth")
     assert "smollm2, free generation, temperature 1.5, max_tokens 5, seed 0" in truth.inner_text()
@@ -62,8 +106,8 @@ def test_a_real_model_samples_by_its_controls_shows_its_candidates_and_stops(lab
     assert len(first) == 5  # max_tokens 5: five sampled tokens, five rows
     assert p.run() == first  # the same seed: the same rows
     p.box("seed", "1")
-    assert "seed 1" in truth.inner_text()
     other = p.run()
+    assert "seed 1" in truth.inner_text()
     assert len(other) == 5 and other != first  # another seed: other rows
     p.box("temperature", "0")
     greedy = p.run()
@@ -80,9 +124,12 @@ def test_a_real_model_samples_by_its_controls_shows_its_candidates_and_stops(lab
     p.box("max_tokens", "60")
     p.box("tool_choice", "required")
     p.click("Reset")
+    assert p.rows() == []
+    stop = wb.locator("button.widget-button", has_text="Stop").first
     wb.locator("button.widget-button", has_text="Run").first.click()
+    page.wait_for_function("(b) => !b.disabled", arg=stop.element_handle(), timeout=120_000)  # running
     page.wait_for_selector(f".wb-workbench {TABLE} .wb-row[data-step='3']", timeout=240_000)
-    wb.locator("button.widget-button", has_text="Stop").first.click()
+    stop.click()
     settle(page, wb)
     stopped = p.rows()
     assert 3 <= len(stopped) < 60

@@ -247,3 +247,15 @@ def test_a_model_typed_in_the_box_brings_its_tokenizer_once_it_names_one():
     s = start(Inputs(source="engine"))
     assert set_setting(s, "model", "smol").settings.tokenizer == "qwen3"  # half typed: nothing yet
     assert set_setting(s, "model", "smollm2").settings.tokenizer == instance.model_tokenizer("smollm2", None)
+
+
+def test_engine_passes_enginespec_fields_and_names_an_unknown_one():
+    from workbench.engine import EngineSpec
+    from workbench.ui.engine_adapter import engine_spec
+    from workbench.ui.inputs import Inputs
+
+    spec = engine_spec(Inputs(model="smollm2", engine={"tensor_parallel_size": 2, "max_model_len": 1024}))
+    assert spec == EngineSpec(model="smollm2", tensor_parallel_size=2, max_model_len=1024)
+    with pytest.raises(WorkbenchError, match=r"EngineSpec has no field 'tensor_paralel_size' \(did you mean: "
+                                             r"tensor_parallel_size"):
+        engine_spec(Inputs(model="smollm2", engine={"tensor_paralel_size": 2}))
