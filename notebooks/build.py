@@ -393,9 +393,9 @@ to start, a few tokens a second). On a GPU it is the model folder in `WORKBENCH_
 is kept small and `seed` fixed: the same seed gives the same rows again."""),
     ("code", """import os
 
-# vLLM's start-up log stays out of the cells, and so do the lines its tool parser logs when a
-# call is cut short (the widget's rows keep each row's vLLM log)
-os.environ.setdefault("VLLM_LOGGING_LEVEL", "CRITICAL")
+# vLLM's start-up log stays out of the cells, and so do the lines its tool parser logs when its
+# non-streaming parse of a sampled call fails (the final tab shows that; the rows keep the log)
+os.environ["VLLM_LOGGING_LEVEL"] = "CRITICAL"
 import pandas as pd
 import torch
 import workbench
