@@ -375,37 +375,80 @@ print(Path(written[0]).read_text())"""),
 pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])   # TESTS_FAILED, as it should"""),
 ]
 
-GPU = [
-    ("md", """# 04 · The same with a real model on a GPU
+REAL = [
+    ("md", """# 04 · A real model: what it wanted, and what the grammar allowed
 
-The tour's steps with a real model instead of the embedded tiny one. Needs a CUDA GPU, a
-GPU build of vLLM, and a local model folder in `WORKBENCH_MODEL` (e.g. a Qwen3 checkpoint;
-its own tokenizer is used). Without a GPU the next cell says so and the notebook stops."""),
+The tour's engine forces a tiny random model through a script. Here a real chat model chooses
+its own tokens (free generation: no script), and vLLM's structured outputs decide what it may
+choose: for `tool_choice="required"` the engine builds a grammar from the tools and masks every
+token the grammar does not allow before the sampler sees the logits.
+
+Each row keeps the model's top candidates at that step twice: **before** the grammar's mask
+(what the model wanted) and **after** it (what the grammar allowed, renormalised). Click a row:
+the detail pane draws both as bars, the chosen token outlined, a masked one struck through.
+
+On a CPU this is SmolLM2-135M-Instruct (`model="smollm2"`, installed by `make setup`: about 10 s
+to start, a few tokens a second). On a GPU it is the model folder in `WORKBENCH_MODEL`, with
+`WORKBENCH_TP` / `WORKBENCH_PP` as its tensor and pipeline parallel sizes when set. `max_tokens`
+is kept small and `seed` fixed: the same seed gives the same rows again."""),
     ("code", """import os
 
-os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
+# vLLM's start-up log stays out of the cells, and so do the lines its tool parser logs when its
+# non-streaming parse of a sampled call fails (the final tab shows that; the rows keep the log)
+os.environ["VLLM_LOGGING_LEVEL"] = "CRITICAL"
+import pandas as pd
+import torch
 import workbench
 
-workbench.require_gpu()"""),
-    ("code", """MODEL = os.environ.get("WORKBENCH_MODEL", "")   # a local folder with config.json and weights
-""" + TOOLS),
-    ("md", """**Free generation** (`text=""`): the model writes; each Step is one engine step."""),
-    ("code", """wb = workbench.show("", source="engine", model=MODEL, tokenizer=MODEL, tools=TOOLS,
-                    reasoning_parser="qwen3", tool_parser="hermes")
-wb.step(8)
-wb.frame()[["step", "tokens", "phase", "reasoning", "content", "sse"]]"""),
-    ("code", """wb.run()
-[(d.field, d.equal, d.first_step) for d in wb.state.final.diffs]"""),
-    ("md", """**`tool_choice: "required"`**: the grammar constrains the real model's output."""),
-    ("code", """req = workbench.show("", source="engine", model=MODEL, tokenizer=MODEL, tools=TOOLS,
-                     tool_choice="required", run=True)
-req.describe()["request"]["structured_outputs"], req.state.final.stream.tool_calls"""),
-    ("code", """report = wb.check(fuzz=20)
-[f.headline() for f in report.findings]"""),
+if torch.cuda.is_available():
+    MODEL = os.environ["WORKBENCH_MODEL"]   # a local folder with config.json and weights
+    ENGINE = {k: int(os.environ[v]) for k, v in (("tensor_parallel_size", "WORKBENCH_TP"),
+                                                 ("pipeline_parallel_size", "WORKBENCH_PP")) if os.environ.get(v)}
+else:
+    MODEL, ENGINE = "smollm2", {}
+REAL = dict(model=MODEL, engine=ENGINE, tool_parser="hermes", reasoning_parser=None, seed=0)
+MODEL, ENGINE"""),
+    ("code", """WEATHER = {"name": "get_weather", "description": "Current weather for a city",
+           "parameters": {"type": "object", "properties": {"city": {"type": "string"}},
+                          "required": ["city"], "additionalProperties": False}}
+STRICT = [{"type": "function", "function": {**WEATHER, "strict": True}}]
+LOOSE = [{"type": "function", "function": WEATHER}]
+
+
+def candidates(wb):
+    \"\"\"Each sampled token: the model's favourite and the chosen token's rank and probability,
+    before the grammar (wanted) and after it (allowed).\"\"\"
+    out = []
+    for row in wb.rows:
+        for c in row.extra.get("candidates", []):
+            chosen = next((i["token"] for i in c["after"] + c["before"] if i["id"] == c["token"]), c["token"])
+            out.append({"step": row.step, "chosen": repr(chosen), "favourite": repr(c["before"][0]["token"]),
+                        "favourite masked": c["before"][0].get("masked", False),
+                        "rank wanted": c["rank_before"], "p wanted": c["p_before"],
+                        "rank allowed": c["rank_after"], "p allowed": c["p_after"],
+                        "tokens allowed": c.get("allowed")})
+    return pd.DataFrame(out)"""),
+    ("md", """**`tool_choice="auto"`**: no grammar. The model writes what it likes (prose, for this
+question): "wanted" and "allowed" are the same bars."""),
+    ("code", """auto = workbench.show(tools=STRICT, max_tokens=6, run=True, **REAL)
+candidates(auto)"""),
+    ("md", """**`tool_choice="required"` with a `"strict": true` tool**: the grammar pins the call's
+shape *and* its arguments to the tool's schema. Look for rows where the model's favourite was
+masked: the grammar overruled it, and the model's second (or tenth) choice was taken. Even this
+small model writes a valid call."""),
+    ("code", """strict = workbench.show(tools=STRICT, tool_choice="required", max_tokens=48, run=True, **REAL)
+print(strict.state.final.stream.tool_calls)
+candidates(strict)[lambda f: f["favourite masked"]]"""),
+    ("md", """**The same without `strict`**: the grammar pins only the call's shape (a call to one
+of the tools); its arguments are free JSON the model writes, so they need not follow the schema.
+vLLM does the same, and the notes say so."""),
+    ("code", """loose = workbench.show(tools=LOOSE, tool_choice="required", max_tokens=12, run=True, **REAL)
+print(loose.state.final.stream.tool_calls)   # cut at max_tokens here: the point is the note
+[n for n in loose.state.final.notes if "strict" in n]"""),
 ]
 
 NOTEBOOKS = {"01_tour.ipynb": TOUR, "02_author_a_parser.ipynb": AUTHOR,
-             "03_reproduce_a_bug.ipynb": BUG, "04_gpu_real_model.ipynb": GPU,
+             "03_reproduce_a_bug.ipynb": BUG, "04_real_model.ipynb": REAL,
              "05_harmony.ipynb": HARMONY, "06_one_stream_three_apis.ipynb": APIS,
              "07_python_and_rust.ipynb": RUST}
 

@@ -1,8 +1,7 @@
 """The notebooks run top to bottom (nbclient, this venv's ipykernel), outputs stripped.
 
-01-03 and 05-07 each run in one fresh kernel (01 builds the one embedded engine of its
-kernel), with no error, no stderr and no progress bar in any cell; 04 needs a GPU:
-without one its first cell stops it with one line.
+Each runs in one fresh kernel (01 builds the one embedded engine of its kernel; 04 starts
+SmolLM2 on the CPU), with no error, no stderr and no progress bar in any cell.
 """
 
 from __future__ import annotations
@@ -17,7 +16,7 @@ import pytest
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "notebooks"
 CPU_NOTEBOOKS = ["01_tour.ipynb", "02_author_a_parser.ipynb", "03_reproduce_a_bug.ipynb",
-                 "05_harmony.ipynb", "06_one_stream_three_apis.ipynb", "07_python_and_rust.ipynb"]
+                 "04_real_model.ipynb", "05_harmony.ipynb", "06_one_stream_three_apis.ipynb", "07_python_and_rust.ipynb"]
 
 
 def execute(name: str, timeout: int = 300):
@@ -64,7 +63,7 @@ def test_notebooks_are_built_and_stripped():
         for cell in nb.cells:
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, path.name
-        assert "gpu" in path.name or path.name in CPU_NOTEBOOKS
+        assert path.name in CPU_NOTEBOOKS
 
 
 @pytest.mark.parametrize("name", CPU_NOTEBOOKS)
@@ -82,15 +81,5 @@ def test_notebook_runs_top_to_bottom(name):
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, "the notebook shows a Workbench"
-    assert seconds < 150, f"{name} took {seconds:.0f} s"
-
-
-def test_gpu_notebook_stops_cleanly_without_a_gpu():
-    import torch
-    from nbclient.exceptions import CellExecutionError
-
-    if torch.cuda.is_available():
-        pytest.skip("a GPU is present: 04 would run for real (not in CI)")
-    with pytest.raises(CellExecutionError) as e:
-        execute("04_gpu_real_model.ipynb", timeout=120)
-    assert e.value.ename == "NoGPU" and "torch.cuda.is_available() is False" in e.value.evalue
+    # 04 samples about 70 tokens of a real model: ~60 s on a quiet 2-core CPU, more when loaded
+    assert seconds < (300 if "real_model" in name else 150), f"{name} took {seconds:.0f} s"

@@ -193,3 +193,93 @@ def test_a_notebooks_relative_config_is_the_notebooks_never_the_repositorys(tmp_
     (tmp_path / "parsers" / "teaching.toml").unlink()
     assert os.path.abspath(resolve("./parsers/teaching.toml")) == here  # missing here: never the repo's
     assert resolve("parsers/teaching.toml") == str(shipped)  # a picker's repo-relative path
+
+
+def test_the_sampling_options_reach_the_request_and_the_run_spec():
+    from workbench.core.request import build_request
+    from workbench.ui.inputs import Inputs
+
+    i = Inputs(source="engine", temperature=0.7, top_p=0.9, top_k=20, max_tokens=12, seed=5)
+    sampling = {"temperature": 0.7, "top_p": 0.9, "top_k": 20, "max_tokens": 12, "seed": 5}
+    assert {k: getattr(i.request(), k) for k in sampling} == sampling
+    assert {k: i.spec().request[k] for k in sampling} == sampling
+    built = build_request(i.setup().request)  # vLLM's own request takes them as given
+    assert (built.temperature, built.top_p, built.top_k, built.max_tokens, built.seed) == (0.7, 0.9, 20, 12, 5)
+    assert "temperature" not in Inputs(source="engine").spec().request  # unset: the model's defaults
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    ({"temperature": -0.5}, "Workbench(temperature=...) must be a number from 0 to 100 or null, got -0.5"),
+    ({"max_tokens": 0}, "Workbench(max_tokens=...) must be an integer >= 1 or null, got 0"),
+    ({"top_p": 0}, "Workbench(top_p=...) must be a number in (0, 1] or null, got 0"),
+    ({"seed": "x"}, "Workbench(seed=...) must be an integer or null, got 'x'"),
+])
+def test_a_bad_sampling_option_is_one_line_naming_it(kwargs, message):
+    from workbench.ui.widget import Workbench
+
+    with pytest.raises(WorkbenchError) as e:
+        Workbench(source="engine", **kwargs)
+    assert str(e.value) == message
+
+
+def test_a_real_model_brings_its_tokenizer_free_generation_and_a_short_max_tokens():
+    from workbench.engine import instance
+    from workbench.ui import views
+    from workbench.ui.inputs import MODEL_MAX_TOKENS
+    from workbench.ui.widget import Workbench
+
+    i = Workbench(model="smollm2", seed=3).state.settings
+    assert (i.source, i.tokenizer, i.text, i.max_tokens, i.seed) == (
+        "engine", instance.model_tokenizer("smollm2", None), "", MODEL_MAX_TOKENS, 3)
+    named = Workbench(model="smollm2", tokenizer="qwen3", max_tokens=9).state.settings
+    assert (named.tokenizer, named.max_tokens) == ("qwen3", 9)  # what is named wins
+    truth = views.pending_html(Workbench(model="smollm2", temperature=0.2, seed=3).state)
+    assert "the engine (smollm2, free generation, temperature 0.2, max_tokens 64, seed 3)" in truth
+
+
+@pytest.mark.parametrize("box, text, value, draft", [
+    ("temperature", "0.25", 0.25, None),
+    ("seed", " 7 ", 7, None),
+    ("max_tokens", "", None, None),
+    ("temperature", "hot", None, "temperature: expected a number, got 'hot'"),
+    ("max_tokens", "2.5", None, "max_tokens: expected a whole number, got '2.5'"),
+    ("max_tokens", "0", None, "request.max_tokens must be an integer >= 1 or null, got 0"),
+    ("top_p", "1.5", None, "request.top_p must be a number in (0, 1] or null, got 1.5"),
+])
+def test_a_sampling_box_is_its_number_or_a_draft_saying_what_is_wrong(box, text, value, draft):
+    from workbench.ui import transitions as T
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.settings import set_setting
+    from workbench.ui.state import start
+
+    s = set_setting(start(Inputs(source="engine")), box, text)
+    assert getattr(s.settings, box) == value
+    if draft is None:
+        assert box not in s.drafts
+    else:
+        assert s.drafts[box] == (text, draft)
+        with pytest.raises(WorkbenchError, match=draft.replace("(", r"\(").replace(")", r"\)").replace(".", r"\.")):
+            T.ready(s)  # Step, Replay and Reset say it in one line
+
+
+def test_a_model_typed_in_the_box_brings_its_tokenizer_once_it_names_one():
+    from workbench.engine import instance
+    from workbench.ui.inputs import Inputs
+    from workbench.ui.settings import set_setting
+    from workbench.ui.state import start
+
+    s = start(Inputs(source="engine"))
+    assert set_setting(s, "model", "smol").settings.tokenizer == "qwen3"  # half typed: nothing yet
+    assert set_setting(s, "model", "smollm2").settings.tokenizer == instance.model_tokenizer("smollm2", None)
+
+
+def test_engine_passes_enginespec_fields_and_names_an_unknown_one():
+    from workbench.engine import EngineSpec
+    from workbench.ui.engine_adapter import engine_spec
+    from workbench.ui.inputs import Inputs
+
+    spec = engine_spec(Inputs(model="smollm2", engine={"tensor_parallel_size": 2, "max_model_len": 1024}))
+    assert spec == EngineSpec(model="smollm2", tensor_parallel_size=2, max_model_len=1024)
+    with pytest.raises(WorkbenchError, match=r"EngineSpec has no field 'tensor_paralel_size' \(did you mean: "
+                                             r"tensor_parallel_size"):
+        engine_spec(Inputs(model="smollm2", engine={"tensor_paralel_size": 2}))

@@ -427,3 +427,6 @@ def test_two_engine_workbenches_each_own_their_stream(engine_stepper, tmp_path):
     assert a.save_recording(tmp_path / "a.jsonl") == 26
     assert [t for d in rec.load(tmp_path / "a.jsonl").deltas for t in d.token_ids] == a_ids
     assert a.replay() == set() and len(a.rows) == 26
+    a.select(3)  # the tiny model's tokens come from the script: the detail says so, no chart
+    assert "forced (the script sets every other logit to -inf)" in a.detail.value
+    assert "the model wanted" not in a.detail.value and "candidates" not in a.rows[2].extra

@@ -20,7 +20,7 @@ import ipywidgets as W
 from workbench.core.faces import APIS
 from workbench.ui import views
 from workbench.ui.choices import NO_VALUE, config_files, options, pick, recording_files, tokenizer_names
-from workbench.ui.inputs import SOURCES, TOOL_CHOICES, Inputs
+from workbench.ui.inputs import SAMPLING_FIELDS, SOURCES, TOOL_CHOICES, Inputs
 from workbench.ui.state import State
 
 _STYLE = {"description_width": "76px"}
@@ -39,8 +39,15 @@ HELP = ("<div class='wb-help'><b>The widget in short.</b> Step / Run stream the 
         "repository; JupyterLab serves no file outside the folder it started in, so it is shown here).</div>")
 # settings field -> the control's attribute
 FIELDS = ("tokenizer", "tool_parser", "reasoning_parser", "config", "vllm", "api", "tool_choice", "chunking",
-          "source", "recording", "model", "server_url", "server_request", "text", "messages", "tools")
+          "source", "recording", "model", *SAMPLING_FIELDS, "server_url", "server_request", "text", "messages", "tools")
 JSON_FIELDS = ("messages", "tools", "server_request")
+SAMPLING_BOXES = (  # name, placeholder, tooltip
+    ("temperature", "1.0", "0 picks the likeliest token; higher spreads the choice (request.temperature)"),
+    ("top_p", "1.0", "sample from the smallest set of tokens whose probability reaches this (0 < p <= 1)"),
+    ("top_k", "all", "sample from the k likeliest tokens only (-1 or empty: all)"),
+    ("max_tokens", "no limit", "the request's max_tokens: the Run stops after this many tokens"),
+    ("seed", "random", "the same seed gives the same rows again"),
+)
 
 
 def _box(widget: W.Widget) -> W.Widget:
@@ -60,6 +67,8 @@ def shown_value(name: str, value) -> object:
         return "" if value is None else json.dumps(value, ensure_ascii=False)
     if name in ("tool_choice", "model") or name == "server_url":
         return value or ""
+    if name in SAMPLING_FIELDS:
+        return "" if value is None else str(value)
     return value
 
 
@@ -93,7 +102,15 @@ class Controls(W.VBox):
                                       style={"button_width": "80px", "description_width": "52px"})
         self.recording = _box(W.Dropdown(options=options(recording_files(), inputs.recording),
                                          description="recording"))
-        self.model = _box(W.Text(description="model", placeholder="the embedded tiny model"))
+        self.model = _box(W.Text(description="model", placeholder="the embedded tiny model",
+                                 tooltip='"smollm2" or an HF model folder: it samples, under the grammar'))
+        # a real model's sampling (the tiny model's tokens are forced by the script): "" is the default
+        for name, hint, tip in SAMPLING_BOXES:
+            setattr(self, name, _box(W.Text(description=name, placeholder=hint, tooltip=tip)))
+        self.sampling = W.GridBox([getattr(self, name) for name, _, _ in SAMPLING_BOXES],
+                                  layout=W.Layout(grid_template_columns="repeat(2, minmax(0, 1fr))", width="auto",
+                                                  grid_gap="0 4px"))
+        self.sampling.add_class("wb-sampling")
         self.server_url = _box(W.Text(description="server", placeholder="http://HOST:PORT/v1"))
         self.server_request = _area("request", "1 1 0", '{"model": …, "vllm_xargs": …}')
         self.text = _area("script", "2 1 0", "what the model writes")
@@ -245,8 +262,8 @@ class Controls(W.VBox):
 
     def _show_source_fields(self, source: str) -> None:
         """Only the fields of the picked source."""
-        extra = {"recording": [self.recording], "engine": [self.model, self.seed_button], "server": [self.server_url],
-                 "text": [self.seed_button]}
+        extra = {"recording": [self.recording], "engine": [self.model, self.sampling, self.seed_button],
+                 "server": [self.server_url], "text": [self.seed_button]}
         children = extra.get(source, [])
         if list(self.per_source.children) != children:
             self.per_source.children = children

@@ -123,8 +123,9 @@ class RowDetail(W.VBox):
                        for k in keys if 0 < k <= len(self.api_events))
 
     def show(self, row: Row | None, n_rows: int, decode=None, api: str = "chat",
-             events: list[dict] | None = None, note: str = "") -> None:
-        """``events``: the row's events on ``api`` (None for chat, whose chunk is shown)."""
+             events: list[dict] | None = None, note: str = "", forced: bool = False) -> None:
+        """``events``: the row's events on ``api`` (None for chat, whose chunk is shown);
+        ``forced``: the row comes from the engine's script (its tokens are not sampled)."""
         from workbench.ui.faces_view import summary
 
         with self.hold_sync(), self.step.hold_sync():
@@ -136,7 +137,7 @@ class RowDetail(W.VBox):
                     self._table(name, "", None)
                 return
             self.step.value = row.step
-            self.html.value, self.tail.value = row_detail_html(row, decode)
+            self.html.value, self.tail.value = row_detail_html(row, decode, forced)
             self._table("tokens", "tokens", token_items(row, decode))
             self._table("states", "engine states", state_items(row), "(no state machine)")
             self._table("events", "events", event_items(row))

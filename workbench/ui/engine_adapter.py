@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 def factory(rt: Runtime, i: Inputs, session) -> EngineSource:
     from workbench.engine import EngineSpec, EngineStepper, instance
 
-    spec = EngineSpec(model=i.model) if i.model else EngineSpec()
+    spec = engine_spec(i)
     if rt.stepper is None:
         rt.stepper = EngineStepper(spec)
     s = rt.stepper
@@ -34,3 +34,19 @@ def factory(rt: Runtime, i: Inputs, session) -> EngineSource:
         rt.status(f"request started; the first step compiles the {s.constraint['kind']} "
                   "grammar…", None)
     return EngineSource(s)
+
+
+def engine_spec(i: Inputs):
+    """The engine the settings name: the model, and ``engine``'s EngineSpec fields over the
+    defaults (an unknown one is one line)."""
+    from dataclasses import fields
+
+    from workbench.engine import EngineSpec
+    from workbench.errors import WorkbenchError, close_matches
+
+    more = dict(i.engine or {})
+    known = {f.name for f in fields(EngineSpec)} - {"model", "tiny"}
+    for key in more:
+        if key not in known:
+            raise WorkbenchError(f"Workbench(engine=...): EngineSpec has no field {key!r}{close_matches(key, known)}")
+    return EngineSpec(model=i.model, **more)

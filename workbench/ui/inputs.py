@@ -4,6 +4,7 @@ core/prepare.py) -> Setup."""
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
@@ -19,6 +20,8 @@ from workbench.core.clip import clip
 
 SOURCES = ("text", "recording", "engine", "server")
 TOOL_CHOICES = ("auto", "required", "none")
+SAMPLING_FIELDS = ("temperature", "top_p", "top_k", "max_tokens", "seed")  # the engine source's boxes
+MODEL_MAX_TOKENS = 64  # a real model's default: a Run of a sampling model ends in about a minute
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -49,7 +52,14 @@ class Inputs:
     recording: str | None = None
     source: str = "text"  # text | recording | engine | server
     chunking: str = "token"
-    model: str | None = None  # a real model for the engine source (GPU)
+    model: str | None = None  # a real model for the engine source: "smollm2" or an HF folder
+    # Sampling for the engine source (None: the model's generation config, else vLLM's defaults).
+    temperature: float | None = None
+    top_p: float | None = None
+    top_k: int | None = None
+    max_tokens: int | None = None
+    seed: int | None = None
+    engine: dict | None = None  # more EngineSpec fields (tensor_parallel_size, max_model_len, ...)
     prompt_token_ids: list[int] | None = None  # from a recording's header
     # The editor's last good config text: when set, it is the parser (over the pickers).
     config_text: str | None = None
@@ -71,7 +81,11 @@ class Inputs:
 
     def request(self) -> RequestSpec:
         return RequestSpec(messages=self.messages, tools=self.tools,
-                           tool_choice=tool_choice_arg(self.tool_choice))
+                           tool_choice=tool_choice_arg(self.tool_choice), **self.sampling())
+
+    def sampling(self) -> dict:
+        """The sampling fields that are set (``SAMPLING_FIELDS``), as the request takes them."""
+        return {name: getattr(self, name) for name in SAMPLING_FIELDS if getattr(self, name) is not None}
 
     def server_body(self) -> dict:
         """The chat request the server source sends: messages, tools, tool_choice + extras."""
@@ -88,7 +102,8 @@ class Inputs:
         parser, the request fields, the API, the grouping and the vLLM version."""
         source = ({"text": self.text} if self.source == "text" else
                   {"recording": resolve(self.recording)} if self.source == "recording" and self.recording else {})
-        request = {"messages": self.messages, "tools": self.tools, "tool_choice": tool_choice_arg(self.tool_choice)}
+        request = {"messages": self.messages, "tools": self.tools, "tool_choice": tool_choice_arg(self.tool_choice),
+                   **self.sampling()}
         return RunSpec(**source, tokenizer=self.tokenizer, parser=self.parser(), request=request, api=self.api,
                        chunking=self.chunking, vllm=self.vllm, allow_callables=tuple(self.allow_callable or ()))
 
@@ -101,6 +116,21 @@ class Inputs:
 DEFAULT_TEXT = ('<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", '
                 '"arguments": {"city": "Paris"}}</tool_call>')  # the seed's script
 HEIGHTS = (100, 5000)  # px: the table's rows on screen
+
+
+def with_model(inputs: Inputs, options: dict) -> Inputs:
+    """A real model's defaults where ``options`` (what the call gave) leaves them open: the engine
+    source, the model's own tokenizer (``instance.model_tokenizer``) and ``MODEL_MAX_TOKENS``,
+    so that a Run of a sampling model ends (free generation, no script, is ``Workbench``'s)."""
+    from dataclasses import replace
+
+    from workbench.engine import instance
+
+    if not inputs.model:
+        return inputs
+    return replace(inputs, source=options.get("source", "engine"),
+                   tokenizer=instance.model_tokenizer(inputs.model, options.get("tokenizer")) or inputs.tokenizer,
+                   max_tokens=options.get("max_tokens", MODEL_MAX_TOKENS))
 
 
 def check_height(height: object) -> int:
@@ -176,5 +206,8 @@ def given(text: object, options: dict) -> Inputs:
     try:  # the request's own types (a non-empty messages list, ...), here rather than at the first Step
         inputs.request().check()
     except WorkbenchError as e:
+        named = re.match(r"request\.(\w+) (must .*)", str(e))
+        if named and named.group(1) in SAMPLING_FIELDS and named.group(1) in options:  # a sampling option by name
+            raise WorkbenchError(f"Workbench({named.group(1)}=...) {named.group(2)}") from None
         raise WorkbenchError(f"Workbench(...): {e}") from None
     return inputs

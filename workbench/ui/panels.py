@@ -106,10 +106,11 @@ def visible(value: Any) -> str:
     return f"<code style='white-space:pre-wrap;word-break:normal'>{text}</code>"
 
 
-def row_detail_html(row: Row, decode=None) -> tuple[str, str]:
+def row_detail_html(row: Row, decode=None, forced: bool = False) -> tuple[str, str]:
     """One delta's properties as (head, tail) HTML: step, text, phase and DeltaMessage above
-    its tables (tokens, engine states, events: ``detail``), the SSE chunk, logs, time, grammar,
-    engine view and error below. A property list stays HTML: one value per name, read down."""
+    its tables (tokens, engine states, events: ``detail``); below, a sampled row's candidates
+    (``forced``: a scripted engine row says so), the SSE chunk, logs, time, grammar, engine view
+    and error. A property list stays HTML: one value per name, read down."""
     delta = row.delta
     head = [
         ("step", str(row.step) + (f" ({row.engine_steps} engine steps)" if row.engine_steps != 1 else "")),
@@ -128,7 +129,11 @@ def row_detail_html(row: Row, decode=None) -> tuple[str, str]:
     grammar = grammar_of(row)
     if grammar is not None:
         tail.append(("grammar", html.escape(grammar)))
-    extra = {k: v for k, v in row.extra.items() if k != "traceback"}
+    if row.extra.get("candidates"):
+        tail.insert(0, ("candidates", candidates_html(row.extra["candidates"])))
+    elif forced and row.token_ids:
+        tail.insert(0, ("candidates", "forced (the script sets every other logit to -inf)"))
+    extra = {k: v for k, v in row.extra.items() if k not in ("traceback", "candidates")}  # Copy JSON keeps them
     if extra:
         tail.append(("engine", _pre(json.dumps(extra, indent=1, ensure_ascii=False, default=str))))
     if row.error:
@@ -136,3 +141,79 @@ def row_detail_html(row: Row, decode=None) -> tuple[str, str]:
                      + (f"<details><summary>traceback</summary>{_pre(row.extra['traceback'])}</details>"
                         if row.extra.get("traceback") else "")))
     return secrets.scrub(_kv_table(head)), secrets.scrub(_kv_table(tail))
+
+
+# -- the candidates chart: what the model wanted, and what the grammar allowed ---------
+_MUTED = "var(--jp-ui-font-color2, rgba(0,0,0,0.54))"
+_TRACK = "var(--jp-layout-color2, #eee)"
+_BAR = TINT["reasoning"]
+_MASKED = TINT["error"]
+_CHOSEN = TINT["tool"]
+
+
+def _percent(p: float | None) -> str:
+    if p is None:
+        return "?"
+    return f"{p * 100:.1f}%" if p >= 0.001 else f"{p * 100:.2g}%"
+
+
+def _bar(item: dict, chosen: int, scale: float) -> str:
+    """One candidate: its token, a bar as long as its probability (of the column's largest),
+    the probability; a masked one struck through in the error colour (✕), the chosen one
+    outlined (◀)."""
+    masked, is_chosen = item.get("masked", False), item["id"] == chosen
+    colour = _MASKED if masked else _BAR
+    width = 0 if scale <= 0 else max(1.0, 100 * item["p"] / scale)
+    token = visible(item["token"])
+    label = f"<s>{token}</s>" if masked else token
+    mark = (f"<b style='color:{_CHOSEN}' title='the chosen token'>◀</b>" if is_chosen else
+            f"<span style='color:{_MASKED}' title='masked by the grammar'>✕</span>" if masked else "")
+    outline = f"outline:2px solid {_CHOSEN};outline-offset:-1px;" if is_chosen else ""
+    cls = "wb-cand" + (" wb-cand-masked" if masked else "") + (" wb-cand-chosen" if is_chosen else "")
+    return (f"<div class='{cls}' style='display:grid;grid-template-columns:minmax(50px,8em) minmax(40px,1fr) "
+            f"4.2em 1em;gap:4px;align-items:center;{outline}padding:0 2px'>"
+            f"<span style='overflow:hidden;text-overflow:ellipsis;white-space:nowrap'>{label}</span>"
+            f"<span style='background:{_TRACK};height:10px;display:block'><span style='display:block;height:100%;"
+            f"width:{width:.1f}%;background:{colour};opacity:{0.6 if masked else 0.9}'></span></span>"
+            f"<span style='text-align:right;font-variant-numeric:tabular-nums'>{_percent(item['p'])}</span>"
+            f"<span>{mark}</span></div>")
+
+
+def _column(title: str, items: list[dict], chosen: int, rank: int | None, p: float | None, token: str,
+            note: str = "") -> str:
+    scale = max((i["p"] for i in items), default=0.0)
+    bars = "".join(_bar(i, chosen, scale) for i in items)
+    if not any(i["id"] == chosen for i in items):
+        where = f"rank {rank}" if rank is not None else "not allowed"
+        bars += (f"<div style='color:{_MUTED};font-size:10px'>… the chosen {visible(token)} at {where}, "
+                 f"{_percent(p)}</div>")
+    rank_text = f"rank {rank}" if rank is not None else "masked"
+    return (f"<div class='wb-cands-col' style='flex:1 1 200px;min-width:180px'>"
+            f"<div><b>{html.escape(title)}</b> <span style='color:{_MUTED}'>· chosen: {rank_text}, "
+            f"{_percent(p)}{html.escape(note)}</span></div>{bars}</div>")
+
+
+def candidates_html(entries: list[dict]) -> str:
+    """A sampled row's candidates (``row.extra["candidates"]``, engine/candidates.py) as bar
+    charts, one pair per token: the model's top tokens before the grammar's mask (a masked one
+    struck through) beside the same logits after it, renormalised; the chosen token outlined,
+    with its rank and probability in each. Pure HTML in theme colours (Light and Dark)."""
+    parts = []
+    for n, e in enumerate(entries):
+        token = next((i["token"] for i in (*e["before"], *e["after"]) if i["id"] == e["token"]), f"<{e['token']}>")
+        head = (f"<div style='color:{_MUTED}'>token {n + 1} of {len(entries)}: {visible(token)} "
+                f"(id {e['token']})</div>") if len(entries) > 1 else ""
+        wanted = _column("the model wanted", e["before"], e["token"], e.get("rank_before"), e.get("p_before"), token)
+        if e.get("masked"):
+            allowed = _column("the grammar allowed", e["after"], e["token"], e.get("rank_after"), e.get("p_after"),
+                              token, f" · {e['allowed']} token{'' if e['allowed'] == 1 else 's'} allowed"
+                              if e.get("allowed") is not None else "")
+        else:
+            allowed = (f"<div class='wb-cands-col' style='flex:1 1 200px;min-width:180px;color:{_MUTED}'>"
+                       "<b>the grammar allowed</b>: everything (no grammar mask at this step: the model "
+                       "chose freely)</div>")
+        parts.append(f"{head}<div style='display:flex;flex-wrap:wrap;gap:6px 14px'>{wanted}{allowed}</div>")
+    legend = (f"<div style='color:{_MUTED};margin-bottom:2px'>the top {len(entries[0]['before'])} by probability; "
+              f"<span style='color:{_CHOSEN}'>◀ outlined</span>: the chosen token; "
+              f"<span style='color:{_MASKED}'>✕ struck through</span>: masked by the grammar</div>") if entries else ""
+    return f"<div class='wb-candidates' style='font-size:11px;min-width:0'>{legend}{''.join(parts)}</div>"

@@ -134,7 +134,9 @@ def detail(wb: Workbench, old: State | None, s: State, rt: Runtime) -> None:
     events = row_events(s, rt, row.step) if row is not None else None
     note = ("the stream has not ended: the closing events are what the server sends if it ends here"
             if events is not None and last and not s.stream.done else "")
-    wb.detail.show(row, len(s.stream.rows), decoder(rt), api, events, note)
+    applied = s.stream.applied
+    forced = applied.source == "engine" and bool(applied.text)  # the script's tokens, not sampled
+    wb.detail.show(row, len(s.stream.rows), decoder(rt), api, events, note, forced)
 
 
 def row_events(s: State, rt: Runtime, step: int) -> list[dict] | None:

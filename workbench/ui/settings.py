@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.errors import WorkbenchError
 from workbench.core.request import RequestSpec
 from workbench.lanes import versions
+from workbench.ui.inputs import SAMPLING_FIELDS
 from workbench.ui.runtime import LIVE
 from workbench.ui.state import Editor, State, frozen, with_outcome
 
@@ -49,7 +50,13 @@ def conflict(vllm: str | None, source: str, api: str, editor: bool) -> str | Non
 
 
 def normal(name: str, value: Any) -> Any:
-    """A control's value as the settings hold it ("" in a picker or box: None)."""
+    """A control's value as the settings hold it ("" in a picker or box: None; a sampling
+    box's text as its number where it reads as one)."""
+    if isinstance(value, str) and name in SAMPLING_FIELDS:
+        try:
+            return number_of(name, value)
+        except WorkbenchError:
+            return value.strip()
     if isinstance(value, str):
         value = value.strip() if name not in ("text",) else value
         if name == "chunking":
@@ -64,12 +71,40 @@ def settled(s: State) -> State:
     return s if s.stream.started else replace(s, stream=replace(s.stream, applied=s.settings))
 
 
+def number_of(name: str, text: str) -> int | float | None:
+    """A sampling box's text: "" is None (the default); top_k, max_tokens and seed are whole numbers."""
+    text = text.strip()
+    if not text:
+        return None
+    whole = name in ("top_k", "max_tokens", "seed")
+    try:
+        return int(text) if whole else float(text)
+    except ValueError:
+        raise WorkbenchError(f"{name}: expected {'a whole number' if whole else 'a number'}, got {text!r}") from None
+
+
+def set_number(s: State, name: str, text: str) -> State:
+    """A sampling box's text: its value when the request takes it, else a draft that names
+    what is wrong (Step, Replay and Reset say it)."""
+    try:
+        value = number_of(name, text)
+        RequestSpec(**{name: value}).check()
+    except WorkbenchError as e:
+        drafts = dict(s.drafts) | {name: (text, str(e))}
+        return with_outcome(replace(s, drafts=frozen(drafts)), "ok", "", name)
+    return set_setting(replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k != name})), name, value)
+
+
 def set_setting(s: State, name: str, value: Any) -> State:
     """One setting, as a picker or box gives it; refused when it cannot go with the others."""
     if name in JSON_BOXES and isinstance(value, str):
         return set_json(s, name, value)
+    if name in SAMPLING_FIELDS and isinstance(value, str):
+        return set_number(s, name, value)
     value = normal(name, value)
     new = replace(s.settings, **{name: value})
+    if name == "model" and value:
+        new = with_model_tokenizer(new)
     on = editor_on(s.settings)
     if name in PICKED_PARSER and on:
         new = replace(new, config_text=None, plugin_text=None)  # a picker's parser takes over from the editor
@@ -102,6 +137,22 @@ def pick_recording(s: State, rt: Runtime, path: str) -> State:
         return with_outcome(s, "ok", f"recording {path} picked: Replay or Reset applies it", "recording")
     return settled(with_outcome(s, "ok", f"recording {path}: {settings.tokenizer}, {label(settings)}; "
                                          "Step or Run to replay it", "recording"))
+
+
+def with_model_tokenizer(i):
+    """A model typed in the box brings its own tokenizer (the picker can name another after),
+    once it names the asset or a folder with a config; a half-typed name changes nothing."""
+    from pathlib import Path
+
+    from workbench.core import models
+    from workbench.engine import instance
+
+    if not (models.is_asset(i.model) or (Path(i.model) / "config.json").is_file()):
+        return i
+    try:
+        return replace(i, tokenizer=instance.model_tokenizer(i.model, None) or i.tokenizer)
+    except WorkbenchError:  # not a model after all: Step says why
+        return i
 
 
 def editor_on(i) -> bool:

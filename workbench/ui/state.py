@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, fields, replace
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, overload
 
-from workbench.ui.inputs import Inputs
+from workbench.ui.inputs import SAMPLING_FIELDS, Inputs
 
 if TYPE_CHECKING:
     from workbench.core.rows import Row
@@ -29,11 +29,12 @@ NAMES = {"tokenizer": "tokenizer", "tool_parser": "tool parser", "reasoning_pars
          "config": "config", "tool_choice": "tool_choice", "messages": "messages", "tools": "tools",
          "text": "script", "recording": "recording", "source": "source", "chunking": "chunking",
          "model": "model", "server_url": "server", "server_request": "request", "vllm": "vLLM",
-         "api": "API", "config_text": "the config editor", "plugin_text": "the Python editor"}
+         "api": "API", "temperature": "temperature", "top_p": "top_p", "top_k": "top_k",
+         "max_tokens": "max_tokens", "seed": "seed", "engine": "engine", "config_text": "the config editor", "plugin_text": "the Python editor"}
 # the settings that make the deltas of each source (the others only say how they are parsed)
 STREAM_FIELDS = {"text": ("tokenizer", "text", "chunking"),
                  "recording": ("tokenizer", "recording", "chunking"),
-                 "engine": ("tokenizer", "text", "model", "messages", "tools", "tool_choice"),
+                 "engine": ("tokenizer", "text", "model", "messages", "tools", "tool_choice", "engine", *SAMPLING_FIELDS),
                  "server": ("server_url", "server_request", "messages", "tools", "tool_choice")}
 
 

@@ -92,7 +92,8 @@ def stream_of(i: Inputs, origin: str = "") -> str:
     if i.source == "engine":
         what = f"scripted: {script_of(i.text)}" if i.text else "free generation"
         again = ", replayed as recorded" if origin == "recorded" else ""
-        return f"the engine ({i.model or 'the embedded tiny model'}, {what}{again})"
+        sampling = "".join(f", {name} {value}" for name, value in i.sampling().items())
+        return f"the engine ({i.model or 'the embedded tiny model'}, {what}{sampling}{again})"
     if i.source == "server":
         return f"the server {i.server_url or '(no URL)'}" + (", replayed as recorded" if origin == "recorded" else "")
     return f"the script text{chunking} ({script_of(i.text)})" if i.text else f"the script text{chunking}"

@@ -26,7 +26,7 @@ from workbench.ui.diagram import StateDiagram
 from workbench.ui.doctor_panel import DoctorPanel
 from workbench.ui.editor import ConfigEditor
 from workbench.ui.final_panel import FinalPanel
-from workbench.ui.inputs import DEFAULT_TEXT, Inputs, check_height, check_recording, given
+from workbench.ui.inputs import DEFAULT_TEXT, Inputs, check_height, check_recording, given, with_model
 from workbench.ui.panels import Banner
 from workbench.ui.state import ABSpecs, Editor, State, start
 from workbench.ui.table import DeltaTable
@@ -43,16 +43,18 @@ class Workbench(W.VBox):
     Parameters mirror ``Inputs``: ``text`` (what the model writes), or ``recording`` (a
     JSONL recording), or ``source="engine"``; ``tool_parser``, ``reasoning_parser`` or
     ``config``; ``tools``, ``messages``, ``tool_choice``; ``api`` (chat, responses, messages:
-    whose client reads the stream); ``vllm`` (a lane's version). ``wb.state`` is what it shows.
+    whose client reads the stream); ``vllm`` (a lane's version); for the engine, ``model``
+    ("smollm2" or an HF folder: its tokenizer, free generation, ``max_tokens`` 64 unless given)
+    and ``temperature``, ``top_p``, ``top_k``, ``max_tokens``, ``seed``. ``wb.state`` is what it shows.
     """
 
     def __init__(self, text: str | None = None, *, recording: str | None = None,
                  height: int = 300, **inputs: Inputs) -> None:
-        base = given(text or "", inputs)
+        base = with_model(given(text or "", inputs), inputs)
         height = check_height(height)
         recording = check_recording(recording)
-        if text is None:  # the seed's script, a recording's widget too (the text and engine sources'; text=""
-            base = replace(base, text=DEFAULT_TEXT)  # with source="engine": free generation)
+        if text is None and not base.model:  # the seed's script, a recording's widget too (the text and
+            base = replace(base, text=DEFAULT_TEXT)  # engine sources'); text="" or a real model: free generation
         self.controls = c = Controls(base, views.help_page())
         self.banner = Banner()
         self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
