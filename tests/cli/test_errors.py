@@ -318,6 +318,15 @@ for _mt in ("../../victim", "x\x00y", "x;touch PWNED;#"):
         "replay", "--frontend", "rust", "--tokenizer", _hostile_model_type(t, mt), "--tool-parser", "hermes",
         "--text", "x"])
 
+# --vllm with relative paths: made absolute here, refused here, never looked up in the checkout
+case("--vllm, a relative config that is nowhere", also=("check", "doctor"))(lambda t: [
+    "replay", "--text", "x", "--config", "no-such-folder/mine.toml", "--vllm", "0.33.0"])
+case("--vllm, a relative recording that is the checkout's folder")(lambda t: ["replay", "parsers", "--vllm", "0.33.0"])
+case("--vllm, a relative plugin that is nowhere")(lambda t: [
+    "replay", "--text", "x", "--plugin", "no-such-folder/p.py", "--tool-parser", "hermes", "--vllm", "0.34.0"])
+case("export-config --python into a missing folder")(lambda t: [
+    "export-config", "qwen3", "--python", "-o", t / "missing" / "x.py"])
+
 
 @pytest.mark.parametrize("name", list(CASES))
 def test_bad_input_is_one_line(run_cli, tmp_path, name):

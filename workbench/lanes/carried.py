@@ -39,11 +39,14 @@ def _local(path: str) -> bool:
 
 def _file(path: str | None, what: str, cap: int) -> Any:
     """A file the lane reads: its absolute path, or {"carried": name, "content": text}."""
-    p = absolute(path)
-    if p is None or not _local(p):
-        return p
     from workbench.core import door
 
+    p = absolute(path)
+    if p is None:
+        return p
+    if not _local(p):
+        door.check_file(p, what, cap)  # a missing or unreadable file is one line here, before a lane starts
+        return p
     return {"carried": Path(p).name or "file", "content": door.read_text(p, what, cap)}
 
 
