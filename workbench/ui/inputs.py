@@ -120,7 +120,8 @@ HEIGHTS = (100, 5000)  # px: the table's rows on screen
 
 def with_model(inputs: Inputs, options: dict) -> Inputs:
     """A real model's defaults where ``options`` (what the call gave) leaves them open: the engine
-    source, the model's own tokenizer (``instance.model_tokenizer``) and ``MODEL_MAX_TOKENS``,
+    source, the model's own tokenizer (``instance.model_tokenizer``), no reasoning parser (the
+    seed's qwen3 is the tiny model's; a reasoning model names its own) and ``MODEL_MAX_TOKENS``,
     so that a Run of a sampling model ends (free generation, no script, is ``Workbench``'s)."""
     from dataclasses import replace
 
@@ -130,6 +131,7 @@ def with_model(inputs: Inputs, options: dict) -> Inputs:
         return inputs
     return replace(inputs, source=options.get("source", "engine"),
                    tokenizer=instance.model_tokenizer(inputs.model, options.get("tokenizer")) or inputs.tokenizer,
+                   reasoning_parser=options.get("reasoning_parser"),
                    max_tokens=options.get("max_tokens", MODEL_MAX_TOKENS))
 
 
