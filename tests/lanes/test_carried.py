@@ -21,6 +21,8 @@ from pathlib import Path
 
 import pytest
 
+from workbench.errors import WorkbenchError
+
 from workbench.lanes import asked, versions
 
 LANE = "0.33.0"
@@ -196,6 +198,10 @@ def test_every_path_leaves_absolute_and_a_descriptor_as_its_content(tmp_path, mo
 
     work = _author(tmp_path / "author")
     monkeypatch.chdir(work)
+    with pytest.raises(WorkbenchError, match=r"p\.py: No such file"):  # here, not in a lane
+        carried.spec(RunSpec(text="x", plugins=("./p.py",)))
+    (work / "rec.jsonl").write_text("{}\n")
+    (work / "p.py").write_text("X = 1\n")
     sent = carried.spec(RunSpec(recording="rec.jsonl", tokenizer="tok", plugins=("./p.py",),
                                 parser=ParserSpec(config="parsers/teaching.toml")))
     assert (sent["recording"], sent["tokenizer"], sent["plugins"], sent["parser"]["config"]) == (

@@ -555,6 +555,11 @@ class Interleaved(WidgetActions):
         if getattr(self, "kernel", None) is not None:
             self.kernel.close()
             self.patch.undo()
+        wb = getattr(self, "wb", None)
+        if wb is not None and wb._ctl.rt.stepper is not None:
+            # a Run the sequence left going holds a request on the run's one engine, which the
+            # engine tests after this one count
+            wb._ctl.rt.stepper.reset()
         super().teardown()
 
     def threads(self):
