@@ -75,6 +75,10 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
     if model is None:
         model, length = str(ensure_tiny_model(tokenizer)), 4096
     else:
+        from workbench.core import models
+
+        if models.is_asset(model):
+            models.ensure(model)  # the weights too: the server loads them unseen by the engine's check
         model, length = str(resolve_model(EngineSpec(model=model), tokenizer)[1]), REAL_CPU_ENGINE_ARGS["max_model_len"]
     port = free_port()
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model,

@@ -23,9 +23,12 @@ import tempfile
 import time
 import tomllib
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from workbench.errors import WorkbenchError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 LOCK_FILE = Path(__file__).with_name("models.lock.toml")
 
@@ -55,9 +58,14 @@ def describe(name: str) -> str:
     return f"{entry['description']} ({entry['license']}; from {entry['package']}=={entry['version']})"
 
 
-def ensure(name: str, *, convert: bool = True) -> Path:
+WEIGHTS = (".safetensors", ".bin")
+
+
+def ensure(name: str, *, convert: bool = True, weights: bool = True) -> Path:
     """The checked folder of asset ``name``; converted first if missing (about a minute,
-    ~1 GB of memory, once) unless ``convert`` is False."""
+    ~1 GB of memory, once) unless ``convert`` is False. ``weights`` False checks all but the
+    weights (a tokenizer reads none of them; an engine start checks them beside its own load:
+    ``verify_later``)."""
     entry = _lock()[name]
     folder = folder_of(name)
     if not all((folder / file).is_file() for file in entry["outputs"]):
@@ -65,15 +73,30 @@ def ensure(name: str, *, convert: bool = True) -> Path:
             raise WorkbenchError(f"model {name} is not converted yet: run `make setup` "
                                  f"(or `python -m workbench.core.models fetch`)")
         _write(folder, _convert(name, entry))
-    verify(name, folder)
+    verify(name, folder, weights=weights)
     return folder
 
 
-def verify(name: str, folder: Path) -> None:
-    """Every file the lock pins, hashed (once per process while it is unchanged)."""
+def verify_later(name: str) -> Callable[[], None]:
+    """The weights' check of asset ``name`` started on a thread (hashlib lets go of the GIL, so
+    it runs beside vLLM's own load of the same files); call the result to wait for it, which
+    raises WorkbenchError for a file that does not match the lock."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    pool = ThreadPoolExecutor(1, thread_name_prefix="workbench-model-check")
+    future = pool.submit(verify, name, folder_of(name), weights=True, others=False)
+    pool.shutdown(wait=False)
+    return lambda: future.result()
+
+
+def verify(name: str, folder: Path, *, weights: bool = True, others: bool = True) -> None:
+    """The files the lock pins (the weights, the others, or both), hashed once per process
+    while they are unchanged."""
     from workbench.core.tokenizers.wheels import sha256_file
 
     for file, expected in _lock()[name]["outputs"].items():
+        if not (weights if file.endswith(WEIGHTS) else others):
+            continue
         path = folder / file
         actual = sha256_file(path) if path.is_file() else "missing"
         if actual != expected:

@@ -23,6 +23,8 @@ from workbench.engine.quiet import log_path as _log_path, quiet as _quiet
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from vllm.tokenizers import TokenizerLike
     from vllm.v1.engine.llm_engine import LLMEngine
 
@@ -89,8 +91,8 @@ def resolve_model(spec: EngineSpec, tokenizer: str) -> tuple[str, Path | None]:
     from workbench.core import models
 
     if models.is_asset(spec.model):
-        with _quiet():
-            folder = models.ensure(spec.model)
+        with _quiet():  # the weights are checked beside the engine's own load of them (acquire)
+            folder = models.ensure(spec.model, weights=False)
         return str(folder), folder
     p = Path(spec.model).expanduser()
     if p.is_dir():
@@ -219,11 +221,15 @@ def acquire(spec: EngineSpec, tokenizer_name: str, tokenizer: TokenizerLike, rea
         return _current
     args = engine_args(spec, model, folder, tok_folder, reasoning_parser)
     release()
-    _current = _build(args, key, model, tok_folder)
+    from workbench.core import models
+
+    weights_checked = models.verify_later(spec.model) if models.is_asset(spec.model) else None
+    _current = _build(args, key, model, tok_folder, weights_checked)
     return _current
 
 
-def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
+def _build(args: dict, key: str, model: str, tok_folder: Path,
+           weights_checked: Callable[[], None] | None = None) -> Engine:
     import workbench.core.env  # noqa: F401
     from vllm.engine.arg_utils import EngineArgs
     from vllm.v1.engine.llm_engine import LLMEngine
@@ -236,7 +242,13 @@ def _build(args: dict, key: str, model: str, tok_folder: Path) -> Engine:
     try:
         with _quiet():
             llm = LLMEngine.from_engine_args(EngineArgs(**args))
+        if weights_checked is not None:
+            weights_checked()  # before the first forward pass: weights the lock disowns never run
+        with _quiet():
             _smoke_test(llm)
+    except WorkbenchError:
+        _shutdown(llm)
+        raise
     except TypeError as e:  # an EngineArgs field that does not exist
         raise WorkbenchError(f"engine arguments: {e}") from None
     except Exception as e:  # unsupported head size, out of memory, bad config ...

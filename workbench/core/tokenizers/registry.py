@@ -187,7 +187,7 @@ def ensure_tokenizer(name_or_path: str) -> Path:
     if name_or_path in lock:
         return _ensure_builtin(name_or_path, lock[name_or_path])[0]
     if models.is_asset(name_or_path):  # a real model's own tokenizer, by the model's name
-        return models.ensure(name_or_path)
+        return models.ensure(name_or_path, weights=False)  # a tokenizer reads no weights
     folder = Path(name_or_path).expanduser()
     if folder.is_dir():
         folder = folder.resolve()
@@ -200,7 +200,7 @@ def ensure_tokenizer(name_or_path: str) -> Path:
         if folder.parent == root and folder.name in lock:
             _verify(folder.name, folder, lock[folder.name]["outputs"])
         elif folder in assets:
-            models.verify(assets[folder], folder)
+            models.verify(assets[folder], folder, weights=False)
         else:
             check_folder(folder)
         return folder
