@@ -35,7 +35,6 @@ from workbench.errors import WorkbenchError
 if TYPE_CHECKING:
     from vllm.parser.abstract_parser import Parser
     from vllm.sampling_params import SamplingParams
-    from vllm.v1.engine.llm_engine import LLMEngine
     from workbench.engine.instance import Engine
 
 _ids = itertools.count()
@@ -97,10 +96,9 @@ class EngineStepper:
 
     # -- a request --------------------------------------------------------------
     def start(self, session: Session, text: str | None = None, *, token_ids: list[int] | None = None,
-              temperature: float | None = None, top_p: float | None = None,
-              seed: int | None = None, on_delta: Callable[[Delta], None] | None = None) -> None:
+              on_delta: Callable[[Delta], None] | None = None) -> None:
         """A new request: ``text`` / ``token_ids`` force the output (EOS appended to
-        text), neither means free generation with the given sampling settings."""
+        text), neither means free generation with the request's sampling fields."""
         self.reset()
         engine = self.load(session)
         llm = engine.llm
@@ -112,7 +110,7 @@ class EngineStepper:
         if text is not None or token_ids is not None:
             script, notes = script_ids(session.tokenizer, text, token_ids,
                                        llm.model_config.get_vocab_size())
-        params = self._params(session, llm, temperature, top_p, seed, max_len)
+        params = self._params(session, max_len)
         if script is not None:
             params.extra_args = {**(params.extra_args or {}), "workbench_script": script}
         parser = make_parser(session.parser_cls, session.tokenizer, session.request,
@@ -128,16 +126,13 @@ class EngineStepper:
         self.run_ = session.stream()
         self.done, self.on_delta = False, on_delta
 
-    def _params(self, session: Session, llm: LLMEngine, temperature: float, top_p: float, seed: int, max_len: int):
-        """SamplingParams exactly as the chat server builds them for this request."""
+    def _params(self, session: Session, max_len: int):
+        """SamplingParams exactly as the chat server builds them for this request (its sampling
+        fields included: ``RequestSpec.temperature``, ``top_p``, ``top_k``, ``seed``)."""
         from vllm.entrypoints.serve.utils.api_utils import get_max_tokens
         from vllm.sampling_params import RequestOutputKind
 
         request = session.request
-        overrides = {k: v for k, v in (("temperature", temperature), ("top_p", top_p),
-                                       ("seed", seed)) if v is not None}
-        if overrides:
-            request = request.model_copy(update=overrides)
         defaults = self.engine.sampling_defaults
         asked = request.max_completion_tokens if request.max_completion_tokens is not None else request.max_tokens
         try:
