@@ -19,23 +19,12 @@ sys.path.insert(0, str(HERE))
 from cells_05_harmony import HARMONY  # noqa: E402
 from cells_06_apis import APIS  # noqa: E402
 from cells_07_rust import RUST  # noqa: E402
+from cells_check import CHECK_MD, CHECK_TAIL  # noqa: E402
 
 TOOLS = '''TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
                    "required": ["city"]}}}]'''
-
-# The last cell of every notebook: each answer is computed from the notebook's live objects and
-# compared with the answer its text gives; a wrong one raises, and the notebook's test fails.
-CHECK_MD = ("md", """## Check yourself
-
-Answer the questions in the next cell's comments first, then run it: it computes each answer
-from the objects above and checks it against the answer this notebook gives (an `AssertionError`
-means the two disagree).""")
-CHECK_TAIL = """
-for question, (answer, expected) in ANSWERS.items():
-    assert answer == expected, f"{question}: the stream says {answer!r}, this notebook says {expected!r}"
-    print(f"✓ {question}: {answer!r}")"""
 
 TOUR = [
     ("md", """# 01 · A tour of vLLM's tool and reasoning parsers
