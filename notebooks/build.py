@@ -500,7 +500,24 @@ written = wb.doctor_report(str(out / "hermes_cut_call.md"))
 print(Path(written[0]).read_text())"""),
     ("code", """import pytest
 
-pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])   # TESTS_FAILED, as it should"""),
+outcome = pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])
+outcome   # TESTS_FAILED, as it should: the bug is there"""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. At which step does the stream first diverge, and on which token?
+# 2. Which cause does the doctor put first?
+# 3. In which Hermes method does the non-streaming cause live?
+# 4. Does the shipped recording give the same causes as the pasted text?
+# 5. What does the exported test do while the bug is there?
+nonstreaming = next(c for c in report.causes if c.cls == "parser_nonstreaming")
+ANSWERS = {
+    "1. the first divergent step and its token": ((row.step, row.tokens), (17, ['",'])),
+    "2. the first cause": (report.causes[0].cls, "model_output"),
+    "3. the non-streaming cause's method": (
+        f"{nonstreaming.where['class']}.{nonstreaming.where['method']}", "Hermes2ProToolParser.extract_tool_calls"),
+    "4. the recording's causes = the pasted text's": ([c.cls for c in same.causes] == [c.cls for c in report.causes], True),
+    "5. the exported test": (outcome, pytest.ExitCode.TESTS_FAILED),
+}""" + CHECK_TAIL),
 ]
 
 REAL = [
@@ -573,6 +590,23 @@ vLLM does the same, and the notes say so."""),
     ("code", """loose = workbench.show(tools=LOOSE, tool_choice="required", max_tokens=12, run=True, **REAL)
 print(loose.state.final.stream.tool_calls)   # cut at max_tokens here: the point is the note
 [n for n in loose.state.final.notes if "strict" in n]"""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. With tool_choice="auto" (no grammar), do "wanted" and "allowed" ever differ?
+# 2. With the strict tool, which call does the model end with, and which argument keys?
+# 3. Was every token the strict run chose one the grammar allowed?
+# 4. Without strict, does the final tab say why the arguments may break the schema?
+import json
+
+free, forced = candidates(auto), candidates(strict)
+call = strict.state.final.stream.tool_calls[0]
+ANSWERS = {
+    "1. auto: wanted and allowed differ somewhere": (
+        bool(((free["rank wanted"] != free["rank allowed"]) | (free["p wanted"] != free["p allowed"])).any()), False),
+    "2. strict: the call and its argument keys": ((call.name, sorted(json.loads(call.arguments))), ("get_weather", ["city"])),
+    "3. strict: every chosen token allowed": (bool(forced["rank allowed"].notna().all()), True),
+    "4. loose: a note about strict": (any("strict" in n for n in loose.state.final.notes), True),
+}""" + CHECK_TAIL),
 ]
 
 NOTEBOOKS = {"01_tour.ipynb": TOUR, "02_author_a_parser.ipynb": AUTHOR,
