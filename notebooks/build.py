@@ -78,22 +78,22 @@ later pieces with the same `index` append to its `arguments`. The seed's chunks,
 them (`id` shortened):
 
 ```text
- step  chunk's delta                                      the client's message after it
- ----  -------------------------------------------------  ------------------------------------------
-  (1)  {"role": "assistant", "content": ""}               content ""         (the role chunk)
-   2   {"reasoning": "Weather"}                           reasoning "Weather"
-   3   {"reasoning": " is"}                    ──append── reasoning "Weather is"
-  4-5  …                                                  reasoning "Weather is needed."
-   7   {"content": "\\n\\n"}                      ──append── content "\\n\\n"
+ step  the chunk's delta (choices[0].delta)                     the client's message after it
+ ----  ------------------------------------------------------   ---------------------------------
+  (1)  {"role": "assistant", "content": ""}                     content ""  (the role chunk)
+   2   {"reasoning": "Weather"}                                 reasoning "Weather"
+   3   {"reasoning": " is"}                         append  →   reasoning "Weather is"
+  4-5  {"reasoning": " needed"}, {"reasoning": "."} append  →   reasoning "Weather is needed."
+   7   {"content": "\\n\\n"}                          append  →   content "\\n\\n"
   15   {"tool_calls": [{"index": 0, "id": "chatcmpl-tool-…",
-                        "type": "function",
-                        "function": {"name": "get_weather"}}]}  ──open #0──  tool_calls[0]: get_weather, arguments ""
+         "type": "function", "function": {"name": "get_weather"}}]}
+                                                    open #0 →   tool_calls[0]: get_weather, ""
   19   {"tool_calls": [{"index": 0, "function": {"arguments": "{\\""}}]}
-                                                  ──append to #0──  arguments '{"'
- 20-23 …                                                  arguments '{"city": "Paris'
+                                               append to #0 →   arguments '{"'
+ 20-23 the same: "city", "\\":", " \\"", "Paris"     append  →   arguments '{"city": "Paris'
   24   {"tool_calls": [{"index": 0, "function": {"arguments": "\\"}"}}]}
-                                                                    arguments '{"city": "Paris"}'
-  26   {}  and  "finish_reason": "tool_calls"              finish_reason "tool_calls"
+                                               append to #0 →   arguments '{"city": "Paris"}'
+  26   {}, with "finish_reason": "tool_calls"                   finish_reason "tool_calls"
 ```
 
 Rows with no chunk (1's own delta, 6, 8-14, 16-18, 25) change nothing on the client. The

@@ -76,8 +76,9 @@ report.consistent, [f.headline() for f in report.findings]"""),
 # 4. Is the Harmony stream consistent under every regrouping the check tried?
 opening = next(r for r in wb.rows if r.delta is not None and r.delta.tool_calls)
 ANSWERS = {
-    "1. the delta that opens the call, and the name": ((opening.text, opening.delta.tool_calls[0].name),
-                                                       ("<|message|>", "get_weather")),
+    "1. the delta that opens the call: step, token, name": (
+        (opening.step, wb.frame().tokens[opening.step - 1], opening.delta.tool_calls[0].name),
+        (22, ["<|message|>"], "get_weather")),
     "2. the last delta's finish_reason": (wb.rows[-1].finish_reason, "tool_calls"),
     "3. thoughts: its deltas, and the final content": (
         ([r.delta for r in odd.rows if r.phase == "thoughts"], odd.state.final.stream.content), ([None, None, None], "ok")),
