@@ -128,7 +128,7 @@ Every step of the seed's 26, what `parse_delta` returns for it, and where in vLL
 
 | step | tokens | phase | what `parse_delta` returns | SSE chunk | where in vLLM |
 |---|---|---|---|---|---|
-| 1 | `<think>` | reasoning | nothing: the marker is eaten | none (pale italic row); the role chunk `{"role": "assistant", "content": ""}` goes first | the qwen3 engine config, run by `parser/engine/` |
+| 1 | `<think>` | reasoning | nothing: the marker is eaten | none (pale italic row); the role chunk `{"role": "assistant", "content": ""}` goes first | the qwen3 config (`qwen3_config`, `parser/qwen3.py`), run by `parser/engine/` |
 | 2-5 | `Weather`, `␣is`, `␣needed`, `.` | reasoning | `reasoning` = the same text | yes | the same |
 | 6 | `</think>` | reasoning → tool | nothing; the qwen3 engine emits `REASONING_END` (detail: *events*) | none | `DelegatingParser.parse_delta` (`parser/abstract_parser.py`) switches to the tool phase |
 | 7 | `\\n\\n` | tool | `content` = `"\\n\\n"`: the text before `<tool_call>` | yes | `Hermes2ProToolParser._extract_content` (`tool_parsers/hermes_tool_parser.py`) |
@@ -433,6 +433,7 @@ the loop*)."""),
 # 3. Where does A/B first see hermes and my_format differ, and what does my_format send there?
 # 4. After the broken plugin, which parser runs in py, and which id does its call carry?
 # 5. On which line is the missing ":" reported?
+# 6. Which machine does wb's state machine tab draw now, and does py's editor hold the good plugin?
 format_row = {r.step: r for r in wb.rows}[ab.first_step]
 ANSWERS = {
     "1. the typo's line": (str(problems[0]).split(":")[0], "<editor> line 9"),
@@ -442,6 +443,8 @@ ANSWERS = {
         (py.describe()["parser"]["tool"].rsplit(".", 1)[1], py.state.final.stream.tool_calls[0].id),
         ("MyToolParser", "call_0")),
     "5. the broken plugin's one line": (mistake, "line 15: SyntaxError: expected ':'"),
+    "6. wb's drawn machine, py's editor text is MY_PARSER": (
+        ([m["name"] for m in wb.diagram.machines], py.state.editor.text == MY_PARSER), (["my_format"], True)),
 }""" + CHECK_TAIL),
 ]
 

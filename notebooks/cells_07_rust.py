@@ -88,8 +88,8 @@ its stream has the (cut) call, its non-streaming answer leaves the whole call in
 *Which is right:* by the **non-streaming answer**, Rust agrees with itself and Python does not.
 By the **format**, Python's non-streaming answer: a Hermes call is the JSON between
 `<tool_call>` and `</tool_call>`, and here neither the JSON nor the tag is closed, so there is no
-call; Hermes's `extract_tool_calls` finds none and returns the text as content (a legacy parser
-keeps the raw text: `DelegatingParser._extract_tool_calls`). Rust answers with a call whose
+call; Hermes's `extract_tool_calls` cannot parse the cut JSON and returns the whole text as
+content, which `DelegatingParser._extract_tool_calls` keeps (for a legacy parser, the raw text). Rust answers with a call whose
 arguments, `{"cit`, are not JSON. Both streams have already sent that partial call: only
 `finish_reason: "length"` tells their clients it is cut."""),
     ("code", """cut = workbench.side_by_side(SEED[:-25], tool_parser="hermes", reasoning_parser="qwen3", tools=TOOLS,
