@@ -226,7 +226,8 @@ through hermes alone and marks the rows that changed. Before you click it, predi
 
 Then try `deepseek_r1` instead of `(none)` and Replay again: how many rows change, and why?
 **Reset** starts a new request with the settings on screen. The answers are in the *Check
-yourself* cell at the end, computed on the hidden copy of the stream (`whole`). The *Help* button shows the widget's page (docs/widget.md)."""),
+yourself* cell at the end, computed on the hidden copy of the stream (`whole`). The *Help*
+button shows the widget's page (docs/widget.md)."""),
     CHECK_MD,
     ("code", """# Check yourself
 # 1. Which steps send no SSE chunk? (the expectation table's "none")
@@ -254,7 +255,8 @@ ANSWERS = {
     "3. reasoning (none): changed steps, content, tool calls": (
         picked(""), ([1, 2, 3, 4, 5, 6], "<think>Weather is needed.</think>\\n\\n", 1)),
     "4. deepseek_r1 (the same <think> markup): changed steps": (picked("deepseek_r1")[0], []),
-    "5. required: the last step and its finish_reason": ((seed.rows[-1].step, seed.rows[-1].finish_reason), (7, "error")),
+    "5. required: the last step and its finish_reason": (
+        (seed.rows[-1].step, seed.rows[-1].finish_reason), (7, "error")),
 }""" + CHECK_TAIL),
 ]
 
