@@ -19,6 +19,7 @@ sys.path.insert(0, str(HERE))
 from cells_05_harmony import HARMONY  # noqa: E402
 from cells_06_apis import APIS  # noqa: E402
 from cells_07_rust import RUST  # noqa: E402
+from cells_check import CHECK_MD, CHECK_TAIL  # noqa: E402
 
 TOOLS = '''TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
@@ -50,6 +51,53 @@ The table's columns follow it: `tokens` (the engine step), `text` (what vLLM's
 the serving layer sends a chunk) and `finish` (the `finish_reason` on that chunk). The
 reasoning parser reads first; once it says the thinking ended, the text goes to the tool
 parser."""),
+    ("md", """**Words this tour uses.**
+
+- **delta** (`delta_text`): the text one engine step adds to the output. vLLM's
+  `IncrementalDetokenizer` (`vllm/v1/engine/detokenizer.py`) releases it; the serving layer
+  hands each one to the parser. One delta is one row of the table.
+- **`DeltaMessage`** (`vllm/entrypoints/generate/base/protocol.py`): what the composed
+  parser's `parse_delta` (`vllm/parser/abstract_parser.py`) returns for one delta: a piece of
+  `reasoning`, of `content`, and/or `tool_calls` (a list of `DeltaToolCall`: the call's
+  `index`, on its first piece its `id` and function `name`, then pieces of its `arguments`).
+  `None` means: nothing to send for this delta.
+- **SSE chunk**: one `data: {…}` event of the HTTP stream (Server-Sent Events), a
+  `chat.completion.chunk` whose `choices[0].delta` is the `DeltaMessage`.
+  `OpenAIServingChat.chat_completion_stream_generator`
+  (`vllm/entrypoints/openai/chat_completion/serving.py`) builds them; when `parse_delta`
+  returns `None` and the request is not finished, it `continue`s: no chunk for that delta.
+- **finish_reason, the engine's and the API's**: the engine ends a request with `stop` (it
+  met a stop token, here `<|im_end|>`), `length` (`max_tokens`) or `error`. The same serving
+  function turns the engine's `stop` into the API's `tool_calls` when a tool call was streamed
+  (`tools_streamed`), so the last row's *finish* says `tool_calls` although the engine said `stop`.
+
+**How a client joins the chunks.** The client (the `openai` SDK, or your own loop) starts
+from an empty message and folds each chunk's `delta` into it: a string field is appended to,
+a tool call is found by its `index`: the piece that brings an `id` and a `name` opens the call,
+later pieces with the same `index` append to its `arguments`. The seed's chunks, as vLLM sends
+them (`id` shortened):
+
+```text
+ step  the chunk's delta (choices[0].delta)                     the client's message after it
+ ----  ------------------------------------------------------   ---------------------------------
+  (1)  {"role": "assistant", "content": ""}                     content ""  (the role chunk)
+   2   {"reasoning": "Weather"}                                 reasoning "Weather"
+   3   {"reasoning": " is"}                         append  →   reasoning "Weather is"
+  4-5  {"reasoning": " needed"}, {"reasoning": "."} append  →   reasoning "Weather is needed."
+   7   {"content": "\\n\\n"}                          append  →   content "\\n\\n"
+  15   {"tool_calls": [{"index": 0, "id": "chatcmpl-tool-…",
+         "type": "function", "function": {"name": "get_weather"}}]}
+                                                    open #0 →   tool_calls[0]: get_weather, ""
+  19   {"tool_calls": [{"index": 0, "function": {"arguments": "{\\""}}]}
+                                               append to #0 →   arguments '{"'
+ 20-23 the same: "city", "\\":", " \\"", "Paris"     append  →   arguments '{"city": "Paris'
+  24   {"tool_calls": [{"index": 0, "function": {"arguments": "\\"}"}}]}
+                                               append to #0 →   arguments '{"city": "Paris"}'
+  26   {}, with "finish_reason": "tool_calls"                   finish_reason "tool_calls"
+```
+
+Rows with no chunk (1's own delta, 6, 8-14, 16-18, 25) change nothing on the client. The
+*final message* tab shows what the client ends with."""),
     ("code", """import os
 
 os.environ.setdefault("VLLM_LOGGING_LEVEL", "ERROR")  # keep vLLM's start-up log out of the cells
@@ -74,22 +122,28 @@ what made the rows on screen (which classes, which vLLM, which API, which stream
 
 wb = workbench.show(source="engine", tools=TOOLS, steps=3)   # the seed's script, three engine steps
 wb.describe()["parser"]"""),
-    ("md", """**What to expect as you step** (check it in the table and in the detail: click a row, or j/k):
+    ("md", """**What to expect as you step** (check it in the table and in the detail: click a row, or j/k).
+Every step of the seed's 26, what `parse_delta` returns for it, and where in vLLM that is decided
+(paths under `vllm/`):
 
-| step | tokens | phase | what `parse_delta` returns | SSE chunk |
-|---|---|---|---|---|
-| 1 | `<think>` | reasoning | nothing: the marker is eaten | none (pale italic row) |
-| 2-5 | `Weather`, `␣is`, `␣needed`, `.` | reasoning | `reasoning` = the same text | yes |
-| 6 | `</think>` | reasoning → tool | nothing; the qwen3 engine emits `REASONING_END` (detail: *events*) | none |
-| 7 | `\\n\\n` | tool | `content` = `"\\n\\n"`: hermes passes text outside a call through | yes |
-| 8-14 | `<tool_call>`, `{"`, `name`, … | tool | nothing: hermes holds the call back until it knows the name | none |
-| 15 | `",` | tool | `tool_calls`: `#0 name=get_weather` | yes |
-| 19-24 | `␣{"`, `city`, … | tool | `tool_calls`: `#0 args+=…`, the arguments piece by piece | yes |
-| 26 | `<\\|im_end\\|>` | tool | nothing, and `finish_reason` `tool_calls` | yes |
+| step | tokens | phase | what `parse_delta` returns | SSE chunk | where in vLLM |
+|---|---|---|---|---|---|
+| 1 | `<think>` | reasoning | nothing: the marker is eaten | none (pale italic row); the role chunk `{"role": "assistant", "content": ""}` goes first | the qwen3 config (`qwen3_config`, `parser/qwen3.py`), run by `parser/engine/` |
+| 2-5 | `Weather`, `␣is`, `␣needed`, `.` | reasoning | `reasoning` = the same text | yes | the same |
+| 6 | `</think>` | reasoning → tool | nothing; the qwen3 engine emits `REASONING_END` (detail: *events*) | none | `DelegatingParser.parse_delta` (`parser/abstract_parser.py`) switches to the tool phase |
+| 7 | `\\n\\n` | tool | `content` = `"\\n\\n"`: the text before `<tool_call>` | yes | `Hermes2ProToolParser._extract_content` (`tool_parsers/hermes_tool_parser.py`) |
+| 8-14 | `<tool_call>`, `{"`, `name`, `":`, `␣"`, `get`, `_weather` | tool | nothing: no closing quote after the name yet | none | `_extract_tool_name` there: the regex needs `"name": "…"` whole |
+| 15 | `",` | tool | `tool_calls`: `#0 id=chatcmpl-tool-… name=get_weather` | yes | the same: the name is whole |
+| 16-18 | `␣"`, `arguments`, `":` | tool | nothing: no argument text yet | none | `_extract_tool_args`: after `"arguments":` there is nothing to send |
+| 19-23 | `␣{"`, `city`, `":`, `␣"`, `Paris` | tool | `tool_calls`: `#0 args+=…`, each new piece of the arguments | yes | `_compute_args_diff`: what was not sent yet |
+| 24 | `"}}` | tool | `tool_calls`: `#0 args+='"}'`: the call's JSON is whole, so its last `}` (the outer object's) is cut | yes | `_extract_tool_args` with `is_complete` |
+| 25 | `</tool_call>` | tool | nothing: no new argument text | none | the same |
+| 26 | `<\\|im_end\\|>` | tool | an empty delta, and `finish_reason` `tool_calls` | yes: the last chunk is sent even when empty | `OpenAIServingChat.chat_completion_stream_generator` (`entrypoints/openai/chat_completion/serving.py`) |
 
 The tokens show as text, a space as `␣` and a newline as a marked `\\n`; vLLM's tokenizer spells them
 byte-level (`Ġis`, `ĊĊ`), which the detail's *tokens* table shows beside them. Step 7's
-`"\\n\\n"` is the point of this tour: keep an eye on it."""),
+`"\\n\\n"` is the point of this tour: keep an eye on it. The *Check yourself* cell at the end
+checks this table's *SSE chunk* column against the rows."""),
     ("md", """**Which parser made which row.** The same script on the *text* source (the same tokens,
 no engine) run to its end, as a DataFrame: `wb.frame()` has the widget's columns, its
 tokens decoded as the table shows them. Until `</think>` the qwen3 reasoning engine
@@ -117,7 +171,16 @@ end.text, str(end.phase_before), str(end.phase), [e.type for e in end.events], e
     ("md", """**The final message.** The *final message* tab puts the joined stream next to the
 non-streaming answer (`parse` on the whole text), field by field. They differ only in the
 `"\\n\\n"` between `</think>` and the call: streamed as content, dropped by the non-streaming
-parse. `workbench check` calls a whitespace-only difference *cosmetic* (no finding), and so
+parse. Where each happens, in vLLM's source:
+
+- streaming: `Hermes2ProToolParser.extract_tool_calls_streaming` sends the text before
+  `<tool_call>` as content (`_extract_content`, `vllm/tool_parsers/hermes_tool_parser.py`);
+- non-streaming: Hermes's own `extract_tool_calls` returns that text too (`content="\\n\\n"`);
+  it is the composed parser that drops it: `DelegatingParser._extract_tool_calls`
+  (`vllm/parser/abstract_parser.py`), called by `parse`, sets a whitespace-only content to
+  `None` once a tool call was found.
+
+`workbench check` calls a whitespace-only difference *cosmetic* (no finding), and so
 does every line of the widget: `≈ whitespace only`. Expected: only `content` differs, cosmetic,
 from step 7."""),
     ("code", """[(d.field, d.equal, d.severity, d.first_step) for d in whole.state.final.diffs]"""),
@@ -131,31 +194,70 @@ req = workbench.show(REQUIRED, source="engine", tools=TOOLS, tool_choice="requir
 req.describe()["request"]["structured_outputs"]"""),
     ("code", """req.frame().assign(grammar=[r.extra.get("grammar", {}).get("allowed") for r in req.rows])[
     ["step", "tokens", "phase", "tool_calls", "finish_reason", "grammar"]]"""),
-    ("md", """**The red lines, where they appear.** The seed's own script has `"\\n\\n"` after
-`</think>`, which the grammar does not allow: the engine rejects the forced token and ends
-the request with `finish_reason: "error"` (the last row; the grammar column says *emitted
-token not allowed*). That is vLLM doing its job, and a Chat Completions client sees it as it
-is: the *final message* tab's table of every API says `✓ the client holds the body` for
-chat. The two other APIs' lines there are red, and both are vLLM's own error path:
+    ("md", """**When the grammar says no.** The seed's own script has `"\\n\\n"` after `</think>`,
+which the grammar does not allow: the engine rejects the forced token and ends the request with
+`finish_reason: "error"` at step 7, the last row (its grammar column says *✗ emitted token not
+allowed*; the rows' logs hold the engine's `grammar rejected tokens [271]`). That is vLLM doing
+its job, and a Chat Completions client sees it as it is: the *final message* tab's table of
+every API says `✓ the client holds the body` for chat. The two other APIs' lines there say
+`✗ differ: error`, and both are vLLM's own error path:
 
-- `responses`: `✗ differ: error · … responses_stream_generator fails to build its error
-  event (pydantic ValidationError) … RuntimeError: Didn't receive a response.completed
-  event`. vLLM 0.32's Responses stream, on a request that ended in error, fails while
-  building its own error event, so the openai SDK's stream never sees `response.completed`.
-- `messages`: `✗ differ: error · the server logs: ERROR … Error in message stream converter
-  … APIStatusError`. The Anthropic Messages converter fails on the same error chunk (a
-  `ChatCompletionStreamResponse` without `model` and `choices`), logs it, and the anthropic
-  SDK gets an `internal_error` event.
+- `responses`: `✗ differ: error · step 7: finish "error": vLLM's responses_stream_generator
+  fails to build its error event (pydantic ValidationError) …`. vLLM 0.32's Responses stream,
+  on a request that ended in error, fails while building its own error event, so the openai
+  SDK's stream never sees `response.completed`.
+- `messages`: `✗ differ: error · the server logs: ERROR entrypoints.anthropic.serving: Error
+  in message stream converter. …`. The Anthropic Messages converter
+  (`AnthropicServingMessages.message_stream_converter`,
+  `vllm/entrypoints/anthropic/serving.py`) fails on the same error chunk, logs it, and the
+  anthropic SDK gets an error event.
 
 Both are bugs of vLLM's serving layer on a request that ended in error, shown as they
 happen; the parsers are not involved."""),
     ("code", """seed = workbench.show(source="engine", tools=TOOLS, tool_choice="required", run=True)
 seed.rows[-1].finish_reason, seed.rows[-1].extra["grammar"]"""),
-    ("md", """**Your turn.** Back in the first widget: Step to its end and open the *final message*
-tab. Then pick another reasoning parser (say `deepseek_r1`) or none: the first status line
-lists it as *changed, not applied yet*; **Replay** runs the same engine stream through it and
-marks the rows that changed. **Reset** starts a new request with the new settings. The
-*Help* button shows the widget's page (docs/widget.md)."""),
+    ("md", """**Your turn.** Back in the first widget: Step to its end (or **Run**) and open the
+*final message* tab. Then open *settings* and set the *reasoning* picker to `(none)`: the first
+status line lists it as *changed, not applied yet*. **Replay** runs the same engine stream
+through hermes alone and marks the rows that changed. Before you click it, predict:
+
+1. Which steps change?
+2. What does the client's `content` end up holding, and is there still a tool call?
+
+Then try `deepseek_r1` instead of `(none)` and Replay again: how many rows change, and why?
+**Reset** starts a new request with the settings on screen. The answers are in the *Check
+yourself* cell at the end, computed on the hidden copy of the stream (`whole`). The *Help*
+button shows the widget's page (docs/widget.md)."""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. Which steps send no SSE chunk? (the expectation table's "none")
+# 2. At which step does the client learn the function's name?
+# 3. With the reasoning picker on (none), which steps change, and what is the client's content?
+# 4. And with deepseek_r1?
+# 5. With tool_choice "required", at which step does the seed's script end, and how?
+no_chunk = [r.step for r in whole.rows if not r.sse]
+first_call = next(r for r in whole.rows if r.delta is not None and r.delta.tool_calls)
+
+
+def picked(reasoning_parser):
+    \"\"\"The exercise on the hidden copy: the changed steps, and what the client then holds.\"\"\"
+    whole.controls.reasoning_parser.value = reasoning_parser
+    changed = sorted(whole.replay())
+    final = whole.state.final.stream
+    whole.controls.reasoning_parser.value = "qwen3"   # and back, so `whole` stays the tour's stream
+    whole.replay()
+    return changed, final.content, len(final.tool_calls)
+
+
+ANSWERS = {
+    "1. steps with no SSE chunk": (no_chunk, [1, 6, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 25]),
+    "2. the name arrives at": ((first_call.step, first_call.delta.tool_calls[0].name), (15, "get_weather")),
+    "3. reasoning (none): changed steps, content, tool calls": (
+        picked(""), ([1, 2, 3, 4, 5, 6], "<think>Weather is needed.</think>\\n\\n", 1)),
+    "4. deepseek_r1 (the same <think> markup): changed steps": (picked("deepseek_r1")[0], []),
+    "5. required: the last step and its finish_reason": (
+        (seed.rows[-1].step, seed.rows[-1].finish_reason), (7, "error")),
+}""" + CHECK_TAIL),
 ]
 
 # A ToolParser for the format above, as a cell's text (an editor's, in the widget).
@@ -252,7 +354,8 @@ with its line; the editor's banner shows it and the last good config stays activ
 there on changes (marked in the table), and the tool call disappears into the reasoning."""),
     ("code", """wb.reload_config(MY_FORMAT.replace('to = "CONTENT",   emit = ["REASONING_END"]',
                                   'to = "REASONING", emit = []'))
-wb.changed[:5], wb.state.final.stream.tool_calls"""),
+broken = wb.changed          # the steps this one change moved (the table marks them)
+broken[:5], wb.state.final.stream.tool_calls"""),
     ("code", """wb.reload_config(MY_FORMAT)   # and back
 wb.state.final.stream.tool_calls"""),
     ("md", """**Watch the machine.** The *state machine* tab draws the active format: its states, and
@@ -263,7 +366,9 @@ with line numbers and marks each problem on its line."""),
     ("code", """wb.select(next(r.step for r in wb.rows if "<tool_call>" in r.text))
 wb.diagram"""),
     ("md", """**Compare with the built-in parser.** A/B runs two parser specs on the same stream,
-side by side, and names the first step whose client-visible output differs."""),
+side by side, and names the first step whose client-visible output differs. Both end with the
+same message; they differ in when the arguments start: hermes sends each new piece as it comes,
+`my_format` (through the granite argument converter) waits until a key is whole."""),
     ("code", """ab = wb.compare("hermes+qwen3", "editor")
 ab.first_step, {d.field: d.same for d in ab.final["stream"]}"""),
     ("md", """**Check and fuzz it.** `check` compares the stream with the non-streaming answer, replays
@@ -280,11 +385,15 @@ pick **Python plugin** in its toolbar, or hand it the text from a cell with
 `wb.reload_plugin(text)`. The text is loaded as vLLM loads a plugin (a fresh module each time,
 so nothing of the last version lingers) and the same stream replays through the parser it
 registers: here the tool role, while `qwen3` keeps the reasoning. The calls are the format
-above: `<tool_call>{json}</tool_call>`."""),
+above: `<tool_call>{json}</tool_call>`.
+
+This part gets a widget of its own (`py`), so the first one keeps the TOML format and its
+state machine above."""),
     ("code", PYTHON_PARSER),
-    ("code", """wb.reload_plugin(MY_PARSER)   # None: its parser runs now; the editor shows it, in Python
-wb.tabs.selected_index = wb.tabs.children.index(wb.editor)
-wb.describe()["parser"]["tool"], wb.state.final.stream.tool_calls"""),
+    ("code", """py = workbench.show(TEXT, tools=TOOLS, run=True)
+py.reload_plugin(MY_PARSER)   # None: its parser runs now; the editor shows it, in Python
+py.tabs.selected_index = py.tabs.children.index(py.editor)
+py.describe()["parser"]["tool"], py.state.final.stream.tool_calls"""),
     ("md", """The first status line now says *runs: editor plugin = …(MyToolParser, …), from the Python
 editor*, with the file the text was loaded as and the name it registers.
 
@@ -292,9 +401,13 @@ editor*, with the file the text was loaded as and the name it registers.
 while the module imports or builds its parser, or a text that registers nothing comes back
 as one line with its line number; the editor marks that line and the rows stay those of the
 last good parser."""),
-    ("code", """wb.reload_plugin(MY_PARSER.replace("        if not rest:", "        if not rest"))"""),
-    ("code", """wb.state.settings.plugin_text == MY_PARSER, wb.state.final.stream.tool_calls  # still the good one"""),
-    ("md", """**Now edit it in the editor.** Click into the *parser editor* tab above and change the
+    ("code", """mistake = py.reload_plugin(MY_PARSER.replace("        if not rest:", "        if not rest"))
+mistake"""),
+    ("code", """py.state.settings.plugin_text == MY_PARSER, py.state.final.stream.tool_calls  # still the good one"""),
+    ("md", """The editor now holds the broken text, marked on line 15. Hand it the good one again, so
+the next exercise starts from a parser that runs:"""),
+    ("code", """py.reload_plugin(MY_PARSER), py.state.editor.text == MY_PARSER"""),
+    ("md", """**Now edit it in the editor.** Click into the *parser editor* tab of `py` above and change the
 parser, say the `"call_0"` id: after a pause in typing (or Ctrl-Enter) the stream replays and
 the rows that changed are marked. Delete the `:` at the end of a `def` line and the error
 appears beside the editor, on its line, while the table keeps the last good rows. *TOML config*
@@ -315,6 +428,26 @@ live.reload(MY_PARSER), live.parser"""),
 my_parser --tools tools.json` (check again on every save); `workbench doctor` names your file
 and line, and `workbench export` writes a test beside a copy of it (docs: *Authoring a parser:
 the loop*)."""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. Which line does the typo CONTNT get reported on?
+# 2. With </think> kept in REASONING, which is the first step that changes?
+# 3. Where does A/B first see hermes and my_format differ, and what does my_format send there?
+# 4. After the broken plugin, which parser runs in py, and which id does its call carry?
+# 5. On which line is the missing ":" reported?
+# 6. Which machine does wb's state machine tab draw now, and does py's editor hold the good plugin?
+format_row = {r.step: r for r in wb.rows}[ab.first_step]
+ANSWERS = {
+    "1. the typo's line": (str(problems[0]).split(":")[0], "<editor> line 9"),
+    "2. the first step the broken transition changes": (broken[0], 6),
+    "3. A/B's first step, and my_format's delta there": ((ab.first_step, format_row.delta), (20, None)),
+    "4. the tool parser in py, and its call's id": (
+        (py.describe()["parser"]["tool"].rsplit(".", 1)[1], py.state.final.stream.tool_calls[0].id),
+        ("MyToolParser", "call_0")),
+    "5. the broken plugin's one line": (mistake, "line 15: SyntaxError: expected ':'"),
+    "6. wb's drawn machine, py's editor text is MY_PARSER": (
+        ([m["name"] for m in wb.diagram.machines], py.state.editor.text == MY_PARSER), (["my_format"], True)),
+}""" + CHECK_TAIL),
 ]
 
 BUG = [
@@ -372,7 +505,24 @@ written = wb.doctor_report(str(out / "hermes_cut_call.md"))
 print(Path(written[0]).read_text())"""),
     ("code", """import pytest
 
-pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])   # TESTS_FAILED, as it should"""),
+outcome = pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])
+outcome   # TESTS_FAILED, as it should: the bug is there"""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. At which step does the stream first diverge, and on which token?
+# 2. Which cause does the doctor put first?
+# 3. In which Hermes method does the non-streaming cause live?
+# 4. Does the shipped recording give the same causes as the pasted text?
+# 5. What does the exported test do while the bug is there?
+nonstreaming = next(c for c in report.causes if c.cls == "parser_nonstreaming")
+ANSWERS = {
+    "1. the first divergent step and its token": ((row.step, row.tokens), (17, ['",'])),
+    "2. the first cause": (report.causes[0].cls, "model_output"),
+    "3. the non-streaming cause's method": (
+        f"{nonstreaming.where['class']}.{nonstreaming.where['method']}", "Hermes2ProToolParser.extract_tool_calls"),
+    "4. the recording's causes = the pasted text's": ([c.cls for c in same.causes] == [c.cls for c in report.causes], True),
+    "5. the exported test": (outcome, pytest.ExitCode.TESTS_FAILED),
+}""" + CHECK_TAIL),
 ]
 
 REAL = [
@@ -445,6 +595,23 @@ vLLM does the same, and the notes say so."""),
     ("code", """loose = workbench.show(tools=LOOSE, tool_choice="required", max_tokens=12, run=True, **REAL)
 print(loose.state.final.stream.tool_calls)   # cut at max_tokens here: the point is the note
 [n for n in loose.state.final.notes if "strict" in n]"""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. With tool_choice="auto" (no grammar), do "wanted" and "allowed" ever differ?
+# 2. With the strict tool, which call does the model end with, and which argument keys?
+# 3. Was every token the strict run chose one the grammar allowed?
+# 4. Without strict, does the final tab say why the arguments may break the schema?
+import json
+
+free, forced = candidates(auto), candidates(strict)
+call = strict.state.final.stream.tool_calls[0]
+ANSWERS = {
+    "1. auto: wanted and allowed differ somewhere": (
+        bool(((free["rank wanted"] != free["rank allowed"]) | (free["p wanted"] != free["p allowed"])).any()), False),
+    "2. strict: the call and its argument keys": ((call.name, sorted(json.loads(call.arguments))), ("get_weather", ["city"])),
+    "3. strict: every chosen token allowed": (bool(forced["rank allowed"].notna().all()), True),
+    "4. loose: a note about strict": (any("strict" in n for n in loose.state.final.notes), True),
+}""" + CHECK_TAIL),
 ]
 
 NOTEBOOKS = {"01_tour.ipynb": TOUR, "02_author_a_parser.ipynb": AUTHOR,

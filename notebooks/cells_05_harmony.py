@@ -1,5 +1,7 @@
 """The cells of notebooks/05_harmony.ipynb (written by notebooks/build.py)."""
 
+from cells_check import CHECK_MD, CHECK_TAIL
+
 HARMONY = [
     ("md", """# 05 · Harmony, channel by channel
 
@@ -66,4 +68,20 @@ of the same tokens (HarmonyParser is fed ids, so regrouping cannot change what i
 unless it keeps state wrongly), and the client contract."""),
     ("code", """report = wb.check(fuzz=10)
 report.consistent, [f.headline() for f in report.findings]"""),
+    CHECK_MD,
+    ("code", """# Check yourself
+# 1. Which delta opens tool call #0, and with which name?
+# 2. How does the seed's last delta end the generation?
+# 3. What reaches the client of the unknown channel "thoughts"?
+# 4. Is the Harmony stream consistent under every regrouping the check tried?
+opening = next(r for r in wb.rows if r.delta is not None and r.delta.tool_calls)
+ANSWERS = {
+    "1. the delta that opens the call: step, token, name": (
+        (opening.step, wb.frame().tokens[opening.step - 1], opening.delta.tool_calls[0].name),
+        (22, ["<|message|>"], "get_weather")),
+    "2. the last delta's finish_reason": (wb.rows[-1].finish_reason, "tool_calls"),
+    "3. thoughts: its deltas, and the final content": (
+        ([r.delta for r in odd.rows if r.phase == "thoughts"], odd.state.final.stream.content), ([None, None, None], "ok")),
+    "4. consistent": ((report.consistent, len(report.findings)), (True, 0)),
+}""" + CHECK_TAIL),
 ]

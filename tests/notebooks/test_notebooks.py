@@ -1,7 +1,9 @@
 """The notebooks run top to bottom (nbclient, this venv's ipykernel), outputs stripped.
 
 Each runs in one fresh kernel (01 builds the one embedded engine of its kernel; 04 starts
-SmolLM2 on the CPU), with no error, no stderr and no progress bar in any cell.
+SmolLM2 on the CPU), with no error, no stderr and no progress bar in any cell. Each ends with
+a "Check yourself" cell that computes its answers from the notebook's objects and asserts
+them: a wrong answer is an error in that cell, and fails here.
 """
 
 from __future__ import annotations
@@ -52,6 +54,25 @@ def progress_bars(nb) -> list[str]:
     return found
 
 
+def check_cell(nb):
+    """The notebook's last cell, after its "## Check yourself" heading."""
+    heading, cell = nb.cells[-2:]
+    assert heading.cell_type == "markdown" and heading.source.startswith("## Check yourself")
+    assert cell.cell_type == "code" and cell.source.startswith("# Check yourself")
+    return cell
+
+
+def test_a_wrong_answer_fails_the_check_cell():
+    sys.path.insert(0, str(NOTEBOOKS))
+    try:
+        from cells_check import CHECK_TAIL
+    finally:
+        sys.path.remove(str(NOTEBOOKS))
+    exec(CHECK_TAIL, {"ANSWERS": {"right": (7, 7)}})
+    with pytest.raises(AssertionError, match="wrong: the stream says 6, this notebook says 7"):
+        exec(CHECK_TAIL, {"ANSWERS": {"right": (7, 7), "wrong": (6, 7)}})
+
+
 def test_notebooks_are_built_and_stripped():
     import nbformat
 
@@ -64,6 +85,7 @@ def test_notebooks_are_built_and_stripped():
             if cell.cell_type == "code":
                 assert cell.outputs == [] and cell.execution_count is None, path.name
         assert path.name in CPU_NOTEBOOKS
+        assert "CHECK_TAIL" not in check_cell(nb).source and "assert answer == expected" in check_cell(nb).source
 
 
 @pytest.mark.parametrize("name", CPU_NOTEBOOKS)
@@ -81,5 +103,9 @@ def test_notebook_runs_top_to_bottom(name):
     widgets = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs
                if "application/vnd.jupyter.widget-view+json" in o.get("data", {})]
     assert widgets, "the notebook shows a Workbench"
+    check = check_cell(nb)
+    questions = re.findall(r"^# \d+\. ", check.source, flags=re.M)
+    answered = "".join(o.text for o in check.outputs if o.output_type == "stream").count("✓ ")
+    assert questions and answered == len(questions), "every question of Check yourself is answered and checked"
     # 04 samples about 70 tokens of a real model: ~60 s on a quiet 2-core CPU, more when loaded
     assert seconds < (300 if "real_model" in name else 150), f"{name} took {seconds:.0f} s"
