@@ -156,6 +156,17 @@ def _mimo(calls):
         + "</tool_call>"
 
 
+def _k2_horizon(calls):
+    return "<ifm|tool_calls>" + "".join(f"<ifm|tool_call>{n}" + "".join(
+        f"<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{_text(v)}</ifm|arg_value>" for k, v in a.items())
+        + "</ifm|tool_call>" for n, a in calls) + "</ifm|tool_calls>"
+
+
+def _minicpm5(calls):
+    return "".join(f'<function name="{n}">' + "".join(f'<param name="{k}">{_text(v)}</param>' for k, v in a.items())
+                   + "</function>" for n, a in calls)
+
+
 def _dots(calls):
     return "<dots_function_call>" + "".join(f"<invoke name={n}>" + "".join(
         f"<parameter name={k}>{_text(v)}</parameter>" for k, v in a.items()) + "</invoke>" for n, a in calls) \
@@ -168,6 +179,7 @@ def _fgemma(calls):
                    for n, a in calls)
 
 
+_THINKING = {"chat_template_kwargs": {"thinking": True}}
 _NO_TEXT = {"content-before-call", "content-after-call"}
 _HERMES = wrapped("<tool_call>\n", "\n</tool_call>", _json_call(), "\n")
 _PY_DQ = lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else repr(v)  # noqa: E731
@@ -196,8 +208,9 @@ FORMATS = {
     "olmo3": Format("olmo3", "olmo3", "qwen3",
                     listed("<function_calls>", "</function_calls>", lambda c: pythonic(c, _PY_DQ), "\n"), THINK),
     "mistral": Format("mistral", None, "mistral_tekken", listed("[TOOL_CALLS][", "]", _json_call())),
-    "deepseek_v3": Format("deepseek_v3", "deepseek_r1", "deepseek_v3", _dsv3, DS_THINK),
-    "deepseek_v31": Format("deepseek_v31", "deepseek_r1", "deepseek_v3", _dsv31, DS_THINK),
+    # deepseek_v3's reasoning parser reads reasoning only when the request asks for thinking
+    "deepseek_v3": Format("deepseek_v3", "deepseek_v3", "deepseek_v3", _dsv3, DS_THINK, request=_THINKING),
+    "deepseek_v31": Format("deepseek_v31", "deepseek_v3", "deepseek_v3", _dsv31, DS_THINK, request=_THINKING),
     "openai": Format("openai", "openai_gptoss", "gpt_oss", _harmony, ("<|channel|>analysis<|message|>", "<|end|>"),
                      sep="<|start|>assistant", after="<|start|>assistant",
                      content=lambda s: "<|channel|>final<|message|>" + s,
@@ -206,6 +219,11 @@ FORMATS = {
     "poolside_v1": Format("poolside_v1", None, "qwen3", _poolside),
     "dots": Format("dots", None, "qwen3", _dots),
     "mimo": Format("mimo", "mimo", "qwen3", _mimo, THINK),
+    "k2_horizon": Format("k2_horizon", None, "qwen3", _k2_horizon),
+    "minicpm5": Format("minicpm5", None, "qwen3", _minicpm5),
+    # one call per answer, after its marker
+    "gigachat3": Format("gigachat3", None, "qwen3", wrapped("<|function_call|>", "", _json_call()),
+                        skip={"parallel-calls", "content-after-call"}),
     "functiongemma": Format("functiongemma", None, "qwen3", _fgemma, skip={"nested-arguments"}),
 }
 
@@ -257,7 +275,7 @@ NO_VERSION_PASSES: dict[str, tuple[str, list[str]]] = {
     "content-after-call": (_AFTER, [
         "deepseek_v31", "deepseek_v32", "deepseek_v4", "deepseek_v41", "dots", "ernie45", "functiongemma", "gemma4",
         "glm45", "glm47", "granite", "granite-20b-fc", "hermes", "hunyuan_a13b", "internlm", "kimi_k2", "ling3",
-        "longcat", "mimo", "minimax_m2", "minimax_m3", "mistral", "olmo3", "phi4_mini_json", "plamo3",
+        "longcat", "mimo", "minicpm5", "minimax_m2", "minimax_m3", "mistral", "olmo3", "phi4_mini_json", "plamo3",
         "poolside_v1", "qwen3_coder", "qwen3_json", "qwen3_xml", "seed_oss", "step3p5"]),
     "cut-in-arguments": (_CUT_DROP, ["deepseek_v3", "deepseek_v31", "ernie45"]),
     "cut-in-arguments/partial": (_CUT_CALL.format(args='{"city": "Pa"}'), ["apertus", "gemma4"]),
@@ -273,7 +291,7 @@ NO_VERSION_PASSES: dict[str, tuple[str, list[str]]] = {
                                 "reaches the client as bare JSON text without its marker (0.32.0, 0.33.0, 0.34.0)",
                                 ["mistral"]),
     "content-before-call": ("the non-streaming parse drops the text before the call (content none) on 0.32.0, "
-                            "0.33.0 and 0.34.0", ["olmo3", "phi4_mini_json"]),
+                            "0.33.0 and 0.34.0", ["minicpm5", "olmo3", "phi4_mini_json"]),
     "nested-arguments": ("the call regex (functools\\[(.*?)\\]) stops at the first ] inside the arguments: no "
                          "call and no content on 0.32.0, 0.33.0 and 0.34.0", ["phi4_mini_json"]),
     "reasoning-cut": ("without its closing marker the reasoning is not found: the cut reasoning comes back as "

@@ -229,3 +229,23 @@ def test_a_divergence_without_its_reason_is_refused(tmp_path):
     path.write_text('[[divergence]]\ncase = "hermes/one-call"\nlink = "https://x"\n', encoding="utf-8")
     with pytest.raises(WorkbenchError, match="divergence 1: reason is required"):
         mc.load_divergences(path)
+
+
+def test_every_registered_parser_has_cases_or_is_listed_without(shipped):
+    """parsers/cases/README.md names, with its reason, each parser the installed vLLM
+    registers that no case runs."""
+    import re
+
+    from workbench.lanes import names
+
+    readme = (mc.CASES_DIR / "README.md").read_text(encoding="utf-8").split("## Parsers without cases")[1]
+    listed = {kind: set() for kind in ("tool", "reasoning")}
+    for line in readme.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) == 3 and cells[0].startswith("`"):
+            for kind in listed:
+                if kind in cells[1]:
+                    listed[kind].update(re.findall(r"`([^`]+)`", cells[0]))
+    for kind, registered in names.declared(None).items():
+        covered = {getattr(c.run.parser, f"{kind}_parser") for c in shipped}
+        assert set(registered) - covered == listed[kind], kind
