@@ -249,3 +249,21 @@ def test_every_registered_parser_has_cases_or_is_listed_without(shipped):
     for kind, registered in names.declared(None).items():
         covered = {getattr(c.run.parser, f"{kind}_parser") for c in shipped}
         assert set(registered) - covered == listed[kind], kind
+
+
+def test_noted_says_where_a_case_is_expected_to_differ(shipped):
+    by_id = {c.id: c for c in shipped}
+    lane_only = by_id["step3/nested-arguments"]
+    assert mc.noted(lane_only, "0.34.0") is None
+    assert mc.noted(lane_only, "0.32.0") == "only 0.34.0 pass it"
+    nowhere = by_id["hermes/content-after-call"]
+    assert mc.noted(nowhere, "0.34.0") == nowhere.no_version_passes
+    assert mc.noted(by_id["hermes/one-call"], "0.32.0") is None
+
+
+def test_each_lane_only_case_has_its_divergence_on_the_other_versions(shipped):
+    divergences = mc.load_divergences()
+    for case in shipped:
+        for version in versions.listed():
+            if case.passes_on and version not in case.passes_on:
+                assert mc.allowed(divergences, {"case": case.id, "vllm": version}), (case.id, version)
