@@ -177,8 +177,8 @@ def _parser(table: Any, bad) -> ParserSpec:
         if not config.is_file():
             raise bad(f"[parser] config {table['config']}: no such file")
         return ParserSpec(config=str(config), **{k: v for k, v in table.items() if k != "config"})
-    for kind in ("tool", "reasoning"):
-        name = table.get(f"{kind}_parser")
+    for kind, field_name in (("tool", "tool_parser"), ("reasoning", "reasoning_parser")):
+        name = table.get(field_name)
         if name is not None and not declared_anywhere(kind, name):
             raise bad(f"unknown {kind} parser {name!r}{_close(kind, name)}")
     return ParserSpec(**table)
