@@ -7,7 +7,9 @@ and draws the state it gets back (``ui/views.py`` says what each line reads).
 
 What a frozen object cannot hold lives in the controller's ``Runtime`` (``ui/runtime.py``):
 the composed parser's session and the source that makes rows (a ``StreamRun``, an engine
-request), keyed by the stream's id. A stream's rows are an append-only log that the states
+request), keyed by the stream's id. What of it a view reads, the controller puts in the
+state after each transition (``State.made``): the views read the state alone.
+A stream's rows are an append-only log that the states
 of one stream share, each seeing its first ``n`` (a Step at 100,000 rows copies nothing).
 """
 
@@ -151,6 +153,23 @@ class ABSpecs:
 
 
 @dataclass(frozen=True)
+class Made:
+    """What the runtime made that the views read, put here by the controller after every
+    transition (``transitions.seen``), so that drawing reads the state alone and writes
+    nothing. ``session``: the last session built (the pickers list its vLLM's names), ``key``
+    the settings it was built for (``runtime.key_of``); ``stream_session`` and ``source``:
+    those of the rows on screen; ``decoder``: their tokenizer's ``table.TokenText``;
+    ``faces``: the stream's API faces (``faces_view.Faces``; None on a lane)."""
+
+    session: Any = None
+    key: str | None = None
+    stream_session: Any = None
+    source: Any = None
+    decoder: Any = None
+    faces: Any = None
+
+
+@dataclass(frozen=True)
 class State:
     settings: Inputs  # what the controls say
     stream: Stream  # the rows on screen, and the settings they were made with
@@ -166,6 +185,7 @@ class State:
     ab_specs: ABSpecs = ABSpecs()
     fuzz: int = 100
     notes: tuple[str, ...] = ()  # the banner's warnings (a recording's notes, a change mid-stream)
+    made: Made = field(default=Made(), compare=False, repr=False)
 
     @property
     def applied(self) -> Inputs:
