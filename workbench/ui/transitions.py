@@ -23,7 +23,7 @@ from workbench.errors import WorkbenchError
 from workbench.ui import final as final_mod
 from workbench.ui.final import FinalView, rows_changed
 from workbench.ui.runtime import label, recorded
-from workbench.ui.state import Made, Outcome, Rows, State, Stream, frozen, with_outcome  # noqa: F401 (with_outcome: the widget's one-line outcomes)
+from workbench.ui.state import Made, Outcome, Rows, State, Stream, frozen, switched, with_outcome  # noqa: F401 (with_outcome: the widget's one-line outcomes)
 
 if TYPE_CHECKING:
     from workbench.core.deltas import Delta
@@ -190,6 +190,7 @@ def load_recording(s: State, rt: Runtime, path: str) -> State:
     s = replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k not in ("messages", "tools")}))
     ready(s)
     rt.use(None)
+    s = switched(s, "recording")
     settings, notes = rt.open_recording(s.settings, str(path))
     s = replace(s, settings=settings, stream=Stream(applied=settings), selected=None, selection=(),
                 notes=tuple(notes), editor=replace(s.editor, problems=(), note=""))
