@@ -14,11 +14,12 @@ from pathlib import Path
 
 from tests.support.jupyterlab import IDLE, kernel_round_trip, lab_page, open_notebook, run_all, set_theme, write_notebook
 
-# make test-slow: it passed in the clean-clone run and in its author's, and timed out once in a
-# warm two-worker make test clicking row 2 after Stop (the page's table, not the kernel); until
-# that wait is understood it does not gate make test.
+# make test-slow. Its row-2 wait is understood and fixed (RealPage.row: the table draws only the
+# rows in view and follows the end, so after a Run that Stop heard late row 2 was not in the page).
+# Its Stop step still races the Run: the greedy required call is about 20 tokens, and under load
+# the Run can end before the Stop click lands (seen once, at load 12+: Stop never enabled again).
 pytestmark = [pytest.mark.browser, pytest.mark.engine,
-              pytest.mark.slow(reason="a page wait after Stop timed out once in make test; see above")]
+              pytest.mark.slow(reason="its Stop step races a short Run under load; see above")]
 
 STRICT = '''TOOLS = [{"type": "function", "function": {"name": "get_weather", "strict": True, "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"],
@@ -37,6 +38,9 @@ ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
 ROWS_TEXT_JS = """(t) => [...t.querySelectorAll('.wb-row[data-step]')].map((r) => {
   const c = r.querySelector('.wb-c-text');
   return [Number(r.dataset.step), !c || c.querySelector('.wb-empty') ? '' : c.textContent]; })"""
+# the table's scroll put ``step`` in view (the table draws only the rows in view: virtualised)
+SCROLL_TO_JS = """(t, step) => { const s = t.querySelector('.wb-scroll'), r = t.querySelector('.wb-row[data-step]');
+  s.scrollTop = Math.max(0, (step - 1) * (r ? r.offsetHeight : 22) - s.clientHeight / 2); }"""
 DETAIL_AT = """([wb, step]) => { const box = wb.querySelector('.wb-row-detail input');
   return !!box && box.value === step && box.getClientRects().length > 0; }"""
 
@@ -76,7 +80,13 @@ class RealPage:
             picker.wait_for()
 
     def row(self, step: int) -> None:
-        self.act(lambda: self.wb.locator(f"{TABLE} .wb-row[data-step='{step}']").click())
+        """Click a row as a user does: scrolled into the table's view first (the table draws
+        only the rows in view, and after a Run it follows the end), then clicked once drawn."""
+        table = self.wb.locator(TABLE)
+        table.evaluate(SCROLL_TO_JS, step)
+        row = table.locator(f".wb-row[data-step='{step}']")
+        row.wait_for(state="visible", timeout=60_000)
+        self.act(lambda: row.click())
         self.page.wait_for_function(DETAIL_AT, arg=[self.wb.element_handle(), str(step)], timeout=180_000)
 
     def box(self, name: str, value: str) -> None:

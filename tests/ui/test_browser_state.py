@@ -440,21 +440,34 @@ def test_reset_stop_run_twice_and_a_pick_during_a_long_run(lab, page):
 
 @pytest.mark.engine
 def test_a_recording_picked_then_the_engines_reset_runs_the_engines_script(lab, page):
-    """Issue 44, item 2: the recording picker waits like the others and leaves the script box
-    alone; back on the engine, Reset and Run script the engine's own script, and the truth
-    line names it; the seed script is one click away."""
+    """Issue 44, item 2: each source keeps its own inputs. The text's script typed, a recording
+    picked waits like the other pickers (it has no script box) and runs on Reset; back on the
+    engine, its own script is in the box (not the text's), Reset and Run script it, and the
+    truth line names it; the seed script is one click away."""
     (wb,) = opened(lab, page, "engine_script.ipynb", ["e = workbench.show(source='engine', tools=TOOLS, run=True)"])
     ui = Page(page, wb)
     wb.scroll_into_view_if_needed()
     seed = "on the engine (the embedded tiny model, scripted: the seed script)"
     assert ui.rows == 26 and seed in ui.truth, ui.truth
+    box = wb.locator(".widget-textarea", has=page.locator("label:text-is('script')")).locator("textarea")
+    ui.source("text")
+    ui.script(OSLO)  # the text's own script
     ui.source("recording")
     ui.pick("recording", "parsers/recordings/hermes/truncated_arguments.jsonl")
     truth = ui.truth
     assert ui.rows == 26 and seed in truth and {"source", "recording"} <= pending_of(truth), truth
-    box = wb.locator(".widget-textarea", has=page.locator("label:text-is('script')")).locator("textarea")
+    assert not box.is_visible()  # a recording has no script
+    for theme in ("JupyterLab Light", "JupyterLab Dark"):
+        set_theme(page, theme)
+        wb.locator(".widget-toggle-buttons").first.evaluate("(e) => e.scrollIntoView({block: 'start'})")
+        wb.screenshot(path=str(ARTIFACTS / f"browser_recording_source_{theme.split()[-1].lower()}.png"))
+    set_theme(page, "JupyterLab Light")
+    ui.click("Reset")
+    ui.click("Run")
+    truth = ui.truth
+    assert "on the recording truncated_arguments.jsonl" in truth and not pending_of(truth), truth
     ui.source("engine")
-    assert box.input_value() == SEED
+    assert box.input_value() == SEED  # the engine's own script, not the text's
     ui.click("Reset")
     ui.click("Run")
     truth = ui.truth

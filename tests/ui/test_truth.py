@@ -38,13 +38,13 @@ def row_events(wb, step: int):
     """The step's events on the widget's API, as its detail shows them."""
     from workbench.ui import screen
 
-    return screen.row_events(wb.state, wb._ctl.rt, step)
+    return screen.row_events(wb.state, step)
 
 
 def api_finals(wb):
     from workbench.ui import screen
 
-    return screen.api_finals(wb.state, wb._ctl.rt)[0]
+    return screen.api_finals(wb.state)[0]
 
 
 @pytest.fixture

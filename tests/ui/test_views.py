@@ -349,3 +349,40 @@ def test_a_recording_picked_waits_and_the_script_stays_the_scripts(wb):
     wb.controls.replay_button.click()
     assert "".join(r.text for r in wb.rows) == SEED_TEXT
     assert "on the script text (the seed script)" in text_of(wb.controls.truth.value)
+
+
+@pytest.mark.engine
+def test_each_source_keeps_its_own_script_and_a_recording_its_own_request(engine_stepper):
+    """Issue 44, item 2: the text's script, the engine's script and a recording's request are
+    each their own. A recording picked (waiting for Reset) and run, then the engine picked:
+    Reset runs the engine's own script (the seed's), not the text's nor the recording's, on the
+    request the recording did not replace, and the truth line names that script."""
+    from workbench import Workbench
+    from workbench.core import recording as rec
+
+    own_messages = [{"role": "user", "content": "Is it raining in Oslo?"}]
+    wb = Workbench(source="engine", tools=WEATHER_TOOLS, messages=own_messages)
+    c = wb.controls
+    assert c.text.value == SEED_TEXT
+    wb.step(2)
+    c.source.value = "text"
+    c.text.value = "<think>Rain in Oslo?</think>Let me check."  # the text's own script
+    c.recording.value = TRUNCATED
+    recorded = rec.load(ROOT / TRUNCATED)
+    assert len(wb.rows) == 2 and wb.state.stream.applied.source == "engine"  # waits, like any pick
+    assert {"source", "recording"} <= set(wb.state.pending)
+    assert c.text not in c.texts.children  # a recording has no script
+    c.reset_button.click()
+    wb.run()
+    assert "on the recording truncated_arguments.jsonl" in text_of(c.truth.value)
+    assert wb.state.settings.messages == recorded.request["messages"] != own_messages
+    c.source.value = "engine"
+    assert c.text.value == SEED_TEXT and wb.state.settings.messages == own_messages
+    assert wb.state.settings.prompt_token_ids is None and "source" in wb.state.pending
+    c.reset_button.click()
+    wb.run()
+    assert wb.state.stream.applied.source == "engine"
+    assert "".join(r.text for r in wb.rows) == SEED_TEXT  # the engine's own script, forced
+    assert "on the engine (the embedded tiny model, scripted: the seed script)" in text_of(c.truth.value)
+    c.source.value = "text"
+    assert c.text.value == "<think>Rain in Oslo?</think>Let me check."  # the text's own, still

@@ -27,9 +27,9 @@ def show(text: str | None = None, *, run: bool = False, steps: int = 0, **kwargs
     from workbench.ui import transitions as T
 
     if run:
-        wb._ctl.run()  # a failure is the banner's line, not the cell's
+        wb.run(raise_errors=False)  # a failure is the banner's line, not the cell's
     elif steps:
-        wb._do("Step", T.step, steps, raise_errors=False)
+        wb.send("Step", T.step, steps)
     return wb
 
 

@@ -23,6 +23,7 @@ from workbench.core.faces import check_api
 from workbench.core.faces.face import event_summary
 from workbench.core.rows import LABEL, NUMBER, TEXT, Column, to_frame
 from workbench.errors import WorkbenchError
+from workbench.ui.runtime import recorded
 
 if TYPE_CHECKING:
     from workbench.core.faces.face import Face
@@ -134,10 +135,10 @@ class ApiFrames:
 
     def __init__(self, wb) -> None:
         self.wb = wb
-        self.state, self.rt = wb.state, wb._ctl.rt
+        self.state = wb.state
         if not self.state.stream.started:
             raise WorkbenchError("workbench.faces(wb): the workbench has no stream yet: run it first (wb.run())")
-        self.faces = self.rt.faces(self.state.stream.applied)
+        self.faces = self.state.made.faces
         if self.faces is None:
             raise WorkbenchError("workbench.faces needs the installed vLLM (a lane's stream has no API faces here)")
         self._runs: dict[str, tuple[Result, Face | None]] = {}
@@ -149,7 +150,7 @@ class ApiFrames:
         api = check_api(api)
         if api not in self._runs:
             session = self.faces.session(api)
-            result = session.replay(self.rt.recorded())
+            result = session.replay(recorded(self.state.made.source))
             self._runs[api] = (result, faces.run(session, result))
         return self._runs[api]
 
@@ -192,7 +193,7 @@ class ApiFrames:
     def final_items(self) -> list[dict]:
         from workbench.ui.screen import api_finals
 
-        apis = api_finals(self.state, self.rt, force=True)[0] if self.state.stream.done else None
+        apis = api_finals(self.state, force=True)[0] if self.state.stream.done else None
         if apis is None:
             raise WorkbenchError("the stream has not ended: run it first (wb.run())")
         return final_items(apis)

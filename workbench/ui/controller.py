@@ -95,11 +95,15 @@ class Controller:
         for p in self.progress:
             p(message, fraction)
 
-    def set(self, new: State) -> None:
+    def set(self, new: State) -> State:
+        """The one write of the state: ``new`` with what the views read of the runtime
+        (``transitions.seen``), then every view is told."""
         with self._lock:
+            new = T.seen(new, self.rt)
             old, self.state = self.state, new
             for listener in self.listeners:
                 listener(old, new)
+            return new
 
     def do(self, action: str, fn: Callable[..., Any], *args: Any, raise_errors: bool = False,
            ends_run: bool = False) -> State:
@@ -135,6 +139,8 @@ class Controller:
         self.rt.last = None
         self.failed = False
         before = self.state
+        if before.running and self._owner is None:  # a Run just ended (_end_run): this draws it
+            before = replace(before, running=False)
         if before.outcome.kind in ("error", "refused", "warning"):  # a new action: the last one's line goes
             before = replace(before, outcome=Outcome("ok", "", action))
         try:
@@ -148,8 +154,7 @@ class Controller:
                 raise
             return self.state
         with logs.parsers_muted():  # the final tab replays the stream for every API
-            self.set(new)
-        return new
+            return self.set(new)
 
     def _drain(self, end: bool = False) -> bool:
         """Apply the queued actions in order (on the Run's thread, between two slices; ``end``:
@@ -173,14 +178,12 @@ class Controller:
                 q.applied.set()
 
     def _end_run(self) -> None:
-        """The Run's task stops where it is (it writes nothing more); quietly, the next
-        transition draws the state."""
+        """The Run's task stops where it is (it writes nothing more); the transition that
+        follows starts from the state with no Run (``_apply``) and draws it."""
         self._gen += 1
         self.task = None
         with self._queue_lock:
             self._owner = None
-        if self.state.running:
-            self.state = replace(self.state, running=False)
 
     # -- Run and Stop ------------------------------------------------------
     @property
@@ -199,21 +202,19 @@ class Controller:
             if self.failed:
                 return s
             last = time.perf_counter()
-            while not self.state.stream.done:
+            while not s.stream.done:  # a slice not drawn yet is kept here, drawn with the next
                 try:
-                    new = T.run_slice(self.state, self.rt, every_s)
+                    new = T.run_slice(s, self.rt, every_s)
                 except (Exception, KeyboardInterrupt) as e:
-                    self.set(failed(self.rt.last or self.state, e, "Run"))
+                    self.set(failed(self.rt.last or s, e, "Run"))
                     if raise_errors:
                         raise
                     return self.state
                 if time.perf_counter() - last >= every_s or new.stream.done:
-                    self.set(new)
+                    new = self.set(new)
                     last = time.perf_counter()
-                else:
-                    self.state = new  # drawn with the next slice
-            self.set(replace(self.state, outcome=Outcome("ok", "", "Run")))
-            return self.state
+                s = new
+            return self.set(replace(s, outcome=Outcome("ok", "", "Run")))
 
     def run_button(self) -> None:
         """The Run button: sliced on the kernel's event loop so rows stream in and Stop is

@@ -267,7 +267,8 @@ class Controls(W.VBox):
         children = extra.get(source, [])
         if list(self.per_source.children) != children:
             self.per_source.children = children
-        texts = [self.text, self.messages, self.tools] + ([self.server_request] if source == "server" else [])
+        script = [self.text] if source in ("text", "engine") else []  # a recording and a server have none
+        texts = script + [self.messages, self.tools] + ([self.server_request] if source == "server" else [])
         if list(self.texts.children) != texts:
             self.texts.children = texts
 

@@ -91,17 +91,20 @@ def field_records(diffs: list[Difference]) -> list[dict]:
             for i, d in enumerate(diffs, 1)]
 
 
-@dataclass
+@dataclass(frozen=True)
 class FinalView:
     """The end of a stream: what the client joined, the non-streaming answer, their
-    field differences and the first divergent step; every API's finals once shown (a cache)."""
+    field differences and the first divergent step; every API's finals once made (by the
+    controller, ``transitions.seen``, or a click on a long stream: ``transitions.every_api``),
+    or why they failed."""
 
     stream: Final
     nonstream: Final
     diffs: list[Difference]
     first_step: int | None
     notes: list[str] = field(default_factory=list)
-    apis: list | None = None  # faces_view.ApiFinal per API, made when first shown
+    apis: list | None = None  # faces_view.ApiFinal per API
+    apis_failed: BaseException | None = None
 
 
 def rows_changed(old: list[Row], new: list[Row]) -> set[int]:

@@ -3,6 +3,9 @@ settings, the source making the current stream's rows (by the stream's id), this
 own engine request, the recording opened (parsed once), the editor's live config or live
 plugin (its last good text loaded as a module) and the API faces of the stream.
 
+Only transitions read and write it; what of it a view reads, the controller puts into the
+state after each one (``State.made``, ``transitions.seen``).
+
 ``session`` and ``deltas`` are the one way from settings to something that runs: the pickers
 become a ``RunSpec`` (``Inputs.spec``), its Setup is ``core.prepare``'s, and a script's deltas
 are what ``prepare`` makes with the session built here (built once per distinct settings).
@@ -46,6 +49,19 @@ def setup_of(i: Inputs) -> Setup:
     return replace(setup, api="chat") if i.source in LIVE else setup
 
 
+def key_of(i: Inputs, with_editor: bool = True) -> str:
+    """What a session is built for: the settings that compose it."""
+    editor = (i.config_text, i.plugin_text) if with_editor else None
+    return repr((setup_of(i), i.prompt_token_ids, editor, i.vllm))
+
+
+def recorded(source) -> list[Delta]:
+    """A source's stream so far (a recording in progress included)."""
+    if source is None:
+        return []
+    return list(getattr(source, "all", None) or source.deltas)
+
+
 class Runtime:
     def __init__(self, status: Status = _quiet) -> None:
         self.status = status
@@ -54,7 +70,6 @@ class Runtime:
         self.source = None  # the current stream's source
         self.stream_session = None  # the session its rows come from
         self.made_by: dict | None = None  # an engine stream's origin (a saved recording's header)
-        self.stream_id = 0
         self._ids = 0
         self.stepper = None  # this widget's own EngineStepper (its own engine request)
         self.engine_factory: Callable | None = None  # tests may swap it
@@ -65,13 +80,11 @@ class Runtime:
         self._live_plugin_key: tuple | None = None
         self._loaded: tuple[str, object] | None = None  # (text, Plugin): an editor text loaded elsewhere
         self._faces = None
-        self.decoder = None  # the stream's tokenizer's TokenText (screen.decoder)
         self.last = None  # the last whole state an action reached (kept when it then fails)
 
     # -- settings -> a session and deltas --------------------------------
     def key(self, i: Inputs, with_editor: bool = True) -> str:
-        editor = (i.config_text, i.plugin_text) if with_editor else None
-        return repr((setup_of(i), i.prompt_token_ids, editor, i.vllm))
+        return key_of(i, with_editor)
 
     def session_for(self, i: Inputs):
         """The composed parser's session for ``i`` (built once per distinct settings)."""
@@ -101,6 +114,10 @@ class Runtime:
     def built(self, i: Inputs):
         """The session for ``i`` if one is built already (Load), else None."""
         return self.session if self.session is not None and self._key == self.key(i) else None
+
+    def built_key(self) -> str | None:
+        """The settings the last session was built for (``key_of``), None before one."""
+        return self._key if self.session is not None else None
 
     def adopt(self, i: Inputs, session) -> None:
         """A session built elsewhere (the editor's live config) is the one for ``i``."""
@@ -161,17 +178,13 @@ class Runtime:
         if not keep_origin:
             self.made_by = source.origin() if source is not None and source.kind == "engine" else None
         if source is None:
-            self.stream_id = 0
-        else:
-            self._ids += 1
-            self.stream_id = self._ids
-        return self.stream_id
+            return 0
+        self._ids += 1
+        return self._ids
 
     def recorded(self) -> list[Delta]:
         """The current stream so far (a recording in progress included): never dropped on errors."""
-        if self.source is None:
-            return []
-        return list(getattr(self.source, "all", None) or self.source.deltas)
+        return recorded(self.source)
 
     def origin(self, i: Inputs) -> dict:
         """Where the current stream came from, for a saved recording's header."""

@@ -1,8 +1,8 @@
-"""Draw a state: each panel from the state alone (and what the runtime derives from it: the
-stream's tokenizer, its API events, every API's final, the parser names registered in the
-kernel), redrawn only where the part of the state it shows changed, so a Step at 100,000
-rows sends one row and two status lines. The pickers also follow the names that a cell
-registers (``after_cells``).
+"""Draw a state: each panel from the state alone (what the runtime made is in it too,
+``State.made``: the stream's tokenizer, its API faces, every API's final; and the parser
+names registered in the kernel), redrawn only where the part of the state it shows changed,
+so a Step at 100,000 rows sends one row and two status lines. Drawing writes nothing but
+the widgets. The pickers also follow the names that a cell registers (``after_cells``).
 """
 
 from __future__ import annotations
@@ -12,19 +12,17 @@ import weakref
 from typing import TYPE_CHECKING
 
 from workbench.ui import views
-from workbench.ui.runtime import label
-from workbench.ui.table import TokenText
+from workbench.ui.runtime import key_of, label, recorded
 
 if TYPE_CHECKING:
-    from workbench.ui.runtime import Runtime
     from workbench.ui.state import State
+    from workbench.ui.table import TokenText
     from workbench.ui.widget import Workbench
 
 
 def render(wb: Workbench, old: State | None, s: State) -> None:
-    rt = wb._ctl.rt
     with wb.hold_sync():
-        names(wb, rt)
+        names(wb, s)
         wb.controls.render(s)
         shown = views.banner(s)
         if shown is None:
@@ -32,23 +30,23 @@ def render(wb: Workbench, old: State | None, s: State) -> None:
                 wb.banner.clear()
         else:
             wb.banner.show(*shown)
-        table(wb, old, s, rt)
-        detail(wb, old, s, rt)
-        final(wb, old, s, rt)
-        diagram(wb, s, rt)
+        table(wb, old, s)
+        detail(wb, old, s)
+        final(wb, old, s)
+        diagram(wb, s)
         wb.checks.render(s)
         wb.editor.render(s)
         if old is None or s.ab is not old.ab or s.stream.id != old.stream.id or s.ab_specs is not old.ab_specs:
-            wb.ab.render(s, decoder(rt))
+            wb.ab.render(s, decoder(s))
         if old is None or s.doctor is not old.doctor or s.stream.id != old.stream.id:
             wb.doctor_panel.render(s)
 
 
-def names(wb: Workbench, rt: Runtime) -> None:
+def names(wb: Workbench, s: State) -> None:
     """The parser pickers list every name the vLLM in use registered: a lane's once, the
     installed vLLM's again whenever its registries changed (a cell that imports a plugin, the
     editor's plugin, register names in this kernel)."""
-    session = rt.session
+    session = s.made.session
     if session is None and not {"vllm.tool_parsers", "vllm.reasoning"} <= sys.modules.keys():
         return  # nothing is registered before vLLM is imported
     version = getattr(session, "version", None)
@@ -89,26 +87,21 @@ def after_cells(wb: Workbench) -> None:
 def _after_cell(result=None) -> None:
     for wb in list(_SHOWN):
         try:
-            names(wb, wb._ctl.rt)
+            names(wb, wb.state)
         except Exception as e:  # a hook's traceback would land in the user's cell
             wb.banner.show_exception(e, "listing the parsers registered in this kernel")
 
 
-def decoder(rt: Runtime) -> TokenText | None:
-    session = rt.stream_session or rt.session
-    tok = getattr(session, "tokenizer", None)
-    if tok is None:
-        return None
-    if rt.decoder is None or rt.decoder.tokenizer is not tok:
-        rt.decoder = TokenText(tok)
-    return rt.decoder
+def decoder(s: State) -> TokenText | None:
+    """The stream's tokenizer's token texts (else the last session's)."""
+    return s.made.decoder
 
 
-def table(wb: Workbench, old: State | None, s: State, rt: Runtime) -> None:
+def table(wb: Workbench, old: State | None, s: State) -> None:
     """Only the new rows go to the front end while the stream grows; a new stream, one reset."""
     t = wb.table
     rows = s.stream.rows
-    dec = decoder(rt)
+    dec = decoder(s)
     if dec is not None and t.decode is not dec:
         t.decode = dec
     grows = (old is not None and old.stream.id == s.stream.id and old.stream.changed is s.stream.changed
@@ -122,7 +115,7 @@ def table(wb: Workbench, old: State | None, s: State, rt: Runtime) -> None:
         t.select(s.selected, s.selection)
 
 
-def detail(wb: Workbench, old: State | None, s: State, rt: Runtime) -> None:
+def detail(wb: Workbench, old: State | None, s: State) -> None:
     row = s.row
     api = s.stream.applied.api
     last = row is not None and row.step == len(s.stream.rows)
@@ -131,58 +124,61 @@ def detail(wb: Workbench, old: State | None, s: State, rt: Runtime) -> None:
         wb.detail.step.max = len(s.stream.rows)
         return
     wb.detail.drawn = key
-    events = row_events(s, rt, row.step) if row is not None else None
+    events = row_events(s, row.step) if row is not None else None
     note = ("the stream has not ended: the closing events are what the server sends if it ends here"
             if events is not None and last and not s.stream.done else "")
     applied = s.stream.applied
     forced = applied.source == "engine" and bool(applied.text)  # the script's tokens, not sampled
-    wb.detail.show(row, len(s.stream.rows), decoder(rt), api, events, note, forced)
+    wb.detail.show(row, len(s.stream.rows), decoder(s), api, events, note, forced)
 
 
-def row_events(s: State, rt: Runtime, step: int) -> list[dict] | None:
+def row_events(s: State, step: int) -> list[dict] | None:
     """The step's events on the applied API (None: chat, whose chunk the detail shows)."""
     api = s.stream.applied.api
-    faces = rt.faces(s.stream.applied) if api != "chat" else None
+    faces = s.made.faces if api != "chat" else None
     if faces is None or not 1 <= step <= len(s.stream.rows):
         return None
     rows = list(s.stream.rows)
-    return faces.row_events(api, rows, rt.recorded()[:len(rows)], step - 1)
+    return faces.row_events(api, rows, recorded(s.made.source)[:len(rows)], step - 1)
 
 
-def api_finals(s: State, rt: Runtime, force: bool = False) -> tuple[list | None, str]:
-    """Every API's client object and body once the stream ended (a long one waits for a
-    click: it replays the stream once per API), or None and why."""
-    from workbench.ui.faces_view import MOST_FINAL_DELTAS
+def api_finals(s: State, force: bool = False) -> tuple[list | None, str]:
+    """Every API's client object and body once the stream ended (the controller made them;
+    a long stream's wait for a click, ``force``: made now, for a caller that is not drawing),
+    or None and why."""
+    from workbench.ui.transitions import with_apis
 
     f = s.stream.final
     if f is None:
         return None, ""
-    faces = rt.faces(s.stream.applied)
-    if faces is None:
+    if s.made.faces is None:
         return None, "the other APIs' finals run on the installed vLLM only"
-    if f.apis is None and len(s.stream.rows) > MOST_FINAL_DELTAS and not force:
-        return None, f"{len(s.stream.rows):,} deltas: every API's final replays them once per API; click below"
+    if f.apis is None and f.apis_failed is None and force:
+        f = with_apis(s, f)
+    if f.apis_failed is not None:
+        return None, f"the other APIs' finals failed: {type(f.apis_failed).__name__}"
     if f.apis is None:
-        f.apis = faces.finals(list(s.stream.rows), rt.recorded(), (f.stream, f.nonstream))
+        return None, f"{len(s.stream.rows):,} deltas: every API's final replays them once per API; click below"
     return f.apis, ""
 
 
-def final(wb: Workbench, old: State | None, s: State, rt: Runtime, force: bool = False) -> None:
+def final(wb: Workbench, old: State | None, s: State) -> None:
     findings = s.check.value if s.fresh(s.check) else None
     key = (id(s.stream.final), id(findings))
-    if not force and getattr(wb.final, "drawn", None) == key:
+    if getattr(wb.final, "drawn", None) == key:
         return
     wb.final.drawn = key
-    try:
-        apis, note = api_finals(s, rt, force)
-    except Exception as e:  # the chat verdict stays; the banner says what failed
-        apis, note = None, f"the other APIs' finals failed: {type(e).__name__}"
-        wb.banner.show_exception(e, "final messages")
-    wb.final.show(s.stream.final, apis, note, findings)
+    apis, note = api_finals(s)
+    f = s.stream.final
+    if f is not None and f.apis_failed is not None:  # the chat verdict stays; the banner says what failed
+        wb.banner.show_exception(f.apis_failed, "final messages")
+    wb.final.show(f, apis, note, findings)
 
 
-def diagram(wb: Workbench, s: State, rt: Runtime) -> None:
-    session = rt.stream_session if s.stream.started else rt.built(s.settings)
+def diagram(wb: Workbench, s: State) -> None:
+    made = s.made
+    session = made.stream_session if s.stream.started else (
+        made.session if made.key is not None and made.key == key_of(s.settings) else None)
     drawn = (session, getattr(session, "parser_cls", None))
     if any(a is not b for a, b in zip(drawn, getattr(wb.diagram, "drawn_for", (None, None)))):
         wb.diagram.show_parser(session, label(s.stream.applied))

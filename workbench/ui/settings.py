@@ -20,7 +20,7 @@ from workbench.core.request import RequestSpec
 from workbench.lanes import versions
 from workbench.ui.inputs import SAMPLING_FIELDS
 from workbench.ui.runtime import LIVE
-from workbench.ui.state import Editor, State, frozen, with_outcome
+from workbench.ui.state import Editor, State, frozen, switched, with_outcome
 
 if TYPE_CHECKING:
     from workbench.ui.runtime import Runtime
@@ -102,7 +102,8 @@ def set_setting(s: State, name: str, value: Any) -> State:
     if name in SAMPLING_FIELDS and isinstance(value, str):
         return set_number(s, name, value)
     value = normal(name, value)
-    new = replace(s.settings, **{name: value})
+    base = switched(s, value) if name == "source" and value != s.settings.source else s
+    new = replace(base.settings, **{name: value})
     if name == "model" and value:
         new = with_model_tokenizer(new)
     on = editor_on(s.settings)
@@ -113,7 +114,7 @@ def set_setting(s: State, name: str, value: Any) -> State:
         return with_outcome(s, "refused", f"refused: {why}", name)
     drafts = {k: v for k, v in s.drafts.items() if k != name}
     picked_config = name == "config" and value and value != s.settings.config
-    s = replace(s, settings=new, drafts=frozen(drafts))
+    s = replace(base, settings=new, drafts=frozen(drafts))
     if picked_config:
         s = show(s, "toml", config_text_of(value), value)
     elif name in PICKED_PARSER and on:
@@ -124,13 +125,15 @@ def set_setting(s: State, name: str, value: Any) -> State:
 def pick_recording(s: State, rt: Runtime, path: str) -> State:
     """The recording picker: the recording and the settings it was made with (its header's
     tokenizer, parser, request and prompt) wait for Replay or Reset like any pick (with no
-    stream on screen they apply at once); the script stays the text's and the engine's. Its
-    request replaces the messages and tools: a draft in their boxes goes."""
+    stream on screen they apply at once); the script stays the text's and the engine's, and
+    the request the others share comes back when another source is picked (``switched``).
+    Its request replaces the messages and tools: a draft in their boxes goes."""
     from workbench.ui.runtime import label
 
     if not path:
         return set_setting(s, "recording", path)
     s = replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k not in ("messages", "tools")}))
+    s = switched(s, "recording")
     settings, notes = rt.open_recording(s.settings, str(path))
     s = replace(s, settings=settings, notes=tuple(notes), editor=replace(s.editor, problems=(), note=""))
     if s.stream.started:

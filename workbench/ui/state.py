@@ -7,7 +7,9 @@ and draws the state it gets back (``ui/views.py`` says what each line reads).
 
 What a frozen object cannot hold lives in the controller's ``Runtime`` (``ui/runtime.py``):
 the composed parser's session and the source that makes rows (a ``StreamRun``, an engine
-request), keyed by the stream's id. A stream's rows are an append-only log that the states
+request), keyed by the stream's id. What of it a view reads, the controller puts in the
+state after each transition (``State.made``): the views read the state alone.
+A stream's rows are an append-only log that the states
 of one stream share, each seeing its first ``n`` (a Step at 100,000 rows copies nothing).
 """
 
@@ -36,6 +38,9 @@ STREAM_FIELDS = {"text": ("tokenizer", "text", "chunking"),
                  "recording": ("tokenizer", "recording", "chunking"),
                  "engine": ("tokenizer", "text", "model", "messages", "tools", "tool_choice", "engine", *SAMPLING_FIELDS),
                  "server": ("server_url", "server_request", "messages", "tools", "tool_choice")}
+# What a recording's header sets (recordings.inputs_from): a recording keeps its own, the
+# other sources share theirs.
+REQUEST = ("tokenizer", "messages", "tools", "tool_choice", "prompt_token_ids")
 
 
 class Rows(Sequence["Row"]):
@@ -151,6 +156,23 @@ class ABSpecs:
 
 
 @dataclass(frozen=True)
+class Made:
+    """What the runtime made that the views read, put here by the controller after every
+    transition (``transitions.seen``), so that drawing reads the state alone and writes
+    nothing. ``session``: the last session built (the pickers list its vLLM's names), ``key``
+    the settings it was built for (``runtime.key_of``); ``stream_session`` and ``source``:
+    those of the rows on screen; ``decoder``: their tokenizer's ``table.TokenText``;
+    ``faces``: the stream's API faces (``faces_view.Faces``; None on a lane)."""
+
+    session: Any = None
+    key: str | None = None
+    stream_session: Any = None
+    source: Any = None
+    decoder: Any = None
+    faces: Any = None
+
+
+@dataclass(frozen=True)
 class State:
     settings: Inputs  # what the controls say
     stream: Stream  # the rows on screen, and the settings they were made with
@@ -166,6 +188,8 @@ class State:
     ab_specs: ABSpecs = ABSpecs()
     fuzz: int = 100
     notes: tuple[str, ...] = ()  # the banner's warnings (a recording's notes, a change mid-stream)
+    kept: Mapping[str, Mapping[str, Any]] = field(default_factory=lambda: MappingProxyType({}))  # switched
+    made: Made = field(default=Made(), compare=False, repr=False)
 
     @property
     def applied(self) -> Inputs:
@@ -209,7 +233,37 @@ class State:
 
 
 def start(settings: Inputs) -> State:
-    return State(settings=settings, stream=Stream(applied=settings))
+    """The first state: the script given is the text's and the engine's."""
+    script = frozen({"text": settings.text})
+    return State(settings=settings, stream=Stream(applied=settings),
+                 kept=frozen({"text": script, "engine": script}))
+
+
+def _slot(source: str, name: str) -> str | None:
+    """Whose ``name`` it is while ``source`` is picked: the text's and the engine's scripts
+    are their own (a recording and a server have none); a recording's request is its own."""
+    if name == "text":
+        return source if source in ("text", "engine") else None
+    return "recording" if source == "recording" else "request"
+
+
+def switched(s: State, source: str) -> State:
+    """``s`` with ``source`` picked: the inputs of its own that the old source had are kept
+    (``State.kept``) and the new source's come back, so that each source keeps its own
+    script and request (a recording's header does not become the engine's)."""
+    i = s.settings
+    kept = {k: dict(v) for k, v in s.kept.items()}
+    back = {}
+    for name in ("text", *REQUEST):
+        was, now = _slot(i.source, name), _slot(source, name)
+        if was == now:
+            continue
+        if was is not None:
+            kept.setdefault(was, {})[name] = getattr(i, name)
+        if now is not None and name in kept.get(now, {}):
+            back[name] = kept[now][name]
+    return replace(s, settings=replace(i, source=source, **back),
+                   kept=frozen({k: frozen(v) for k, v in kept.items()}))
 
 
 def frozen(mapping: Mapping[str, Any]) -> Mapping[str, Any]:

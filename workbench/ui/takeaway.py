@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.ui import tools
+from workbench.ui.runtime import recorded
 from workbench.ui.state import with_outcome
 from workbench.ui.table import rows_jsonl
 
@@ -20,7 +21,7 @@ DEFAULT_NAME = "stream.jsonl"
 
 
 def said(wb: Workbench, action: str, line: str, kind: str = "ok") -> None:
-    wb._ctl.do(action, lambda s, rt: with_outcome(s, kind, line, action))
+    wb.send(action, lambda s, rt: with_outcome(s, kind, line, action))
 
 
 def refused(wb: Workbench, action: str, why: str) -> int:
@@ -32,8 +33,8 @@ def save_recording(wb: Workbench, path: str, force: bool = False) -> int:
     from workbench.ui.inputs import check_path
 
     path = check_path(path, "save_recording(path)")
-    wb._do("Save", tools.save_recording, path, force)
-    return len(wb._ctl.rt.recorded())
+    s = wb.send("Save", tools.save_recording, path, force, raise_errors=True)
+    return len(recorded(s.made.source))
 
 
 def save_clicked(wb: Workbench, force: bool = False) -> None:

@@ -7,6 +7,10 @@ runs the same deltas through the new settings, or, when the settings make other 
 (another source, script, recording, tokenizer or grouping: ``State.stream_changed``), a new
 stream from them. The runtime makes the rows; a transition that raises leaves the state it
 was given (the controller shows why), with every row made so far kept in its log.
+
+``seen`` is the controller's last word on every state it keeps: what of the runtime the
+views read (``State.made``), and every API's final once a stream ends, so that drawing
+reads the state alone and writes nothing.
 """
 
 from __future__ import annotations
@@ -18,8 +22,8 @@ from typing import TYPE_CHECKING
 from workbench.errors import WorkbenchError
 from workbench.ui import final as final_mod
 from workbench.ui.final import FinalView, rows_changed
-from workbench.ui.runtime import label
-from workbench.ui.state import Outcome, Rows, State, Stream, frozen, with_outcome  # noqa: F401 (with_outcome: the widget's one-line outcomes)
+from workbench.ui.runtime import label, recorded
+from workbench.ui.state import Made, Outcome, Rows, State, Stream, frozen, switched, with_outcome  # noqa: F401 (with_outcome: the widget's one-line outcomes)
 
 if TYPE_CHECKING:
     from workbench.core.deltas import Delta
@@ -186,6 +190,7 @@ def load_recording(s: State, rt: Runtime, path: str) -> State:
     s = replace(s, drafts=frozen({k: v for k, v in s.drafts.items() if k not in ("messages", "tools")}))
     ready(s)
     rt.use(None)
+    s = switched(s, "recording")
     settings, notes = rt.open_recording(s.settings, str(path))
     s = replace(s, settings=settings, stream=Stream(applied=settings), selected=None, selection=(),
                 notes=tuple(notes), editor=replace(s.editor, problems=(), note=""))
@@ -211,3 +216,44 @@ def load(s: State, rt: Runtime) -> State:
     session = rt.session_for(s.settings)
     rt.status("ready", None)
     return with_outcome(s, "ok", f"ready: {label(s.settings)} on {session.setup.tokenizer}; Step or Run", "load")
+
+
+def seen(s: State, rt: Runtime) -> State:
+    """``s`` with what the views read of the runtime (``State.made``) and, once its stream
+    ended, every API's final (a long stream's wait for a click: ``every_api``)."""
+    was = s.made
+    session, stream_session, source = rt.session, rt.stream_session, rt.source
+    tokenizer = getattr(stream_session or session, "tokenizer", None)
+    decoder = was.decoder if was.decoder is not None and was.decoder.tokenizer is tokenizer else None
+    if decoder is None and tokenizer is not None:
+        from workbench.ui.table import TokenText
+
+        decoder = TokenText(tokenizer)
+    made = Made(session, rt.built_key(), stream_session, source, decoder, rt.faces(s.stream.applied))
+    if made != was:
+        s = replace(s, made=made)
+    f = s.stream.final
+    if f is not None and f.apis is None and f.apis_failed is None and made.faces is not None:
+        from workbench.ui.faces_view import MOST_FINAL_DELTAS
+
+        if len(s.stream.rows) <= MOST_FINAL_DELTAS:
+            s = replace(s, stream=replace(s.stream, final=with_apis(s, f)))
+    return s
+
+
+def with_apis(s: State, f: FinalView) -> FinalView:
+    """``f`` with every API's client object and body (it replays the stream once per API),
+    or why they failed (the chat verdict stays; the banner says what failed)."""
+    try:
+        apis = s.made.faces.finals(list(s.stream.rows), recorded(s.made.source), (f.stream, f.nonstream))
+    except Exception as e:  # noqa: BLE001 - shown: the final tab's note and the banner (screen.final)
+        return replace(f, apis_failed=e)
+    return replace(f, apis=apis)
+
+
+def every_api(s: State, rt: Runtime) -> State:
+    """Every API's final of a stream too long to replay unasked (the final tab's button)."""
+    f = s.stream.final
+    if f is None or f.apis is not None or s.made.faces is None:
+        return s
+    return replace(s, stream=replace(s.stream, final=with_apis(s, f)))

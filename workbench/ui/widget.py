@@ -77,12 +77,23 @@ class Workbench(W.VBox):
         self._render(None, state)
         screen.after_cells(self)
         if recording is not None:
-            self._do("recording", T.load_recording, str(recording), raise_errors=False)
+            self.send("recording", T.load_recording, str(recording))
 
     def _do(self, action: str, fn, *args, raise_errors: bool = True) -> State:
         ends_run = fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal,
                           S.reload_config, S.editor_off, P.reload, P.reload_plugin)  # a new stream: the Run ends first
         return self._ctl.do(action, fn, *args, raise_errors=raise_errors, ends_run=ends_run)
+
+    def send(self, action: str, fn, *args, raise_errors: bool = False) -> State:
+        """An action of a control (or of this package's modules): ``fn(state, runtime, *args)
+        -> state`` run by the controller, the one writer; its failure is the banner's line
+        (``raise_errors``: raised too, for a method called from a cell)."""
+        return self._do(action, fn, *args, raise_errors=raise_errors)
+
+    def run_clicked(self) -> None:
+        """The Run button: the Run slices on the kernel's event loop, so rows stream in and
+        Stop is heard (synchronous where no loop runs); a click while it runs does nothing."""
+        self._ctl.run_button()
 
     rendering = False  # the controls' echoes of a drawing are not the user's actions
 
@@ -143,14 +154,15 @@ class Workbench(W.VBox):
         return self
 
     def step(self, n: int = 1) -> list[Row]:
-        before = self._ctl.rt.stream_id, len(self.state.stream.rows)
+        before = self.state.stream.id, len(self.state.stream.rows)
         s = self._do("Step", T.step, n)
         return list(s.stream.rows[before[1] if s.stream.id == before[0] else 0:])
 
-    def run(self, every_s: float = 0.1) -> list[Row]:
-        """To the end; the table shows the rows as they arrive (every ``every_s``)."""
-        before = self._ctl.rt.stream_id, len(self.state.stream.rows)
-        s = self._ctl.run(every_s, raise_errors=True)
+    def run(self, every_s: float = 0.1, raise_errors: bool = True) -> list[Row]:
+        """To the end; the table shows the rows as they arrive (every ``every_s``);
+        ``raise_errors=False``: a failure is the banner's line only."""
+        before = self.state.stream.id, len(self.state.stream.rows)
+        s = self._ctl.run(every_s, raise_errors=raise_errors)
         return list(s.stream.rows[before[1] if s.stream.id == before[0] else 0:])
 
     def stop(self) -> None:
@@ -190,7 +202,7 @@ class Workbench(W.VBox):
         ``selected``: only the rows selected in the table."""
         rows = self.selected_rows if selected else self.rows
         frame = to_frame(rows)
-        decode = screen.decoder(self._ctl.rt)
+        decode = screen.decoder(self.state)
         if decode is not None and "tokens" in frame.columns:
             frame["tokens"] = [[decode(t) for t in r.token_ids] for r in rows]
         return frame

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.ui import plugin_editor as P, screen, settings as S, takeaway, tools, transitions as T
+from workbench.ui import plugin_editor as P, settings as S, takeaway, tools, transitions as T
 from workbench.ui.inputs import DEFAULT_TEXT
 
 if TYPE_CHECKING:
@@ -14,27 +14,27 @@ if TYPE_CHECKING:
 
 
 def wire(wb: Workbench) -> None:
-    c, ctl = wb.controls, wb._ctl
+    c = wb.controls
     buttons = {c.step_button: ("Step", T.step), c.reset_button: ("Reset", T.reset),
                c.replay_button: ("Replay", T.replay), wb.checks.grouping_button: ("grouping", tools.show_grouping),
                wb.editor.reload_button: ("editor", P.reload)}
     for b, (what, fn) in buttons.items():
-        b.on_click(lambda _, what=what, fn=fn: wb._do(what, fn, raise_errors=False))
-    c.run_button.on_click(lambda _: ctl.run_button())
-    c.stop_button.on_click(lambda _: ctl.stop())
+        b.on_click(lambda _, what=what, fn=fn: wb.send(what, fn))
+    c.run_button.on_click(lambda _: wb.run_clicked())
+    c.stop_button.on_click(lambda _: wb.stop())
     c.seed_button.on_click(lambda _: setting(wb, "text", DEFAULT_TEXT))
     c.on_setting(lambda name, value: setting(wb, name, value))
     wb.table.observe(lambda _: picked(wb, wb.table.selected or None, tuple(wb.table.selection)),
                    ["selected", "selection"])
     wb.detail.step.observe(lambda ch: picked(wb, ch["new"] or None), "value")
-    wb.final.goto.on_click(lambda _: wb._do("divergence", T.select, wb.final.first_step, raise_errors=False))
-    wb.final.more.on_click(lambda _: screen.final(wb, None, wb.state, ctl.rt, force=True))
-    wb.checks.check_button.on_click(lambda _: wb._do("Check", tools.check, wb.checks.fuzz.value, raise_errors=False))
+    wb.final.goto.on_click(lambda _: wb.send("divergence", T.select, wb.final.first_step))
+    wb.final.more.on_click(lambda _: wb.send("every API", T.every_api))
+    wb.checks.check_button.on_click(lambda _: wb.send("Check", tools.check, wb.checks.fuzz.value))
     wb.checks.export_button.on_click(lambda _: quietly(wb.export))
     wb.editor.use.observe(lambda ch: editor_switch(wb, ch), "value")
     wb.editor.text.observe(lambda ch: editor_typed(wb, ch), "value")
     wb.editor.language.observe(lambda ch: editor_language(wb, ch), "value")
-    wb.ab.compare_button.on_click(lambda _: wb._do("A/B", tools.compare, wb.ab.specs(), raise_errors=False))
+    wb.ab.compare_button.on_click(lambda _: wb.send("A/B", tools.compare, wb.ab.specs()))
     d = wb.doctor_panel
     d.diagnose_button.on_click(lambda _: quietly(wb.diagnose))
     d.grouping_button.on_click(lambda _: quietly(wb.replay_doctor_grouping))
@@ -59,9 +59,9 @@ def setting(wb: Workbench, name: str, value) -> None:
     if wb.rendering:
         return
     if name == "recording" and value and value != wb.state.settings.recording:
-        wb._ctl.do("recording", lambda s, rt: S.pick_recording(s, rt, value))
+        wb.send("recording", lambda s, rt: S.pick_recording(s, rt, value))
     else:
-        wb._ctl.do(name, lambda s, rt: S.set_setting(s, name, value))
+        wb.send(name, lambda s, rt: S.set_setting(s, name, value))
 
 
 def picked(wb: Workbench, step: int | None, selection: tuple[int, ...] = ()) -> None:
@@ -69,13 +69,13 @@ def picked(wb: Workbench, step: int | None, selection: tuple[int, ...] = ()) -> 
         return
     s = wb.state
     if step != s.selected or (selection and selection != s.selection):
-        wb._ctl.do("row", T.select, step, selection or None)
+        wb.send("row", T.select, step, selection or None)
 
 
 def editor_switch(wb: Workbench, change: dict) -> None:
     if wb.editor.switching or wb.rendering:
         return
-    wb._do("editor", P.reload if change["new"] else S.editor_off, raise_errors=False)
+    wb.send("editor", P.reload if change["new"] else S.editor_off)
     wb.editor._drawn = None
     wb.editor.render(wb.state)  # a refused or failed switch goes back
 
@@ -83,12 +83,12 @@ def editor_switch(wb: Workbench, change: dict) -> None:
 def editor_typed(wb: Workbench, change: dict) -> None:
     if wb.editor.typing or wb.rendering:
         return
-    wb._ctl.do("editor", lambda s, rt: S.editor_text(s, change["new"]))
+    wb.send("editor", lambda s, rt: S.editor_text(s, change["new"]))
     if wb.editor.auto.value:
-        wb._do("editor", P.reload, raise_errors=False)
+        wb.send("editor", P.reload)
 
 
 def editor_language(wb: Workbench, change: dict) -> None:
     if wb.editor.switching or wb.rendering:
         return
-    wb._ctl.do("editor", P.set_language, change["new"])
+    wb.send("editor", P.set_language, change["new"])
