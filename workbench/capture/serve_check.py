@@ -124,6 +124,13 @@ def _config_plugin(prepared: Prepared, folder: Path) -> Served:
     return Served(name if "tool" in kinds else None, name if "reasoning" in kinds else None, flags, written)
 
 
+def template_flags(prepared: Prepared) -> list[str]:
+    """The run's chat template options as the server's flags, so that both render one prompt."""
+    setup = prepared.setup
+    flags = ["--chat-template", str(Path(setup.chat_template_file).resolve())] if setup.chat_template_file else []
+    return flags + (["--trust-request-chat-template"] if setup.trust_template else [])
+
+
 def script_of(prepared: Prepared) -> tuple[list[int], int | None]:
     """(the token ids the server is forced to emit, the max_tokens that ends them if they do not
     end with EOS): the run's deltas' ids, a text's with EOS appended."""
@@ -165,7 +172,7 @@ def run(prepared: Prepared, *, port: int | None = None, timeout: float = 600.0,
         served = parser_flags(prepared, folder)
         log = Path(server_log).resolve() if server_log else folder / "server.log"
         server = serve.start(served.tool_parser, served.reasoning_parser, log, tokenizer=prepared.setup.tokenizer,
-                             timeout=timeout, extra=served.flags, port=port)
+                             timeout=timeout, extra=served.flags + template_flags(prepared), port=port)
         try:
             rec = _capture(prepared, server.url, request_body(prepared, script, max_tokens), folder / "capture.jsonl")
         finally:
@@ -179,7 +186,8 @@ def _capture(prepared: Prepared, url: str, body: dict, out: Path):
 
     setup = prepared.setup
     opts = capture.Options(url=url, request=body, output=str(out), tokenizer=setup.tokenizer, parser=setup.parser,
-                           plugins=tuple(setup.plugins), progress=False, force=True,
+                           plugins=tuple(setup.plugins), allow_callables=tuple(setup.allow_callables),
+                           progress=False, force=True,
                            chat_template=setup.chat_template, chat_template_file=setup.chat_template_file,
                            trust_template=setup.trust_template)
     done = capture.capture(opts)
