@@ -76,8 +76,8 @@ def test_an_exported_config_with_its_converter_serves_the_same_chunks(run_cli, t
     got = json.loads(out)
     assert got["same"] is True and got["first_difference"] is None and got["field"] is None
     assert got["server_vllm_version"] and len(got["steps"]) > 5 and all(s["same"] for s in got["steps"])
-    server = _joined(got["steps"], "a")
-    assert server == _joined(got["steps"], "b")
+    server = _joined(got["steps"], "server")
+    assert server == _joined(got["steps"], "here")
     reasoning, content, calls = _direct_parse(TEXT)
     assert (server["reasoning"], server["content"]) == (reasoning, content)
     assert [tuple(c) for c in server["calls"].values()] == calls == [("get_weather", '{"city": "Paris"}')]
@@ -85,19 +85,16 @@ def test_an_exported_config_with_its_converter_serves_the_same_chunks(run_cli, t
 
 
 # a plugin whose streamed arguments lose their last character, only inside vLLM's API server
-PLANTED = AT_PLUGIN.replace("    import json\n", "    import json\n    import sys\n", 1).replace(
+PLANTED = AT_PLUGIN.replace("import json\n", "import json\nimport sys\n", 1).replace(
     "            name, arguments = calls[i]\n",
     "            name, arguments = calls[i]\n"
     "            if 'api_server' in sys.argv[0]:\n"
     "                arguments = arguments[:-1]\n")
 
 
-@pytest.mark.slow(reason="two more servers (~1-2 min each under load); the config case is the acceptance")
-def test_a_plugin_serves_the_same_chunks_and_a_planted_difference_is_named(run_cli, tmp_path, monkeypatch):
+@pytest.mark.slow(reason="one more server (~1-2 min under load); the config case is the acceptance")
+def test_the_example_plugin_serves_the_same_chunks(run_cli, tmp_path, monkeypatch):
     import shutil
-
-    from workbench.core.deltas import encode_text
-    from workbench.core.tokenizers import load_tokenizer
 
     monkeypatch.chdir(tmp_path)
     shutil.copy(ROOT / "parsers" / "plugins" / "example_tool_parser.py", tmp_path / "example_tool_parser.py")
@@ -107,18 +104,29 @@ def test_a_plugin_serves_the_same_chunks_and_a_planted_difference_is_named(run_c
                              "--tools", "tools.json", "--text", text)
     assert code == 0 and out.startswith("same chunks: "), (out, err[-3000:])
 
-    assert PLANTED.count("arguments[:-1]") == 1
+
+@pytest.mark.slow(reason="one more server (~1-2 min under load)")
+def test_a_planted_difference_is_named_with_exit_1(run_cli, tmp_path, monkeypatch):
+    from workbench.core.deltas import encode_text
+    from workbench.core.tokenizers import load_tokenizer
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
+    assert PLANTED.count("arguments[:-1]") == 1 and "\nimport sys\n" in PLANTED
     (tmp_path / "atcall.py").write_text(PLANTED)
     code, out, err = run_cli("serve-check", "--plugin", "atcall.py", "--tool-parser", "atcall",
                              "--tools", "tools.json", "--text", AT_TEXT)
     assert code == 1, (out, err[-3000:])
     first, cause = out.strip().splitlines()
-    # the call arrives whole on the token that closes it: the step is that token's
-    tokens = encode_text(load_tokenizer("qwen3"), AT_TEXT)
-    step = next(i for i in range(1, len(tokens) + 1)
-                if load_tokenizer("qwen3").decode(tokens[:i]).count("@@") == 2)
-    assert first == (f"first difference at step {step}, chunk 1.choices[0].delta.tool_calls[0].function.arguments: "
-                     "server '{\"city\": \"Paris\"' | workbench '{\"city\": \"Paris\"}'"), out
+    step, said = first.removeprefix("first difference at step ").split(", ", 1)
+    assert said == ("chunk 1.choices[0].delta.tool_calls[0].function.arguments: "
+                    "server '{\"city\": \"Paris\"' | workbench '{\"city\": \"Paris\"}'"), out
+    # the call arrives whole with the token that closes it: that token's step, or an earlier one
+    # where the server merged outputs into one chunk
+    tok = load_tokenizer("qwen3")
+    tokens = encode_text(tok, AT_TEXT)
+    closing = next(i for i in range(1, len(tokens) + 1) if tok.decode(tokens[:i]).count("@@") == 2)
+    assert 1 <= int(step) <= closing, out
     assert cause.startswith("likely cause: parser difference at step"), out
 
 

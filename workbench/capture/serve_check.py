@@ -112,7 +112,7 @@ def _config_plugin(prepared: Prepared, folder: Path) -> Served:
     name = loaded.config.name
     out = folder / f"{name.replace('-', '_').replace('.', '_')}_parser.py"
     copies = [(m.name, door.read_text(m, "module", limits.MAX_CODE_BYTES))
-              for m in export_code.modules(config, session)]  # type: ignore[arg-type]
+              for m in export_code.modules(config, session)]
     written = export_code.write(folder, copies, True)
     from workbench.core import outputs
 
@@ -171,8 +171,11 @@ def run(prepared: Prepared, *, port: int | None = None, timeout: float = 600.0,
         folder = Path(tmp)
         served = parser_flags(prepared, folder)
         log = Path(server_log).resolve() if server_log else folder / "server.log"
-        server = serve.start(served.tool_parser, served.reasoning_parser, log, tokenizer=prepared.setup.tokenizer,
-                             timeout=timeout, extra=served.flags + template_flags(prepared), port=port)
+        try:
+            server = serve.start(served.tool_parser, served.reasoning_parser, log, tokenizer=prepared.setup.tokenizer,
+                                 timeout=timeout, extra=served.flags + template_flags(prepared), port=port)
+        except WorkbenchError as e:
+            raise WorkbenchError(f"{e}{'' if server_log else ' (--server-log F keeps its log)'}") from None
         try:
             rec = _capture(prepared, server.url, request_body(prepared, script, max_tokens), folder / "capture.jsonl")
         finally:

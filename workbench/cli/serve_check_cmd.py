@@ -51,8 +51,8 @@ def run(args: argparse.Namespace) -> int:
     outcome = serve_check.run(prepared, port=args.port, timeout=args.timeout, server_log=args.server_log)
     cmp = outcome.comparison
     if args.json:
-        common.print_json({"same": outcome.same, "field": outcome.first_field, "server": outcome.server_value,
-                           "here": outcome.here_value, **cmp.to_dict()})
+        common.print_json({"same": outcome.same, "field": outcome.first_field,
+                           "server_value": outcome.server_value, "here_value": outcome.here_value, **cmp.to_dict()})
     elif outcome.same:
         say("same chunks: {} step(s), vllm serve (vLLM {}) streamed what the workbench's rows predict",
             len(cmp.steps), cmp.server_version or "?")
