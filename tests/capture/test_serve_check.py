@@ -89,3 +89,26 @@ def test_a_busy_port_is_refused():
     assert serve_check.check_port(None) is None
     with pytest.raises(WorkbenchError, match="1..65535"):
         serve_check.check_port(0)
+
+
+@pytest.mark.parametrize("raised", [KeyboardInterrupt, WorkbenchError])
+def test_the_server_is_stopped_however_the_check_ends(monkeypatch, raised):
+    from workbench.capture import serve
+
+    stopped = []
+
+    class Server:
+        url = "http://127.0.0.1:9/v1"
+
+        def stop(self):
+            stopped.append(True)
+
+    def capture(*_):
+        raise raised("the request failed")
+
+    monkeypatch.setattr(serve, "start", lambda *a, **k: Server())
+    monkeypatch.setattr(serve_check, "_capture", capture)
+    prepared = prepare(RunSpec(text="hi", parser=ParserSpec("hermes", "qwen3")))
+    with pytest.raises(raised):
+        serve_check.run(prepared)
+    assert stopped == [True]

@@ -150,3 +150,16 @@ def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, monkeypatch):
         for name, (argv, says) in cases.items():
             code, out, err = run_cli("serve-check", *argv)
             assert code == 2 and says in err and len(err.strip().splitlines()) == 1, (name, out, err)
+
+
+def test_sigterm_reads_as_ctrl_c_while_the_server_runs():
+    import os
+    import signal
+    import time
+
+    from workbench.cli.serve_check_cmd import _stopping_on_sigterm
+
+    before = signal.getsignal(signal.SIGTERM)
+    with pytest.raises(KeyboardInterrupt):
+        _stopping_on_sigterm(lambda: os.kill(os.getpid(), signal.SIGTERM) or time.sleep(5))
+    assert signal.getsignal(signal.SIGTERM) is before

@@ -48,7 +48,8 @@ def run(args: argparse.Namespace) -> int:
         raise WorkbenchError(f"--timeout must be > 0, got {args.timeout:g}")
     prepared = common.prepare(args, what="serve")
     serve_check.require_parser(prepared.setup)
-    outcome = serve_check.run(prepared, port=args.port, timeout=args.timeout, server_log=args.server_log)
+    outcome = _stopping_on_sigterm(lambda: serve_check.run(prepared, port=args.port, timeout=args.timeout,
+                                                           server_log=args.server_log))
     cmp = outcome.comparison
     if args.json:
         common.print_json({"same": outcome.same, "field": outcome.first_field,
@@ -61,3 +62,22 @@ def run(args: argparse.Namespace) -> int:
             outcome.first_field or "the chunks", clip(outcome.server_value, 200), clip(outcome.here_value, 200))
         say("likely cause: {}", cmp.cause)
     return 0 if outcome.same else 1
+
+
+def _stopping_on_sigterm(call):
+    """``call()`` with SIGTERM read as Ctrl-C, so that the server is stopped on either (its
+    ``finally``); SIGKILL leaves it behind, in its own process group."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return call()
+
+    def interrupt(signum, frame):
+        raise KeyboardInterrupt
+
+    before = signal.signal(signal.SIGTERM, interrupt)
+    try:
+        return call()
+    finally:
+        signal.signal(signal.SIGTERM, before)
