@@ -14,4 +14,5 @@ may be hostile: every failure is one line, every read is bounded.
     api_compare.py  a Responses or Anthropic capture: the server's events beside this vLLM's face
     server_source.py  a live server stream as a widget source: one chunk per Step
     serve.py        start/stop a real `vllm serve` on 127.0.0.1 (tests/capture/test_serve_parity.py)
+    serve_check.py  `workbench serve-check`: the author's parser served for real, its chunks beside the rows
 """

@@ -48,6 +48,7 @@ class Options:
     nonstream: bool = False
     progress: bool = True
     plugins: tuple[str, ...] = ()
+    allow_callables: tuple[str, ...] = ()  # module:attr a --config's callables may use (--allow-callable)
     force: bool = False  # overwrite an existing output file
     chat_template: str | None = None  # --chat-template FILE's text: the prompt rendered here to compare
     chat_template_file: str | None = None
@@ -156,7 +157,7 @@ def _session(opts: Options, body: dict, prompt_ids: list[int]):
     from workbench.core.session import Session, Setup
 
     setup = Setup(tokenizer=opts.tokenizer, parser=opts.parser, request=RequestSpec.from_dict(body),
-                  plugins=opts.plugins, chat_template=opts.chat_template,
+                  plugins=opts.plugins, allow_callables=opts.allow_callables, chat_template=opts.chat_template,
                   chat_template_file=opts.chat_template_file, trust_template=opts.trust_template)
     return Session(setup, prompt_token_ids=prompt_ids)
 

@@ -64,11 +64,12 @@ class Served:
 
 def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
           tokenizer: str = "qwen3", timeout: float = 600.0, extra: list[str] = (),
-          wait: bool = True, model: str | None = None) -> Served:
+          wait: bool = True, model: str | None = None, port: int | None = None) -> Served:
     """A server on a free port; with ``wait=False`` it comes up in the background while the
     caller goes on (the parity tests start the next pair's server while this pair's cases run).
     ``model``: a real model (a name such as smollm2, or a folder) instead of the tiny model
-    made for ``tokenizer``, with the engine's CPU defaults for a real model."""
+    made for ``tokenizer``, with the engine's CPU defaults for a real model. ``port``: this one
+    instead of a free one."""
     from workbench.engine.instance import EngineSpec, REAL_CPU_ENGINE_ARGS, SCRIPT_PROCESSOR, resolve_model
     from workbench.engine.tiny_model import ensure_tiny_model
 
@@ -80,7 +81,7 @@ def start(tool_parser: str | None, reasoning_parser: str | None, log: Path,
         if models.is_asset(model):
             models.ensure(model)  # the weights too: the server loads them unseen by the engine's check
         model, length = str(resolve_model(EngineSpec(model=model), tokenizer)[1]), REAL_CPU_ENGINE_ARGS["max_model_len"]
-    port = free_port()
+    port = port or free_port()
     cmd = [sys.executable, "-m", "vllm.entrypoints.openai.api_server", "--model", model,
            "--host", "127.0.0.1", "--port", str(port), "--logits-processors", SCRIPT_PROCESSOR,
            "--dtype", "bfloat16", "--enforce-eager", "--max-model-len", str(length),
