@@ -38,8 +38,8 @@ IDLE_S = 600.0
 SERVER = "workbench.cli.daemon_server"
 HELLO_WAIT_S = 10.0  # a daemon busy past this (a full backlog, stopping): the command runs cold
 # read when vLLM, transformers or the workbench are imported: another value is another daemon
-ENV_PREFIXES = ("VLLM_", "HF_", "TRANSFORMERS_", "TOKENIZERS_", "WORKBENCH_", "PYTHON", "LC_", "TORCH", "OMP_",
-                "CUDA_", "XDG_CACHE_HOME", "HOME", "LANG", "TMPDIR")
+ENV_PREFIXES = ("VLLM_", "HF_", "TRANSFORMERS_", "TOKENIZERS_", "WORKBENCH_", "PYTHON", "LC_", "HOME", "LANG",
+                "XDG_CACHE_HOME", "TMPDIR")
 NOT_FINGERPRINTED = (OFF_ENV, IDLE_ENV, "PYTHONINSPECT")
 
 serving = False  # true in the daemon's child that runs a command: it never forwards again

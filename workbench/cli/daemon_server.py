@@ -21,6 +21,7 @@ import threading
 import traceback
 
 MAX_REQUEST = 1 << 22
+_imports_set: dict[str, str] = {}  # what importing vLLM and the rest put in os.environ: a cold run's has it too
 
 
 def _preload() -> None:
@@ -78,6 +79,8 @@ def answer(conn: socket.socket, folder: str) -> None:
         os.umask(int(request["umask"]))
         os.environ.clear()
         os.environ.update(request["env"])
+        for k, v in _imports_set.items():
+            os.environ.setdefault(k, v)
         sys.argv = list(request["argv"])
         sys.stdout.reconfigure(line_buffering=os.isatty(1))  # as a new process sets it up
         conn.sendall(json.dumps({"pid": os.getpid()}).encode() + b"\n")
@@ -104,8 +107,10 @@ def serve(path: str, idle_s: float) -> int:
     from workbench.cli import warm_server
     from workbench.lanes.worker import private_folder
 
+    before = dict(os.environ)
     with private_folder():  # never the project checkout; each command works in its caller's folder
         _preload()
+        _imports_set.update({k: v for k, v in os.environ.items() if before.get(k) != v})
         return warm_server.accept_loop(path, idle_s, "workbench daemon", answer)
 
 
