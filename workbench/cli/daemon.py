@@ -12,7 +12,7 @@ Never stale: the socket's name is a fingerprint of every workbench source file a
 parser file (size, mtime), vLLM's installed version files, the interpreter and the
 environment variables read at import; another fingerprint is another daemon, and starting
 it stops the others. One user only: the socket (0600) lives in the user's 0700 folder
-(lanes/warm.py's ``runtime_dir``) and the daemon checks each peer's uid; no TCP.
+(lanes/warm_socket.py, shared with the warm lanes) and the daemon checks each peer's uid; no TCP.
 
 ``--no-daemon`` or ``WORKBENCH_NO_DAEMON=1`` runs the command in its own process (the
 tests do so unless they test this); ``WORKBENCH_DAEMON_IDLE_S`` (default 600) is how long
@@ -36,6 +36,7 @@ SERVED = ("replay", "check", "doctor", "diff", "export")
 OFF_ENV, IDLE_ENV, FLAG = "WORKBENCH_NO_DAEMON", "WORKBENCH_DAEMON_IDLE_S", "--no-daemon"
 IDLE_S = 600.0
 SERVER = "workbench.cli.daemon_server"
+START_TIMEOUT_S = 120.0  # as a lane's: vLLM imported on a loaded machine
 HELLO_WAIT_S = 10.0  # a daemon busy past this (a full backlog, stopping): the command runs cold
 # read when vLLM, transformers or the workbench are imported: another value is another daemon
 ENV_PREFIXES = ("VLLM_", "HF_", "TRANSFORMERS_", "TOKENIZERS_", "WORKBENCH_", "PYTHON", "LC_", "HOME", "LANG",
@@ -55,10 +56,10 @@ def fingerprint() -> str:
     """The code, the installed vLLM, the interpreter and the import-time environment."""
     import importlib.util
 
-    from workbench.lanes import versions, warm
+    from workbench.lanes import versions, warm_socket
 
     h = hashlib.sha256()
-    h.update(f"{sys.executable}\n{sys.version}\n{versions.REPO_ROOT}\n{warm.code_stamp()}\n".encode())
+    h.update(f"{sys.executable}\n{sys.version}\n{versions.REPO_ROOT}\n{warm_socket.code_stamp()}\n".encode())
     shipped = versions.REPO_ROOT / "parsers"
     for pattern in ("*.toml", "plugins/*.py"):
         for path in sorted(shipped.glob(pattern)):
@@ -77,9 +78,9 @@ def fingerprint() -> str:
 
 
 def socket_path() -> Path:
-    from workbench.lanes import warm
+    from workbench.lanes import warm_socket
 
-    return warm.runtime_dir() / f"daemon-{fingerprint()}.sock"
+    return warm_socket.runtime_dir() / f"daemon-{fingerprint()}.sock"
 
 
 def forward(argv: list[str]) -> int | None:
@@ -87,18 +88,16 @@ def forward(argv: list[str]) -> int | None:
     if not wanted(argv):
         return None
     from workbench.errors import WorkbenchError
-    from workbench.lanes import warm
+    from workbench.lanes.warm_socket import connect
 
     try:
         path = socket_path()
     except WorkbenchError as e:  # a runtime folder not the user's own: said, and never used
         return _cold(str(e))
-    sock = warm._connect(path)
+    sock = connect(path)
     if sock is None:
         spawn(path)
-        from workbench.lanes.process import START_TIMEOUT_S
-
-        sock = warm._connect(path, wait=START_TIMEOUT_S)
+        sock = connect(path, wait=START_TIMEOUT_S)
     if sock is None:
         return _cold(f"it did not start (its log: {path.with_suffix('.log')})")
     with sock:
@@ -148,11 +147,11 @@ def spawn(path: Path) -> None:
     the daemons of other fingerprints (stale code, another vLLM) are stopped."""
     import fcntl
 
-    from workbench.lanes import warm
+    from workbench.lanes.warm_socket import connect
 
     with open(path.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
-        s = warm._connect(path)
+        s = connect(path)
         if s is not None:
             s.close()
             return
@@ -195,10 +194,10 @@ def stop(keep: Path | None = None, wait_s: float = 15.0) -> list[int]:
     A command one is running finishes; no new one is taken."""
     import signal
 
-    from workbench.lanes import warm
+    from workbench.lanes.warm_socket import runtime_dir
 
     stopped = []
-    for pid_file in sorted(warm.runtime_dir().glob("daemon-*.pid")):
+    for pid_file in sorted(runtime_dir().glob("daemon-*.pid")):
         pid = server_pid(pid_file)
         if pid is not None and (keep is None or pid_file != keep.with_suffix(".pid")):
             with contextlib.suppress(ProcessLookupError):
@@ -213,13 +212,13 @@ def stop(keep: Path | None = None, wait_s: float = 15.0) -> list[int]:
 def main(argv: list[str]) -> int:
     """python -m workbench.cli.daemon stop | status"""
     from workbench.core.writing import terminal
-    from workbench.lanes import warm
+    from workbench.lanes.warm_socket import runtime_dir
 
     if argv == ["stop"]:
         terminal.say("{}", json.dumps({"stopped": stop()}))
         return 0
     if argv == ["status"]:
-        running = {p.name: server_pid(p) for p in sorted(warm.runtime_dir().glob("daemon-*.pid"))}
+        running = {p.name: server_pid(p) for p in sorted(runtime_dir().glob("daemon-*.pid"))}
         terminal.say("{}", json.dumps({"running": {n: pid for n, pid in running.items() if pid},
                                        "current": socket_path().with_suffix(".pid").name}))
         return 0
