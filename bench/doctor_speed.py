@@ -219,7 +219,7 @@ def daemon_main(runs: int, limit: int | None) -> int:
         cold[case_id] = round(s, 2)
         print(f"{case_id[:60]:60} cold {s:5.2f} s (--no-daemon)  {verdicts}")
     pid = daemon.server_pid(daemon.socket_path().with_suffix(".pid"))
-    lane_pids = [warm._server_pid(p) for p in sorted(warm.runtime_dir().glob("lane-*.pid"))]
+    lane_pids = [warm._server_pid(warm.socket_path(v).with_suffix(".pid")) for v in reports.VERSIONS[1:]]
     memory = {"daemon": _memory_mb(pid),
               "warm_lanes_rss_mb": round(sum(_memory_mb(p).get("rss_mb", 0) for p in lane_pids if p), 1)}
     med, worst = statistics.median(warm_s), max(warm_s)

@@ -87,6 +87,16 @@ def forward(argv: list[str]) -> int | None:
     """The command's exit code once the daemon ran it; None: run it here (cold)."""
     if not wanted(argv):
         return None
+    try:
+        return _forward(argv)
+    except KeyboardInterrupt:  # before the command began (the daemon starting): as a cold run says it
+        from workbench.core.writing import terminal
+
+        terminal.say("workbench {}: interrupted", argv[0], err=True)
+        return 130
+
+
+def _forward(argv: list[str]) -> int | None:
     from workbench.errors import WorkbenchError
     from workbench.lanes.warm_socket import connect
 
@@ -96,7 +106,10 @@ def forward(argv: list[str]) -> int | None:
         return _cold(str(e))
     sock = connect(path)
     if sock is None:
-        spawn(path)
+        try:
+            spawn(path)
+        except OSError as e:
+            return _cold(f"it could not start: {e}")
         sock = connect(path, wait=START_TIMEOUT_S)
     if sock is None:
         return _cold(f"it did not start (its log: {path.with_suffix('.log')})")
@@ -108,8 +121,10 @@ def _run(sock: socket.socket, argv: list[str]) -> int | None:
     umask = os.umask(0)
     os.umask(umask)
     request = {"argv": sys.argv[:1] + argv, "cwd": os.getcwd(), "env": dict(os.environ), "umask": umask}
+    data = json.dumps(request).encode() + b"\n"
     try:
-        socket.send_fds(sock, [json.dumps(request).encode() + b"\n"], [0, 1, 2])
+        sent = socket.send_fds(sock, [data], [0, 1, 2])
+        sock.sendall(data[sent:])  # a large environment: the rest after the descriptors' first part
     except OSError as e:
         return _cold(f"it refused the command ({e})")
     answers = sock.makefile("r", encoding="utf-8")

@@ -117,7 +117,9 @@ def serve(path: str, idle_s: float) -> int:
 def main(argv: list[str]) -> int:
     if argv[:1] == ["serve"] and len(argv) == 3:
         return serve(argv[1], float(argv[2]))
-    print("usage: python -m workbench.cli.daemon_server serve SOCKET IDLE_S", file=sys.stderr)
+    from workbench.core.writing import terminal
+
+    terminal.say("usage: python -m workbench.cli.daemon_server serve SOCKET IDLE_S", err=True)
     return 2
 
 
