@@ -311,7 +311,6 @@ NOT_USER_INPUT = {
     ("lanes/warm.py", "_server_pid", ".read_text"): "the pid file the warm lane server's starter wrote",
     ("lanes/warm.py", "_server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our server",
     ("lanes/warm.py", "stop", ".read_text"): "the pid file the warm lane server's starter wrote",
-    ("cli/daemon.py", "spawn", "open"): "the daemon's lock and log files, opened for writing in the user's 0700 folder",
     ("cli/daemon.py", "server_pid", ".read_text"): "the pid file the daemon's starter wrote",
     ("cli/daemon.py", "server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our daemon",
     ("cli/daemon.py", "_run", "json.loads"): "the exit code line our own daemon's child sent",
