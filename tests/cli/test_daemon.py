@@ -13,7 +13,6 @@ idle daemon exits.
 
 from __future__ import annotations
 
-import json
 import os
 import shutil
 import socket
@@ -26,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from workbench.cli import daemon, warm_server
+from workbench.cli import daemon, daemon_server, warm_server
 from workbench.lanes import warm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -123,17 +122,19 @@ def test_a_daemon_child_that_dies_means_a_cold_run_and_one_note(capfd):
     ours, theirs = socket.socketpair()
 
     def dying() -> None:
-        data, fds, _, _ = socket.recv_fds(theirs, 1 << 20, 3)
-        assert json.loads(data)["argv"][1:] == ["replay", "x.jsonl"] and len(fds) == 3
+        request, fds = daemon_server._receive(theirs)
+        got.append((request["argv"][1:], request["cwd"], len(fds)))
         for fd in fds:
             os.close(fd)
         theirs.sendall(b'{"pid": 1}\n')
         theirs.close()
 
+    got = []
     t = threading.Thread(target=dying)
     t.start()
     assert daemon._run(ours, ["replay", "x.jsonl"]) is None  # the CLI then runs it here
     t.join()
+    assert got == [(["replay", "x.jsonl"], os.getcwd(), 3)]
     err = capfd.readouterr().err
     assert err.count("\n") == 1 and "ended without an exit code" in err and "running it cold" in err
 
