@@ -11,6 +11,12 @@ in each other locked vLLM), on reports with parser causes (tests/data/reports/),
 (the lanes' warm servers running, lanes/warm.py: each run connects as a new command
 would) and cold beside it (the servers stopped before each run: every lane starts). The
 goal (<= 10 s median) is the warm figure. Prints the load average, then one JSON line last.
+
+--daemon: `workbench doctor --json` as a user types it, a process per report, over every
+report in tests/data/reports (the lanes' verdicts on each parser cause), answered by the
+warm daemon (cli/daemon.py; goal: median <= 3 s, max <= 10 s) and, beside it, cold
+(--no-daemon) on the --lanes reports. The daemon's memory (RSS, PSS) and the warm lane
+servers' are reported.
 """
 
 from __future__ import annotations
@@ -148,6 +154,86 @@ def lanes_main(runs: int) -> int:
     return 0 if worst <= GOAL_S else 1
 
 
+WARM_GOAL_S, WARM_MAX_S = 3.0, 10.0
+
+
+def _doctor_process(case: dict, folder: Path, *extra: str) -> tuple[float, int, list]:
+    """One `workbench doctor --json` process: (seconds, exit code, [(cause, lanes' verdict)])."""
+    import subprocess
+
+    from tests.support import reports
+
+    argv = [*reports.argv(case, "doctor", folder), "--json", *extra]
+    t = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "workbench", *argv], capture_output=True, timeout=600)
+    s = time.perf_counter() - t
+    try:
+        causes = json.loads(done.stdout)["causes"]
+    except (ValueError, KeyError):
+        return s, done.returncode, [("no JSON", done.stderr.decode(errors="replace").strip()[-200:])]
+    return s, done.returncode, [(c["class"], (c.get("versions") or {}).get("verdict")) for c in causes]
+
+
+def _memory_mb(pid: int | None) -> dict:
+    def field(path: str, name: str) -> float:
+        for line in Path(path).read_text().splitlines():
+            if line.startswith(name + ":"):
+                return round(int(line.split()[1]) / 1024, 1)
+        return 0.0
+
+    if pid is None:
+        return {}
+    return {"rss_mb": field(f"/proc/{pid}/status", "VmRSS"), "pss_mb": field(f"/proc/{pid}/smaps_rollup", "Pss")}
+
+
+def daemon_main(runs: int, limit: int | None) -> int:
+    from tests.support import reports
+    from workbench.cli import daemon
+    from workbench.lanes import warm
+
+    os.environ.pop(daemon.OFF_ENV, None)
+    os.environ.pop(warm.OFF_ENV, None)
+    folder = Path(os.environ.get("TMPDIR", "/tmp")) / "doctor_speed_daemon"
+    paths = sorted(reports.CASES.glob("*.json"))[:limit]
+    print(f"load average before: {os.getloadavg()}")
+    t = time.perf_counter()
+    _doctor_process(reports.load(reports.CASES / f"{LANE_CASES[0]}.json"), folder / "first")
+    print(f"first command (the daemon and the warm lanes started): {time.perf_counter() - t:.1f} s")
+    for case_id in LANE_CASES[1:]:  # every lane's server warm before the measured runs
+        _doctor_process(reports.load(reports.CASES / f"{case_id}.json"), folder / "first")
+    warm_s, per_report = [], {}
+    for path in paths:
+        case = reports.load(path)
+        times = []
+        for _ in range(runs):
+            s, rc, verdicts = _doctor_process(case, folder / path.stem)
+            times.append(s)
+        warm_s += times
+        asked = sum(1 for _, v in verdicts if v)
+        per_report[path.stem] = {"warm_s": round(statistics.median(times), 2), "rc": rc, "lanes_verdicts": asked}
+        print(f"{path.stem[:60]:60} warm {statistics.median(times):5.2f} s  rc {rc}  lanes' verdicts {asked}")
+    cold = {}
+    for case_id in LANE_CASES:
+        s, rc, verdicts = _doctor_process(reports.load(reports.CASES / f"{case_id}.json"), folder / "cold",
+                                          "--no-daemon")
+        cold[case_id] = round(s, 2)
+        print(f"{case_id[:60]:60} cold {s:5.2f} s (--no-daemon)  {verdicts}")
+    pid = daemon.server_pid(daemon.socket_path().with_suffix(".pid"))
+    lane_pids = [warm._server_pid(warm.socket_path(v).with_suffix(".pid")) for v in reports.VERSIONS[1:]]
+    memory = {"daemon": _memory_mb(pid),
+              "warm_lanes_rss_mb": round(sum(_memory_mb(p).get("rss_mb", 0) for p in lane_pids if p), 1)}
+    med, worst = statistics.median(warm_s), max(warm_s)
+    print(f"warm: median {med:.2f} s, max {worst:.2f} s over {len(paths)} reports x {runs}; cold median "
+          f"{statistics.median(cold.values()):.2f} s; memory {memory}")
+    print(f"load average after: {os.getloadavg()}")
+    print(json.dumps({"bench": "doctor_speed_daemon", "goal_s": {"median": WARM_GOAL_S, "max": WARM_MAX_S},
+                      "warm_median_s": round(med, 2), "warm_max_s": round(worst, 2),
+                      "cold_median_s": round(statistics.median(cold.values()), 2),
+                      "ratio": round(statistics.median(cold.values()) / med, 1), "memory": memory,
+                      "reports": len(paths), "load_average": os.getloadavg(), "cold": cold, "runs": per_report}))
+    return 0 if med <= WARM_GOAL_S and worst <= WARM_MAX_S else 1
+
+
 def main() -> int:
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
@@ -158,7 +244,12 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--tokenizer", action="append", help="only these (default: every built-in one)")
     ap.add_argument("--lanes", action="store_true", help="doctor with every lane's verdict, warm and cold")
+    ap.add_argument("--daemon", action="store_true", help="`workbench doctor` processes over every report: warm "
+                    "daemon, and cold beside it")
+    ap.add_argument("--reports", type=int, help="--daemon: only the first N reports")
     args = ap.parse_args()
+    if args.daemon:
+        return daemon_main(args.runs, args.reports)
     if args.lanes:
         return lanes_main(args.runs)
     print(f"load average before: {os.getloadavg()}")

@@ -15,6 +15,8 @@ from tests.support.seed import WEATHER_TOOLS
 # Each test run starts its own lanes (one per version, shared by the run); the warm lane
 # servers that outlive a command (lanes/warm.py) are tests/lanes/test_warm.py's to start.
 os.environ.setdefault("WORKBENCH_WARM_LANES", "0")
+# Every `workbench` a test starts as a process runs cold; tests/cli/test_daemon.py starts its own daemon.
+os.environ.setdefault("WORKBENCH_NO_DAEMON", "1")
 
 
 def _parity_module(session):

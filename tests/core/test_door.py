@@ -311,6 +311,10 @@ NOT_USER_INPUT = {
     ("lanes/warm.py", "_server_pid", ".read_text"): "the pid file the warm lane server's starter wrote",
     ("lanes/warm.py", "_server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our server",
     ("lanes/warm.py", "stop", ".read_text"): "the pid file the warm lane server's starter wrote",
+    ("cli/daemon.py", "server_pid", ".read_text"): "the pid file the daemon's starter wrote",
+    ("cli/daemon.py", "server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our daemon",
+    ("cli/daemon.py", "_run", "json.loads"): "the exit code line our own daemon's child sent",
+    ("cli/daemon_server.py", "_receive", "json.loads"): "a command's request from our own client (a peer of this uid)",
     ("lanes/names.py", "_registry", ".read_text"):
         "vLLM's own parser registry in the installed vLLM or a hash-checked lane tree, read with ast, never run",
     ("core/tokenizers/registry.py", "_lock", ".open"): "our own tokenizers.lock.toml",

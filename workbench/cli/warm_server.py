@@ -55,15 +55,24 @@ def serve(version: str, path: str, idle_s: float) -> int:
 
 
 def _serve(version: str, path: str, idle_s: float) -> int:
+    module = importlib.import_module(SERVED)
+    worker_cls = _worker_class(module)
+    _preload()
+    return accept_loop(path, idle_s, f"warm vLLM {version} lane",
+                       lambda conn, folder: _serve_connection(conn, worker_cls, folder))
+
+
+def accept_loop(path: str, idle_s: float, what: str, answer) -> int:
+    """Bind ``path`` (0600) and fork ``answer(conn, folder)`` (it never returns) for each
+    connection whose peer is this user, ``folder`` a new private folder removed when that
+    child is reaped; until ``idle_s`` seconds pass with no connection and no child, or SIGTERM.
+    The daemon (cli/daemon_server.py) serves whole commands with it."""
     import gc
     import select
     import shutil
 
     from workbench.lanes.process import new_folder
 
-    module = importlib.import_module(SERVED)
-    worker_cls = _worker_class(module)
-    _preload()
     gc.freeze()  # as the lane worker does: vLLM's objects never walked by a collection mid-feed
     old = os.umask(0o177)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -77,7 +86,7 @@ def _serve(version: str, path: str, idle_s: float) -> int:
     last = time.monotonic()
     stopping = []
     signal.signal(signal.SIGTERM, lambda *_: stopping.append(True))
-    terminal.say("warm vLLM {} lane listening on {} (pid {})", version, path, os.getpid(), err=True)
+    terminal.say("{} listening on {} (pid {})", what, path, os.getpid(), err=True)
     try:
         while not stopping:
             while children:
@@ -100,8 +109,11 @@ def _serve(version: str, path: str, idle_s: float) -> int:
             folder = new_folder()
             pid = os.fork()
             if pid == 0:
-                listener.close()
-                _serve_connection(conn, worker_cls, folder)
+                try:
+                    listener.close()
+                    answer(conn, folder)
+                finally:
+                    os._exit(1)  # never back into this loop (nor its cleanup): a second server in a child
             children[pid] = folder
             conn.close()
             last = time.monotonic()

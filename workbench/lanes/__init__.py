@@ -15,6 +15,7 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     process.py    a lane: the worker subprocess, its requests, Stream (send / take / cancel)
     lane.py       this process's lanes, one per version (get): a warm lane's worker, or one of its own
     warm.py       warm lanes: a server per version kept after a command (cli/warm_server.py), the user's socket
+    warm_socket.py  the user's 0700 socket folder, the code's stamp, a connection: shared with cli/daemon.py
     lane_session.py  LaneSession: a Session whose parser runs in a lane (LaneStreamRun: Run and Stop);
                   prepare(spec) with the session in spec.vllm's lane
     version_diff.py  A/B across versions: hermes+qwen3@0.32.0 vs @0.33.0, fixed in which; one A/B per version (diff --vllm)

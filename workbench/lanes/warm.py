@@ -26,7 +26,6 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -34,11 +33,12 @@ from typing import TYPE_CHECKING
 from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 from workbench.lanes import process as lanes, tree, versions
+from workbench.lanes.warm_socket import OFF_ENV, code_stamp, connect as _connect, runtime_dir
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
 
-IDLE_ENV, OFF_ENV = "WORKBENCH_LANE_IDLE_S", "WORKBENCH_WARM_LANES"
+IDLE_ENV = "WORKBENCH_LANE_IDLE_S"
 IDLE_S = 600.0
 SERVED = "workbench.cli.in_lane"  # every warm lane serves the CLI's program: a superset of the worker's ops
 SERVER = "workbench.cli.warm_server"  # the server's program (`python -m`): it imports the CLI
@@ -47,29 +47,6 @@ HELLO_WAIT_S = 5.0  # a server busy past this (a full backlog): the command star
 
 def enabled() -> bool:
     return os.environ.get(OFF_ENV, "1") not in ("0", "false", "no", "off")
-
-
-def runtime_dir() -> Path:
-    """The user's own folder for lane sockets: created 0700, refused if anyone else owns it."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
-    folder = base / f"workbench-lanes-{os.getuid()}"
-    with contextlib.suppress(FileExistsError):
-        folder.mkdir(mode=0o700)
-    st = folder.lstat()
-    if not folder.is_dir() or folder.is_symlink() or st.st_uid != os.getuid() or st.st_mode & 0o077:
-        raise WorkbenchError(f"warm lanes: {folder} is not a folder only you can open; remove it or set "
-                             f"{OFF_ENV}=0")
-    return folder
-
-
-def code_stamp() -> str:
-    """Size and mtime of every workbench source file: an edit means another server."""
-    root = versions.REPO_ROOT / "workbench"
-    h = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        st = path.stat()
-        h.update(f"{path.relative_to(root)}:{st.st_size}:{st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
 
 
 def key(version: str) -> str:
@@ -160,20 +137,6 @@ class WarmLane(lanes.Lane):
         if self._open is not None:
             self._open._end()
         self._drop()  # the worker sees the end of its requests and exits; the server stays warm
-
-
-def _connect(path: Path, wait: float = 0.0) -> socket.socket | None:
-    deadline = time.monotonic() + wait
-    while True:
-        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        try:
-            s.connect(str(path))
-            return s
-        except (FileNotFoundError, ConnectionRefusedError):
-            s.close()
-        if time.monotonic() >= deadline:
-            return None
-        time.sleep(0.1)
 
 
 def _log_path(path: Path) -> Path:
