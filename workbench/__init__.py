@@ -9,6 +9,7 @@
     capture/      a real (maybe hostile) server's stream as a recording
     rustfe/       vLLM's Rust frontend (vllm-rs from a lane's wheel) beside the Python one
     corpus/       `workbench corpus`: every recording under folders, on a pool or Ray
+    matrix/       conformance cases per parser (parsers/cases) and their matrix over versions
     pages/        widget-free HTML: the table component in a page without a kernel
     ui/           the notebook layer (ipywidgets, the anywidget table)
     cli/          the `workbench` command

@@ -19,13 +19,14 @@ ROOT = Path(__file__).resolve().parents[2] / "workbench"
 # layer -> the layers it must never import (a layer is workbench.<layer>, or the module's name)
 FORBIDDEN = {
     "core": None,  # None: everything but core itself and workbench.errors
-    "pages": {"check", "engine", "lanes", "capture", "corpus", "ui", "cli"},  # widget-free HTML over core
-    "check": {"corpus", "ui", "cli"},
-    "engine": {"corpus", "ui", "cli"},
-    "lanes": {"corpus", "ui", "cli"},
-    "capture": {"corpus", "ui", "cli"},
-    "rustfe": {"corpus", "ui", "cli"},
+    "pages": {"check", "engine", "lanes", "capture", "corpus", "matrix", "ui", "cli"},  # widget-free HTML over core
+    "check": {"corpus", "matrix", "ui", "cli"},
+    "engine": {"corpus", "matrix", "ui", "cli"},
+    "lanes": {"corpus", "matrix", "ui", "cli"},
+    "capture": {"corpus", "matrix", "ui", "cli"},
+    "rustfe": {"corpus", "matrix", "ui", "cli"},
     "corpus": {"ui", "cli"},  # it calls the core (prepare, check), never the command line
+    "matrix": {"ui", "cli"},  # cases and their cells, over core, lanes, rustfe and corpus
     "ui": {"cli"},
     "cli": set(),  # the top: the command line may use every layer
 }
