@@ -43,20 +43,29 @@ def verdict(expected: Any, outcome: Mapping[str, Any]) -> dict:
         if (outcome[side] or {}).get("error"):
             return {"verdict": ERROR, "field": None, "step": None, "first": None,
                     "detail": f"{side}: {str(outcome[side]['error']).splitlines()[0][:300]}"}
-    stream, nonstream = answer_of(outcome["stream"]), answer_of(outcome["nonstream"])
+    stream, nonstream = _plain(answer_of(outcome["stream"])), _plain(answer_of(outcome["nonstream"]))
     apart = compare(nonstream, stream)
     if apart is not None:
         field = _field(apart)
         step = first_step(outcome["steps"], nonstream, field)
+        said = apart.replace(": expected ", ": non-stream ", 1).replace(", got ", ", stream ", 1)
         return {"verdict": STREAM, "field": field, "step": step, "first": _step(outcome["steps"], step),
-                "detail": f"stream vs non-stream: {apart}"}
-    wrong = compare(expected, stream)
+                "detail": said}
+    wrong = compare(_plain(expected), stream)
     if wrong is None:
         return {"verdict": MATCH, "field": None, "step": None, "detail": None, "first": None}
     field = _field(wrong)
     step = first_step(outcome["steps"], expected, field)
     return {"verdict": DIFFERS, "field": field, "step": step, "first": _step(outcome["steps"], step),
             "detail": wrong}
+
+
+def _plain(answer: Any) -> Any:
+    """An empty reasoning or content as none: a streaming client starts from "" (the opening
+    chunk's content), which no client shows apart from no text at all."""
+    from dataclasses import replace
+
+    return replace(answer, reasoning=answer.reasoning or None, content=answer.content or None)
 
 
 def _field(line: str) -> str:
