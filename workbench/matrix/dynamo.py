@@ -150,12 +150,13 @@ def export(cases: Sequence[Case], folder: str, opt: Options, force: bool = False
         why = rs["na"] or rs["error"]
         if why:
             body["unavailable"] = {"vllm_rust": why}
-        doc = {"family": case.id.partition("/")[0],
+        family = case.id.partition("/")[0].removeprefix("dynamo-")
+        doc = {"family": family,
                "captured_with": {"vllm_python": here, **({"vllm_rust": f"vllm-rs {rust}"} if rust else {})},
                "cases": {case.id.partition("/")[2] or case.id: body}}
-        path = Path(folder) / case.id.partition("/")[0] / f"TOOLCALLING.{case.id.partition('/')[2] or 'case'}.yaml"
+        path = Path(folder) / family / f"TOOLCALLING.{case.id.partition('/')[2] or 'case'}.yaml"
         text = "# written by `workbench matrix --dynamo-out` (ai-dynamo fixtures-stream-v2 shape)\n" + yaml.safe_dump(
-            doc, sort_keys=False, allow_unicode=True, width=120)
+            doc, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None)
         path.parent.mkdir(parents=True, exist_ok=True)
         outputs.write_text(path, text, force=force)
         written.append(path)
