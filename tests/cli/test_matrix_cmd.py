@@ -131,3 +131,17 @@ def test_bad_inputs_are_one_line_and_exit_2(run_cli, tmp_path, argv, message):
     code, out, err = run_cli("matrix", *argv, "--workers", "1")
     assert code == 2
     assert message in err and len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.slow
+def test_against_pins_a_change_between_032_and_034(run_cli, tmp_path):
+    """functiongemma's stream of a call after content: 0.32 streams the whole arguments; 0.34's
+    stream ends without the closing brace that its non-streaming parse has."""
+    case = "parsers/cases/functiongemma/content-before-call.toml"
+    old = tmp_path / "v32.jsonl"
+    code, _, _ = run_cli("matrix", case, "--vllm", "0.32.0", "--workers", "1", "-o", old)
+    assert json.loads(old.read_text())["verdict"] == "match"
+    code, out, _ = run_cli("matrix", case, "--vllm", "0.34.0", "--workers", "1", "--against", old, "--json")
+    changes = json.loads(out)["changes"]
+    assert [(c["cell"], c["change"], c["now"]) for c in changes] == [
+        ("functiongemma/content-before-call/python/chat/token", "broken", "stream≠nonstream")]

@@ -32,7 +32,8 @@ def _ask(version: str, kind: str) -> list[str]:
     from workbench.rustfe.model_dir import model_dir
 
     folder = model_dir(TOKENIZER, load_tokenizer(TOKENIZER))
-    args = {"served_model_name": [lane.MODEL], f"{'tool_call' if kind == 'tool' else kind}_parser": PROBE}
+    flag = "tool_call_parser" if kind == "tool" else "reasoning_parser"
+    args = {"served_model_name": [lane.MODEL], flag: PROBE}
     probe = _Probe(binary.ensure(version), Path(folder), args, version)
     try:
         probe.start()
