@@ -65,6 +65,7 @@ def start(address: str, cpus: int | None) -> ModuleType:
             ray.init(address=address, **quiet)
     except Exception as e:  # noqa: BLE001  (Ray's start-up failures are bare Exceptions: one line here)
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        ray.shutdown()  # what did start of a local Ray (its GCS, dashboard, agents) stops with it
         raise WorkbenchError(f"--ray {address}: Ray did not start: {first}") from None
     return ray
 
