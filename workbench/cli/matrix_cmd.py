@@ -77,18 +77,28 @@ def run(args: argparse.Namespace) -> int:
         door.read_text(args.config, "--config file")
     for plugin in args.plugin:
         door.read_text(plugin, "--plugin file")
-    got = run_mod.run(cases, opt)
+    from workbench.core import outputs
+
+    partial = outputs.create(args.output, force=args.force) if args.output else None
+    if partial is not None:  # each task's cells as it finishes: a run cut short keeps what it did
+        def sink(done: list[dict]) -> None:
+            partial.write("".join(outputs.strict_json(c) + "\n" for c in done))
+            partial.flush()
+
+        opt.sink = sink
+    try:
+        got = run_mod.run(cases, opt)
+    finally:
+        if partial is not None:
+            partial.close()
     cells = got.cells
     changes = cells_mod.against(old, cells) if old is not None else None
     if changes is not None:
         by_name = {c["name"]: c["change"] for c in changes}
         for c in cells:
             c["change"] = by_name.get(cells_mod.name_of(c))
-    if args.output:
-        from workbench.core import outputs
-
-        text = "".join(outputs.strict_json(c) + "\n" for c in cells)
-        outputs.write_text(args.output, text, force=args.force)
+    if args.output:  # again, in the run's order, with --against's changes
+        outputs.write_text(args.output, "".join(outputs.strict_json(c) + "\n" for c in cells), force=True)
     if args.html:
         from workbench.matrix import pyrs
 

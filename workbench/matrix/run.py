@@ -41,6 +41,7 @@ class Options:
     workers: int | None = None
     ray: str | None = None
     draw: Any = None  # progress: called with (done, total) after each task
+    sink: Any = None  # called with each task's cells as it finishes (a results file written as it goes)
 
 
 @dataclass
@@ -205,14 +206,15 @@ def run(cases: Sequence[Case], opt: Options) -> Outcome:
             if cell["verdict"] in ("differs", "stream≠nonstream", "error"):
                 allowed = cases_mod.allowed(divergences, {**cell, "field": cell.get("field")})
                 cell["allowed"] = {"reason": allowed.reason, "link": allowed.link} if allowed else None
+            cell["replay"] = replay_command(cell)
             out.append(cell)
+        if opt.sink:
+            opt.sink(line["cells"])
         if opt.draw:
             opt.draw(done, len(jobs))
     order = {(c.id): i for i, c in enumerate(cases)}
     out.sort(key=lambda c: (order.get(c["case"], 0), c["vllm"], c["frontend"], APIS.index(c["api"])
                             if c["api"] in APIS else 9, _index(opt.groupings, c["grouping"])))
-    for c in out:
-        c["replay"] = replay_command(c)
     return Outcome(out, len(cases), len(jobs), time.perf_counter() - t0,
                    f"ray {opt.ray}" if opt.ray else f"pool of {workers}")
 
