@@ -4,8 +4,8 @@ Each format is its model's markup, as the format's documentation and vLLM's pars
 describe it: how a reasoning block opens and closes, and how a list of calls is written.
 Every scenario is one intended answer (reasoning, content, calls) written in that markup;
 the expected answer in the file is that intent, never a parser's output. Where vLLM gets a
-case wrong on every version, the file says so (``KNOWN``); tests/matrix/test_cases.py checks
-every file against vLLM's own non-streaming parse.
+case wrong on every version, the file says so (``NO_VERSION_PASSES``; ``PASSES_ON``: the versions that do);
+tests/matrix/test_cases.py checks every file against vLLM's own non-streaming parse.
 
     .venv/bin/python parsers/cases/make_cases.py     # rewrites the generated files
 
@@ -53,6 +53,11 @@ class Format:
     dir: str | None = None
     config: str | None = None
     sep: str = ""  # between text and a following tool block
+    after: str = ""  # between a tool block and text after it
+    content: Callable[[str], str] = lambda s: s  # noqa: E731  # text as the format writes an answer
+    before: Callable[[str], str] | None = None  # text before a call, when the format writes it otherwise
+    request: dict = field(default_factory=dict)  # more [request] fields
+    append_think: bool = False  # the parser hands reasoning back inside content, "<think>" first
 
     @property
     def folder(self) -> str:
@@ -113,7 +118,7 @@ THINK = ("<think>", "</think>")
 DS_THINK = ("<think>", "</think>")
 _DSV3 = "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{}\n```json\n{}\n```<｜tool▁call▁end｜>"
 _DSV31 = "<｜tool▁call▁begin｜>{}<｜tool▁sep｜>{}<｜tool▁call▁end｜>"
-_HARMONY = "<|start|>assistant<|channel|>commentary to=functions.{} <|constrain|>json<|message|>{}<|call|>"
+_HARMONY = "<|channel|>commentary to=functions.{} <|constrain|>json<|message|>{}<|call|>"
 
 
 def _dsv3(calls):
@@ -127,7 +132,8 @@ def _dsv31(calls):
 
 
 def _harmony(calls):
-    return "".join(_HARMONY.format(n, json.dumps(a, ensure_ascii=False)) for n, a in calls)
+    """The first message's ``<|start|>assistant`` is the prompt's last tokens, not output."""
+    return "<|start|>assistant".join(_HARMONY.format(n, json.dumps(a, ensure_ascii=False)) for n, a in calls)
 
 
 def _step3(calls):
@@ -143,6 +149,24 @@ def _poolside(calls):
                                                 for k, v in a.items()) + "</tool_call>" for n, a in calls)
 
 
+def _mimo(calls):
+    """qwen3's XML with each parameter's value on its own line removed (parsers/mimo.toml)."""
+    return "<tool_call>\n" + "".join(f"<function={n}>\n" + "".join(
+        f"<parameter={k}>{_text(v)}</parameter>\n" for k, v in a.items()) + "</function>\n" for n, a in calls) \
+        + "</tool_call>"
+
+
+def _k2_horizon(calls):
+    return "<ifm|tool_calls>" + "".join(f"<ifm|tool_call>{n}" + "".join(
+        f"<ifm|arg_key>{k}</ifm|arg_key><ifm|arg_value>{_text(v)}</ifm|arg_value>" for k, v in a.items())
+        + "</ifm|tool_call>" for n, a in calls) + "</ifm|tool_calls>"
+
+
+def _minicpm5(calls):
+    return "".join(f'<function name="{n}">' + "".join(f'<param name="{k}">{_text(v)}</param>' for k, v in a.items())
+                   + "</function>" for n, a in calls)
+
+
 def _dots(calls):
     return "<dots_function_call>" + "".join(f"<invoke name={n}>" + "".join(
         f"<parameter name={k}>{_text(v)}</parameter>" for k, v in a.items()) + "</invoke>" for n, a in calls) \
@@ -155,6 +179,8 @@ def _fgemma(calls):
                    for n, a in calls)
 
 
+_THINKING = {"chat_template_kwargs": {"thinking": True}}
+_NO_TEXT = {"content-before-call", "content-after-call"}
 _HERMES = wrapped("<tool_call>\n", "\n</tool_call>", _json_call(), "\n")
 _PY_DQ = lambda v: json.dumps(v, ensure_ascii=False) if isinstance(v, str) else repr(v)  # noqa: E731
 
@@ -168,7 +194,7 @@ FORMATS = {
     "longcat": Format("longcat", None, "qwen3", wrapped("<longcat_tool_call>", "</longcat_tool_call>",
                                                         _json_call(), "\n")),
     "hunyuan_a13b": Format("hunyuan_a13b", None, "qwen3", listed("<tool_calls>[", "]</tool_calls>", _json_call())),
-    "xlam": Format("xlam", "qwen3", "qwen3", listed("[", "]", _json_call()), THINK),
+    "xlam": Format("xlam", None, "qwen3", listed("[", "]", _json_call()), skip=_NO_TEXT),
     "phi4_mini_json": Format("phi4_mini_json", None, "qwen3", listed("functools[", "]", _json_call())),
     "granite-20b-fc": Format("granite-20b-fc", None, "qwen3", wrapped("<function_call> ", "", _json_call(), " ")),
     "internlm": Format("internlm", None, "qwen3",
@@ -176,18 +202,28 @@ FORMATS = {
                        skip={"parallel-calls"}),
     "apertus": Format("apertus", None, "qwen3", listed("<|tools_prefix|>[", "]<|tools_suffix|>",
                                                        lambda c: json.dumps({c[0]: c[1]}, ensure_ascii=False))),
-    "pythonic": Format("pythonic", None, "qwen3", listed("[", "]", pythonic)),
-    "llama4_pythonic": Format("llama4_pythonic", None, "qwen3", listed("[", "]", pythonic)),
+    # the whole answer is the list: no text beside the calls (pythonic_tool_parser.py's TODO)
+    "pythonic": Format("pythonic", None, "qwen3", listed("[", "]", pythonic), skip=_NO_TEXT),
+    "llama4_pythonic": Format("llama4_pythonic", None, "qwen3", listed("[", "]", pythonic), skip=_NO_TEXT),
     "olmo3": Format("olmo3", "olmo3", "qwen3",
                     listed("<function_calls>", "</function_calls>", lambda c: pythonic(c, _PY_DQ), "\n"), THINK),
     "mistral": Format("mistral", None, "mistral_tekken", listed("[TOOL_CALLS][", "]", _json_call())),
-    "deepseek_v3": Format("deepseek_v3", "deepseek_r1", "deepseek_v3", _dsv3, DS_THINK),
-    "deepseek_v31": Format("deepseek_v31", "deepseek_r1", "deepseek_v3", _dsv31, DS_THINK),
-    "openai": Format("openai", "openai_gptoss", "gpt_oss", _harmony,
-                     ("<|channel|>analysis<|message|>", "<|end|>")),
-    "step3": Format("step3", "step3", "qwen3", _step3, THINK),
+    # deepseek_v3's reasoning parser reads reasoning only when the request asks for thinking
+    "deepseek_v3": Format("deepseek_v3", "deepseek_v3", "deepseek_v3", _dsv3, DS_THINK, request=_THINKING),
+    "deepseek_v31": Format("deepseek_v31", "deepseek_v3", "deepseek_v3", _dsv31, DS_THINK, request=_THINKING),
+    "openai": Format("openai", "openai_gptoss", "gpt_oss", _harmony, ("<|channel|>analysis<|message|>", "<|end|>"),
+                     sep="<|start|>assistant", after="<|start|>assistant",
+                     content=lambda s: "<|channel|>final<|message|>" + s,
+                     before=lambda s: "<|channel|>commentary<|message|>" + s + "<|end|>"),
+    "step3": Format("step3", "step3", "qwen3", _step3, ("", "</think>")),  # the prompt opens <think>
     "poolside_v1": Format("poolside_v1", None, "qwen3", _poolside),
     "dots": Format("dots", None, "qwen3", _dots),
+    "mimo": Format("mimo", "mimo", "qwen3", _mimo, THINK),
+    "k2_horizon": Format("k2_horizon", None, "qwen3", _k2_horizon),
+    "minicpm5": Format("minicpm5", None, "qwen3", _minicpm5),
+    # one call per answer, after its marker
+    "gigachat3": Format("gigachat3", None, "qwen3", wrapped("<|function_call|>", "", _json_call()),
+                        skip={"parallel-calls", "content-after-call"}),
     "functiongemma": Format("functiongemma", None, "qwen3", _fgemma, skip={"nested-arguments"}),
 }
 
@@ -205,7 +241,6 @@ ENGINE = {
     "inkling": ("inkling", "inkling", "qwen3", "inkling", False),
     "kimi_k2": ("kimi_k2", "kimi_k2", "kimi_k2", "kimi_k2", False),
     "ling3": ("ling3", "ling3", "qwen3", "ling3", True),
-    "mimo": ("mimo", "mimo", "qwen3", "mimo", True),
     "minimax_m2": ("minimax_m2", "minimax_m2", "qwen3", "minimax_m2", True),
     "minimax_m3": ("minimax_m3", None, "qwen3", "minimax_m3", True),
     "plamo3": ("plamo3", "plamo3", "qwen3", "plamo3", False),
@@ -223,23 +258,86 @@ REASONING = {
     "minicpmv": ("minicpmv", "qwen3", "minicpmv"),
     "holo2": ("holo2", "qwen3", THINK),
     "hy_v3": ("hy_v3", "qwen3", THINK),
-    "minimax_m2_append_think": ("minimax_m2_append_think", "qwen3", THINK),
+    "minimax_m2_append_think": ("minimax_m2_append_think", "qwen3", ("", "</think>")),
 }
 
-# case id -> the [known] table: where vLLM goes wrong on every version, or which version passes it
-KNOWN: dict[str, dict] = {}
+# Where vLLM gets a case wrong on every version (0.32.0, 0.33.0, 0.34.0 checked): the reason,
+# then the folders it holds for. The link is the parser's source; an upstream issue where one exists.
+_AFTER = ("the non-streaming parse drops the text after the last call (content none; the call itself is "
+          "right) on 0.32.0, 0.33.0 and 0.34.0; deepseek_v3 keeps it from 0.33.0 on (vLLM #56263: "
+          "https://github.com/vllm-project/vllm/issues/56263)")
+_CUT_CALL = ("cut by max_tokens inside the arguments, parse() turns the unfinished call into a tool call "
+             "(arguments {args}) and the answer's finish_reason becomes tool_calls: a client would run a call "
+             "the model never finished (0.32.0, 0.33.0, 0.34.0)")
+_CUT_DROP = ("cut by max_tokens inside the arguments, parse() drops the unfinished call's text: no call and no "
+             "content, so the client gets an empty answer (0.32.0, 0.33.0, 0.34.0)")
+NO_VERSION_PASSES: dict[str, tuple[str, list[str]]] = {
+    "content-after-call": (_AFTER, [
+        "deepseek_v31", "deepseek_v32", "deepseek_v4", "deepseek_v41", "dots", "ernie45", "functiongemma", "gemma4",
+        "glm45", "glm47", "granite", "granite-20b-fc", "hermes", "hunyuan_a13b", "internlm", "kimi_k2", "ling3",
+        "longcat", "mimo", "minicpm5", "minimax_m2", "minimax_m3", "mistral", "olmo3", "phi4_mini_json", "plamo3",
+        "poolside_v1", "qwen3_coder", "qwen3_json", "qwen3_xml", "seed_oss", "step3p5"]),
+    "cut-in-arguments": (_CUT_DROP, ["deepseek_v3", "deepseek_v31", "ernie45"]),
+    "cut-in-arguments/partial": (_CUT_CALL.format(args='{"city": "Pa"}'), ["apertus", "gemma4"]),
+    "cut-in-arguments/text": (_CUT_CALL.format(args='as the text {"city": "Pa, not JSON'),
+                              ["granite", "inkling", "kimi_k2", "openai", "plamo3"]),
+    "cut-in-arguments/empty": (_CUT_CALL.format(args="{}, the value dropped"), [
+        "deepseek_v32", "deepseek_v4", "deepseek_v41", "functiongemma", "glm45", "glm47", "ling3", "mimo",
+        "minimax_m2", "minimax_m3", "qwen3_coder", "qwen3_xml", "seed_oss", "step3p5"]),
+    "cut-in-arguments/raises": ("cut by max_tokens inside the arguments, parse() raises JSONDecodeError on the "
+                                "unfinished JSON: the request fails instead of answering (0.32.0, 0.33.0, 0.34.0)",
+                                ["internlm"]),
+    "cut-in-arguments/marker": ("[TOOL_CALLS] is a control token the detokenizer skips, so the unfinished call "
+                                "reaches the client as bare JSON text without its marker (0.32.0, 0.33.0, 0.34.0)",
+                                ["mistral"]),
+    "content-before-call": ("the non-streaming parse drops the text before the call (content none) on 0.32.0, "
+                            "0.33.0 and 0.34.0", ["minicpm5", "olmo3", "phi4_mini_json"]),
+    "nested-arguments": ("the call regex (functools\\[(.*?)\\]) stops at the first ] inside the arguments: no "
+                         "call and no content on 0.32.0, 0.33.0 and 0.34.0", ["phi4_mini_json"]),
+    "reasoning-cut": ("without its closing marker the reasoning is not found: the cut reasoning comes back as "
+                      "content, opening marker included (0.32.0, 0.33.0, 0.34.0)", ["granite", "olmo3"]),
+}
+# case id -> the versions that pass it when the installed one does not
+PASSES_ON = {
+    "deepseek_v3/content-after-call": ["0.33.0", "0.34.0"],  # vLLM #56263
+    "mistral/unicode-arguments": ["0.34.0"],  # 0.32/0.33 detokenize the sun as two replacement characters
+    "step3/nested-arguments": ["0.34.0"],  # 0.32/0.33 leave an array parameter as its JSON text
+}
+
+
+def _source_link(kind: str, name: str) -> str:
+    from workbench.lanes import names
+
+    module, _ = names.declared("0.34.0")[kind][name]
+    folder = "tool_parsers" if kind == "tool" else "reasoning"
+    return f"https://github.com/vllm-project/vllm/blob/v0.34.0/vllm/{folder}/{module}.py"
+
+
+def known(folder: str, f: Format, stem: str) -> dict:
+    """The [known] table of one case: a reason no version passes it, or the versions that do."""
+    if f"{folder}/{stem}" in PASSES_ON:
+        return {"passes_on": PASSES_ON[f"{folder}/{stem}"]}
+    for key, (reason, folders) in NO_VERSION_PASSES.items():
+        if key.partition("/")[0] == stem and folder in folders:
+            kind, name = ("tool", f.tool) if f.tool else ("reasoning", f.reasoning)
+            return {"no_version_passes": f"{folder}: {reason}. Source: {_source_link(kind, name)}"}
+    return {}
 
 
 def scenarios(f: Format) -> list[tuple[str, str, list[str], str, str, dict]]:
     """(stem, title, covers, text, finish_reason, expected) for each scenario the format has."""
     t_open, t_close = f.think if (f.think and f.reasoning) else ("", "")
     think = (t_open + THOUGHT + t_close) if f.think and f.reasoning else ""
-    exp_reason = {"reasoning": THOUGHT} if think else {}
+    say = f.content
     out = []
 
     def add(stem, title, covers, text, expected, finish="stop"):
-        if stem not in f.skip and not (set(covers) & f.skip):
-            out.append((stem, title, covers, text, finish, expected))
+        if stem in f.skip or set(covers) & f.skip:
+            return
+        if f.append_think and "reasoning" in expected:  # the whole output is content, "<think>" first
+            expected = {k: v for k, v in expected.items() if k not in ("reasoning", "content")}
+            expected["content"] = "<think>" + text
+        out.append((stem, title, covers, text, finish, expected))
 
     def calls_answer(calls, **more):
         return {**more, "finish_reason": "tool_calls", "tool_calls": [{"name": n, "arguments": a} for n, a in calls]}
@@ -248,12 +346,14 @@ def scenarios(f: Format) -> list[tuple[str, str, list[str], str, str, dict]]:
         add("one-call", "one call, nothing around it", ["one-call"], f.calls([WEATHER]), calls_answer([WEATHER]))
         add("parallel-calls", "two calls in one answer", ["parallel-calls"], f.calls([WEATHER, TIME]),
             calls_answer([WEATHER, TIME]))
-        add("no-call", "tools offered, the answer is text", ["no-call"], "It is sunny in Paris today.",
+        add("no-call", "tools offered, the answer is text", ["no-call"], say("It is sunny in Paris today."),
             {"content": "It is sunny in Paris today.", "finish_reason": "stop"})
         add("content-before-call", "a sentence, then a call", ["content-before-call"],
-            "Let me look that up." + f.sep + f.calls([WEATHER]), calls_answer([WEATHER], content="Let me look that up."))
+            (f.before or say)("Let me look that up.") + f.sep + f.calls([WEATHER]),
+            calls_answer([WEATHER], content="Let me look that up."))
         add("content-after-call", "a call, then a sentence", ["content-after-call"],
-            f.calls([WEATHER]) + "I asked for Paris.", calls_answer([WEATHER], content="I asked for Paris."))
+            f.calls([WEATHER]) + f.after + say("I asked for Paris."),
+            calls_answer([WEATHER], content="I asked for Paris."))
         add("unicode-arguments", "non-ASCII text in an argument", ["unicode-arguments"], f.calls([UNICODE]),
             calls_answer([UNICODE]))
         add("escapes-in-arguments", "quotes, backslashes, newline and tab in arguments", ["escapes-in-arguments"],
@@ -265,16 +365,18 @@ def scenarios(f: Format) -> list[tuple[str, str, list[str], str, str, dict]]:
             calls_answer([ALERTS]))
         whole = f.calls([WEATHER])
         cut = whole[: whole.index("Paris") + 2]
+        # what the model wrote stays the client's: no call was finished, so none is made up
         add("cut-in-arguments", "max_tokens ends the output inside a call's arguments", ["cut-by-max-tokens"],
             cut, {"content": cut, "finish_reason": "length"}, "length")
         if think:
             add("reasoning-then-call", "a reasoning block, then a call", ["reasoning-then-call"],
-                think + f.sep + f.calls([WEATHER]), calls_answer([WEATHER], **exp_reason))
+                think + f.sep + f.calls([WEATHER]), calls_answer([WEATHER], reasoning=THOUGHT))
     if think:
         add("reasoning-then-content", "a reasoning block, then text", ["reasoning-then-content"],
-            think + "It is sunny in Paris.", {**exp_reason, "content": "It is sunny in Paris.", "finish_reason": "stop"})
+            think + f.after + say("It is sunny in Paris."),
+            {"reasoning": THOUGHT, "content": "It is sunny in Paris.", "finish_reason": "stop"})
         add("reasoning-only", "a reasoning block and nothing after it", ["reasoning-only"], think,
-            {**exp_reason, "finish_reason": "stop"})
+            {"reasoning": THOUGHT, "finish_reason": "stop"})
         add("reasoning-cut", "max_tokens ends the output inside the reasoning", ["reasoning-cut"],
             t_open + "The user asks about", {"reasoning": "The user asks about", "finish_reason": "length"}, "length")
     return out
@@ -313,9 +415,12 @@ def write(folder: str, f: Format, stem: str, title: str, covers: list[str], text
              f"finish_reason = {value(finish)}", f"text = {text_value(text)}", "", "[parser]"]
     if f.tool:
         lines.append(f"tool_parser = {value(f.tool)}")
-    if f.reasoning:
+    # the reasoning parser only where the text has a reasoning block: vLLM's reasoning
+    # parsers read output without one as reasoning (the prompt opened it) or as content
+    if f.reasoning and (not f.tool or stem in REASONING_STEMS):
         lines.append(f"reasoning_parser = {value(f.reasoning)}")
     lines += ["", "[request]"]
+    lines += [f"{k} = {value(v)}" for k, v in f.request.items()]
     if f.tool:
         lines += ['tool_choice = "auto"', f'tools = "{"notes" if stem in NOTE_STEMS else "weather"}"']
     lines += ["", "[expected]"]
@@ -327,15 +432,16 @@ def write(folder: str, f: Format, stem: str, title: str, covers: list[str], text
         calls = expected["tool_calls"]
         lines.append("tool_calls = [" + (",\n  ".join(value(c) for c in calls) if len(calls) > 1
                                           else value(calls[0])) + "]")
-    known = KNOWN.get(f"{folder}/{stem}")
-    if known:
-        lines += ["", "[known]"] + [f"{k} = {value(v)}" for k, v in known.items()]
+    note = known(folder, f, stem)
+    if note:
+        lines += ["", "[known]"] + [f"{k} = {value(v)}" for k, v in note.items()]
     path = HERE / folder / f"{stem}.toml"
     path.parent.mkdir(exist_ok=True)
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
 
 
+REASONING_STEMS = {"reasoning-then-call", "reasoning-then-content", "reasoning-only", "reasoning-cut"}
 NOTE_STEMS = {"escapes-in-arguments", "long-argument", "nested-arguments"}
 
 
@@ -347,12 +453,25 @@ def formats() -> dict[str, Format]:
     for folder, (reasoning, tok, think) in REASONING.items():
         out[folder] = Format(None, reasoning, tok, None, think if isinstance(think, tuple) else engine_think(think),
                              dir=folder)
+    # hy_v3 reads reasoning only when the request asks for it (no effort: "no_think")
+    out["hy_v3"].request = {"chat_template_kwargs": {"reasoning_effort": "high"}}
+    # MiniMax M2 writes no <think>; this variant hands the reasoning back in content, "<think>" first
+    out["minimax_m2_append_think"].append_think = True
+    inkling = out["inkling"]
+    msg, text_start, end = "<|message_model|>", "<|content_text|>", "<|end_message|>"
+    inkling.think = (msg + inkling.think[0], inkling.think[1])
+    inkling.content = lambda s: msg + text_start + s + end
     return out
 
 
 def main() -> None:
+    import shutil
+
+    fs = formats()
+    for folder in fs:  # a scenario a format no longer has must not stay behind
+        shutil.rmtree(HERE / folder, ignore_errors=True)
     n = 0
-    for folder, f in formats().items():
+    for folder, f in fs.items():
         for stem, title, covers, text, finish, expected in scenarios(f):
             write(folder, f, stem, title, covers, text, finish, expected)
             n += 1

@@ -5,6 +5,7 @@ capture and corpus, never ui or cli.
 
 ``workbench.matrix(...)`` in a notebook is this package called (notebook.py).
 
+    expect.py       each case's non-streaming answer on one version, a session per shared setting
     cases.py        the case files: load_cases (files, folders, globs), answer_of, compare; the
                     taxonomy, the named tool sets and the known divergences (load_divergences, allowed)
     sources.py      what `workbench matrix CASES...` reads: case files and ai-dynamo fixture files

@@ -384,6 +384,15 @@ def load_divergences(path: str | Path | None = None) -> list[Divergence]:
     return out
 
 
+def noted(case: Case, version: str) -> str | None:
+    """Why ``case`` is expected to differ on ``version``, from its own [known] note, or None."""
+    if case.no_version_passes is not None:
+        return case.no_version_passes
+    if case.passes_on and version not in case.passes_on:
+        return f"only {', '.join(case.passes_on)} pass it"
+    return None
+
+
 def allowed(divergences: Sequence[Divergence], cell: Mapping[str, Any]) -> Divergence | None:
     """The first divergence that allows ``cell``'s difference (see the module docstring for
     the cell's keys), or None: an undocumented divergence."""
