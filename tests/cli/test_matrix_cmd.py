@@ -45,7 +45,8 @@ def test_verdicts_are_what_vllm_itself_does(matrix_run, qwen3_tokenizer):
     for cell, path in zip(cells, CASES):
         case = cases_mod.load_cases([path])[0]
         n = len(qwen3_tokenizer.encode(case.run.text, add_special_tokens=False)) + 1
-        _, msgs, _ = _direct_vllm(qwen3_tokenizer, "hermes", "qwen3", case.run.text, [n])
+        parser = case.run.parser
+        _, msgs, _ = _direct_vllm(qwen3_tokenizer, parser.tool_parser, parser.reasoning_parser, case.run.text, [n])
         reasoning, content, calls = _joined(msgs)
         got = cell["got"]
         assert got["reasoning"] == reasoning

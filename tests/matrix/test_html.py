@@ -11,7 +11,7 @@ from workbench.lanes import versions
 from workbench.matrix import cells as cells_mod, html, run as run_mod
 from workbench.matrix.cases import load_cases
 
-CASES = ["parsers/cases/hermes/one-call.toml", "parsers/cases/hermes/no-call.toml",
+CASES = ["parsers/cases/hermes/reasoning-then-call.toml", "parsers/cases/hermes/no-call.toml",
          "parsers/cases/hermes/content-before-call.toml"]
 
 
@@ -32,9 +32,10 @@ def test_the_page_holds_every_cell_and_the_summary(page_file):
     data = json.loads(text.split('id="matrix-data">', 1)[1].split("</script>", 1)[0])
     assert [c["name"] for c in data["cells"]] == [cells_mod.name_of(c) for c in cells]
     assert "<script src" not in text and "<link" not in text
-    for col, counts in cells_mod.summary(cells)["hermes+qwen3"].items():
-        for verdict, n in counts.items():
-            assert f'title="{verdict}">{n:d}</span>' in text
+    for per in cells_mod.summary(cells).values():
+        for counts in per.values():
+            for verdict, n in counts.items():
+                assert f'title="{verdict}">{n:d}</span>' in text
     assert f"{versions.installed()}/python/chat" in text
 
 

@@ -100,6 +100,8 @@ def payloads(cases: Sequence[Case], opt: Options) -> list[tuple[str, str, dict]]
     """The jobs: (case id, VERSION/FRONTEND, what the task needs), one per case x version x frontend."""
     from dataclasses import asdict
 
+    from workbench.matrix import cases as cases_mod
+
     jobs = []
     for case in cases:
         groupings, why, recording = _concrete(case, opt)
@@ -107,7 +109,7 @@ def payloads(cases: Sequence[Case], opt: Options) -> list[tuple[str, str, dict]]
             for frontend in opt.frontends:
                 jobs.append((case.id, f"{version}/{frontend}", {
                     "case": case.id, "parser": parser_label(case), "run": case.run.to_dict(),
-                    "expected": asdict(case.expected), "no_version_passes": case.no_version_passes,
+                    "expected": asdict(case.expected), "no_version_passes": cases_mod.noted(case, version),
                     "version": version, "frontend": frontend, "apis": list(opt.apis),
                     "groupings": groupings, "why": why, "recording": recording}))
     return jobs
