@@ -94,11 +94,11 @@ def die_with(parent: int, folder: str) -> None:
 
 
 def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str, task: str = TASK) -> None:
-    run_task = importlib.import_module(task).run
     own = tempfile.mkdtemp(prefix="w", dir=run_dir)
     tempfile.tempdir = own  # the recording's bytes and files (task.py) go here
     die_with(parent, own)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a run stops
+    run_task = importlib.import_module(task).run
     fd = log if isinstance(log, int) else os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
