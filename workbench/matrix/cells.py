@@ -6,7 +6,7 @@ expected answer); ``stream≠nonstream`` (the two disagree: the field, and the s
 stream departs from the non-streaming answer); ``differs`` (they agree, on something else
 than expected: the field, and the first step where the stream departs from it); ``error``
 (one line); ``n/a`` (the cell cannot run, and why: no vllm-rs in that version, no Rust parser
-of that name, 501 on an API).
+of that name, 404 or 501 on an API).
 
 A cell's name is ``CASE@VERSION/FRONTEND/API/GROUPING``: what ``--require`` lists and
 ``--against`` matches on.
@@ -43,7 +43,7 @@ def verdict(expected: Any, outcome: Mapping[str, Any]) -> dict:
         if (outcome[side] or {}).get("error"):
             return {"verdict": ERROR, "field": None, "step": None, "first": None,
                     "detail": f"{side}: {str(outcome[side]['error']).splitlines()[0][:300]}"}
-    stream, nonstream = _plain(answer_of(outcome["stream"])), _plain(answer_of(outcome["nonstream"]))
+    stream, nonstream = (_plain(answer_of(outcome[side])) for side in ("stream", "nonstream"))
     apart = compare(nonstream, stream)
     if apart is not None:
         field = _field(apart)
@@ -60,12 +60,23 @@ def verdict(expected: Any, outcome: Mapping[str, Any]) -> dict:
             "detail": wrong}
 
 
+# What Responses (status) and Messages (stop_reason) end with, as chat's finish_reason: a
+# case's expected answer is written in chat's words.
+FINISH = {"completed": None, "incomplete": "length", "end_turn": "stop", "tool_use": "tool_calls",
+          "max_tokens": "length", "stop_sequence": "stop"}
+
+
 def _plain(answer: Any) -> Any:
     """An empty reasoning or content as none: a streaming client starts from "" (the opening
-    chunk's content), which no client shows apart from no text at all."""
+    chunk's content), which no client shows apart from no text at all. A Responses status or
+    Messages stop_reason in chat's words (completed: tool_calls when it called, else stop)."""
     from dataclasses import replace
 
-    return replace(answer, reasoning=answer.reasoning or None, content=answer.content or None)
+    finish = answer.finish_reason
+    if finish in FINISH:
+        finish = FINISH[finish] or ("tool_calls" if answer.tool_calls else "stop")
+    return replace(answer, reasoning=answer.reasoning or None, content=answer.content or None,
+                   finish_reason=finish)
 
 
 def _field(line: str) -> str:
