@@ -16,14 +16,14 @@
 
 Lazy names: ``Workbench``, ``show``, ``parsers``, ``require_gpu``, ``NoGPU`` (ui), ``faces``
 (ui.api_frames), ``doctor`` (ui.diagnose), ``flags`` (ui.api), ``side_by_side`` (rustfe.frames),
-``corpus`` (the package, callable). Every package's docstring maps its modules.
+``corpus`` and ``matrix`` (the packages, callable). Every package's docstring maps its modules.
 """
 
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
-__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "faces",
-           "side_by_side", "doctor", "flags"]
+__all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "matrix",
+           "faces", "side_by_side", "doctor", "flags"]
 
 
 def __getattr__(name: str):
@@ -48,8 +48,8 @@ def __getattr__(name: str):
         from workbench.rustfe.frames import side_by_side
 
         return side_by_side
-    if name == "corpus":  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
+    if name in ("corpus", "matrix"):  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
         import importlib
 
-        return importlib.import_module("workbench.corpus")
+        return importlib.import_module(f"workbench.{name}")
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

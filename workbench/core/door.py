@@ -28,6 +28,8 @@ with the input's name; the caps default to ``core/limits.py``)::
     read_toml(path, what, max_bytes=MAX_CONFIG_BYTES) -> (text, dict)
     parse_json(text, where) -> object        # a JSON text from argv, a body or a line
     parse_toml(text, where) -> dict          # InputError.line / .column on a syntax error
+    read_yaml(path, what, max_bytes=MAX_TEXT_BYTES) -> object    # yaml.safe_load, no aliases
+    parse_yaml(text, where) -> object        # plain data only: a tag never constructs an object
     lines(path, what, max_bytes=, max_line=) -> Iterator[Line]             # a file, line by line
     stream_lines(chunks, where, max_bytes=, max_line=) -> Iterator[Line]   # HTTP body / SSE stream
     json_lines(lines) -> Iterator[Line]      # non-blank lines with .value (or .cut on the last)
@@ -137,6 +139,25 @@ def read_json(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTE
 def read_toml(path: str | Path, what: str, max_bytes: int = limits.MAX_CONFIG_BYTES) -> tuple[str, dict]:
     text = read_text(path, what, max_bytes)
     return text, parse_toml(text, f"{what} {path}")
+
+
+def read_yaml(path: str | Path, what: str, max_bytes: int = limits.MAX_TEXT_BYTES) -> Any:
+    return parse_yaml(read_text(path, what, max_bytes), f"{what} {path}")
+
+
+def parse_yaml(text: str, where: str) -> Any:
+    """YAML as plain data: ``yaml.safe_load`` (a tag never constructs an object, nothing
+    runs), with aliases refused (a few lines of them expand to gigabytes)."""
+    import yaml
+
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.AliasEvent):
+                raise InputError(f"{where}: YAML aliases (*name) are not read")
+        return yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise InputError(f"{where}: not YAML ({first})") from None
 
 
 def decode(data: bytes, where: str) -> str:

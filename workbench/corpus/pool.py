@@ -18,6 +18,7 @@ SIGTERM ends the run as an interrupt does.
 from __future__ import annotations
 
 import ctypes
+import importlib
 import itertools
 import multiprocessing as mp
 import os
@@ -33,6 +34,8 @@ from multiprocessing.connection import wait
 
 from workbench.corpus import task as task_mod
 from workbench.corpus.spec import Spec
+
+TASK = "workbench.corpus.task"
 
 
 def default_workers() -> int:
@@ -90,11 +93,12 @@ def die_with(parent: int, folder: str) -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str) -> None:
+def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str, task: str = TASK) -> None:
     own = tempfile.mkdtemp(prefix="w", dir=run_dir)
     tempfile.tempdir = own  # the recording's bytes and files (task.py) go here
     die_with(parent, own)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when a run stops
+    run_task = importlib.import_module(task).run
     fd = log if isinstance(log, int) else os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
     os.dup2(fd, 1)
     os.dup2(fd, 2)
@@ -106,7 +110,7 @@ def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str) -> None:
                 break
             if job is None:
                 break
-            conn.send(task_mod.run(spec, *job))
+            conn.send(run_task(spec, *job))
     finally:
         from workbench.lanes import lane
 
@@ -143,10 +147,10 @@ class _Log:
 
 
 class _Worker:
-    def __init__(self, ctx, spec: dict, forked: bool, run_dir: str) -> None:
+    def __init__(self, ctx, spec: dict, forked: bool, run_dir: str, task: str = TASK) -> None:
         self.conn, child = ctx.Pipe()
         self.log = _Log(forked, run_dir)
-        self.proc = ctx.Process(target=_serve, args=(child, spec, self.log.target, os.getpid(), run_dir),
+        self.proc = ctx.Process(target=_serve, args=(child, spec, self.log.target, os.getpid(), run_dir, task),
                                 daemon=True)
         self.proc.start()
         child.close()
@@ -168,10 +172,12 @@ class _Worker:
         self.log.close()
 
 
-def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = ()) -> Iterator[dict]:
+def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = (), task: str = TASK) -> Iterator[dict]:
     """Results lines for ``jobs`` as they finish: a job is (path, sha256, bytes), or a
     results line already made (a file that could not be read), passed straight on.
-    ``tokenizers``: the ones to load before the workers start."""
+    ``tokenizers``: the ones to load before the workers start. ``task``: the module whose
+    ``run(spec_dict, *job)`` a worker calls and whose ``error_line`` a dead worker's job gets
+    (the corpus's; the matrix has its own)."""
     before, pending = until_first_job(jobs)
     yield from before
     if pending is None:  # nothing to run (all resumed, or unreadable): no workers, no vLLM import
@@ -184,16 +190,16 @@ def run(spec: Spec, jobs: Iterable, workers: int, tokenizers: list[str] = ()) ->
     run_dir = tempfile.mkdtemp(prefix="wb-corpus-run-")
 
     def new() -> _Worker:
-        return _Worker(ctx, d, forked, run_dir)
+        return _Worker(ctx, d, forked, run_dir, task)
 
     try:
         with terminated_as_interrupt():
-            yield from _loop(new, spec, workers, pending)
+            yield from _loop(new, spec, workers, pending, importlib.import_module(task))
     finally:
         shutil.rmtree(run_dir, ignore_errors=True)
 
 
-def _loop(new, spec: Spec, workers: int, pending: Iterator) -> Iterator[dict]:
+def _loop(new, spec: Spec, workers: int, pending: Iterator, task=task_mod) -> Iterator[dict]:
     ready: deque = deque()
     pool: list[_Worker] = []
     busy: dict = {}
@@ -209,7 +215,7 @@ def _loop(new, spec: Spec, workers: int, pending: Iterator) -> Iterator[dict]:
                 try:
                     line = conn.recv()
                 except (EOFError, OSError):
-                    line = _died(spec, w)
+                    line = _died(spec, w, task)
                     pool.remove(w)
                     w.stop()
                     w = new()
@@ -253,11 +259,11 @@ def until_first_job(jobs: Iterable) -> tuple[list[dict], Iterator | None]:
     return before, None
 
 
-def _died(spec: Spec, w: _Worker) -> dict:
+def _died(spec: Spec, w: _Worker, task=task_mod) -> dict:
     w.proc.join(timeout=5)
     path, sha, data = w.job
     last = w.last_log_line()
-    return task_mod.error_line(spec, path, sha, f"its worker died (exit code {w.proc.exitcode})"
+    return task.error_line(spec, path, sha, f"its worker died (exit code {w.proc.exitcode})"
                                + (f": {last}" if last else ""), "worker", data)
 
 

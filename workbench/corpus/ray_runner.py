@@ -22,7 +22,6 @@ from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from types import ModuleType
 
-from workbench.corpus import task as task_mod
 from workbench.corpus.spec import Spec
 from workbench.errors import WorkbenchError
 
@@ -66,6 +65,7 @@ def start(address: str, cpus: int | None) -> ModuleType:
             ray.init(address=address, **quiet)
     except Exception as e:  # noqa: BLE001  (Ray's start-up failures are bare Exceptions: one line here)
         first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        ray.shutdown()  # what did start of a local Ray (its GCS, dashboard, agents) stops with it
         raise WorkbenchError(f"--ray {address}: Ray did not start: {first}") from None
     return ray
 
@@ -116,17 +116,20 @@ def _init_local(ray: ModuleType, cpus: int | None, quiet: dict) -> None:
 class Worker:
     """The Ray actor: vLLM and the tokenizers loaded once, then one recording per call."""
 
-    def __init__(self, spec: dict, tokenizers: list[str]) -> None:
-        from workbench.corpus.pool import preload
+    def __init__(self, spec: dict, tokenizers: list[str], task: str = "workbench.corpus.task") -> None:
+        import importlib
+
+        from workbench.corpus.pool import TASK, preload
 
         preload(tokenizers)
-        self.spec = Spec.from_dict(spec)
+        self.task = importlib.import_module(task)
+        self.spec = Spec.from_dict(spec) if task == TASK else spec
 
     def ready(self) -> None:
         return None
 
     def run(self, path: str, sha256: str, data: bytes) -> dict:
-        return task_mod.run(self.spec, path, sha256, data)
+        return self.task.run(self.spec, path, sha256, data)
 
 
 class _Slot:
@@ -138,10 +141,14 @@ class _Slot:
 class Fleet:
     """One actor per CPU of the cluster (or ``size``), kept across runs."""
 
-    def __init__(self, ray: ModuleType, spec: Spec, tokenizers: Iterable[str] = (), size: int | None = None) -> None:
+    def __init__(self, ray: ModuleType, spec: Spec, tokenizers: Iterable[str] = (), size: int | None = None,
+                 task: str = "workbench.corpus.task") -> None:
+        import importlib
+
         self.ray, self.spec = ray, spec
+        self.task = importlib.import_module(task)
         self._cls = ray.remote(num_cpus=1, max_restarts=0, max_task_retries=0)(Worker)
-        self._args = (spec.to_dict(), list(tokenizers))
+        self._args = (spec.to_dict(), list(tokenizers), task)
         self.starting: dict = {}  # ready() ref -> slot, for actors still loading
         self.slots: list[_Slot] = []  # started actors
         self.failed: str | None = None  # why an actor did not start, if one did not
@@ -196,7 +203,7 @@ class Fleet:
                         continue
                     except ray.exceptions.RayError as e:  # Ray lost this one call
                         _, job = next(s for s in slot.sent if s[0] == ref)
-                        line = task_mod.error_line(self.spec, job[0], job[1], f"its Ray call failed: {_why(e)}",
+                        line = self.task.error_line(self.spec, job[0], job[1], f"its Ray call failed: {_why(e)}",
                                                    "worker", job[2])
                     slot.sent = deque(s for s in slot.sent if s[0] != ref)
                     yield line
@@ -218,7 +225,7 @@ class Fleet:
         (_, job), *queued = slot.sent
         for ref, _ in slot.sent:
             flying.pop(ref, None)
-        ready.append(task_mod.error_line(self.spec, job[0], job[1], f"its Ray worker died: {_why(e)}",
+        ready.append(self.task.error_line(self.spec, job[0], job[1], f"its Ray worker died: {_why(e)}",
                                          "worker", job[2]))
         again.extendleft(j for _, j in reversed(queued))
         self._new()
@@ -234,8 +241,9 @@ def _why(e: Exception) -> str:
 
 
 def run(spec: Spec, jobs: Iterable, address: str = "auto", cpus: int | None = None,
-        tokenizers: Iterable[str] = ()) -> Iterator[dict]:
-    """Results lines for ``jobs`` ((path, sha256, bytes), or a ready line) as they finish."""
+        tokenizers: Iterable[str] = (), task: str = "workbench.corpus.task") -> Iterator[dict]:
+    """Results lines for ``jobs`` ((path, sha256, bytes), or a ready line) as they finish;
+    ``task``: the module that runs each (pool.run's)."""
     from workbench.corpus.pool import until_first_job
 
     before, pending = until_first_job(jobs)
@@ -244,7 +252,7 @@ def run(spec: Spec, jobs: Iterable, address: str = "auto", cpus: int | None = No
         return
     ray = start(address, cpus)
     try:
-        fleet = Fleet(ray, spec, tokenizers)
+        fleet = Fleet(ray, spec, tokenizers, task=task)
         try:
             yield from fleet.run(pending)
         finally:
