@@ -24,6 +24,7 @@ const ROW_H = 22;
 const OVERSCAN = 8;
 const STRIP_LINES = 4;
 const COST_H = 36;
+const LONG = 24; // a flowing cell's word longer than this (an id, a JSON string) may break inside itself
 const PAD = 10; // a cell's horizontal padding (4px each side) and border, and a px to spare
 const BAND = { phase: 8, phase_before: 8 }; // the phase's colour band: more padding on the left (table.css)
 const WS = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
@@ -57,13 +58,14 @@ function textOf(v) {
   return plain(Array.isArray(v) ? v.join(" | ") : String(v));
 }
 
-// a flowing cell breaks between words only: a word is kept whole ("get-weather", "a/b")
+// a flowing cell breaks between words only: a word is kept whole ("get-weather", "a/b"), unless
+// it is longer than LONG characters ("chatcmpl-tool-a16a6987d903c6fe"): that one breaks where it must
 function cellHTML(r, col, flow) {
   const v = r[col.name];
   if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
     const text = col.kind === "text";
     return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
-      : w && `<span class="wb-nw">${esc(w)}</span>`)).join("");
+      : w && `<span class="${w.length > LONG ? "wb-long" : "wb-nw"}">${esc(w)}</span>`)).join("");
   }
   if (col.kind === "tokens") {
     const sp = r._sp || [];
@@ -90,12 +92,12 @@ class Store {
     this.maxUs = 0;
     this.seen = new Set(); // legend keys seen
     this.have = new Set(); // columns some record has a value in
-    this.longest = {}; // fit column -> its longest value (characters)
+    this.longest = {}; // fit or growing column -> its longest value (characters)
     this.word = {}; // a flowing table's column -> its longest word (characters): never broken
   }
   add(rs, cols, tokens, flow = false) {
     const fields = cols.filter((c) => c.field);
-    const fits = cols.filter((c) => c.fit);
+    const fits = cols.filter((c) => c.fit || c.grow);
     for (const r of rs) {
       const i = this.rows.length;
       this.rows.push(r);
@@ -224,12 +226,15 @@ class Table {
   /** A column no record has a value in (while there are records) gives up its width. */
   empty(c) { return this.store.rows.length > 0 && !this.store.have.has(c.name); }
 
+  /** A column's header, whole. */
+  headWidth(c) { return Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6); }
+
   /** The least a column may have: its header, and its longest value up to ``fit`` (never cut). */
   least(c) {
-    const head = Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
+    const head = this.headWidth(c);
     if (this.empty(c)) return head;
-    // a flowing table wraps between words and never inside one: its longest word (up to 360 px)
-    if (this.flow) return Math.max(head, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + this.mark(c)));
+    // a flowing table wraps between words, never inside one up to LONG characters: its longest word
+    if (this.flow) return Math.max(head, Math.ceil(Math.min(LONG, this.store.word[c.name] || 0) * this.charW) + PAD + this.mark(c));
     return Math.max(head, this.fitWidth(c));
   }
 
@@ -250,6 +255,15 @@ class Table {
     // a line); short of room it wraps it, down to its longest word (fitInto)
     return Math.max(c.width, this.least(c), this.flow ? this.fitWidth(c) : 0);
   }
+
+  /** A column's longest value whole, on one line (px). */
+  natural(c) {
+    return Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + this.mark(c);
+  }
+
+  /** A growing column's values are whole in the row's detail (the rows' table beside its
+   * detail, `detail`): short of room, it may give its width down to its header. */
+  whole(c) { return !!this.model.get("detail") && !this.flow && !!c.grow && !this.prefs.widths[c.name]; }
 
   /** Whether fitInto may take width from a column: one that grows, or a flowing table's fit
    * column (it wraps), unless the user sized it. */
@@ -300,18 +314,42 @@ class Table {
       }
     }
     const over = sum - room;
-    if (room <= 0 || over <= 0) return widths;
+    if (room <= 0) return widths;
+    if (over <= 0) return this.spread(cs, widths, -over);
     const out = widths.slice();
-    if (!total) return widths;
+    if (!total) return this.squeeze(cs, out, over);
     const share = Math.min(1, over / total);
     for (let i = 0; i < cs.length; i++) out[i] = Math.floor(widths[i] - slack[i] * share);
-    return out;
+    return this.squeeze(cs, out, over - total);
+  }
+
+  /** Still too wide: the columns whose values the detail shows whole give more, down to their
+   * header (their cells end in …), so the short ones (step, phase, SSE, finish) stay in view. */
+  squeeze(cs, widths, over) {
+    if (over <= 0) return widths;
+    const slack = cs.map((c, i) => (this.whole(c) ? Math.max(0, widths[i] - this.headWidth(c)) : 0));
+    const total = slack.reduce((a, x) => a + x, 0);
+    if (!total) return widths;
+    const share = Math.min(1, over / total);
+    return widths.map((w, i) => Math.floor(w - slack[i] * share));
+  }
+
+  /** Room to spare: a growing column whose values are longer than its width (vLLM's log lines,
+   * a grammar's view, an exception) gets it first, up to its longest value; what is left goes
+   * by `grow` (the template's fr). */
+  spread(cs, widths, spare) {
+    const want = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] && !this.empty(c)
+      ? Math.max(0, Math.min(this.natural(c), 2400) - widths[i]) : 0));
+    const total = want.reduce((a, x) => a + x, 0);
+    if (!total || spare <= 0) return widths;
+    const share = Math.min(1, spare / total);
+    return widths.map((w, i) => Math.floor(w + want[i] * share));
   }
 
   /** What the layout depends on besides the user: fit columns' longest values, and which
    * columns have a value at all. */
   fitKey(cs) {
-    return JSON.stringify(cs.map((c) => [c.fit ? this.store.longest[c.name] || 0 : 0, this.empty(c),
+    return JSON.stringify(cs.map((c) => [c.fit || c.grow ? this.store.longest[c.name] || 0 : 0, this.empty(c),
       this.store.word[c.name] || 0]));
   }
 
@@ -359,7 +397,7 @@ class Table {
       // tinted where the field has a value; an empty list ("[]": a final's no calls) is none
       const v = r[c.name];
       const tint = c.field && v !== undefined && v !== "[]" ? ` f-${c.field}` : "";
-      return `<div class="wb-cell wb-c-${c.name}${tint}" role="gridcell" ` +
+      return `<div class="wb-cell wb-c-${c.name}${tint}${this.whole(c) ? " wb-whole" : ""}" role="gridcell" ` +
         `title="${esc(textOf(r[c.name]).slice(0, 400))}">${cellHTML(r, c, this.flow)}</div>`;
     });
     const k = this.keyName;
