@@ -7,7 +7,7 @@ shift-click, Ctrl+C copies the rows' JSON) and resizable, hideable columns.
 
 Each column is drawn by what it holds: numbers right-aligned; lists and dicts as JSON
 (``", "`` between items, so it wraps); text whose whitespace matters (a delta's ``"\\n\\n"``,
-leading or trailing spaces) with its whitespace shown (␣, \\n); any other text as prose.
+leading or trailing spaces) with its whitespace shown (␣, \\n); any other text as prose, ␣-free.
 """
 
 from __future__ import annotations
@@ -59,8 +59,9 @@ def _is_json(v: Any) -> bool:
 
 
 def _significant(s: str) -> bool:
-    """Whitespace that matters in a value: blank, at either end, or a newline or tab."""
-    return s != s.strip() or any(ch in s for ch in "\n\t\r")
+    """Whitespace that matters in a value: all of it, or at either end (a delta's "\\n\\n",
+    " is"); a newline inside prose (a verdict quoting one) is prose's."""
+    return s != s.strip()
 
 
 def shown(v: Any) -> Any:

@@ -64,7 +64,7 @@ function cellHTML(r, col, flow) {
   const v = r[col.name];
   if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
     const text = col.kind === "text";
-    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
+    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<wbr><span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
       : w && `<span class="${w.length > LONG ? "wb-long" : "wb-nw"}">${esc(w)}</span>`)).join("");
   }
   if (col.kind === "tokens") {
