@@ -6,7 +6,8 @@ A text is *cut* when its box hides part of it (``overflow`` hidden or clipped, o
 ``scrollWidth > clientWidth``, or a wrapped cell taller than its box) and nothing on the page
 shows it whole: only the rows' table (one line a row, virtualised) may cut a cell, and only
 one whose whole value its row's detail pane shows (``.wb-whole``: table.js marks them). A
-pandas cell cut to ``...`` and a placeholder wider than its box are cut too. Screenshots of
+pandas cell cut to ``...``, a setting's label cut to "recordi…" and a placeholder wider than
+its box are cut too (a dropdown is not: it shows its options whole when opened). Screenshots of
 each notebook's outputs go to artifacts/ (not committed: look at them).
 
 make test runs one notebook (05, the Harmony tables, the rows' logs and grammar); make
@@ -51,12 +52,6 @@ CUT_JS = """() => {
       if (el.matches('input[placeholder]:not([type=checkbox]), textarea[placeholder]')) {
         ctx.font = cs.font;
         if (el.placeholder && !el.value && ctx.measureText(el.placeholder).width > room(el, cs) + 1) say(el, 'placeholder', el.placeholder);
-        continue;
-      }
-      if (el.matches('select') && el.selectedOptions.length && !el.multiple) {
-        ctx.font = cs.font;
-        const text = el.selectedOptions[0].text;  // the arrow takes about 20 px
-        if (ctx.measureText(text).width > room(el, cs) - 20) say(el, 'select', text);
         continue;
       }
       if (el.matches('td, th') && el.closest('table.dataframe') && /\\.\\.\\.$/.test(el.textContent.trim())) {
@@ -127,7 +122,7 @@ def sweep(lab, name: str, then=None) -> dict[str, list]:
             with (ARTIFACTS / "tables_cut.txt").open("a", encoding="utf-8") as out:  # to read back
                 out.write("".join(f"{name} {theme}: {c}\n" for c in found[theme]))
             short = theme.split()[-1].lower()
-            shown = page.locator(".jp-OutputArea-output :is(.wb-dt, table.dataframe):visible")
+            shown = page.locator(".jp-OutputArea-output :is(.wb-dt, table.dataframe, .wb-controls):visible")
             for i in range(shown.count()):  # each table at the top of the screen
                 shown.nth(i).evaluate("(el) => el.scrollIntoView({block: 'start'})")
                 page.wait_for_timeout(150)

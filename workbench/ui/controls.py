@@ -97,7 +97,9 @@ class Controls(W.VBox):
                                            "Anthropic Messages"))
         self.tool_choice = _box(W.Combobox(options=list(TOOL_CHOICES), placeholder="default (auto with tools)",
                                            description="tool_choice", ensure_option=False))
-        self.chunking = _box(W.Text(description="chunking", placeholder="token | k:N | random:SEED"))
+        self.chunking = _box(W.Text(description="chunking", placeholder="token, k:N, random:N",
+                                    tooltip="how tokens group into deltas: token (one a delta), whole, k:N, "
+                                            "random:SEED[:MAX], split:K, merge:A-B, at:I,J or holdback:D"))
         self.source = W.ToggleButtons(options=list(SOURCES), description="source",
                                       style={"button_width": "80px", "description_width": "52px"})
         self.recording = _box(W.Dropdown(options=options(recording_files(), inputs.recording),
