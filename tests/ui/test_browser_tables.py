@@ -54,6 +54,11 @@ CUT_JS = """() => {
         if (el.placeholder && !el.value && ctx.measureText(el.placeholder).width > room(el, cs) + 1) say(el, 'placeholder', el.placeholder);
         continue;
       }
+      if (el.matches('button') && el.textContent.trim()) {  // a button's name ("recordi…")
+        ctx.font = cs.font;
+        if (ctx.measureText(el.textContent.trim()).width > room(el, cs) + 1) say(el, 'button', el.textContent);
+        continue;
+      }
       if (el.matches('td, th') && el.closest('table.dataframe') && /\\.\\.\\.$/.test(el.textContent.trim())) {
         say(el, 'pandas ...', el.textContent);
         continue;
