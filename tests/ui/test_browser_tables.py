@@ -39,8 +39,9 @@ CUT_JS = """() => {
   const cut = [];
   const say = (el, why, text) => { const dt = el.closest('.wb-dt');  // a table's widths, to read why
     cut.push([why, (el.className || el.tagName).toString().slice(0, 40), (text || '').trim().replace(/\\s+/g, ' ').slice(0, 80),
-              dt ? `${dt.style.getPropertyValue('--wb-cols')} in ${dt.querySelector('.wb-scroll').clientWidth}` : '']); };
-  const clips = (cs) => cs.overflowX !== 'visible';
+              dt ? `${dt.style.getPropertyValue('--wb-cols')} in ${dt.querySelector('.wb-scroll').clientWidth}`
+                 : `${el.scrollWidth}/${el.clientWidth} ${el.style.cssText} in ${el.parentElement.className}`]); };
+  const clips = (cs) => cs.overflowX !== 'visible' && cs.display !== 'inline';  // overflow is a box's
   const ctx = document.createElement('canvas').getContext('2d');
   const room = (el, cs) => el.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
   for (const out of document.querySelectorAll('.jp-OutputArea-output')) {

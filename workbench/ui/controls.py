@@ -102,7 +102,7 @@ class Controls(W.VBox):
                                     tooltip="how tokens group into deltas: token (one a delta), whole, k:N, "
                                             "random:SEED[:MAX], split:K, merge:A-B, at:I,J or holdback:D"))
         self.source = W.ToggleButtons(options=list(SOURCES), description="source",
-                                      style={"button_width": "auto", "description_width": "60px"})
+                                      style={"button_width": "auto", "description_width": "auto"})
         self.recording = _box(W.Dropdown(options=options(recording_files(), inputs.recording),
                                          description="recording"))
         self.model = _box(W.Text(description="model", placeholder="the embedded tiny model",

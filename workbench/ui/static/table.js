@@ -92,12 +92,12 @@ class Store {
     this.maxUs = 0;
     this.seen = new Set(); // legend keys seen
     this.have = new Set(); // columns some record has a value in
-    this.longest = {}; // fit or growing column -> its longest value (characters)
+    this.longest = {}; // fit column -> its longest value (characters)
     this.word = {}; // a flowing table's column -> its longest word (characters): never broken
   }
   add(rs, cols, tokens, flow = false) {
     const fields = cols.filter((c) => c.field);
-    const fits = cols.filter((c) => c.fit || c.grow);
+    const fits = cols.filter((c) => c.fit);
     for (const r of rs) {
       const i = this.rows.length;
       this.rows.push(r);
@@ -256,11 +256,6 @@ class Table {
     return Math.max(c.width, this.least(c), this.flow ? this.fitWidth(c) : 0);
   }
 
-  /** A column's longest value whole, on one line (px). */
-  natural(c) {
-    return Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + this.mark(c);
-  }
-
   /** A growing column's values are whole in the row's detail (the rows' table beside its
    * detail, `detail`): short of room, it may give its width down to its header. */
   whole(c) { return !!this.model.get("detail") && !this.flow && !!c.grow && !this.prefs.widths[c.name]; }
@@ -314,8 +309,7 @@ class Table {
       }
     }
     const over = sum - room;
-    if (room <= 0) return widths;
-    if (over <= 0) return this.spread(cs, widths, -over);
+    if (room <= 0 || over <= 0) return widths;
     const out = widths.slice();
     if (!total) return this.squeeze(cs, out, over);
     const share = Math.min(1, over / total);
@@ -326,7 +320,10 @@ class Table {
   /** Still too wide: the columns whose values the detail shows whole give more, down to their
    * header (their cells end in …), so the short ones (step, phase, SSE, finish) stay in view. */
   squeeze(cs, widths, over) {
-    if (over <= 0) return widths;
+    // only once the table has its row to itself (the detail below it): beside the detail, it
+    // goes below first (`wrap`)
+    const row = this.el.parentElement;
+    if (over <= 0 || (row && this.el.getBoundingClientRect().width < row.getBoundingClientRect().width - 24)) return widths;
     const slack = cs.map((c, i) => (this.whole(c) ? Math.max(0, widths[i] - this.headWidth(c)) : 0));
     const total = slack.reduce((a, x) => a + x, 0);
     if (!total) return widths;
@@ -334,22 +331,10 @@ class Table {
     return widths.map((w, i) => Math.floor(w - slack[i] * share));
   }
 
-  /** Room to spare: a growing column whose values are longer than its width (vLLM's log lines,
-   * a grammar's view, an exception) gets it first, up to its longest value; what is left goes
-   * by `grow` (the template's fr). */
-  spread(cs, widths, spare) {
-    const want = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] && !this.empty(c)
-      ? Math.max(0, Math.min(this.natural(c), 2400) - widths[i]) : 0));
-    const total = want.reduce((a, x) => a + x, 0);
-    if (!total || spare <= 0) return widths;
-    const share = Math.min(1, spare / total);
-    return widths.map((w, i) => Math.floor(w + want[i] * share));
-  }
-
   /** What the layout depends on besides the user: fit columns' longest values, and which
    * columns have a value at all. */
   fitKey(cs) {
-    return JSON.stringify(cs.map((c) => [c.fit || c.grow ? this.store.longest[c.name] || 0 : 0, this.empty(c),
+    return JSON.stringify(cs.map((c) => [c.fit ? this.store.longest[c.name] || 0 : 0, this.empty(c),
       this.store.word[c.name] || 0]));
   }
 
