@@ -15,15 +15,16 @@
     cli/          the `workbench` command
 
 Lazy names: ``Workbench``, ``show``, ``parsers``, ``require_gpu``, ``NoGPU`` (ui), ``faces``
-(ui.api_frames), ``doctor`` (ui.diagnose), ``flags`` (ui.api), ``side_by_side`` (rustfe.frames),
-``corpus`` and ``matrix`` (the packages, callable). Every package's docstring maps its modules.
+(ui.api_frames), ``table`` (ui.frame_table), ``doctor`` (ui.diagnose), ``flags`` (ui.api),
+``side_by_side`` (rustfe.frames), ``corpus`` and ``matrix`` (the packages, callable). Every package's
+docstring maps its modules.
 """
 
 from workbench.core import env  # noqa: F401
 from workbench.errors import WorkbenchError
 
 __all__ = ["WorkbenchError", "Workbench", "show", "parsers", "require_gpu", "NoGPU", "corpus", "matrix",
-           "faces", "side_by_side", "doctor", "flags"]
+           "faces", "side_by_side", "doctor", "flags", "table"]
 
 
 def __getattr__(name: str):
@@ -44,6 +45,10 @@ def __getattr__(name: str):
         from workbench.ui.api_frames import faces
 
         return faces
+    if name == "table":  # workbench.table(frame): a DataFrame in the widget's table, nothing cut
+        from workbench.ui.frame_table import table
+
+        return table
     if name == "side_by_side":  # one stream through the Python parsers and vllm-rs's (rustfe.frames)
         from workbench.rustfe.frames import side_by_side
 

@@ -157,6 +157,9 @@ def test_a_page_without_a_kernel_draws_the_same_component():
 def test_prose_columns_are_labels_so_their_spaces_read_as_spaces():
     """Issue 44: an exception's text in the error column, like the grammar's view and vLLM's log
     lines, is prose: drawn as written (a "text" column shows each space as ␣)."""
-    kinds = {c.name: c.kind for c in table.ROW_COLUMNS}
-    assert kinds["error"] == kinds["logs"] == kinds["grammar"] == schema.LABEL
-    assert kinds["text"] == kinds["content"] == "text" != schema.LABEL
+    from workbench.ui.ab_apis import API_COLUMNS
+
+    for columns in (table.ROW_COLUMNS, API_COLUMNS):  # the rows' table, an A/B side over two APIs
+        kinds = {c.name: c.kind for c in columns}
+        assert kinds["error"] == kinds["logs"] == kinds["grammar"] == schema.LABEL
+        assert kinds["text"] == kinds["content"] == "text" != schema.LABEL

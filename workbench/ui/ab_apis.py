@@ -24,8 +24,10 @@ if TYPE_CHECKING:
 
 EVENTS = Column("events", "events", "the SSE events this delta produced on this side's API",
                 lambda r: None, LABEL, width=180, grow=3)
-# a Responses or Messages side shows its events; the DeltaMessage columns are a click away (columns ▾)
+# a Responses or Messages side shows its events; the DeltaMessage columns are a click away (columns ▾);
+# the grammar's view, vLLM's log lines and an exception's text are prose (no ␣ between words)
 API_COLUMNS = tuple(replace(c, shown=False) if c.name in ("text", "reasoning", "content", "tool_calls", "sse")
+                    else replace(c, kind=LABEL) if c.name in ("grammar", "logs", "error")
                     else c for c in COLUMNS) + (EVENTS,)
 
 

@@ -95,11 +95,14 @@ class Controls(W.VBox):
         self.api = _box(W.Dropdown(options=list(APIS), description="API",
                                    tooltip="whose client reads the stream: Chat Completions, Responses, "
                                            "Anthropic Messages"))
-        self.tool_choice = _box(W.Combobox(options=list(TOOL_CHOICES), placeholder="default (auto with tools)",
-                                           description="tool_choice", ensure_option=False))
-        self.chunking = _box(W.Text(description="chunking", placeholder="token | k:N | random:SEED"))
+        self.tool_choice = _box(W.Combobox(options=list(TOOL_CHOICES), placeholder="default: auto",
+                                           description="tool_choice", ensure_option=False,
+                                           tooltip="empty: the request's default (auto with tools, else none)"))
+        self.chunking = _box(W.Text(description="chunking", placeholder="token, k:N, random:N",
+                                    tooltip="how tokens group into deltas: token (one a delta), whole, k:N, "
+                                            "random:SEED[:MAX], split:K, merge:A-B, at:I,J or holdback:D"))
         self.source = W.ToggleButtons(options=list(SOURCES), description="source",
-                                      style={"button_width": "80px", "description_width": "52px"})
+                                      style={"button_width": "auto", "description_width": "auto"})
         self.recording = _box(W.Dropdown(options=options(recording_files(), inputs.recording),
                                          description="recording"))
         self.model = _box(W.Text(description="model", placeholder="the embedded tiny model",

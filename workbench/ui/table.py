@@ -92,6 +92,9 @@ class RecordTable(anywidget.AnyWidget):
     # wrapped between words, instead of one virtualised line a row
     flow = traitlets.Bool(False).tag(sync=True)
     hint = traitlets.Unicode("").tag(sync=True)  # the line under the legend ("": the rows' hint)
+    # a click shows the whole record beside the table (the rows' detail): short of room, a
+    # growing column's cells may end in … (the short ones, step to finish, stay whole)
+    detail = traitlets.Bool(False).tag(sync=True)
 
     def __init__(self, columns: Sequence[Column], height: int = 300, role: str = "table",
                  **kwargs) -> None:

@@ -57,7 +57,7 @@ class Workbench(W.VBox):
             base = replace(base, text=DEFAULT_TEXT)  # engine sources'); text="" or a real model: free generation
         self.controls = c = Controls(base, views.help_page())
         self.banner = Banner()
-        self.table = DeltaTable(height, wrap=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
+        self.table = DeltaTable(height, wrap=True, detail=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
         self.detail = RowDetail()
         self.final, self.diagram, self.checks = FinalPanel(), StateDiagram(), CheckPanel()
         self.doctor_panel, self.editor = DoctorPanel(), ConfigEditor()

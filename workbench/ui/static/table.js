@@ -24,6 +24,7 @@ const ROW_H = 22;
 const OVERSCAN = 8;
 const STRIP_LINES = 4;
 const COST_H = 36;
+const LONG = 24; // a flowing cell's word longer than this (an id, a JSON string) may break inside itself
 const PAD = 10; // a cell's horizontal padding (4px each side) and border, and a px to spare
 const BAND = { phase: 8, phase_before: 8 }; // the phase's colour band: more padding on the left (table.css)
 const WS = { " ": "␣", "\n": "⏎", "\t": "⇥", "\r": "␍" };
@@ -57,13 +58,14 @@ function textOf(v) {
   return plain(Array.isArray(v) ? v.join(" | ") : String(v));
 }
 
-// a flowing cell breaks between words only: a word is kept whole ("get-weather", "a/b")
+// a flowing cell breaks between words only: a word is kept whole ("get-weather", "a/b"), unless
+// it is longer than LONG characters ("chatcmpl-tool-a16a6987d903c6fe"): that one breaks where it must
 function cellHTML(r, col, flow) {
   const v = r[col.name];
   if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
     const text = col.kind === "text";
-    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
-      : w && `<span class="wb-nw">${esc(w)}</span>`)).join("");
+    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<wbr><span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
+      : w && `<span class="${w.length > LONG ? "wb-long" : "wb-nw"}">${esc(w)}</span>`)).join("");
   }
   if (col.kind === "tokens") {
     const sp = r._sp || [];
@@ -224,12 +226,15 @@ class Table {
   /** A column no record has a value in (while there are records) gives up its width. */
   empty(c) { return this.store.rows.length > 0 && !this.store.have.has(c.name); }
 
+  /** A column's header, whole. */
+  headWidth(c) { return Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6); }
+
   /** The least a column may have: its header, and its longest value up to ``fit`` (never cut). */
   least(c) {
-    const head = Math.max(28, Math.ceil(c.title.length * this.charW) + PAD + 6);
+    const head = this.headWidth(c);
     if (this.empty(c)) return head;
-    // a flowing table wraps between words and never inside one: its longest word (up to 360 px)
-    if (this.flow) return Math.max(head, Math.min(360, Math.ceil((this.store.word[c.name] || 0) * this.charW) + PAD + this.mark(c)));
+    // a flowing table wraps between words, never inside one up to LONG characters: its longest word
+    if (this.flow) return Math.max(head, Math.ceil(Math.min(LONG, this.store.word[c.name] || 0) * this.charW) + PAD + this.mark(c));
     return Math.max(head, this.fitWidth(c));
   }
 
@@ -250,6 +255,10 @@ class Table {
     // a line); short of room it wraps it, down to its longest word (fitInto)
     return Math.max(c.width, this.least(c), this.flow ? this.fitWidth(c) : 0);
   }
+
+  /** A growing column's values are whole in the row's detail (the rows' table beside its
+   * detail, `detail`): short of room, it may give its width down to its header. */
+  whole(c) { return !!this.model.get("detail") && !this.flow && !!c.grow && !this.prefs.widths[c.name]; }
 
   /** Whether fitInto may take width from a column: one that grows, or a flowing table's fit
    * column (it wraps), unless the user sized it. */
@@ -302,10 +311,24 @@ class Table {
     const over = sum - room;
     if (room <= 0 || over <= 0) return widths;
     const out = widths.slice();
-    if (!total) return widths;
+    if (!total) return this.squeeze(cs, out, over);
     const share = Math.min(1, over / total);
     for (let i = 0; i < cs.length; i++) out[i] = Math.floor(widths[i] - slack[i] * share);
-    return out;
+    return this.squeeze(cs, out, over - total);
+  }
+
+  /** Still too wide: the columns whose values the detail shows whole give more, down to their
+   * header (their cells end in …), so the short ones (step, phase, SSE, finish) stay in view. */
+  squeeze(cs, widths, over) {
+    // only once the table has its row to itself (the detail below it): beside the detail, it
+    // goes below first (`wrap`)
+    const row = this.el.parentElement;
+    if (over <= 0 || (row && this.el.getBoundingClientRect().width < row.getBoundingClientRect().width - 24)) return widths;
+    const slack = cs.map((c, i) => (this.whole(c) ? Math.max(0, widths[i] - this.headWidth(c)) : 0));
+    const total = slack.reduce((a, x) => a + x, 0);
+    if (!total) return widths;
+    const share = Math.min(1, over / total);
+    return widths.map((w, i) => Math.floor(w - slack[i] * share));
   }
 
   /** What the layout depends on besides the user: fit columns' longest values, and which
@@ -359,7 +382,7 @@ class Table {
       // tinted where the field has a value; an empty list ("[]": a final's no calls) is none
       const v = r[c.name];
       const tint = c.field && v !== undefined && v !== "[]" ? ` f-${c.field}` : "";
-      return `<div class="wb-cell wb-c-${c.name}${tint}" role="gridcell" ` +
+      return `<div class="wb-cell wb-c-${c.name}${tint}${this.whole(c) ? " wb-whole" : ""}" role="gridcell" ` +
         `title="${esc(textOf(r[c.name]).slice(0, 400))}">${cellHTML(r, c, this.flow)}</div>`;
     });
     const k = this.keyName;
