@@ -111,7 +111,7 @@ searches in `extract_tool_calls_streaming`). An *engine* parser is a declarative
 `ParserEngineConfig` (states, terminals, transitions) run by vLLM's `vllm.parser.engine`;
 the *state machine* tab draws it. The flags `--tool-call-parser hermes --reasoning-parser
 qwen3` pick one of each."""),
-    ("code", """registry[registry.name.isin(["hermes", "qwen3", "qwen3_coder", "deepseek_r1"])]"""),
+    ("code", """workbench.table(registry[registry.name.isin(["hermes", "qwen3", "qwen3_coder", "deepseek_r1"])])"""),
     ("md", """**The composed parser, in your hands.** `ParserManager.get_parser("hermes", "qwen3")` gives
 a `DelegatingParser` subclass holding both. The embedded engine is a random-weight Qwen3
 with the real Qwen3 tokenizer; a *script* forces the tokens it emits, so every run is the
@@ -156,8 +156,8 @@ def made_by(row):
     return "qwen3 (engine config)" if str(row.phase_before) == "reasoning" else "hermes (hand-written class)"
 
 
-whole.frame()[["step", "tokens", "phase", "reasoning", "content", "tool_calls", "sse"]].assign(
-    made_by=[made_by(r) for r in whole.rows])"""),
+workbench.table(whole.frame()[["step", "tokens", "phase", "reasoning", "content", "tool_calls", "sse"]].assign(
+    made_by=[made_by(r) for r in whole.rows]))"""),
     ("md", """**One token, three spellings.** The id, the text it decodes to (what the table and
 `frame()` show), and vLLM's byte-level token (`row.tokens`, the detail's third column).
 Expected: `[271]`, `['\\n\\n']`, `['ĊĊ']`."""),
@@ -192,8 +192,8 @@ shows, per step, whether the gate was open and how many tokens the mask allowed.
             '"arguments": {"city": "Paris"}}\\n</tool_call>')
 req = workbench.show(REQUIRED, source="engine", tools=TOOLS, tool_choice="required", run=True)
 req.describe()["request"]["structured_outputs"]"""),
-    ("code", """req.frame().assign(grammar=[r.extra.get("grammar", {}).get("allowed") for r in req.rows])[
-    ["step", "tokens", "phase", "tool_calls", "finish_reason", "grammar"]]"""),
+    ("code", """workbench.table(req.frame().assign(grammar=[r.extra.get("grammar", {}).get("allowed") for r in req.rows])[
+    ["step", "tokens", "phase", "tool_calls", "finish_reason", "grammar"]])"""),
     ("md", """**When the grammar says no.** The seed's own script has `"\\n\\n"` after `</think>`,
 which the grammar does not allow: the engine rejects the forced token and ends the request with
 `finish_reason: "error"` at step 7, the last row (its grammar column says *✗ emitted token not

