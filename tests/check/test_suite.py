@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
-from workbench.check import Options, check, compare, export, props, shrink
+from workbench.check import Options, check, compare, props, shrink
+from workbench.export import pytest_file as export
 from workbench.check import groupings as G
 from workbench.check.streams import stream
 from workbench.core.deltas import deltas_from_ids, split
