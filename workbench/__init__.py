@@ -6,7 +6,7 @@
     engine/       one in-process v1 LLMEngine stepped into rows
     check/        the properties of one stream: stream vs non-stream, groupings, contract, shrink
     export/       a finding as a standalone pytest file
-    doctor/       why: evidence -> causes, where in vLLM, the settings; the report
+    diagnosis/    `workbench doctor`: evidence -> causes, where in vLLM, the settings; the report
     lanes/        other vLLM versions, parse-only, one worker process each
     capture/      a real (maybe hostile) server's stream as a recording
     rustfe/       vLLM's Rust frontend (vllm-rs from a lane's wheel) beside the Python one

@@ -289,9 +289,9 @@ NOT_USER_INPUT = {
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
     ("check/written.py", "valid_json", "json.loads"): "the same test of the model's text",
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
-    ("doctor/config/fixes.py", "_json", "json.loads"): "a call's body and arguments as the parser read and returned them",
+    ("diagnosis/config/fixes.py", "_json", "json.loads"): "a call's body and arguments as the parser read and returned them",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
-    ("doctor/config/diagnoses.py", "structural_begins", "json.loads"):
+    ("diagnosis/config/diagnoses.py", "structural_begins", "json.loads"):
         "the structural tag vLLM's adjust_request made for a forced tool_choice (vLLM's own JSON)",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",
     ("check/props.py", "Contract.problems", "json.loads"): "the same test of the model's text",

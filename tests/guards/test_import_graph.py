@@ -18,19 +18,19 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "workbench"
 
-_MIDDLE = {"core", "check", "export", "doctor", "lanes", "capture", "rustfe", "runs"}
+_MIDDLE = {"core", "check", "export", "diagnosis", "lanes", "capture", "rustfe", "runs"}
 # package -> the packages it may import; every pair not named here is refused. Floors, low to high:
-# core; engine, pages; check; export; doctor; lanes, capture; rustfe; runs; corpus; ui; cli.
+# core; engine, pages; check; export; diagnosis (`workbench doctor`'s); lanes, capture; rustfe; runs; corpus; ui; cli.
 ALLOWED = {
     "core": set(),  # widget-free, imports only itself
     "engine": {"core"},
     "pages": {"core"},  # widget-free HTML over core
     "check": {"core"},  # the properties of one stream
     "export": {"core", "check"},  # the pytest file of a finding
-    "doctor": {"core", "check", "export"},  # evidence -> causes; needs the check, never the reverse
-    "lanes": {"core", "check", "doctor"},  # other vLLM versions; its worker runs check and doctor there
-    "capture": {"core", "engine", "check", "doctor"},  # a server that differs is a diagnosis
-    "rustfe": {"core", "check", "doctor", "lanes"},  # vllm-rs from a lane's wheel
+    "diagnosis": {"core", "check", "export"},  # evidence -> causes; needs the check, never the reverse
+    "lanes": {"core", "check", "diagnosis"},  # other vLLM versions; its worker runs check and doctor there
+    "capture": {"core", "engine", "check", "diagnosis"},  # a server that differs is a diagnosis
+    "rustfe": {"core", "check", "diagnosis", "lanes"},  # vllm-rs from a lane's wheel
     "runs": _MIDDLE - {"runs"} | {"engine"},  # where a RunSpec runs: here, a lane's vLLM, vllm-rs
     "corpus": _MIDDLE | {"engine", "pages"},  # it calls the core (prepare, check), never the command line
     "ui": _MIDDLE | {"engine", "pages"},
@@ -197,8 +197,8 @@ def test_every_pair_of_packages_has_a_rule():
 
 
 @pytest.mark.parametrize("package, refused", [
-    ("check", {"doctor", "export", "lanes", "rustfe", "capture", "runs"}),
-    ("doctor", {"lanes", "rustfe", "capture", "runs"}),
+    ("check", {"diagnosis", "export", "lanes", "rustfe", "capture", "runs"}),
+    ("diagnosis", {"lanes", "rustfe", "capture", "runs"}),
     ("lanes", {"runs"}), ("rustfe", {"runs"}),
     ("core", packages() - {"core"}),
     ("engine", {"check", "lanes", "capture", "corpus", "ui", "cli"}),

@@ -7,7 +7,7 @@ doctor is tests/lanes/test_lane.py's.
 
 from __future__ import annotations
 
-from workbench.doctor.causes import Cause
+from workbench.diagnosis.causes import Cause
 from workbench.core.run_spec import RunSpec
 from workbench.runs import asked
 

@@ -45,7 +45,7 @@ def test_the_tab_names_the_cause_and_where_it_lives(diagnosed):
 
 def test_workbench_doctor_returns_the_same_report_for_the_recording_and_the_pasted_text(diagnosed):
     import workbench
-    from workbench.doctor.diagnose import DoctorReport
+    from workbench.diagnosis.diagnose import DoctorReport
 
     tab = diagnosed.state.doctor.value
     same = workbench.doctor(recording=TRUNCATED, versions=False)

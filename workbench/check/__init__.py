@@ -1,6 +1,6 @@
 """The properties of one stream: stream vs non-stream, chunking invariance, the client
 contract and parser cost, over vLLM's own parsers (widget-free). Why a finding happens is
-the doctor's (workbench/doctor/), its pytest file export's (workbench/export/); check
+the doctor's (workbench/diagnosis/), its pytest file export's (workbench/export/); check
 imports neither, nor anything that starts a lane.
 
     suite.py             `check`: every check over one stream with one Session (check, Options, Report)

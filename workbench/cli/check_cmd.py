@@ -53,8 +53,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def _config_lines(session: object, deltas: list, grouping: str | None, step: int) -> list[str]:
     """For a config parser: the transition and terminal that fired at ``step``, with their
-    lines (doctor/config/where.py; whose fault it is is the doctor's to say)."""
-    from workbench.doctor.config import where as config_where
+    lines (diagnosis/config/where.py; whose fault it is is the doctor's to say)."""
+    from workbench.diagnosis.config import where as config_where
     from workbench.core.config.parser import config_of
 
     if config_of(session.parser_cls) is None:  # type: ignore[attr-defined]

@@ -31,14 +31,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.doctor import bugreport
-    from workbench.doctor import strength
+    from workbench.diagnosis import bugreport
+    from workbench.diagnosis import strength
 
     if args.report is not None:
         from workbench.core import outputs
 
         outputs.refuse_existing(bugreport.paths(args.report), args.force)
-    from workbench.doctor.on_spec import diagnose_spec
+    from workbench.diagnosis.on_spec import diagnose_spec
 
     from workbench.lanes import versions, warm
 
@@ -158,13 +158,13 @@ def render(d: dict) -> list[str]:
             sev = "" if c["severity"] == "error" else f" [{c['severity']}]"
             out.append(f"  {n}. {c['class']}{sev}: {c['summary']}")
             if c.get("ranked_by"):
-                from workbench.doctor.strength import WHAT
+                from workbench.diagnosis.strength import WHAT
 
                 out.append(f"       ranked by: {c['ranked_by']} ({WHAT.get(c['ranked_by'], '')})")
             for e in c["evidence"][:4]:
                 out.append(f"       {e}")
             if c.get("where"):
-                from workbench.doctor.where import describe
+                from workbench.diagnosis.where import describe
 
                 out.append(f"       where: {describe(c['where'])}")
             if c.get("versions"):

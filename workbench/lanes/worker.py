@@ -168,7 +168,7 @@ class Worker:
         return {"report": _plain(report.to_dict()), "notes": notes}
 
     def op_doctor(self, spec: dict) -> dict:
-        from workbench.doctor.on_spec import diagnose_spec
+        from workbench.diagnosis.on_spec import diagnose_spec
         from workbench.core.prepare import RunSpec
 
         done = diagnose_spec(RunSpec.from_dict(carried.arrived(spec)))

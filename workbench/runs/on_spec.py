@@ -3,7 +3,7 @@ What the commands and the corpus run. The one ``rust_version`` a ``--frontend`` 
 
 check here is check/on_spec.py's (a lane's ``check`` op runs the same); ``frontend``
 "rust[@VERSION]" adds where vLLM's Python parsers and vllm-rs disagree. A diff side names
-its own vLLM (a lane each) or vllm-rs; the doctor on a RunSpec is doctor/on_spec.py's.
+its own vLLM (a lane each) or vllm-rs; the doctor on a RunSpec is diagnosis/on_spec.py's.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Diagnose the stream on screen (widget-free): ``doctor.diagnose.diagnose`` on its deltas and
+"""Diagnose the stream on screen (widget-free): ``diagnosis.diagnose.diagnose`` on its deltas and
 applied settings, whether other vLLM versions still show a parser cause (the lanes, as
 `workbench doctor` asks them), and the ``--report`` markdown with its pytest file, as text
 to download. ``workbench.doctor(...)`` is the same from Python: it returns the same
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.ui.state import Result, State, frozen, start, with_outcome
 
 if TYPE_CHECKING:
-    from workbench.doctor.diagnose import DoctorReport
+    from workbench.diagnosis.diagnose import DoctorReport
     from workbench.core.parsers import ParserSpec
     from workbench.ui.inputs import Inputs
     from workbench.ui.runtime import Runtime
@@ -85,7 +85,7 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     """The doctor on the stream on screen: its causes (most likely first, with file and
     method), the versions verdict of a parser cause (``versions``: ask the lanes), and the
     report and its test as text (``Result.extra``: markdown, test, names)."""
-    from workbench.doctor.diagnose import DoctorOptions, diagnose as run
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose as run
     from workbench.core.parsers import ParserSpec
     from workbench.ui.tools import editor_file, whole
 
@@ -113,7 +113,7 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
 
             attach(report.parser_causes(), spec_from_options(doctor_options(i, files, grouping, names)),
                    lambda message: rt.status(message, None))
-            from workbench.doctor.strength import with_versions
+            from workbench.diagnosis.strength import with_versions
 
             with_versions(report.causes)
     shown = {k: Path(v).name for k, v in files.items()}
@@ -126,7 +126,7 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
 
 def bundle(report: DoctorReport, argv: list[str]) -> dict[str, Any]:
     """The ``--report`` markdown and its pytest file, as `workbench doctor --report` writes them."""
-    from workbench.doctor import bugreport
+    from workbench.diagnosis import bugreport
     from workbench.export import pytest_file as export
     from workbench.errors import WorkbenchError
 

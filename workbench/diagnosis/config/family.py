@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from workbench.doctor.config.segments import Segment
+    from workbench.diagnosis.config.segments import Segment
     from workbench.core.session import Session
 
 TOOL_EVENTS = {"TOOL_CALL_START", "TOOL_CALL_END", "TOOL_NAME", "ARG_VALUE_CHUNK"}

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workbench.check import evidence as E
-from workbench.doctor import rank
+from workbench.diagnosis import rank
 from workbench.check.contract import parser_markers
-from workbench.doctor.report import NOTE, PROBLEM, Diagnosis
+from workbench.diagnosis.report import NOTE, PROBLEM, Diagnosis
 
 if TYPE_CHECKING:
     from collections.abc import Sequence
@@ -143,8 +143,8 @@ def run(setup: Setup, session: Session, working: ParserSpec, result: Result, del
         all_reasoning = [name for name, m in (("stream", stream), ("non-stream", nonstream))
                          if m.reasoning and not (m.content or "").strip() and not m.tool_calls]
         # The model opened thinking itself, or max_tokens cut it mid-thought: no parser assumed anything.
-        # Thinking on (the prompt opened it, the request asked): the model's output (doctor/thinking.py).
-        from workbench.doctor.thinking import state
+        # Thinking on (the prompt opened it, the request asked): the model's output (diagnosis/thinking.py).
+        from workbench.diagnosis.thinking import state
 
         on = working.reasoning_parser and (th := state(session, tail)) is not None and th.on(text)
         if (working.reasoning_parser and all_reasoning and "</think>" not in text and "<think>" not in text

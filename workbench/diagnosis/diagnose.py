@@ -5,8 +5,8 @@ non-streaming answer (which field, from which step), the same tokens in other
 groupings (check's chunking fuzz, shrunk to a minimal grouping), the text itself
 (a call left open, words no field carries), and the configuration (parsers that
 cannot start or do not match the text, tools off, thinking settings). ``causes``
-(doctor/causes.py) turns it into classes, most likely first; a parser cause names
-the file and method (doctor/where.py). Whether another vLLM version still shows it
+(diagnosis/causes.py) turns it into classes, most likely first; a parser cause names
+the file and method (diagnosis/where.py). Whether another vLLM version still shows it
 is asked of the lanes (runs/asked.py: the CLI's doctor and the widget's Diagnose tab).
 """
 
@@ -17,17 +17,17 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.check import coverage, evidence as E
-from workbench.doctor import api_evidence
-from workbench.doctor import causes as C
-from workbench.doctor.config import diagnoses as config_diagnoses
-from workbench.doctor.config import where as config_where
-from workbench.doctor import rank
-from workbench.doctor import thinking
-from workbench.doctor import wrote
-from workbench.doctor.config.diagnoses import ANY_TOOL  # noqa: F401  (rank's callers)
-from workbench.doctor.report import NOTE, PROBLEM, Diagnosis, DoctorOptions, DoctorReport  # noqa: F401
+from workbench.diagnosis import api_evidence
+from workbench.diagnosis import causes as C
+from workbench.diagnosis.config import diagnoses as config_diagnoses
+from workbench.diagnosis.config import where as config_where
+from workbench.diagnosis import rank
+from workbench.diagnosis import thinking
+from workbench.diagnosis import wrote
+from workbench.diagnosis.config.diagnoses import ANY_TOOL  # noqa: F401  (rank's callers)
+from workbench.diagnosis.report import NOTE, PROBLEM, Diagnosis, DoctorOptions, DoctorReport  # noqa: F401
 from workbench.check.contract import format_literals, parser_markers, pattern_markers
-from workbench.doctor.literals import literal_markers
+from workbench.diagnosis.literals import literal_markers
 from workbench.check.suite import Checker, Options
 from workbench.core.parsers import ParserSpec
 
@@ -95,7 +95,7 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     names the grouping of given deltas (a ``--chunking`` name). ``session``: one already
     made for ``setup`` (core.prepare's), so its parser is not composed again."""
     from workbench.check.compare import parser_loop_content
-    from workbench.doctor.where import locate
+    from workbench.diagnosis.where import locate
     from workbench.core.session import Session
     from workbench.core.tokenizers import load_tokenizer
 
@@ -165,8 +165,8 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
 
 
 def _constraint(report: DoctorReport, session: Session, deltas: Sequence[Delta], text: str) -> None:
-    """constraint_not_followed, first: the request's grammar refuses the text (doctor/constraint.py)."""
-    from workbench.doctor import constraint
+    """constraint_not_followed, first: the request's grammar refuses the text (diagnosis/constraint.py)."""
+    from workbench.diagnosis import constraint
 
     found = constraint.check(session, [t for d in deltas for t in d.token_ids], text)
     if found is None:

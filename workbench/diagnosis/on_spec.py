@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from workbench.core.prepare import RunSpec
     from workbench.core.recording import Recording
     from workbench.core.session import Setup
-    from workbench.doctor.report import DoctorOptions, DoctorReport
+    from workbench.diagnosis.report import DoctorOptions, DoctorReport
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Diagnosed:
 
 
 def diagnose_spec(spec: RunSpec, options: DoctorOptions | None = None) -> Diagnosed:
-    from workbench.doctor.diagnose import DoctorOptions, diagnose
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
     from workbench.core.prepare import prepare, resolve
 
     options = options or DoctorOptions()

@@ -1,5 +1,5 @@
 """`workbench doctor`: why a client sees what it sees, and which part of vLLM made it so.
-It reads check's findings (workbench/check/) and never starts a lane: whether another vLLM
+(Not named ``doctor``: ``workbench.doctor(...)`` is the notebook's function.) It reads check's findings (workbench/check/) and never starts a lane: whether another vLLM
 still shows a cause is runs/asked.py's question. Types first: report.py and facts.py
 import nothing of the doctor but each other, so no rule has to import its caller back.
 

@@ -19,7 +19,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
     from typing import Any
 
-    from workbench.doctor.config.segments import Fired, Segment
+    from workbench.diagnosis.config.segments import Fired, Segment
     from workbench.core.messages import Final
 
 

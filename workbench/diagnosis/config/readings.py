@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from workbench.doctor.config.segments import Fired, Segment
+    from workbench.diagnosis.config.segments import Fired, Segment
 
 
 def open_json(args: str) -> bool:

@@ -2,7 +2,7 @@
 
 Causes are ordered by severity (an error before a warning), then by the strongest kind of
 evidence behind each, in ``EVIDENCE``'s order; causes ranked by the same kind keep the
-order doctor/causes.py found them in. An answer a client cannot parse is the broken one,
+order diagnosis/causes.py found them in. An answer a client cannot parse is the broken one,
 whatever the word count; a cause a later vLLM fixed outranks one only the groupings or a
 count of words point at.
 """
@@ -16,7 +16,7 @@ from workbench.core.messages import COSMETIC, SEVERE, WARNING
 if TYPE_CHECKING:
     from collections.abc import Iterable
 
-    from workbench.doctor.facts import Cause
+    from workbench.diagnosis.facts import Cause
 
 # (kind, what it is), strongest first
 EVIDENCE: tuple[tuple[str, str], ...] = (

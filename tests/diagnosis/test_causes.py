@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from workbench.doctor import causes as C
+from workbench.diagnosis import causes as C
 from workbench.core.messages import CHUNKING, ERROR, Difference, Final
 
 
@@ -42,7 +42,7 @@ class _Builds(_Base):
 def test_the_method_named_is_the_one_whose_answer_came_back():
     # vllm-55195: DeepSeekR1ReasoningParser.extract_reasoning_streaming returns what
     # BaseThinkingReasoningParser's returned; the base is where the wrong delta was made.
-    from workbench.doctor.where import producer
+    from workbench.diagnosis.where import producer
 
     def run(cls):
         def go(hook):
@@ -82,7 +82,7 @@ def test_markers_a_legacy_parser_matches_only_in_its_patterns_are_markers():
     # stream that leaks it into content leaks parser markup, not merely "differs".
     from tests.support import reports
     from workbench.check.contract import pattern_markers
-    from workbench.doctor.diagnose import DoctorOptions, diagnose
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
     from workbench.core.session import Session
 
     case = reports.load(reports.CASES / "vllm-51702-gigachat3-function-call-token-split-leaks.json")
@@ -100,8 +100,8 @@ def test_markers_a_legacy_parser_spells_only_in_its_methods_are_markers():
     from vllm.tool_parsers import ToolParserManager
 
     from tests.support import reports
-    from workbench.doctor.diagnose import DoctorOptions, diagnose
-    from workbench.doctor.literals import class_literals
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
+    from workbench.diagnosis.literals import class_literals
 
     assert {"<|action_start|>", "<|action_end|>"} <= class_literals(ToolParserManager.get_tool_parser("internlm"))
     assert "<｜tool_calls_begin｜>" in class_literals(ToolParserManager.get_tool_parser("step3"))

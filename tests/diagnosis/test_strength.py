@@ -1,4 +1,4 @@
-"""Evidence before counting (doctor/strength.py): the rule is data, every cause says which
+"""Evidence before counting (diagnosis/strength.py): the rule is data, every cause says which
 evidence ranked it, and an answer a client cannot parse outranks a count of words."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ MALFORMED = ("<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</pa
 
 
 def test_the_rule_is_written_down_in_the_issues_order():
-    from workbench.doctor.strength import EVIDENCE, KINDS
+    from workbench.diagnosis.strength import EVIDENCE, KINDS
 
     assert [k for k in KINDS if k in ("contract", "markup", "version", "groupings", "words")] == [
         "contract", "markup", "version", "groupings", "words"]
@@ -23,8 +23,8 @@ def test_the_rule_is_written_down_in_the_issues_order():
 
 
 def test_invalid_json_in_the_stream_beats_a_word_count():
-    from workbench.doctor.diagnose import DoctorOptions, diagnose
-    from workbench.doctor.modes import shortfalls
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
+    from workbench.diagnosis.modes import shortfalls
     from workbench.core.parsers import ParserSpec
     from workbench.core.request import RequestSpec
     from workbench.core.session import Setup
@@ -51,7 +51,7 @@ def test_invalid_json_in_the_stream_beats_a_word_count():
     assert (second.cls, second.ranked_by) == ("parser_nonstreaming", "words")  # it loses words: named, after
     # the count that once ranked the non-streaming path first is still measured
     captured = {}
-    from workbench.doctor import causes as C
+    from workbench.diagnosis import causes as C
 
     original = C.M.paths
 
@@ -68,7 +68,7 @@ def test_invalid_json_in_the_stream_beats_a_word_count():
 
 
 def test_every_cause_says_what_ranked_it_in_json_text_and_report(run_cli, tools_file, tmp_path):
-    from workbench.doctor.strength import WHAT
+    from workbench.diagnosis.strength import WHAT
 
     argv = ("doctor", "--tool-parser", "qwen3_xml", "--tools", tools_file, "--text", MALFORMED,
             "--vllm", _installed())
@@ -81,8 +81,8 @@ def test_every_cause_says_what_ranked_it_in_json_text_and_report(run_cli, tools_
 
 
 def test_a_version_that_fixed_it_outranks_groupings_and_words():
-    from workbench.doctor.causes import Cause
-    from workbench.doctor.strength import with_versions
+    from workbench.diagnosis.causes import Cause
+    from workbench.diagnosis.strength import with_versions
 
     words = Cause("parser_nonstreaming", "words", ranked_by="words")
     grouped = Cause("parser_streaming", "grouped", ranked_by="groupings")

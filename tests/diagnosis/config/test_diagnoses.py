@@ -1,4 +1,4 @@
-"""Which parser reads this text (doctor/config/diagnoses.py, doctor/rank.py): texts of our own in
+"""Which parser reads this text (diagnosis/config/diagnoses.py, diagnosis/rank.py): texts of our own in
 six families, each served with the wrong tool parser; the doctor names the right one with
 the flag, and vLLM itself agrees (the named parser's parse returns the call, the served one's
 none)."""
@@ -40,7 +40,7 @@ def _setup(tok: str, tool: str):
 
 @pytest.mark.parametrize("family", WRONG)
 def test_the_wrong_parser_cause_names_the_one_that_reads_the_text(family):
-    from workbench.doctor.diagnose import DoctorOptions, diagnose
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
     from workbench.core.tokenizers import load_tokenizer
 
     tok, served, text, right = WRONG[family]

@@ -24,6 +24,6 @@ def test_doctor_names_the_line_that_wrote_the_wrong_arguments(run_cli, tmp_path,
     assert where["file"] == str(tmp_path / "at_parser.py") and where["method"] == "extract_tool_calls_streaming"
     assert where["wrote_at"] == BUG_LINE and where["returned_at"] != BUG_LINE, where
     assert where["wrote_value"] == '{"city": "Paris"'
-    from workbench.doctor.where import describe
+    from workbench.diagnosis.where import describe
 
     assert f"""the tool_calls value '{{"city": "Paris"' was written at line {BUG_LINE}""" in describe(where)

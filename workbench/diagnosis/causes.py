@@ -5,19 +5,19 @@ configuration, model_output, truncation. The evidence, in order:
 
 1. The configuration diagnoses (no tool parser, tools off, a parser that cannot start
    or does not match the text, a reasoning parser that ignores the prompt's thinking
-   state, a text a forced tool_choice's grammar refuses: doctor/constraint.py):
+   state, a text a forced tool_choice's grammar refuses: diagnosis/constraint.py):
    configuration.
 2. The text itself: does it end inside a tool call (its markup never closed, or its
    JSON running to the end; a marker quoted in prose does not count)? With "stop" the
    model stopped mid-call (model_output). With "length" max_tokens cut it, which is a
    cause (truncation) when the two modes then disagree or the finish_reason hides the
    cut; a mode that says "tool_calls" over the cut call is the serving layer's relabel
-   (doctor/finish.py), named right after it with advice for both kinds of client, and
+   (diagnosis/finish.py), named right after it with advice for both kinds of client, and
    what each parser path made of the cut call follows as a warning. Thinking left open
-   while thinking is on is the model's (doctor/thinking.py), or the cut's. Tool-call
+   while thinking is on is the model's (diagnosis/thinking.py), or the cut's. Tool-call
    JSON the model wrote invalid, functions the request never offered: model_output.
 3. Do streaming and non-streaming disagree (check's stream_vs_nonstream)? The client
-   contract decides first (doctor/modes.py): a mode that sends invalid JSON, leaked
+   contract decides first (diagnosis/modes.py): a mode that sends invalid JSON, leaked
    markup or a call that never closes, next to a clean answer that carries the whole
    text, is the one at fault. Otherwise the mode that loses more of the text; when both
    do, the non-streaming path (the parser's reading of the format) and the streaming
@@ -37,7 +37,7 @@ configuration, model_output, truncation. The evidence, in order:
    markup no mode reads or that reaches the client as text is the parser's.
 
 Whitespace-only (cosmetic) differences are no cause. The order the causes are shown in
-is doctor/strength.py's rule: severity, then the kind of evidence behind each
+is diagnosis/strength.py's rule: severity, then the kind of evidence behind each
 (``Cause.ranked_by``), stable within a kind.
 """
 
@@ -46,13 +46,13 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from workbench.check import evidence as E, silent as S
-from workbench.doctor import finish as F
-from workbench.doctor import modes as M
-from workbench.doctor import strength
+from workbench.diagnosis import finish as F
+from workbench.diagnosis import modes as M
+from workbench.diagnosis import strength
 from workbench.check.coverage import TEXT_DROPPED
 from workbench.check.timing import ARGUMENTS_BUFFERED
 from workbench.core.messages import CHUNKING, CONTRACT, ERROR, SEVERE, STREAM_VS_NONSTREAM, WARNING
-from workbench.doctor.facts import CALLS_OFF, CLASSES, PARSER, Cause, Facts  # noqa: F401  (C.Cause, C.PARSER)
+from workbench.diagnosis.facts import CALLS_OFF, CLASSES, PARSER, Cause, Facts  # noqa: F401  (C.Cause, C.PARSER)
 
 if TYPE_CHECKING:
     from collections.abc import Callable
@@ -193,7 +193,7 @@ def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> l
 
 
 def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str | None, cut: bool) -> list[Cause]:
-    """The parser path(s) a stream-vs-non-stream difference is blamed on (doctor/modes.py).
+    """The parser path(s) a stream-vs-non-stream difference is blamed on (diagnosis/modes.py).
     After a cut, a difference that starts inside the cut call is what each path made of an
     incomplete call: named, a warning, after the truncation and the serving layer's relabel."""
     path, also, short, basis = M.paths(facts)
@@ -222,7 +222,7 @@ def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str 
 
 def _thinking_left_open(facts: Facts) -> list[Cause]:
     """Thinking on, and the model never closed it: the model's output (thinking.py), or the cut's."""
-    from workbench.doctor import thinking as T
+    from workbench.diagnosis import thinking as T
 
     th = facts.thinking
     if th is None or not th.left_open(facts.text, facts.stream, facts.nonstream) or not th.on(facts.text):

@@ -20,7 +20,7 @@ from workbench.errors import WorkbenchError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from workbench.doctor.diagnose import DoctorReport
+    from workbench.diagnosis.diagnose import DoctorReport
     from workbench.core.rows import Row
 
 ROWS_AROUND = 3
@@ -147,8 +147,8 @@ def render(report: DoctorReport, argv: list[str], test_file: str | None, minimal
            no_test: str = "", copies: Sequence[str] = ()) -> str:
     """The report's Markdown. ``test_file``: the pytest file written beside it, or None (then
     ``no_test`` says why); ``copies``: the author's files copied beside it for the test."""
-    from workbench.doctor.strength import WHAT
-    from workbench.doctor.where import describe
+    from workbench.diagnosis.strength import WHAT
+    from workbench.diagnosis.where import describe
     from workbench.core.config.parser import config_of
 
     d = report.to_dict()

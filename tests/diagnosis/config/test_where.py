@@ -1,4 +1,4 @@
-"""doctor/config/where.py and config_family.py: a config parser's finding names the transition
+"""diagnosis/config/where.py and config_family.py: a config parser's finding names the transition
 and terminal that fired at the failing step, their lines in the author's file, what the text
 there reads like (a terminal inside JSON arguments, a marker longer than its terminal, a state
 whose text is dropped), and whether vLLM's own configs walked the same way show it."""

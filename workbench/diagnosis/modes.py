@@ -4,7 +4,7 @@ first, then what is lost.
 A mode breaks the client contract when its answer is one a client cannot use as sent: a
 call without a name or with arguments that are not valid JSON (a call that never closes
 reads the same), parser markup in a text field or in arguments the other mode does not
-have. A mode that breaks it is the suspect before any count of words (doctor/strength.py):
+have. A mode that breaks it is the suspect before any count of words (diagnosis/strength.py):
 a stream that sends ``, "arguments": {...}`` or arguments that never join to valid JSON is
 at fault even when the non-streaming answer, clean, carries words fewer. Only where the
 model broke the call's markup itself (a ``<parameter=`` not closed before ``</function>``)
@@ -27,7 +27,7 @@ from workbench.check import coverage, evidence as E
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from workbench.doctor.facts import Facts
+    from workbench.diagnosis.facts import Facts
 
 STREAMING, NONSTREAMING = "parser_streaming", "parser_nonstreaming"
 

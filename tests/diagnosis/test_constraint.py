@@ -1,4 +1,4 @@
-"""doctor/constraint.py: the request's grammar (adjust_request's, through vLLM's XgrammarBackend)
+"""diagnosis/constraint.py: the request's grammar (adjust_request's, through vLLM's XgrammarBackend)
 fed the output's token ids from where the engine starts constraining."""
 
 from __future__ import annotations
@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from tests.support.seed import WEATHER_TOOLS
-from workbench.doctor import constraint
+from workbench.diagnosis import constraint
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.session import Session, Setup

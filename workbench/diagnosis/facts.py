@@ -1,6 +1,6 @@
 """The doctor's types: what it gathered (``Facts``) and what it concludes (``Cause``).
 
-They stand apart from doctor/causes.py, which turns the one into the other, so that the
+They stand apart from diagnosis/causes.py, which turns the one into the other, so that the
 rules it calls (modes, finish, strength) name them without importing it back.
 """
 

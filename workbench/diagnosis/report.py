@@ -1,15 +1,15 @@
 """The doctor's report and its parts, as types: ``Diagnosis`` (a setting found wrong),
 ``DoctorOptions`` and ``DoctorReport`` (causes, diagnoses, the evidence behind them).
 
-Types first, in their own module: the diagnosis (doctor/diagnose.py), the configuration's
-(doctor/config/diagnoses.py) and the bug report (doctor/bugreport.py) all name them.
+Types first, in their own module: the diagnosis (diagnosis/diagnose.py), the configuration's
+(diagnosis/config/diagnoses.py) and the bug report (diagnosis/bugreport.py) all name them.
 """
 
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
-from workbench.doctor.facts import PARSER, Cause
+from workbench.diagnosis.facts import PARSER, Cause
 
 PROBLEM, NOTE = "problem", "note"
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from workbench.doctor.facts import Facts
+    from workbench.diagnosis.facts import Facts
 
 SERVING_FILE = "vllm/entrypoints/openai/chat_completion/serving.py"
 WHERE = {"stream": {"file": SERVING_FILE, "method": "chat_completion_stream_generator", "role": "serving"},

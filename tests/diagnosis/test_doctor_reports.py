@@ -32,7 +32,7 @@ DISAGREE = {
 
 @functools.cache
 def diagnosed(case_id: str):
-    from workbench.doctor.diagnose import DoctorOptions, diagnose
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
 
     case = BY_ID[case_id]
     return diagnose(reports.setup(case), text=case["text"], finish_reason=case["finish_reason"],
@@ -51,7 +51,7 @@ def test_doctor_names_the_expected_cause(case):
     assert got == case["expected_cause"], (case["id"], [(c.cls, c.summary) for c in causes])
     if causes and causes[0].cls in ("parser_streaming", "parser_nonstreaming"):
         where = causes[0].where or {}
-        # a config case's cause names the config's own transition and lines (doctor/config/where.py)
+        # a config case's cause names the config's own transition and lines (diagnosis/config/where.py)
         assert where.get("file", "").startswith("vllm/") or where.get("config") == str(reports.config_path(case)), where
 
 

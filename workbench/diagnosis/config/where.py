@@ -16,9 +16,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from workbench.doctor.config import fixes as F
-from workbench.doctor.config import readings as R
-from workbench.doctor.config.segments import Fired, Segment
+from workbench.diagnosis.config import fixes as F
+from workbench.diagnosis.config import readings as R
+from workbench.diagnosis.config.segments import Fired, Segment
 from workbench.core import vllm_compat as compat
 
 if TYPE_CHECKING:
@@ -166,8 +166,8 @@ def attach(causes: list, session: Session, deltas: Sequence[Delta], checked: obj
     """Give each parser cause of a config parser its config ``where`` (``locate``) and verdict
     (config_family.same_fault): in place of vLLM's ParserEngine.parse_delta, which every config
     shares."""
-    from workbench.doctor.facts import PARSER
-    from workbench.doctor.config.family import same_fault
+    from workbench.diagnosis.facts import PARSER
+    from workbench.diagnosis.config.family import same_fault
     from workbench.core.config.parser import config_of
 
     config = config_of(session.parser_cls)

@@ -143,12 +143,12 @@ def describe(w: dict | None) -> str:
     if w is None:
         return "no parser is configured"
     if "config" in w:  # a parser config's transition and terminal (config_where.py)
-        from workbench.doctor.config.where import describe as config_describe
+        from workbench.diagnosis.config.where import describe as config_describe
 
         return config_describe(w)
     if not w.get("vllm") and "engine" not in w:  # a plugin's class: the author's own file
         at = f", returned at line {w['returned_at']}" if w.get("returned_at") else ""
-        if w.get("wrote_at"):  # doctor/wrote.py: the line the value that differs came from
+        if w.get("wrote_at"):  # diagnosis/wrote.py: the line the value that differs came from
             at += f"; the {w['wrote_field']} value {w['wrote_value'][:40]!r} was written at line {w['wrote_at']}"
         return (f"your code (module {w.get('module')}): {w['file']}:{w['line'] or '?'}, "
                 f"{w['class']}.{w['method']}{at}")
