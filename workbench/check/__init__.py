@@ -9,7 +9,6 @@ imports neither, nor anything that starts a lane.
     groupings.py         other groupings of the same tokens into deltas, as engines produce them
     steps.py             a finding's step as the tokens it covers (from 1), with the token texts around it
     shrink.py            shrink a failing case: the grouping first, then the text
-    minimal_text.py      the fewest tokens of the stream that still show a finding
     parallel.py          independent replays over CPU cores with fork (check --jobs)
     compare.py           what a streaming client ends with vs a reference answer
     props.py             the properties check asserts, pure functions over the message model

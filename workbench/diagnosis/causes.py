@@ -36,27 +36,26 @@ configuration, model_output, truncation. The evidence, in order:
 7. The silent drops (check/silent.py) join the cause that explains them; alone, call
    markup no mode reads or that reaches the client as text is the parser's.
 
-Whitespace-only (cosmetic) differences are no cause. The order the causes are shown in
-is diagnosis/strength.py's rule: severity, then the kind of evidence behind each
+The rules run in ``ORDER`` (data: each rule with what it looks at). Whitespace-only
+(cosmetic) differences are no cause. The order the causes are shown in is
+diagnosis/strength.py's rule: severity, then the kind of evidence behind each
 (``Cause.ranked_by``), stable within a kind.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from workbench.check import evidence as E, silent as S
-from workbench.diagnosis import finish as F
-from workbench.diagnosis import modes as M
-from workbench.diagnosis import strength
 from workbench.check.coverage import TEXT_DROPPED
 from workbench.check.timing import ARGUMENTS_BUFFERED
 from workbench.core.messages import CHUNKING, CONTRACT, ERROR, SEVERE, STREAM_VS_NONSTREAM, WARNING
+from workbench.diagnosis import finish as F, modes as M, strength
 from workbench.diagnosis.facts import CALLS_OFF, CLASSES, PARSER, Cause, Facts  # noqa: F401  (C.Cause, C.PARSER)
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from workbench.core.messages import Difference
 
 def _key(f: Difference) -> dict:
@@ -79,117 +78,210 @@ def step_of(facts: Facts, char: int) -> int:
     return bisect.bisect_right(facts.step_ends, char) + 1
 
 
+@dataclass
+class _Scan:
+    """``classify``'s working state: the facts, the causes found so far (a later rule reads
+    them), and what one rule leaves for a later one."""
+
+    facts: Facts
+    where: Callable
+    by_kind: dict[str, list]
+    modes: list  # severe stream-vs-non-stream findings
+    opened: str | None  # the call the text ends inside, if any
+    cut: bool  # ... and max_tokens cut it there
+    causes: list[Cause] = field(default_factory=list)
+    invalid: Cause | None = None  # invalid JSON whose text the parser then dropped: named after the loss
+
+    def found(self, kind: str) -> list:
+        return self.by_kind.get(kind, [])
+
+
 def classify(facts: Facts, where: Callable[[str | None, str], dict | None]) -> list[Cause]:
     """Causes, most likely first. ``where(role, mode, step=None)`` locates a parser method (the
-    step at fault, where known, in the deltas as given)."""
-    causes: list[Cause] = []
+    step at fault, where known, in the deltas as given). The rules run in ``ORDER``; a rule
+    reads what the ones before it found."""
     by_kind: dict[str, list] = {}
     for f in facts.findings:
         by_kind.setdefault(f.kind, []).append(f)
     modes = [f for f in by_kind.get(STREAM_VS_NONSTREAM, []) if f.severity == SEVERE]
-
-    for d in facts.diagnoses:
-        causes.append(Cause("configuration", d.message, [f"{d.code}: {d.fix}" if d.fix else d.code],
-                            ranked_by="configuration"))
-
-    finals = (facts.stream, facts.nonstream)
-    opened = E.open_at_end(facts.text, facts.pairs, finals, facts.literals, facts.starts)
+    opened = E.open_at_end(facts.text, facts.pairs, (facts.stream, facts.nonstream), facts.literals, facts.starts)
     cut = bool(opened) and facts.finish == "length" and bool(modes or F.relabelled_cut(facts))
-    if cut:
-        causes.append(Cause("truncation", f"max_tokens cut the output inside a tool call: {opened}",
-                            ['finish_reason "length": the call is incomplete', F.cut_answers(facts)],
-                            ranked_by="markup"))
-        causes += strength.by("markup", F.cut_causes(facts, Cause))
-    elif opened and facts.finish == "stop":
-        causes.append(Cause("model_output", f"the model stopped inside a tool call: {opened}",
-                            ["finish_reason \"stop\" with the call's markup or arguments still open"],
-                            ranked_by="markup"))
-    causes += strength.by("markup", _thinking_left_open(facts))
+    scan = _Scan(facts, where, by_kind, modes, opened, cut)
+    for _, rule in ORDER:
+        rule(scan)
+    return _dedupe(scan.causes)
+
+
+def _configuration(s: _Scan) -> None:
+    for d in s.facts.diagnoses:
+        s.causes.append(Cause("configuration", d.message, [f"{d.code}: {d.fix}" if d.fix else d.code],
+                              ranked_by="configuration"))
+
+
+def _ends_inside_a_call(s: _Scan) -> None:
+    facts = s.facts
+    if s.cut:
+        s.causes.append(Cause("truncation", f"max_tokens cut the output inside a tool call: {s.opened}",
+                              ['finish_reason "length": the call is incomplete', F.cut_answers(facts)],
+                              ranked_by="markup"))
+        s.causes += strength.by("markup", F.cut_causes(facts, Cause))
+    elif s.opened and facts.finish == "stop":
+        s.causes.append(Cause("model_output", f"the model stopped inside a tool call: {s.opened}",
+                              ["finish_reason \"stop\" with the call's markup or arguments still open"],
+                              ranked_by="markup"))
+
+
+def _thinking(s: _Scan) -> None:
+    s.causes += strength.by("markup", _thinking_left_open(s.facts))
+
+
+def _model_wrote(s: _Scan) -> None:
+    """JSON the model wrote invalid (after the loss, when the parser then dropped its text),
+    functions the request never offered."""
+    facts = s.facts
+    finals = (facts.stream, facts.nonstream)
     invalid = E.invalid_written(facts.text, finals, facts.starts)
-    invalid_cause = Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
-                          ["as written in the text, not as parsed"], ranked_by="contract") if invalid else None
-    if invalid_cause and not _dropped_after_invalid(facts, by_kind.get(TEXT_DROPPED, [])):
-        causes.append(invalid_cause)
-        invalid_cause = None
+    if invalid:
+        cause = Cause("model_output", "the model wrote tool-call JSON that is not valid: " + ", ".join(invalid),
+                      ["as written in the text, not as parsed"], ranked_by="contract")
+        if _dropped_after_invalid(facts, s.found(TEXT_DROPPED)):
+            s.invalid = cause
+        else:
+            s.causes.append(cause)
     unknown = E.unknown_names(finals, facts.tool_names)
     if unknown:
-        causes.append(Cause("model_output", "the model called function(s) the request does not offer: "
-                            + ", ".join(map(repr, unknown)),
-                            [f"tools offered: {', '.join(sorted(facts.tool_names))}"], ranked_by="contract"))
+        s.causes.append(Cause("model_output", "the model called function(s) the request does not offer: "
+                              + ", ".join(map(repr, unknown)),
+                              [f"tools offered: {', '.join(sorted(facts.tool_names))}"], ranked_by="contract"))
 
-    served = strength.by("contract", F.empty_tool_calls(facts, Cause))
-    calls_differ = any(f.field == "tool_calls" for f in modes)
-    named = any(c.cls == "serving" for c in causes) or served
-    for f in modes:
+
+def _serving(s: _Scan) -> None:
+    served = strength.by("contract", F.empty_tool_calls(s.facts, Cause))
+    calls_differ = any(f.field == "tool_calls" for f in s.modes)
+    named = any(c.cls == "serving" for c in s.causes) or served
+    for f in s.modes:
         if f.field == "finish_reason" and not calls_differ and not named:
-            causes.append(Cause("serving", f"the finish_reason differs: stream {f.stream!r}, non-stream "
-                                f"{f.nonstream!r}, while both modes agree on the calls",
-                                [f.detail], findings=[_key(f)], ranked_by="contract"))
-    causes += served
-    parser_modes = [f for f in modes if f.field != "finish_reason"]
-    if parser_modes:
-        causes += _mode_causes(facts, parser_modes, where, opened, cut)
+            s.causes.append(Cause("serving", f"the finish_reason differs: stream {f.stream!r}, non-stream "
+                                  f"{f.nonstream!r}, while both modes agree on the calls",
+                                  [f.detail], findings=[_key(f)], ranked_by="contract"))
+    s.causes += served
 
-    # A parser method that raises is a defect in that method; a stream that depends on the
-    # grouping can follow from it (the same broken split runs in both paths), never the reverse.
-    for f in by_kind.get(ERROR, []):
+
+def _modes(s: _Scan) -> None:
+    parser_modes = [f for f in s.modes if f.field != "finish_reason"]
+    if parser_modes:
+        s.causes += _mode_causes(s.facts, parser_modes, s.where, s.opened, s.cut)
+
+
+def _raises(s: _Scan) -> None:
+    """A parser method that raises is a defect in that method; a stream that depends on the
+    grouping can follow from it (the same broken split runs in both paths), never the reverse."""
+    for f in s.found(ERROR):
         mode = "nonstreaming" if f.field == "parse" else "streaming"
-        causes.append(Cause("parser_nonstreaming" if mode == "nonstreaming" else "parser_streaming",
-                            f.detail, [f.headline()], where=where(_role(facts, f), mode), findings=[_key(f)],
-                            ranked_by="contract"))
-    chunked = [f for f in by_kind.get(CHUNKING, []) if f.severity == SEVERE]
+        s.causes.append(Cause("parser_nonstreaming" if mode == "nonstreaming" else "parser_streaming",
+                              f.detail, [f.headline()], where=s.where(_role(s.facts, f), mode), findings=[_key(f)],
+                              ranked_by="contract"))
+
+
+def _groupings(s: _Scan) -> None:
+    chunked = [f for f in s.found(CHUNKING) if f.severity == SEVERE]
     if chunked:
         f = min(chunked, key=lambda f: f.first_step or 0)
         g = f.extra.get("minimal_grouping") or f.extra.get("grouping") or f.chunking
-        causes.append(Cause("parser_streaming", f"the streamed {', '.join(sorted({x.field for x in chunked}))} "
-                            f"depend(s) on how the tokens are grouped into deltas: minimal grouping "
-                            f"--chunking {g}", [x.headline() for x in chunked], where=where(_role(facts, f), "streaming"),
-                            findings=[_key(x) for x in chunked], ranked_by="groupings"))
-    stream_contract = [f for f in by_kind.get(CONTRACT, []) if f.chunking != "nonstream"]
-    # A configuration problem (no or the wrong parser, tools off) explains markup in content.
-    if stream_contract and not opened and not facts.diagnoses and not any(c.cls == "parser_streaming" for c in causes):
-        f = stream_contract[0]
-        causes.append(Cause("parser_streaming", f"the stream breaks the client contract: {f.detail}",
-                            [x.headline() for x in stream_contract], where=where(_role(facts, f), "streaming"),
-                            findings=[_key(x) for x in stream_contract], ranked_by="contract"))
-    # No parser, tools off or another format: the parser reads nothing, by its configuration.
-    explained = next((c for c in causes if c.cls == "configuration" and any(
+        s.causes.append(Cause("parser_streaming", f"the streamed {', '.join(sorted({x.field for x in chunked}))} "
+                              f"depend(s) on how the tokens are grouped into deltas: minimal grouping "
+                              f"--chunking {g}", [x.headline() for x in chunked],
+                              where=s.where(_role(s.facts, f), "streaming"),
+                              findings=[_key(x) for x in chunked], ranked_by="groupings"))
+
+
+def _contract(s: _Scan) -> None:
+    """The stream breaks the client contract; a configuration problem (no or the wrong parser,
+    tools off) explains markup in content instead."""
+    broken = [f for f in s.found(CONTRACT) if f.chunking != "nonstream"]
+    if broken and not s.opened and not s.facts.diagnoses and not any(c.cls == "parser_streaming" for c in s.causes):
+        f = broken[0]
+        s.causes.append(Cause("parser_streaming", f"the stream breaks the client contract: {f.detail}",
+                              [x.headline() for x in broken], where=s.where(_role(s.facts, f), "streaming"),
+                              findings=[_key(x) for x in broken], ranked_by="contract"))
+
+
+def _text_dropped(s: _Scan) -> None:
+    """Text no mode carries: both parser paths, unless no parser, tools off or another format
+    explains it (the parser reads nothing, by its configuration)."""
+    explained = next((c for c in s.causes if c.cls == "configuration" and any(
         e.startswith(CALLS_OFF) for e in c.evidence)), None)
-    for f in by_kind.get(TEXT_DROPPED, []):
+    for f in s.found(TEXT_DROPPED):
         if explained is not None:
             explained.evidence.append(f"{TEXT_DROPPED}: {f.detail}")
             continue
-        role = _role(facts, f)
-        causes.append(Cause("parser_nonstreaming", f"text of the model output is lost in both modes: {f.detail}",
-                            [d["context"] for d in f.extra.get("dropped", [])][:3],
-                            where=where(role, "nonstreaming"), findings=[_key(f)], ranked_by="markup"))
-        causes.append(Cause("parser_streaming", "the streaming path loses the same text",
-                            [f.headline()], where=where(role, "streaming"), findings=[_key(f)], ranked_by="markup"))
-    if facts.parallel_tool_calls is False:
-        for name, final in (("stream", facts.stream), ("non-stream", facts.nonstream)):
+        role = _role(s.facts, f)
+        s.causes.append(Cause("parser_nonstreaming", f"text of the model output is lost in both modes: {f.detail}",
+                              [d["context"] for d in f.extra.get("dropped", [])][:3],
+                              where=s.where(role, "nonstreaming"), findings=[_key(f)], ranked_by="markup"))
+        s.causes.append(Cause("parser_streaming", "the streaming path loses the same text",
+                              [f.headline()], where=s.where(role, "streaming"), findings=[_key(f)], ranked_by="markup"))
+
+
+def _parallel(s: _Scan) -> None:
+    if s.facts.parallel_tool_calls is False:
+        for name, final in (("stream", s.facts.stream), ("non-stream", s.facts.nonstream)):
             if len(final.tool_calls) > 1:
-                causes.append(Cause("serving", f"parallel_tool_calls is false, yet the {name} answer has "
-                                    f"{len(final.tool_calls)} calls", ["vLLM's serving layer keeps call 0 only"],
-                                    ranked_by="contract"))
-    if invalid_cause:  # the parser dropped the text of the body it could not read: that comes first
-        invalid_cause.evidence.append("the parser then drops that text in both modes (text_dropped)")
-        invalid_cause.ranked_by = "markup"
-        causes.append(invalid_cause)
-    broken = E.broken_and_lost(facts.text, facts.pairs, finals)
-    if broken and not any(c.cls in PARSER for c in causes):
-        causes.append(Cause("model_output", "the model broke the call's markup: " + "; ".join(broken[:2]),
-                            ["both modes read the broken markup alike; the format is the model's to keep"],
-                            ranked_by="markup"))
-    for f in by_kind.get(ARGUMENTS_BUFFERED, []):
+                s.causes.append(Cause("serving", f"parallel_tool_calls is false, yet the {name} answer has "
+                                      f"{len(final.tool_calls)} calls", ["vLLM's serving layer keeps call 0 only"],
+                                      ranked_by="contract"))
+
+
+def _invalid_then_dropped(s: _Scan) -> None:
+    if s.invalid:  # the parser dropped the text of the body it could not read: that comes first
+        s.invalid.evidence.append("the parser then drops that text in both modes (text_dropped)")
+        s.invalid.ranked_by = "markup"
+        s.causes.append(s.invalid)
+
+
+def _broken_markup(s: _Scan) -> None:
+    broken = E.broken_and_lost(s.facts.text, s.facts.pairs, (s.facts.stream, s.facts.nonstream))
+    if broken and not any(c.cls in PARSER for c in s.causes):
+        s.causes.append(Cause("model_output", "the model broke the call's markup: " + "; ".join(broken[:2]),
+                              ["both modes read the broken markup alike; the format is the model's to keep"],
+                              ranked_by="markup"))
+
+
+def _buffered(s: _Scan) -> None:
+    for f in s.found(ARGUMENTS_BUFFERED):
         x = f.extra
-        causes.append(Cause("parser_streaming", f"arguments are buffered, not streamed: call {x.get('call')} sends "
-                            f"nothing for {x.get('silent_deltas')} deltas, then {x.get('bytes')} bytes of arguments at "
-                            f"once (step {f.first_step}): a streaming client sees no progress while the model writes them",
-                            [f.detail, "the answer is right, only late: a warning"], severity=WARNING,
-                            where=where("tool", "streaming"), findings=[_key(f)], ranked_by="timing"))
-    causes += S.causes(by_kind, causes, Cause, lambda f, mode: where(_role(facts, f), mode, f.first_step), _key,
-                       bool(opened))
-    return _dedupe(causes)
+        s.causes.append(Cause("parser_streaming", f"arguments are buffered, not streamed: call {x.get('call')} "
+                              f"sends nothing for {x.get('silent_deltas')} deltas, then {x.get('bytes')} bytes of "
+                              f"arguments at once (step {f.first_step}): a streaming client sees no progress while "
+                              f"the model writes them", [f.detail, "the answer is right, only late: a warning"],
+                              severity=WARNING, where=s.where("tool", "streaming"), findings=[_key(f)],
+                              ranked_by="timing"))
+
+
+def _silent(s: _Scan) -> None:
+    s.causes += S.causes(s.by_kind, s.causes, Cause, lambda f, mode: s.where(_role(s.facts, f), mode, f.first_step),
+                         _key, bool(s.opened))
+
+
+# The rules in the order they run (the evidence's order): a later rule reads what an earlier
+# one found (a configuration cause explains lost text; a parser cause, broken markup).
+ORDER: tuple[tuple[str, Callable[[_Scan], None]], ...] = (
+    ("configuration: the settings diagnosed", _configuration),
+    ("the text ends inside a call: truncation, or the model stopped", _ends_inside_a_call),
+    ("thinking left open while thinking is on", _thinking),
+    ("tool-call JSON written invalid, functions never offered", _model_wrote),
+    ("the serving layer's finish_reason", _serving),
+    ("stream vs non-stream: which parser path", _modes),
+    ("a parser method that raises", _raises),
+    ("an answer that depends on the grouping", _groupings),
+    ("the stream's client contract", _contract),
+    ("text that reaches no field", _text_dropped),
+    ("parallel_tool_calls false with several calls", _parallel),
+    ("invalid JSON whose text the parser dropped", _invalid_then_dropped),
+    ("markup the model broke", _broken_markup),
+    ("arguments buffered, not streamed", _buffered),
+    ("the silent drops", _silent),
+)
 
 
 def _mode_causes(facts: Facts, parser_modes: list, where: Callable, opened: str | None, cut: bool) -> list[Cause]:

@@ -20,4 +20,6 @@ on ``sys.path`` of a worker that runs the workbench's own core over it.
     version_diff.py  A/B across versions: hermes+qwen3@0.32.0 vs @0.33.0, fixed in which; one A/B per version (diff --vllm)
     lane_ui.py    what the widget needs from lanes (widget-free): a session, the picker's choices
     fixed_in.py   a finding's timeline over every vLLM version: fixed in, back in, new in
+
+Alike on purpose: tree.py's ``python -m`` main and core/models.py's (a fetch command each).
 """
