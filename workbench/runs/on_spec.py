@@ -37,10 +37,14 @@ def check_spec(spec: RunSpec, options: Options | None = None, frontend: str | No
     return report, prepared.notes
 
 
-def rust_version(frontend: str | tuple[str, str | None] | None) -> str | None:
+def rust_version(frontend: str | tuple[str, str | None] | list | None) -> str | None:
     """The vllm-rs version a ``--frontend`` value asks for, as typed ("rust@0.34.0") or parsed
-    (("rust", "0.34.0"): cli/frontend_option.py's), checked; None for vLLM's Python parsers."""
-    name, version = frontend if isinstance(frontend, tuple) else (frontend or "python").partition("@")[::2]
+    (("rust", "0.34.0"): cli/frontend_option.py's; a list once it crossed into a lane),
+    checked; None for vLLM's Python parsers."""
+    if isinstance(frontend, (tuple, list)):
+        name, version = frontend
+    else:
+        name, _, version = (frontend or "python").partition("@")
     if name != "rust":
         return None
     if not version:
