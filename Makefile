@@ -33,13 +33,13 @@ bench: setup
 	@for b in bench/*.py; do echo "== $$b"; $(PY) $$b || exit 1; done
 
 # The docs site (mkdocs-material, docs/ + mkdocs.yml): the CLI reference and the benchmarks' latest
-# figures are regenerated first (docs/gen_cli.py, docs/gen_bench.py); --strict fails on a broken link
+# figures are regenerated first (docs/gen_cli.py, docs/gen_api.py, docs/gen_bench.py); --strict fails on a broken link
 # or a missing page (tests/docs/test_site.py runs the same build in `make test`).
 docs: setup
-	@$(PY) docs/gen_cli.py && $(PY) docs/gen_bench.py && .venv/bin/mkdocs build --strict --quiet && echo "docs: site/index.html"
+	@$(PY) docs/gen_cli.py && $(PY) docs/gen_api.py && $(PY) docs/gen_bench.py && .venv/bin/mkdocs build --strict --quiet && echo "docs: site/index.html"
 
 docs-serve: setup
-	@$(PY) docs/gen_cli.py && $(PY) docs/gen_bench.py && .venv/bin/mkdocs serve --dev-addr 127.0.0.1:8000
+	@$(PY) docs/gen_cli.py && $(PY) docs/gen_api.py && $(PY) docs/gen_bench.py && .venv/bin/mkdocs serve --dev-addr 127.0.0.1:8000
 
 # The committed JS bundles (workbench/ui/static/editor.js, diagram.js, THIRD_PARTY_NOTICES) must be
 # what js/ builds: npm ci from the registry, build into a scratch folder, compare byte for byte.

@@ -79,7 +79,7 @@ def fill(session, template: str) -> str:
 
 def measure(setup, text: str, runs: int, replay_setup) -> dict:
     """Median doctor and replay seconds (the replay with ``replay_setup``'s parsers)."""
-    from workbench.check.doctor import diagnose
+    from workbench.diagnosis.diagnose import diagnose
     from workbench.core.session import Session
 
     session = Session(replay_setup)
@@ -106,10 +106,10 @@ LANE_CASES = ("vllm-56263-deepseek-v3-text-after-call-dropped", "vllm-48294-erni
 def doctor_with_lanes(case: dict) -> tuple[float, list]:
     """One doctor run as `workbench doctor --json` does it: diagnose, then the lanes' verdicts."""
     from tests.support import reports
-    from workbench.check.doctor import DoctorOptions, diagnose
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose
     from workbench.cli import build_parser, common
     from workbench.lanes import lane, warm
-    from workbench.lanes.asked import attach
+    from workbench.runs.asked import attach
 
     folder = Path(os.environ.get("TMPDIR", "/tmp")) / "doctor_speed"
     argv = reports.argv(case, "doctor", folder)

@@ -4,10 +4,13 @@
     __main__.py   `python -m workbench` runs the CLI
     core/         the widget-free core (never imports ipywidgets/IPython; vLLM imported lazily)
     engine/       one in-process v1 LLMEngine stepped into rows
-    check/        find and pin parser bugs: check, shrink, export, doctor
+    check/        the properties of one stream: stream vs non-stream, groupings, contract, shrink
+    export/       a finding as a standalone pytest file
+    diagnosis/    `workbench doctor`: evidence -> causes, where in vLLM, the settings; the report
     lanes/        other vLLM versions, parse-only, one worker process each
     capture/      a real (maybe hostile) server's stream as a recording
     rustfe/       vLLM's Rust frontend (vllm-rs from a lane's wheel) beside the Python one
+    runs/         where a RunSpec runs: here, a lane's vLLM, vllm-rs; per-version reports
     corpus/       `workbench corpus`: every recording under folders, on a pool or Ray
     matrix/       conformance cases per parser (parsers/cases) and their matrix over versions
     pages/        widget-free HTML: the table component in a page without a kernel

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 
 from tests.support.invoke import CONFIG, TEXT, TOOLS
-from workbench.check import minimal_text
+from workbench.check import suite
 from workbench.core.messages import Final
 
 
@@ -17,7 +17,7 @@ def _mode(run_cli, text):
     code, out, err = run_cli("replay", "--config", "raw.toml", "--tools", "tools.json", "--text", text, "--json")
     assert code == 0, err
     run = json.loads(out)
-    return minimal_text.mode(Final.of(run["stream"]), Final.of(run["nonstream"]), "tool_calls", {"get_weather"})
+    return suite.mode(Final.of(run["stream"]), Final.of(run["nonstream"]), "tool_calls", {"get_weather"})
 
 
 def _minimal(run_cli):
@@ -41,6 +41,6 @@ def test_the_minimal_text_shows_the_same_bug(run_cli, tmp_path, monkeypatch):
 
     # the naive shrink (any difference in tool_calls) lands on another bug
     with monkeypatch.context() as m:
-        m.setattr(minimal_text, "mode", lambda *args: ())
+        m.setattr(suite, "mode", lambda *args: ())
         naive = _minimal(run_cli)
     assert _mode(run_cli, naive["text"]) != whole, naive

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
-from workbench.check import Options, check, compare, export, props, shrink
+from workbench.check import Options, check, compare, props, shrink
+from workbench.export import pytest_file as export
 from workbench.check import groupings as G
 from workbench.check.streams import stream
 from workbench.core.deltas import deltas_from_ids, split
@@ -273,13 +274,15 @@ def test_cost_flags_growing_per_delta_cost_only():
 
 
 def test_check_package_is_widget_free():
-    src = Path(__file__).resolve().parents[2] / "workbench" / "check"
-    files = sorted(src.glob("*.py"))
-    assert src / "doctor.py" in files and len(files) >= 10  # the loop below ran over the package
+    # check and what was split out of it (the doctor, export, where a run runs); ~400 lines a
+    # module is the guideline (AGENTS.md), this the wall past it
+    root = Path(__file__).resolve().parents[2] / "workbench"
+    files = sorted(f for pkg in ("check", "diagnosis", "export", "runs") for f in (root / pkg).rglob("*.py"))
+    assert root / "diagnosis" / "diagnose.py" in files and len(files) >= 10  # the loop below ran over the packages
     for f in files:
         text = f.read_text()
         assert "ipywidgets" not in text and "IPython" not in text, f
-        assert len(text.splitlines()) < 300, f
+        assert len(text.splitlines()) < 450, f
 
 
 def test_long_streams_get_a_seeded_sample_of_two_chunk_splits():

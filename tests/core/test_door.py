@@ -277,9 +277,9 @@ NOT_USER_INPUT = {
     ("core/templates.py", "_address_space", "os.open"): "this process's own /proc/self/statm",
     ("core/outputs.py", "Staged.files", ".read_text"): "a command's own output, staged in its lane's private "
                                                        "folder, sent back for the caller to write",
-    ("check/export_template.py", "parser_class", "open"): "runs in the exported test, outside the workbench: "
+    ("export/template.py", "parser_class", "open"): "runs in the exported test, outside the workbench: "
                                                           "the config copy the export wrote beside it",
-    ("check/export_template.py", "parser_class", "tomllib.load"): "the same file, in the exported test",
+    ("export/template.py", "parser_class", "tomllib.load"): "the same file, in the exported test",
     ("core/templates.py", "_collect", "json.loads"): "the token ids our own forked renderer wrote",
     ("core/outputs.py", "_open", "os.open"): "creates or appends to an output file (O_WRONLY)",
     ("core/outputs.py", "_open", "os.fdopen"): "the same output file, for writing (mode w or a)",
@@ -289,17 +289,15 @@ NOT_USER_INPUT = {
         "tests the model's arguments text as a client would; ValueError and RecursionError are caught",
     ("check/written.py", "valid_json", "json.loads"): "the same test of the model's text",
     ("check/evidence.py", "ok_calls", "json.loads"): "the same test of the model's text",
-    ("check/config_fixes.py", "_json", "json.loads"): "a call's body and arguments as the parser read and returned them",
+    ("diagnosis/config/fixes.py", "_json", "json.loads"): "a call's body and arguments as the parser read and returned them",
     ("check/coverage.py", "_arg_words", "json.loads"): "a call's arguments as the parser returned them",
-    ("lanes/asked.py", "findings_in", "json.loads"): "the --json stdout of our own doctor in a lane",
-    ("cli/diff_matrix.py", "diff_in", "json.loads"): "the --json stdout of our own diff in a lane",
-    ("check/config_diagnoses.py", "structural_begins", "json.loads"):
+    ("diagnosis/config/diagnoses.py", "structural_begins", "json.loads"):
         "the structural tag vLLM's adjust_request made for a forced tool_choice (vLLM's own JSON)",
     ("check/props.py", "parsed_args", "json.loads"): "the same test of the model's text (stdlib only: pasted)",
     ("check/props.py", "Contract.problems", "json.loads"): "the same test of the model's text",
-    ("check/export.py", "vllm_sample", "json.loads"): "the model's arguments, as vLLM's Sample holds them",
-    ("check/export.py", "_body", ".read_text"): "our own core/messages.py and check/props.py, to paste",
-    ("check/export.py", "render_pytest", ".read_text"): "our own export_template.py",
+    ("export/pytest_file.py", "vllm_sample", "json.loads"): "the model's arguments, as vLLM's Sample holds them",
+    ("export/pytest_file.py", "_body", ".read_text"): "our own core/messages.py and check/props.py, to paste",
+    ("export/pytest_file.py", "render_pytest", ".read_text"): "our own export/template.py",
     ("core/config/export_python.py", "plain_body", ".read_text"): "our own core/config/plain.py, to paste",
     ("check/parallel.py", "map_items", "pickle.loads"): "results from our own forked check worker",
     ("core/tokenizers/builds.py", "_template", ".read_text"): "our own templates/*.jinja",

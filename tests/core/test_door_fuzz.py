@@ -338,7 +338,7 @@ def _recording_case(run_cli, tmp_path_factory, data, command):
         files = [rec.with_name("saved.jsonl")]
         argv += ["--save", files[0]]
     if command == "doctor --report":  # a Markdown report, its minimal text and its exported test
-        from workbench.check import bugreport
+        from workbench.diagnosis import bugreport
 
         files = bugreport.paths(str(rec.with_name("bug.md")))
         argv += ["--report", files[0]]
@@ -469,7 +469,7 @@ def _text_case(run_cli, tmp_path_factory, text, tools, command):
 
         argv += ["--vllm", installed()]
     if command == "doctor --report":
-        from workbench.check import bugreport
+        from workbench.diagnosis import bugreport
 
         files = bugreport.paths(str(folder / "bug.md"))
         argv += ["--report", files[0]]

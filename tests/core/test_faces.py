@@ -299,7 +299,7 @@ def test_export_api_hands_the_parser_that_apis_request(run_cli, tools_file, tmp_
     the Responses body's include_reasoning reaches the file's non-streaming answer."""
     import importlib.util
 
-    from workbench.check import export
+    from workbench.export import pytest_file as export
 
     req = tmp_path / "req.json"
     req.write_text(json.dumps({"input": "What is the weather in Paris?", "include_reasoning": False,

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
-from workbench.check import compare, export, props
+from workbench.check import compare, props
+from workbench.export import pytest_file as export
 from workbench.core import messages, runner
 from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec

@@ -22,7 +22,7 @@ HOSTILE = ["../../victim", "..", ".", "a/b", "x\x00y", "x;touch PWNED;#", "t$(to
 
 # (file, function, formatted expression): why it is not a name read from data.
 NOT_DATA = {
-    ("check/bugreport.py", "paths", "stem"): "the user's own --report argument, \\W replaced by _",
+    ("diagnosis/bugreport.py", "paths", "stem"): "the user's own --report argument, \\W replaced by _",
     ("core/live_plugin.py", "load_text", "next(_COUNTER)"): "a counter",
     ("core/tokenizers/builds.py", "_template", "name"): "our own templates' names (builds.py's table)",
     ("core/tokenizers/registry.py", "_write_folder", "folder.name"): "our cache folder's own name",

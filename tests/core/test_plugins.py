@@ -190,9 +190,9 @@ def test_an_edited_plugin_loaded_again_runs_its_new_code(run_cli, tmp_path, tool
 def test_a_cause_in_your_code_is_not_said_to_be_fixed_in_vllm(monkeypatch):
     """doctor asks the other vLLM versions about a parser cause; for the author's own code the
     verdict says how it fares with each vLLM, not that vLLM fixed it."""
-    from workbench.check.causes import Cause
+    from workbench.diagnosis.causes import Cause
     from workbench.core.run_spec import RunSpec
-    from workbench.lanes import asked  # where doctor (and the widget's Diagnose tab) asks the lanes
+    from workbench.runs import asked  # where doctor (and the widget's Diagnose tab) asks the lanes
 
     monkeypatch.setattr(asked.versions, "listed", lambda: ["9.0.0", "9.1.0"])
     monkeypatch.setattr(asked.versions, "installed", lambda: "9.0.0")

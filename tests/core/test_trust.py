@@ -326,7 +326,7 @@ def test_the_notebook_trusts_a_converter_beside_the_config_in_its_own_spelling(t
 def test_an_exported_test_refuses_an_edited_copy_of_its_config(run_cli, tmp_path):
     """The exported test builds its config copy through the policy the export ran with: the
     issue's edit (a shell converter) is refused as `replay` refuses it, and nothing runs."""
-    from workbench.check import export
+    from workbench.export import pytest_file as export
 
     pwned = tmp_path / "pwned"
     text = f'<tool_call>{{"name": "get_weather", "arguments": {{"city": "x; touch {pwned};#"}}}}</tool_call>'

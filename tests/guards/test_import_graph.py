@@ -1,9 +1,11 @@
-"""The shape of the house, read from the source with ``ast`` (nothing is imported):
-no import cycle between workbench's modules, and no arrow pointing back up the layers
-(core -> only core; check/engine/lanes/capture -> never ui or cli; ui -> never cli).
+"""The shape of the house, read from the source with ``ast`` (nothing is imported): no
+import cycle between workbench's modules, none between its packages, and no arrow pointing
+back up the floors. Every pair of packages has a rule: ``ALLOWED`` names what each package
+may import (besides itself and workbench.errors); every other package is refused.
 
 Every import counts, a function's lazy ones included; those under ``if TYPE_CHECKING:``
-count for the layers but not for cycles (they never run).
+count for the floors and for the packages' cycles, but not for the modules' cycles (they
+never run, yet a type that needs one to close a loop belongs lower down).
 """
 
 from __future__ import annotations
@@ -16,19 +18,25 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2] / "workbench"
 
-# layer -> the layers it must never import (a layer is workbench.<layer>, or the module's name)
-FORBIDDEN = {
-    "core": None,  # None: everything but core itself and workbench.errors
-    "pages": {"check", "engine", "lanes", "capture", "corpus", "matrix", "ui", "cli"},  # widget-free HTML over core
-    "check": {"corpus", "matrix", "ui", "cli"},
-    "engine": {"corpus", "matrix", "ui", "cli"},
-    "lanes": {"corpus", "matrix", "ui", "cli"},
-    "capture": {"corpus", "matrix", "ui", "cli"},
-    "rustfe": {"corpus", "matrix", "ui", "cli"},
-    "corpus": {"ui", "cli"},  # it calls the core (prepare, check), never the command line
-    "matrix": {"ui", "cli"},  # cases and their cells, over core, lanes, rustfe and corpus
-    "ui": {"cli"},
-    "cli": set(),  # the top: the command line may use every layer
+_MIDDLE = {"core", "check", "export", "diagnosis", "lanes", "capture", "rustfe", "runs"}
+# package -> the packages it may import; every pair not named here is refused. Floors, low to high:
+# core; engine, pages; check; export; diagnosis (`workbench doctor`'s); lanes, capture; rustfe; runs; corpus; matrix;
+# ui; cli.
+ALLOWED = {
+    "core": set(),  # widget-free, imports only itself
+    "engine": {"core"},
+    "pages": {"core"},  # widget-free HTML over core
+    "check": {"core"},  # the properties of one stream
+    "export": {"core", "check"},  # the pytest file of a finding
+    "diagnosis": {"core", "check", "export"},  # evidence -> causes; needs the check, never the reverse
+    "lanes": {"core", "check", "diagnosis"},  # other vLLM versions; its worker runs check and doctor there
+    "capture": {"core", "engine", "check", "diagnosis"},  # a server that differs is a diagnosis
+    "rustfe": {"core", "check", "diagnosis", "lanes"},  # vllm-rs from a lane's wheel
+    "runs": _MIDDLE - {"runs"} | {"engine"},  # where a RunSpec runs: here, a lane's vLLM, vllm-rs
+    "corpus": _MIDDLE | {"engine", "pages"},  # it calls the core (prepare, check), never the command line
+    "matrix": _MIDDLE | {"engine", "pages", "corpus"},  # cases and their cells, on the corpus's pool
+    "ui": _MIDDLE | {"engine", "pages"},
+    "cli": _MIDDLE | {"engine", "pages", "corpus", "matrix", "ui"},  # the top: the command line may use every floor
 }
 # not packages: the public API (workbench/__init__.py), errors, and `python -m workbench`
 TOP_LEVEL = {"", "errors", "__main__"}
@@ -143,12 +151,11 @@ def back_arrows(g: dict[str, dict[str, tuple[int, bool]]]) -> list[str]:
     bad = []
     for name, targets in g.items():
         mine = layer(name)
-        if mine not in FORBIDDEN:
+        if mine not in ALLOWED:
             continue
         for target, (line, _) in sorted(targets.items()):
             theirs = layer(target)
-            refused = FORBIDDEN[mine]
-            if (theirs not in (mine, "errors")) if refused is None else (theirs in refused):
+            if theirs not in ALLOWED[mine] | {mine, "errors"} | TOP_LEVEL - {""}:
                 bad.append(f"{name} -> {target} ({modules()[name].relative_to(ROOT.parent)}:{line})")
     return bad
 
@@ -169,9 +176,43 @@ def test_no_import_cycles():
     assert not found, "import cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
-def test_every_package_has_a_rule():
-    layers = {layer(m) for m in modules()} - TOP_LEVEL
-    assert layers <= set(FORBIDDEN), f"packages with no rule in FORBIDDEN: {sorted(layers - set(FORBIDDEN))}"
+def packages() -> set[str]:
+    return {layer(m) for m in modules()} - TOP_LEVEL
+
+
+def package_graph(g: dict[str, dict[str, tuple[int, bool]]]) -> dict[str, set[str]]:
+    """package -> the other packages it imports (type-checking imports too)."""
+    out: dict[str, set[str]] = {p: set() for p in packages()}
+    for name, targets in g.items():
+        mine = layer(name)
+        if mine in out:
+            out[mine] |= {layer(t) for t in targets if layer(t) in out and layer(t) != mine}
+    return out
+
+
+def test_every_pair_of_packages_has_a_rule():
+    found = packages()
+    assert found == set(ALLOWED), f"packages without a rule: {sorted(found - set(ALLOWED))}; " \
+                                  f"rules for no package: {sorted(set(ALLOWED) - found)}"
+    assert all(allowed <= found - {p} for p, allowed in ALLOWED.items())
+    assert cycles(ALLOWED) == [], "the rules themselves loop"
+
+
+@pytest.mark.parametrize("package, refused", [
+    ("check", {"diagnosis", "export", "lanes", "rustfe", "capture", "runs"}),
+    ("diagnosis", {"lanes", "rustfe", "capture", "runs"}),
+    ("lanes", {"runs"}), ("rustfe", {"runs"}),
+    ("core", packages() - {"core"}),
+    ("engine", {"check", "lanes", "capture", "corpus", "ui", "cli"}),
+    ("corpus", {"ui", "cli"}), ("ui", {"cli", "corpus"}),
+])
+def test_the_floors_refuse(package, refused):
+    assert not ALLOWED[package] & refused
+
+
+def test_no_package_cycles():
+    found = cycles(package_graph(graph()))
+    assert not found, "package cycles:\n" + "\n".join(" <-> ".join(c) for c in found)
 
 
 def test_no_back_arrows():

@@ -23,7 +23,8 @@ import pytest
 
 from workbench.errors import WorkbenchError
 
-from workbench.lanes import asked, versions
+from workbench.lanes import versions
+from workbench.runs import asked
 
 LANE = "0.33.0"
 REPO = versions.REPO_ROOT

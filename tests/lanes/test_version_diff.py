@@ -1,5 +1,5 @@
 """lanes/version_diff.py: A/B across vLLM versions says, per finding of each version's own
-answers, where a version fixed it or brought it back (``check.fixed_in.timeline``).
+answers, where a version fixed it or brought it back (``lanes.fixed_in.timeline``).
 
 The versions are stood in for by the installed vLLM (its real replays, or ``session_for``
 giving the installed session for any version): what is tested is how each version's answers

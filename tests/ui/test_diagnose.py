@@ -45,7 +45,7 @@ def test_the_tab_names_the_cause_and_where_it_lives(diagnosed):
 
 def test_workbench_doctor_returns_the_same_report_for_the_recording_and_the_pasted_text(diagnosed):
     import workbench
-    from workbench.check.doctor import DoctorReport
+    from workbench.diagnosis.diagnose import DoctorReport
 
     tab = diagnosed.state.doctor.value
     same = workbench.doctor(recording=TRUNCATED, versions=False)
@@ -58,7 +58,7 @@ def test_workbench_doctor_returns_the_same_report_for_the_recording_and_the_past
 
 
 def test_the_report_and_its_test_fail_while_the_bug_is_there(diagnosed, tmp_path):
-    from workbench.check import export
+    from workbench.export import pytest_file as export
 
     wb = diagnosed
     md, test = wb.doctor_report(str(tmp_path / "cut_call.md"))[:2]

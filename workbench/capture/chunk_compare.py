@@ -200,7 +200,7 @@ def likely_cause(steps: list[Difference], first: int, origin: dict, here_parser:
 
 def diagnosis(setup: Setup, recording: Recording):
     """doctor's finding for a capture: where and (likely) why the server differs, or None."""
-    from workbench.check.doctor import PROBLEM, Diagnosis
+    from workbench.diagnosis.report import PROBLEM, Diagnosis
     from workbench.core.session import Session
 
     session = Session(setup, prompt_token_ids=recording.prompt_token_ids or None)

@@ -97,7 +97,7 @@ def parser_flags(prepared: Prepared, folder: Path) -> Served:
 
 
 def _config_plugin(prepared: Prepared, folder: Path) -> Served:
-    from workbench.check import export_code
+    from workbench.export import authored as export_code
     from workbench.core import door, limits
     from workbench.core.config import io as config_io
     from workbench.core.config.export_python import plugin_source, roles

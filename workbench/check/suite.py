@@ -7,7 +7,8 @@
    two-chunk splits (every one up to ``groupings.ALL_SPLITS`` tokens, a seeded sample
    above) and detokenizer holdback, each compared with one-token deltas;
    per field, the failing grouping with the fewest merges is shrunk to a minimal
-   one, and the first severe finding to a minimal text.
+   one, and the first severe finding to a minimal text (``Checker.shrink_text``: the
+   fewest tokens of the stream that still show it, the same bug by ``mode``).
 3. Parser cost per delta.
 
 Every finding carries ``extra["grouping"]``: a ``--chunking`` name (``core/chunking.py``)
@@ -25,14 +26,15 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from workbench.check import api_faces, compare, contract, cost as cost_mod, coverage, groupings as G, parallel, props
-from workbench.check import evidence, minimal_text, shrink, silent, streams, timing
+from workbench.check import evidence, shrink, silent, streams, timing
 from workbench.core import chunking as C, limits
-from workbench.core.deltas import Delta
-from workbench.core.messages import ERROR, SEVERE, Difference, Final
+from workbench.core.deltas import Delta, deltas_from_ids
+from workbench.core.messages import CHUNKING, ERROR, SEVERE, STREAM_VS_NONSTREAM, Difference, Final
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
-    from collections.abc import Sequence
+    from collections.abc import Callable, Sequence
+
     from workbench.core.faces.face import Face
     from workbench.core.rows import Row
     from workbench.core.session import Session
@@ -85,6 +87,22 @@ def _signature(detail: str) -> str:
     return re.sub(r"'[^']*'|\"[^\"]*\"|\d+", "#", detail)
 
 
+def _sign(n: int) -> int:
+    return (n > 0) - (n < 0)
+
+
+def mode(got: Final, reference: Final, field: str, tool_names: set[str]) -> tuple:
+    """The side a difference in ``field`` is on. Tool calls: whether each side has a call a
+    client cannot use (no name, a tool the request lacks, arguments that are not a JSON
+    object) and which has more calls; a text field: which side is longer."""
+    if field == "tool_calls":
+        return (len(got.tool_calls) - len(evidence.ok_calls(got, tool_names)) > 0,
+                len(reference.tool_calls) - len(evidence.ok_calls(reference, tool_names)) > 0,
+                _sign(len(got.tool_calls) - len(reference.tool_calls)))
+    a, b = (getattr(x, field, None) or "" for x in (got, reference))
+    return (_sign(len("".join(a.split())) - len("".join(b.split()))),)
+
+
 class Checker:
     def __init__(self, session: Session, deltas: list[Delta], options: Options | None = None,
                  label: str | None = None) -> None:
@@ -122,7 +140,7 @@ class Checker:
         known = {(f.field, _signature(f.detail)) for f in found if f.kind == "contract"}
         found += self.chunking(None if one_token else (label, self.deltas), known)
         if self.opt.text_budget_s > 0:
-            minimal_text.shrink_text(self, found, lambda s, ds: (None, streams.watch(s, ds, self.markers).final))
+            self.shrink_text(found, lambda s, ds: (None, streams.watch(s, ds, self.markers).final))
         for f in found:
             f.extra.setdefault("grouping", self.grouping_of(f.chunking, label))
         report = Report(found, {"tokens": len(self.tokens), "groupings": self.checked_groupings,
@@ -285,6 +303,78 @@ class Checker:
         client = (face.client or {}).get("object")
         got = finals.final_of(face.api, client) if client is not None else Final(error="SDK refused")
         return got, finals.final_of(face.api, face.response)
+
+    def shrink_text(self, found: list[Difference], stream: Callable) -> None:
+        """Shrink the first severe finding's text (tool calls first) to the fewest tokens that
+        still show it; ``stream(session, deltas)`` is check's (the API's face included).
+
+        A stream-vs-non-stream finding is re-checked on each shorter stream against that
+        stream's own non-streaming answer; a chunking finding keeps its grouping's boundaries
+        over the tokens kept. Delta debugging (``shrink.minimal_tokens``) under a time budget.
+        A shorter stream counts only when it shows the same bug: the same kind and field, and
+        the same ``mode`` (which side breaks the client contract, which side has fewer calls or
+        less text). When no shorter text keeps it, the whole text is the minimal one."""
+        order = {"tool_calls": 0, "reasoning": 1, "content": 2}
+        candidates = [f for f in found if f.severity == SEVERE and (
+            (f.kind == STREAM_VS_NONSTREAM and f.chunking == "token")
+            or (f.kind == CHUNKING and f.chunking.startswith(("merge:", "whole", "split:", "random:", "k:"))))]
+        if not candidates:
+            return
+        target = min(candidates, key=lambda f: order.get(f.field, 3))
+        t = time.perf_counter()
+        tk = self.tokens
+        n = len(tk)
+        groups = None
+        if target.kind == CHUNKING:
+            sizes = C.sizes(target.chunking, n)
+            if sizes is None:
+                return
+            groups = [g for g, s in enumerate(sizes) for _ in range(s)]
+
+        def token_stream(kept) -> G.TokenStream:
+            ids = [tk.ids[i] for i in kept]
+            s = self.session
+            ds = list(deltas_from_ids(s.tokenizer, ids, s.prompt_ids, s.params, [[i] for i in ids],
+                                      finish_reason=tk.finish_reason, stop_terminated=tk.stop_terminated))
+            return G.TokenStream(s, ds)
+
+        tools = {t["function"]["name"] for t in self.session.setup.request.tools or [] if "function" in t}
+
+        def shown(kept) -> tuple | None:
+            """The bug ``kept`` shows in the target's field (its ``mode``), or None."""
+            ts = token_stream(kept)
+            if groups is None:
+                r = self.session.replay(ts.token_deltas)
+                got, reference = self.finals(r)
+                got, reference = compare.final_of(got), compare.final_of(reference)
+            else:
+                sizes, run = [], None
+                for i in kept:
+                    if groups[i] == run:
+                        sizes[-1] += 1
+                    else:
+                        sizes.append(1)
+                        run = groups[i]
+                _, base = stream(self.session, ts.token_deltas)
+                _, var = stream(self.session, ts.deltas(sizes))
+                got, reference = compare.final_of(var), compare.final_of(base)
+            if not _severe(props.differences(got, reference), target.field):
+                return None
+            return mode(got, reference, target.field, tools)
+
+        bug = shown(tuple(range(n)))
+        if bug is None:  # the finding does not reproduce this way; nothing to shrink
+            return
+
+        def fails(kept) -> bool:
+            return shown(kept) == bug
+
+        res = shrink.minimal_tokens(fails, n, keep_last=tk.stop_terminated, budget_s=self.opt.text_budget_s)
+        ts = token_stream(res.value)
+        target.extra["minimal_text"] = {"text": ts.text, "tokens": len(res.value), "of_tokens": n,
+                                        "token_positions": list(res.value), "complete": res.complete,
+                                        "tests": res.tests, "seconds": round(res.seconds, 2), "mode": list(bug)}
+        self.timings["shrink_text"] = time.perf_counter() - t
 
 
 def check(session: Session, deltas: list[Delta], options: Options | None = None, label: str | None = None) -> Report:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from workbench.cli import common, frontend_option, options
 from workbench.cli.vllm_option import add_option as add_vllm_option
+from workbench.runs.on_spec import rust_version
 
 if TYPE_CHECKING:
     import argparse
@@ -52,8 +53,8 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def _config_lines(session: object, deltas: list, grouping: str | None, step: int) -> list[str]:
     """For a config parser: the transition and terminal that fired at ``step``, with their
-    lines (check/config_where.py; whose fault it is is the doctor's to say)."""
-    from workbench.check import config_where
+    lines (diagnosis/config/where.py; whose fault it is is the doctor's to say)."""
+    from workbench.diagnosis.config import where as config_where
     from workbench.core.config.parser import config_of
 
     if config_of(session.parser_cls) is None:  # type: ignore[attr-defined]
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     session, deltas, spec = load(args)
     label = spec.chunking if spec.chunking and spec.chunking != "token" else None
     report = check(session, deltas, label=label, options=options)
-    rust = frontend_option.rust_version(args)
+    rust = rust_version(getattr(args, "frontend", None))
     if rust is not None:
         report.findings += frontend_option.check_findings(args, session, deltas, rust)
         report.checked["frontend"] = f"vllm-rs {rust}"

@@ -1,6 +1,6 @@
 """`workbench check REC --vllm 0.32.0,0.33.0`: findings x versions.
 
-The table comes from ``check.version_matrix`` (one check per version, the installed one
+The table comes from ``runs.version_matrix`` (one check per version, the installed one
 here, the others in their lanes); this module prints it.
 """
 
@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from workbench.check.fixed_in import ordered
-from workbench.check.version_matrix import exit_code, reports_of, table
+from workbench.lanes.fixed_in import ordered
+from workbench.runs.version_matrix import exit_code, reports_of, table
 from workbench.cli import common
 
 if TYPE_CHECKING:

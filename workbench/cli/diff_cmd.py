@@ -38,7 +38,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 def _spec(text: str) -> str:
     """The side as typed (a lane gets it as text), once it parses."""
-    from workbench.check.on_spec import parse_side
+    from workbench.runs.on_spec import parse_side
 
     try:
         parse_side(text)
@@ -51,20 +51,12 @@ def _spec(text: str) -> str:
 
 def result_of(args: argparse.Namespace):
     """The A/B the flags name, here (its notes printed)."""
-    from workbench.check.on_spec import diff_spec, parse_side
+    from workbench.runs.on_spec import diff_spec, parse_side
 
     result, notes = diff_spec(common.run_spec(args), parse_side(args.a), parse_side(args.b), args.api_b)
     for line in notes:
         common.note(args, line)
     return result
-
-
-def raised(result) -> str | None:
-    """The line saying a parser raised on a side, None when none did (exit code 1)."""
-    errors = result.a.errors + result.b.errors
-    if not errors:
-        return None
-    return f"{len(errors)} delta(s) raised in a parser; first at step {errors[0].step}: {errors[0].error}"
 
 
 def run(args: argparse.Namespace) -> int:
@@ -73,6 +65,8 @@ def run(args: argparse.Namespace) -> int:
         common.print_json(result.to_dict())
     else:
         _print(result, args.changed)
+    from workbench.core.diff import raised
+
     line = raised(result)
     if line is not None:
         from workbench.core.writing import terminal

@@ -1,7 +1,7 @@
 """`workbench diff --vllm 0.32.0,0.33.0,0.34.0`: the same A/B in each version, side by side.
 
-Each version runs the whole `diff` (its --json object): the installed one here, the others
-in their lanes (``vllm_option.run_in_lane``: the command's name, its RunSpec and options).
+Each version runs the same A/B (``runs.on_spec.diff_in``): the installed one here, the others
+in their lanes (the lane worker's ``diff`` op: the RunSpec and the two sides, its answer as data).
 ``lanes.version_diff.differences`` pairs the versions' answers and gives each way A and B
 differ its timeline ("fixed in 0.33.0": they agree from 0.33.0 on); this module prints it.
 """
@@ -11,8 +11,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from workbench.check.fixed_in import ordered
 from workbench.cli import common
+from workbench.lanes import versions
+from workbench.lanes.fixed_in import ordered
 from workbench.errors import WorkbenchError
 
 _SHOWN = 48  # characters of a final field's value per side in a cell
@@ -20,7 +21,7 @@ _SHOWN = 48  # characters of a final field's value per side in a cell
 
 def refuse_versioned_sides(args: argparse.Namespace) -> None:
     """--vllm runs both sides on each version it lists: a side naming its own is one line."""
-    from workbench.check.on_spec import parse_side
+    from workbench.runs.on_spec import parse_side
 
     for name in ("a", "b"):
         _, version, rust = parse_side(getattr(args, name))
@@ -33,30 +34,20 @@ def refuse_versioned_sides(args: argparse.Namespace) -> None:
 
 
 def diff_in(version: str, args: argparse.Namespace) -> tuple[dict, int]:
-    """(diff's --json object, its exit code) of the A/B over ``version``'s vLLM."""
+    """(diff's --json object, its exit code) of the A/B over ``version``'s vLLM, its notes and
+    a parser that raised said on stderr."""
     from workbench.core.writing import terminal
-    from workbench.lanes import versions
+    from workbench.runs.on_spec import diff_in as run_in
 
-    if versions.is_installed(version):
-        from workbench.cli.diff_cmd import raised, result_of
-
-        result = result_of(args)
-        line = raised(result)
-        if line is not None:
-            terminal.say("workbench diff: vLLM {}: {}", version, line, err=True)
-        return result.to_dict(), 0 if line is None else 1
-    from workbench.cli.vllm_option import run_in_lane
-
-    done = run_in_lane(version, argparse.Namespace(**vars(args) | {"json": True, "changed": False}))
-    said = [ln.removeprefix("workbench diff: ") for ln in done["stderr"].splitlines() if ln.strip()]
-    try:
-        data = json.loads(done["stdout"])
-    except json.JSONDecodeError:
-        last = said[-1].removeprefix("error: ") if said else "no output"
-        raise WorkbenchError(f"vLLM {version}: {last}") from None
-    for line in said:
+    data, notes, line = run_in(version, common.run_spec(args), args.a, args.b, args.api_b)
+    for note in notes:
+        if versions.is_installed(version):
+            common.note(args, note)
+        else:
+            terminal.say("workbench diff: vLLM {}: note: {}", version, note, err=True)
+    if line is not None:
         terminal.say("workbench diff: vLLM {}: {}", version, line, err=True)
-    return data, done["rc"]
+    return data, 0 if line is None else 1
 
 
 def run(args: argparse.Namespace, order: list[str]) -> int:

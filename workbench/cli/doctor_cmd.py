@@ -11,6 +11,7 @@ import json
 from typing import TYPE_CHECKING
 
 from workbench.cli import check_cmd, common, frontend_option
+from workbench.runs.on_spec import rust_version
 
 if TYPE_CHECKING:
     import argparse
@@ -30,13 +31,14 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 
 
 def run(args: argparse.Namespace) -> int:
-    from workbench.check import bugreport, strength
+    from workbench.diagnosis import bugreport
+    from workbench.diagnosis import strength
 
     if args.report is not None:
         from workbench.core import outputs
 
         outputs.refuse_existing(bugreport.paths(args.report), args.force)
-    from workbench.check.on_spec import diagnose_spec
+    from workbench.diagnosis.on_spec import diagnose_spec
 
     from workbench.lanes import versions, warm
 
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
         for c in report.parser_causes():
             c.versions = {"checked": [report.setup["vllm"]], "verdict": f"only vLLM {report.setup['vllm']} was checked"}
     elif report.parser_causes():
-        from workbench.lanes.asked import attach
+        from workbench.runs.asked import attach
 
         attach(report.parser_causes(), spec)
         strength.with_versions(report.causes)  # a cause a later vLLM fixed is ranked by that
@@ -63,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
         if capture_compare.is_capture(recording.header):
             found = capture_compare.diagnosis(done.setup, recording)
             report.diagnoses[:0] = [found] if found else []
-    rust = frontend_option.rust_version(args)
+    rust = rust_version(getattr(args, "frontend", None))
     if rust is not None:
         session, deltas, _ = report.context
         found = frontend_option.doctor_diagnosis(done.setup, deltas, session.prompt_ids, rust)
@@ -156,13 +158,13 @@ def render(d: dict) -> list[str]:
             sev = "" if c["severity"] == "error" else f" [{c['severity']}]"
             out.append(f"  {n}. {c['class']}{sev}: {c['summary']}")
             if c.get("ranked_by"):
-                from workbench.check.strength import WHAT
+                from workbench.diagnosis.strength import WHAT
 
                 out.append(f"       ranked by: {c['ranked_by']} ({WHAT.get(c['ranked_by'], '')})")
             for e in c["evidence"][:4]:
                 out.append(f"       {e}")
             if c.get("where"):
-                from workbench.check.where import describe
+                from workbench.diagnosis.where import describe
 
                 out.append(f"       where: {describe(c['where'])}")
             if c.get("versions"):

@@ -27,7 +27,9 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from workbench.check import Options, check, export, export_code
+    from workbench.check import Options, check
+    from workbench.export import pytest_file as export
+    from workbench.export import authored as export_code
     from workbench.cli import common
     from workbench.core.writing.terminal import say
 

@@ -56,7 +56,7 @@ def run_python(args: argparse.Namespace) -> int:
     loaded = [plugins.load(p) for p in args.plugin]
     policy = trust.for_plugins(loaded, args.allow_callable)
     text = plugin_source(args.name, Path(args.output).name, policy, args.register_as)
-    from workbench.check import export_code
+    from workbench.export import authored as export_code
     from workbench.core import door, limits
     from workbench.core.config import io as config_io
 

@@ -43,20 +43,6 @@ def add_option(p: argparse.ArgumentParser, what: str, as_text: bool = False) -> 
                         f"frontend vllm-rs of a locked wheel (@VERSION; default the newest): {what}")
 
 
-def rust_version(args: argparse.Namespace) -> str | None:
-    """The vllm-rs version asked for (checked); None for the Python parsers."""
-    name, version = getattr(args, "frontend", None) or ("python", None)
-    if name != "rust":
-        return None
-    from workbench.rustfe import lane
-
-    if version is None:
-        return lane.default_version()
-    from workbench.lanes import versions
-
-    return versions.check(version)
-
-
 def of_capture(args: argparse.Namespace, source) -> str | None:
     """The vllm-rs version a capture's server ran (its header's ``server_frontend``) when
     --frontend was not given and that version is locked; a note when it is not."""

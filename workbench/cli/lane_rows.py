@@ -2,7 +2,7 @@
 
 A whole command run in a lane (``vllm_option.run_in_lane``) has no rows to show when the
 lane dies. So the same replay runs again through a fresh lane's row protocol
-(``lanes.session.LaneSession``, as the widget and diff use it), where every delta the
+(``lanes.lane_session.prepare_in``: a LaneSession, as the widget and diff use it), where every delta the
 lane does not answer becomes an error row carrying the lane's last stderr line, and the
 command goes on to print them (exit 1, like any parser that raised mid-stream).
 """
@@ -28,10 +28,9 @@ def replay(args: argparse.Namespace, version: str, died: str) -> int:
 
 
 def _replay(args: argparse.Namespace, version: str, died: str, lane) -> int:
-    from workbench.core.prepare import prepare
-    from workbench.lanes.lane_session import LaneSession
+    from workbench.lanes.lane_session import prepare_in
 
-    prepared = prepare(common.run_spec(args), sessions=lambda setup, ids: LaneSession(setup, version, ids, lane=lane))
+    prepared = prepare_in(lane, common.run_spec(args))
     for line in prepared.notes:
         common.note(args, line)
     session = prepared.session

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from workbench.cli import common, frontend_option, options, render
 from workbench.cli.vllm_option import add_option as add_vllm_option
+from workbench.runs.on_spec import rust_version
 
 if TYPE_CHECKING:
     import argparse
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from workbench.core.tokenizers import tokenizer_sha256, ensure_tokenizer
 
     common.refuse_existing(args.save, args.force)
-    rust = frontend_option.rust_version(args)
+    rust = rust_version(getattr(args, "frontend", None))
     if rust is not None:
         return frontend_option.replay(args, rust)
     prepared = common.prepare(args)

@@ -36,7 +36,7 @@ def _preload() -> None:
     tokenizers (each worker's own load would cost it seconds)."""
     import workbench.core.env  # noqa: F401  (offline defaults before vLLM loads)
     import vllm  # noqa: F401
-    from workbench.check import doctor  # noqa: F401
+    from workbench.diagnosis import diagnose  # noqa: F401
     from workbench.cli import main  # noqa: F401
     from workbench.core.parsers import parser_table
     from workbench.core.tokenizers import list_tokenizers, load_tokenizer

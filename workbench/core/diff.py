@@ -33,6 +33,7 @@ from workbench.core.session import Result, Session, Setup
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
+    from workbench.core.run_spec import RunSpec
     from typing import Any
     from workbench.core.faces.face import Face
 
@@ -245,3 +246,23 @@ def run(setup: Setup, spec_a: ParserSpec, spec_b: ParserSpec, *, text: str | Non
         results.append(session.replay(ds))
     face_a, face_b = (faces.run(s, r) for s, r in zip(sides, results))
     return compare(results[0], results[1], spec_a.label(), spec_b.label(), face_a, face_b)
+
+
+def raised(result: DiffResult) -> str | None:
+    """The line saying a parser raised on a side, None when none did (diff's exit code 1)."""
+    errors = result.a.errors + result.b.errors
+    if not errors:
+        return None
+    return f"{len(errors)} delta(s) raised in a parser; first at step {errors[0].step}: {errors[0].error}"
+
+
+def on_spec(spec: RunSpec, a: ParserSpec, b: ParserSpec, api_b: str | None = None) -> tuple[DiffResult, list[str]]:
+    """(``run``'s A/B of ``spec``'s stream through parsers ``a`` and ``b``, the run's notes),
+    in this process's vLLM: what `workbench diff` and a lane's ``diff`` op run."""
+    from workbench.core.prepare import resolve
+
+    src = resolve(spec, what="compare", with_parser=False)
+    prompt_ids = (src.recording.prompt_token_ids or None) if src.recording is not None else None
+    source = ({"deltas": src.recording.deltas, "chunking": spec.chunking} if src.recording is not None
+              else {"text": spec.text})
+    return run(src.setup, a, b, prompt_token_ids=prompt_ids, api_b=api_b, **source), src.notes

@@ -19,6 +19,18 @@ from workbench.core.session import Result, Session, Setup
 from workbench.errors import WorkbenchError
 
 
+def started(setup: Setup, deltas: list[Delta] | None, text: str | None, prompt_token_ids: list[int] | None,
+            who: str) -> tuple[Session, list[Delta]]:
+    """A live editor's session and the stream it replays: ``deltas`` (a recording's) or
+    ``text``, tokenized as the session's chunking says (LiveConfig, LivePlugin)."""
+    session = Session(setup, prompt_token_ids=prompt_token_ids)
+    if deltas is None:
+        if text is None:
+            raise WorkbenchError(f"{who} needs deltas or text")
+        deltas = session.deltas_from_text(text)
+    return session, list(deltas)
+
+
 class LiveConfig:
     def __init__(self, session_setup: Setup, deltas: list[Delta] | None = None, *,
                  text: str | None = None, prompt_token_ids: list[int] | None = None,
@@ -28,12 +40,7 @@ class LiveConfig:
         The setup's parser is the starting point; with ``parser.config`` set, that file's
         text is the first good config and ``extends`` in later texts resolve next to it.
         """
-        self.session = Session(session_setup, prompt_token_ids=prompt_token_ids)
-        if deltas is None:
-            if text is None:
-                raise WorkbenchError("LiveConfig needs deltas or text")
-            deltas = self.session.deltas_from_text(text)
-        self.deltas = list(deltas)
+        self.session, self.deltas = started(session_setup, deltas, text, prompt_token_ids, "LiveConfig")
         config = session_setup.parser.config
         self.base_dir = Path(base_dir) if base_dir else (Path(config).parent if config else config_io.PARSERS_DIR)
         self.config_text: str | None = (door.read_text(config, "config", limits.MAX_CONFIG_BYTES)

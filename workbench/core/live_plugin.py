@@ -26,7 +26,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from workbench.core import parsers, plugins
-from workbench.core.session import Result, Session, Setup
+from workbench.core.live import started
+from workbench.core.session import Result, Setup
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -84,12 +85,7 @@ class LivePlugin:
     def __init__(self, setup: Setup, deltas: list[Delta] | None = None, *, text: str | None = None,
                  prompt_token_ids: list[int] | None = None) -> None:
         """``deltas`` (a recording's) or ``text`` (tokenized as the session's chunking says)."""
-        self.session = Session(setup, prompt_token_ids=prompt_token_ids)
-        if deltas is None:
-            if text is None:
-                raise WorkbenchError("LivePlugin needs deltas or text")
-            deltas = self.session.deltas_from_text(text)
-        self.deltas = list(deltas)
+        self.session, self.deltas = started(setup, deltas, text, prompt_token_ids, "LivePlugin")
         self._plugins = setup.plugins  # the setup's own plugins; the editor's file goes after them
         self.source: str | None = None  # the last good text
         self.plugin: plugins.Plugin | None = None

@@ -4,7 +4,7 @@ and reports findings by kind, fixed in / back in / new in per vLLM version.
 
 ``workbench.corpus(paths, ...)`` in a notebook is this package called: it runs the same
 spec, shows the report and returns a DataFrame (notebook.py). Every recording runs
-through the core (``check.on_spec`` on a ``RunSpec``), never the command line.
+through the core (``runs.on_spec`` on a ``RunSpec``), never the command line.
 
     files.py        which recordings a run covers (folders, files, globs; each once, stable order)
     spec.py         what every recording gets: one RunSpec and check's (or diff's) options, the files; the --resume key

@@ -51,7 +51,7 @@ def preload(tokenizers: list[str]) -> None:
     import vllm  # noqa: F401
 
     import workbench.check.suite  # noqa: F401
-    import workbench.check.on_spec  # noqa: F401
+    import workbench.runs.on_spec  # noqa: F401
     from workbench.core.tokenizers import load_tokenizer
     from workbench.errors import WorkbenchError
 

@@ -1,6 +1,6 @@
 """The report of a corpus run, from its results lines: findings grouped by kind, each
 with its count per version, where it was fixed, came back or is new (each recording's
-findings over its versions read by ``check.fixed_in.timeline``, in version order), and the
+findings over its versions read by ``lanes.fixed_in.timeline``, in version order), and the
 smallest shrunk examples; the first divergent steps; the errors. Plain data: the terminal,
 the html page and the notebook all render this one model.
 """
@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from workbench.check import fixed_in as timelines
+from workbench.lanes import fixed_in as timelines
 
 EXAMPLES = 3
 

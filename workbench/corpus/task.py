@@ -2,7 +2,7 @@
 
 ``run(spec, path, sha256, data)`` writes the recording (and the files the spec carries) into
 a fresh temporary folder, runs check (or diff) on it through the core, as `workbench check`
-would (``check.on_spec``: the run prepared from its ``RunSpec``), and returns one JSON-safe
+would (``runs.on_spec``: the run prepared from its ``RunSpec``), and returns one JSON-safe
 line that carries that RunSpec. It never raises for a recording: bad input is its one-line
 message in ``error``, and anything else (a bug) its type, message and traceback, so one
 recording never stops the run. The first call in a process imports vLLM; every later one
@@ -62,9 +62,9 @@ def _run(spec: Spec, path: str, data: bytes) -> dict:
 
 
 def _check(run_spec, options: dict, versions: list[str]) -> dict:
-    from workbench.check.on_spec import check_spec
+    from workbench.runs.on_spec import check_spec
     from workbench.check.suite import Options
-    from workbench.check.version_matrix import exit_code, reports_of, table
+    from workbench.runs.version_matrix import exit_code, reports_of, table
 
     shrink = options.get("shrink_budget", 5.0)
     opts = Options(**{k: v for k, v in options.items() if k not in ("shrink_budget", "frontend")},
@@ -81,7 +81,7 @@ def _check(run_spec, options: dict, versions: list[str]) -> dict:
 
 
 def _diff(run_spec, options: dict) -> dict:
-    from workbench.check.on_spec import diff_spec, parse_side
+    from workbench.runs.on_spec import diff_spec, parse_side
 
     try:
         a, b = parse_side(options["a"]), parse_side(options["b"])
@@ -108,7 +108,7 @@ def check_summary(report: dict, versions: list[str]) -> dict:
     """{"versions": {v: check's report, timings out}, "changes": fixed in / new in rows}."""
     from workbench.core.vllm_version import vllm_version
 
-    if "reports" in report:  # several versions: check.version_matrix's table
+    if "reports" in report:  # several versions: runs.version_matrix's table
         out = {v: _report(report["reports"][v]) for v in report["versions"]}
         changes = [{"kind": r["kind"], "field": r["field"], "note": r["note"],
                     "in": {v: f is not None for v, f in r["in"].items()}} for r in report["findings"]]

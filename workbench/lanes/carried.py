@@ -105,7 +105,7 @@ def side(text: str) -> str:
 
     from workbench.core.parsers import ParserSpec
 
-    # check.on_spec.parse_side's split: the body, then @rust[@V] or @V
+    # runs.on_spec.parse_side's split: the body, then @rust[@V] or @V
     m = re.match(r"^(.*?)(@rust(?:@\d[^@/]*)?|@\d[^@/]*)?$", text.strip())
     body, tail = (m.group(1), m.group(2) or "") if m else (text, "")
     if not body.strip() or body.strip() == "+":

@@ -39,9 +39,15 @@ def prepare(spec: RunSpec, progress: Callable[[str, float | None], None] | None 
     if versions.is_installed(spec.vllm):
         return prepare_here(spec, **kw)
     version = versions.check(spec.vllm)
-    lane = lanes.get(version, progress=progress) if progress else lanes.get(version)
-    return prepare_here(spec, sessions=lambda setup, prompt_ids: LaneSession(setup, version, prompt_ids, lane=lane),
-                        **kw)
+    return prepare_in(lanes.get(version, progress=progress) if progress else lanes.get(version), spec, **kw)
+
+
+def prepare_in(lane: lanes.Lane, spec: RunSpec, **kw) -> Prepared:
+    """``core.prepare.prepare`` whose session runs in ``lane`` (one the caller started and
+    closes: `replay --vllm` whose lane died runs again in a fresh one)."""
+    from workbench.core.prepare import prepare as prepare_here
+
+    return prepare_here(spec, sessions=lambda setup, ids: LaneSession(setup, lane.version, ids, lane=lane), **kw)
 
 
 def session_for(setup: Setup, version: str | None = None, prompt_token_ids: Sequence[int] | None = None):

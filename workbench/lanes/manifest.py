@@ -21,6 +21,7 @@ from __future__ import annotations
 import hashlib
 import os
 import shutil
+import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -134,3 +135,23 @@ def problem(root: Path, wheel_sha256: str, manifest_sha256: str | Callable[[], s
         seen.add(rel)
     missing = next((rel for rel in files if rel not in seen), None)
     return f"{missing} is missing" if missing else None
+
+
+def put_in_place(tmp: Path, final: Path, wheel_sha256: str, manifest_sha256: Callable[[], str], who: str) -> None:
+    """``tmp`` renamed to ``final``: an older folder is moved aside first; one another process
+    put in place meanwhile is kept if it checks out (``problem``), else ``who`` says so."""
+    from workbench.errors import WorkbenchError
+
+    aside = Path(tempfile.mkdtemp(prefix=".old.", dir=final.parent))
+    try:
+        try:
+            os.rename(final, aside / "old")
+        except FileNotFoundError:
+            pass
+        try:
+            os.rename(tmp, final)
+        except OSError:
+            if problem(final, wheel_sha256, manifest_sha256) is not None:
+                raise WorkbenchError(f"{who}: another process is extracting {final} too; try again") from None
+    finally:
+        shutil.rmtree(aside, ignore_errors=True)

@@ -12,7 +12,6 @@ hash-checked wheel.
 
 from __future__ import annotations
 
-import os
 import shutil
 import sys
 import tempfile
@@ -91,22 +90,7 @@ def extract(wheel: Path, entry: LaneVersion) -> Path:
 
 
 def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
-    """``tmp`` renamed to ``final``; an older tree is moved aside first, and a tree another
-    process put in place meanwhile is kept if it checks out."""
-    aside = Path(tempfile.mkdtemp(prefix=f".{entry.version}.old.", dir=final.parent))
-    try:
-        try:
-            os.rename(final, aside / "tree")
-        except FileNotFoundError:
-            pass
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            if manifest.problem(final, entry.sha256, lambda: manifest_sha256(entry)) is not None:
-                raise WorkbenchError(f"vllm lane {entry.version}: another process is extracting "
-                                     f"{final} too; try again") from None
-    finally:
-        shutil.rmtree(aside, ignore_errors=True)
+    manifest.put_in_place(tmp, final, entry.sha256, lambda: manifest_sha256(entry), f"vllm lane {entry.version}")
 
 
 def ensure(version: str, progress: Callable[[str], None] | None = None) -> Path:

@@ -6,7 +6,7 @@ spec without ``@VERSION`` is the installed version. With the same parser on both
 sides and two versions, ``across_versions`` says what each version's own answers show
 (check's findings on one replay: the stream against that version's non-streaming
 answer, a parser method that raised; cosmetic ones left out, as doctor does) with
-``check.fixed_in.timeline``'s verdict per finding: "fixed in 0.33.0", "new in 0.34.0".
+``lanes.fixed_in.timeline``'s verdict per finding: "fixed in 0.33.0", "new in 0.34.0".
 ``differences`` reads the other way round: the same A/B run in each version (`diff --vllm
 A,B,C`, cli/diff_matrix.py), each way it differs with the timeline of where it appears,
 goes ("fixed in V": A and B agree from V on) or comes back.
@@ -75,7 +75,7 @@ def findings_of(result: Result) -> set[tuple[str, str]]:
 def across(results: dict[str, Result]) -> list[dict]:
     """Per finding of any version's replay: {"kind", "field", "in": version -> bool, "verdict"
     (the timeline's text), "fixed_in", "back_in", "new_in"}, versions oldest first."""
-    from workbench.check import fixed_in
+    from workbench.lanes import fixed_in
 
     found = {v: findings_of(r) for v, r in results.items()}
     order = fixed_in.ordered(found)
@@ -91,7 +91,7 @@ def verdicts(across: list[dict]) -> list[str]:
     """``across`` in lines: "stream_vs_nonstream tool_calls: fixed in 0.33.0" (the CLI's diff
     and the widget's A/B say it so). Only the two versions compared are read: a listed one
     between them is named, with the command that reads every version."""
-    from workbench.check.fixed_in import ordered, version_key
+    from workbench.lanes.fixed_in import ordered, version_key
 
     if not across:
         return ["in neither version does the stream differ from its own non-streaming answer"]
@@ -125,7 +125,7 @@ def differences(per: dict[str, dict]) -> tuple[list[dict], dict]:
     "machine", "stream tool_calls", ...), "in": version -> what differs there or None, "note"
     (the timeline's events, "" when every version agrees), "fixed_in", "back_in", "new_in"};
     the timeline of A and B differing at all), from ``per``: version -> diff's ``to_dict()``."""
-    from workbench.check import fixed_in
+    from workbench.lanes import fixed_in
 
     order = fixed_in.ordered(per)
     ways = {v: _ways(per[v]) for v in order}

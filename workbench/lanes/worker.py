@@ -8,7 +8,7 @@ answers: ``{"ok": true, **result}`` or ``{"ok": false, "error": "...",
 "kind": "WorkbenchError"|"exception", "traceback": "..."}``.
 
 Ops: setup (a Session), deltas_from_text, deltas_from_given, regroup, start/feed/finish (one stream,
-rows per feed), replay (a whole Result), check and doctor (a ``RunSpec.to_dict()``: its report),
+rows per feed), replay (a whole Result), check, doctor and diff (a ``RunSpec.to_dict()``: its report),
 parsers, pytest (tests run against this lane's vLLM). The worker runs the core only; whole `workbench` commands run in
 ``workbench.cli.in_lane``, this worker plus a ``command`` op.
 
@@ -168,11 +168,20 @@ class Worker:
         return {"report": _plain(report.to_dict()), "notes": notes}
 
     def op_doctor(self, spec: dict) -> dict:
-        from workbench.check.on_spec import diagnose_spec
+        from workbench.diagnosis.on_spec import diagnose_spec
         from workbench.core.prepare import RunSpec
 
         done = diagnose_spec(RunSpec.from_dict(carried.arrived(spec)))
         return {"report": _plain(done.report.to_dict()), "notes": done.notes}
+
+    def op_diff(self, spec: dict, a: str, b: str, api_b: str | None = None) -> dict:
+        from workbench.core import diff
+        from workbench.core.parsers import ParserSpec
+        from workbench.core.prepare import RunSpec
+
+        result, notes = diff.on_spec(RunSpec.from_dict(carried.arrived(spec)), ParserSpec.parse(a),
+                                     ParserSpec.parse(b), api_b)
+        return {"result": _plain(result.to_dict()), "notes": notes, "raised": diff.raised(result)}
 
     # -- whole commands ------------------------------------------------------------------
     def op_parsers(self) -> dict:

@@ -20,4 +20,10 @@ output per delta, and reads back exactly what the frontend streams for each.
     side_by_side.py  Python vs vllm-rs on the same ids: diff's A/B, check's `frontend` findings
     frames.py     workbench.side_by_side(text, ...): both sides as DataFrames (notebook 07)
     serve.py      ScriptedServer: vllm-rs on 127.0.0.1 answering every request with a script
+
+Alike on purpose: lane.py's ``RustResult.stream``/``nonstream`` mirror core.session.Result's,
+so the commands print either result with the same code (a shared base would tie rustfe's
+rows to core's Row).
+
+A circle that closes only through annotations: lane.py, finals.py and rows.py (RustResult).
 """

@@ -117,22 +117,7 @@ def extract(wheel: Path, entry: LaneVersion) -> Path:
 
 
 def _replace(tmp: Path, final: Path, entry: LaneVersion) -> None:
-    """``tmp`` renamed to ``final``: an older folder is moved aside first; one another process
-    put in place meanwhile is kept if it checks out."""
-    aside = Path(tempfile.mkdtemp(prefix=".old.", dir=final.parent))
-    try:
-        try:
-            os.rename(final, aside / "old")
-        except FileNotFoundError:
-            pass
-        try:
-            os.rename(tmp, final)
-        except OSError:
-            if manifest.problem(final, entry.sha256, lambda: manifest_sha256(entry)) is not None:
-                raise WorkbenchError(f"vllm-rs: another process is extracting {final} too; "
-                                     f"try again") from None
-    finally:
-        shutil.rmtree(aside, ignore_errors=True)
+    manifest.put_in_place(tmp, final, entry.sha256, lambda: manifest_sha256(entry), "vllm-rs")
 
 
 def ensure(version: str | None = None, progress: Callable[[str], None] | None = None) -> Path:

@@ -128,7 +128,7 @@ def diagnosis(result: diff.DiffResult) -> Any:
     """doctor's finding for a Python-vs-Rust A/B (A Python, B vllm-rs), or None when they agree:
     from which step they part, which fields, and in which implementation each difference lives;
     the Rust parsers by the names vllm-rs uses."""
-    from workbench.check.config_diagnoses import PROBLEM, Diagnosis
+    from workbench.diagnosis.report import PROBLEM, Diagnosis
     from workbench.core.diff import normalise
 
     if result.same:

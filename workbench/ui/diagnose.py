@@ -1,4 +1,4 @@
-"""Diagnose the stream on screen (widget-free): ``check.doctor.diagnose`` on its deltas and
+"""Diagnose the stream on screen (widget-free): ``diagnosis.diagnose.diagnose`` on its deltas and
 applied settings, whether other vLLM versions still show a parser cause (the lanes, as
 `workbench doctor` asks them), and the ``--report`` markdown with its pytest file, as text
 to download. ``workbench.doctor(...)`` is the same from Python: it returns the same
@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from workbench.ui.state import Result, State, frozen, start, with_outcome
 
 if TYPE_CHECKING:
-    from workbench.check.doctor import DoctorReport
+    from workbench.diagnosis.diagnose import DoctorReport
     from workbench.core.parsers import ParserSpec
     from workbench.ui.inputs import Inputs
     from workbench.ui.runtime import Runtime
@@ -85,7 +85,7 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     """The doctor on the stream on screen: its causes (most likely first, with file and
     method), the versions verdict of a parser cause (``versions``: ask the lanes), and the
     report and its test as text (``Result.extra``: markdown, test, names)."""
-    from workbench.check.doctor import DoctorOptions, diagnose as run
+    from workbench.diagnosis.diagnose import DoctorOptions, diagnose as run
     from workbench.core.parsers import ParserSpec
     from workbench.ui.tools import editor_file, whole
 
@@ -106,14 +106,14 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     with tempfile.TemporaryDirectory(prefix="workbench-doctor-") as tmp:
         files = write_inputs(Path(tmp), i, text)
         if versions and report.parser_causes() and i.vllm is None:
-            from workbench.lanes.asked import attach
+            from workbench.runs.asked import attach
 
             rt.status("asking the other vLLM versions whether they still show it…", None)
             from workbench.core.run_options import spec_from_options
 
             attach(report.parser_causes(), spec_from_options(doctor_options(i, files, grouping, names)),
                    lambda message: rt.status(message, None))
-            from workbench.check.strength import with_versions
+            from workbench.diagnosis.strength import with_versions
 
             with_versions(report.causes)
     shown = {k: Path(v).name for k, v in files.items()}
@@ -126,7 +126,8 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
 
 def bundle(report: DoctorReport, argv: list[str]) -> dict[str, Any]:
     """The ``--report`` markdown and its pytest file, as `workbench doctor --report` writes them."""
-    from workbench.check import bugreport, export
+    from workbench.diagnosis import bugreport
+    from workbench.export import pytest_file as export
     from workbench.errors import WorkbenchError
 
     session, deltas, checked = report.context

@@ -47,7 +47,7 @@ def evidence(d: dict) -> list[str]:
 
 def report_html(d: dict) -> str:
     """The doctor's report dict, in sections."""
-    from workbench.check.where import describe
+    from workbench.diagnosis.where import describe
 
     s = d["setup"]
     out = [f"<div><b>{html.escape(parser_label(s['parser']))}</b> on {html.escape(s['tokenizer'])} "

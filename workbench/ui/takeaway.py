@@ -98,7 +98,7 @@ def download_report(wb: Workbench, which: str = "report") -> str:
 
 
 def doctor_report(wb: Workbench, path: str, force: bool = False) -> list[str]:
-    from workbench.check import bugreport
+    from workbench.diagnosis import bugreport
     from workbench.core import outputs
 
     if wb.state.doctor is None:

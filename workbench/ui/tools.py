@@ -188,7 +188,8 @@ def save_recording(s: State, rt: Runtime, path: str, force: bool = False) -> Sta
 
 def export(s: State, rt: Runtime, path: str) -> tuple[State, Path, list]:
     """A standalone pytest file of the stream's case (the check's findings, this stream's)."""
-    from workbench.check import export as ex, export_code
+    from workbench.export import pytest_file as ex
+    from workbench.export import authored as export_code
 
     s, session, deltas = on_screen(s, rt)
     if not s.fresh(s.check):

@@ -79,7 +79,7 @@ def test_doctor_reports_server_line_is_inert_for_a_hostile_config_name(run_cli, 
 
 def test_doctor_reports_server_line_is_inert_for_a_plugin_parser_name(tmp_path):
     """A plugin registers its parser under any name: the report's flags quote it."""
-    from workbench.check.bugreport import _flags
+    from workbench.diagnosis.bugreport import _flags
 
     name = "x;touch PWNED;#"
     setup = {"parser": {"tool_parser": name, "reasoning_parser": "t$(touch PWNED)"},

@@ -237,7 +237,7 @@ def test_the_scan_sees_a_write_past_the_door(tmp_path, monkeypatch):
 # medium, so each value in it is encoded (a door call), a number (its format spec says
 # so: ``{n:d}``), or a fragment of that medium made here. An f-string inside a door
 # call's arguments is a value, encoded whole.
-COMPOSERS = {"check/bugreport.py", "corpus/html.py", "pages/page_table.py", "check/export.py",
+COMPOSERS = {"diagnosis/bugreport.py", "corpus/html.py", "pages/page_table.py", "export/pytest_file.py",
              "core/config/export_python.py"}
 ENCODERS = {"inline", "cell", "code", "fence", "text", "script_json", "script_code", "literal", "comment",
             "in_docstring", "docstring", "module", "_cell"}
@@ -251,15 +251,15 @@ FRAGMENTS = {
 }
 # (file, function): why its f-strings are plain values, encoded whole where they are used
 PLAIN_VALUES = {
-    ("check/bugreport.py", "paths"): "file names, not report text",
-    ("check/export.py", "render_pytest"): "the title, put in through python.in_docstring",
-    ("check/export.py", "parser_label"): "the title's parser words, put in through python.in_docstring",
-    ("check/bugreport.py", "_label"): "the title's parser words, put in through md.inline",
+    ("diagnosis/bugreport.py", "paths"): "file names, not report text",
+    ("export/pytest_file.py", "render_pytest"): "the title, put in through python.in_docstring",
+    ("export/pytest_file.py", "parser_label"): "the title's parser words, put in through python.in_docstring",
+    ("diagnosis/bugreport.py", "_label"): "the title's parser words, put in through md.inline",
     ("core/config/export_python.py", "plugin_source"):
         "error messages, the title (put in through python.in_docstring) and class_name's identifier",
-    ("check/export.py", "vllm_sample"): "a JSON sample's fields (written by jsontext)",
-    ("check/export.py", "write_pytest"): "an error message",
-    ("check/export.py", "self_check"): "a module name and test ids, not written",
+    ("export/pytest_file.py", "vllm_sample"): "a JSON sample's fields (written by jsontext)",
+    ("export/pytest_file.py", "write_pytest"): "an error message",
+    ("export/pytest_file.py", "self_check"): "a module name and test ids, not written",
     ("corpus/html.py", "open_command"): "a notebook call (Python source of repr'd values), shown through web.text",
     ("corpus/html.py", "_example"): "a column value: page_table.records puts it in script_json",
     ("corpus/html.py", "kind_columns"): "column titles and values, put in script_json",

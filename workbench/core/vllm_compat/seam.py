@@ -43,7 +43,7 @@ WRAPPED = {
     "StreamingParserEngine.feed": "keep the SemanticEvents of each delta",
     "StreamingParserEngine.finish": "keep the SemanticEvents of the end of the stream",
     "StreamingParserEngine._on_terminal": "which terminal fired in which state (a config's findings, "
-                                          "check/config_where.py; vllm/parser/engine/streaming_parser_engine.py)",
+                                          "diagnosis/config/where.py; vllm/parser/engine/streaming_parser_engine.py)",
     "StructuredOutputManager.grammar_bitmask": "keep the engine's grammar mask per step",
     "StructuredOutputManager._get_reasoner": "build a request's gate from that request's reasoning parser",
     "GPUModelRunner.sample_tokens": "the logits of each step before the grammar mask (the candidates view, "
