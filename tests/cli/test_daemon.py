@@ -179,3 +179,23 @@ def test_an_idle_daemon_exits_and_removes_its_socket(served, tmp_path, monkeypat
     while (served.exists() or _pid(served)) and time.monotonic() < deadline:
         time.sleep(0.5)
     assert not served.exists() and _pid(served) is None
+
+
+def test_a_new_daemon_stops_only_its_own_checkouts_others():
+    from workbench.lanes.warm_socket import runtime_dir
+
+    other = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", daemon.SERVER, "serve"])
+    pid_file = runtime_dir() / "daemon-0therc0e-0123456789abcdef.pid"
+    try:
+        pid_file.write_text(str(other.pid), encoding="utf-8")
+        deadline = time.monotonic() + 10
+        while daemon.server_pid(pid_file) is None and time.monotonic() < deadline:  # its exec under way
+            time.sleep(0.05)
+        assert daemon.server_pid(pid_file) == other.pid  # it reads as a daemon
+        assert daemon.stop(prefix=daemon.checkout(), wait_s=0) == []
+        assert other.poll() is None
+        assert daemon.stop(prefix="daemon-0therc0e-", wait_s=5) == [other.pid]
+        assert other.wait(5) is not None
+    finally:
+        other.kill()
+        pid_file.unlink(missing_ok=True)

@@ -11,7 +11,7 @@ descriptors, and sends back the exit code: the output is the cold run's, byte fo
 Never stale: the socket's name is a fingerprint of every workbench source file and shipped
 parser file (size, mtime), vLLM's installed version files, the interpreter and the
 environment variables read at import; another fingerprint is another daemon, and starting
-it stops the others. One user only: the socket (0600) lives in the user's 0700 folder
+it stops the others of the same checkout (another checkout's daemons are left alone). One user only: the socket (0600) lives in the user's 0700 folder
 (lanes/warm_socket.py, shared with the warm lanes) and the daemon checks each peer's uid; no TCP.
 
 ``--no-daemon`` or ``WORKBENCH_NO_DAEMON=1`` runs the command in its own process (the
@@ -77,10 +77,17 @@ def fingerprint() -> str:
     return h.hexdigest()[:16]
 
 
+def checkout() -> str:
+    """``daemon-<this checkout and interpreter>-``: the name every daemon of this install starts with."""
+    from workbench.lanes import versions
+
+    return "daemon-" + hashlib.sha256(f"{sys.executable}\n{versions.REPO_ROOT}".encode()).hexdigest()[:8] + "-"
+
+
 def socket_path() -> Path:
     from workbench.lanes import warm_socket
 
-    return warm_socket.runtime_dir() / f"daemon-{fingerprint()}.sock"
+    return warm_socket.runtime_dir() / f"{checkout()}{fingerprint()}.sock"
 
 
 def forward(argv: list[str]) -> int | None:
@@ -172,7 +179,7 @@ def spawn(path: Path) -> None:
             return
         if server_pid(path.with_suffix(".pid")) is not None:  # starting: it binds within the start timeout
             return
-        stop(keep=path)
+        stop(keep=path, prefix=checkout())
         with contextlib.suppress(FileNotFoundError):
             path.unlink()
         idle = os.environ.get(IDLE_ENV, str(IDLE_S))
@@ -204,15 +211,15 @@ def server_pid(pid_file: Path) -> int | None:
     return pid if SERVER.encode() in cmdline and b"serve" in cmdline else None
 
 
-def stop(keep: Path | None = None, wait_s: float = 15.0) -> list[int]:
-    """Stop this user's daemons (but ``keep``'s), waiting for them to exit: the pids signalled.
-    A command one is running finishes; no new one is taken."""
+def stop(keep: Path | None = None, wait_s: float = 15.0, prefix: str = "daemon-") -> list[int]:
+    """Stop this user's daemons whose name starts with ``prefix`` (but ``keep``'s), waiting for
+    them to exit: the pids signalled. A command one is running finishes; no new one is taken."""
     import signal
 
     from workbench.lanes.warm_socket import runtime_dir
 
     stopped = []
-    for pid_file in sorted(runtime_dir().glob("daemon-*.pid")):
+    for pid_file in sorted(runtime_dir().glob(f"{prefix}*.pid")):
         pid = server_pid(pid_file)
         if pid is not None and (keep is None or pid_file != keep.with_suffix(".pid")):
             with contextlib.suppress(ProcessLookupError):
