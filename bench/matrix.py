@@ -30,7 +30,7 @@ def load() -> float:
 
 
 def timed(cases, opt) -> tuple[float, int]:
-    from workbench.matrix import run as run_mod
+    from workbench.conformance import run as run_mod
 
     t0 = time.perf_counter()
     got = run_mod.run(cases, opt)
@@ -44,8 +44,8 @@ def main() -> int:
     ap.add_argument("--chunking", default="whole,token")
     ap.add_argument("--no-ray", action="store_true")
     args = ap.parse_args()
-    from workbench.matrix import run as run_mod
-    from workbench.matrix.cases import CASES_DIR, load_cases
+    from workbench.conformance import run as run_mod
+    from workbench.conformance.cases import CASES_DIR, load_cases
 
     cases = load_cases([str(CASES_DIR / p) for p in args.parsers.split(",")])
 

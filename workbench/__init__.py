@@ -12,15 +12,15 @@
     rustfe/       vLLM's Rust frontend (vllm-rs from a lane's wheel) beside the Python one
     runs/         where a RunSpec runs: here, a lane's vLLM, vllm-rs; per-version reports
     corpus/       `workbench corpus`: every recording under folders, on a pool or Ray
-    matrix/       conformance cases per parser (parsers/cases) and their matrix over versions
+    conformance/  `workbench matrix`: cases per parser (parsers/cases) over versions, frontends, APIs
     pages/        widget-free HTML: the table component in a page without a kernel
     ui/           the notebook layer (ipywidgets, the anywidget table)
     cli/          the `workbench` command
 
 Lazy names: ``Workbench``, ``show``, ``parsers``, ``require_gpu``, ``NoGPU`` (ui), ``faces``
 (ui.api_frames), ``table`` (ui.frame_table), ``doctor`` (ui.diagnose), ``flags`` (ui.api),
-``side_by_side`` (rustfe.frames), ``corpus`` and ``matrix`` (the packages, callable). Every package's
-docstring maps its modules.
+``side_by_side`` (rustfe.frames), ``matrix`` (ui.matrix_view), ``corpus`` (the package, callable).
+Every package's docstring maps its modules.
 """
 
 from workbench.core import env  # noqa: F401
@@ -56,8 +56,12 @@ def __getattr__(name: str):
         from workbench.rustfe.frames import side_by_side
 
         return side_by_side
-    if name in ("corpus", "matrix"):  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
-        import importlib
+    if name == "matrix":  # workbench.matrix("parsers/cases/hermes", ...) -> DataFrame, the summary drawn
+        from workbench.ui.matrix_view import matrix
 
-        return importlib.import_module(f"workbench.{name}")
+        return matrix
+    if name == "corpus":  # the package, callable: workbench.corpus("folder/", ...) -> DataFrame
+        import workbench.corpus
+
+        return workbench.corpus
     raise AttributeError(f"module 'workbench' has no attribute {name!r}")

@@ -5,7 +5,7 @@ describe it: how a reasoning block opens and closes, and how a list of calls is 
 Every scenario is one intended answer (reasoning, content, calls) written in that markup;
 the expected answer in the file is that intent, never a parser's output. Where vLLM gets a
 case wrong on every version, the file says so (``NO_VERSION_PASSES``; ``PASSES_ON``: the versions that do);
-tests/matrix/test_cases.py checks every file against vLLM's own non-streaming parse.
+tests/conformance/test_cases.py checks every file against vLLM's own non-streaming parse.
 
     .venv/bin/python parsers/cases/make_cases.py     # rewrites the generated files
 

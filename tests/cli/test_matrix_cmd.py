@@ -11,7 +11,7 @@ import pytest
 
 from tests.support.direct import _direct_vllm, _joined
 from workbench.lanes import versions
-from workbench.matrix import cases as cases_mod
+from workbench.conformance import cases as cases_mod
 
 CASES = ["parsers/cases/hermes/one-call.toml", "parsers/cases/hermes/no-call.toml",
          "parsers/cases/hermes/parallel-calls.toml", "parsers/cases/hermes/reasoning-then-content.toml"]
@@ -80,7 +80,7 @@ def test_the_page_is_self_contained(matrix_run):
 
 def test_require_exits_1_when_a_required_cell_fails(matrix_run, run_cli, tmp_path):
     _, cells, _, _ = matrix_run
-    from workbench.matrix.cells import name_of
+    from workbench.conformance.cells import name_of
 
     passing = [c for c in cells if c["verdict"] == "match"]
     failing = [c for c in cells if c["verdict"] != "match"]

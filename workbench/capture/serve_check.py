@@ -110,7 +110,9 @@ def _config_plugin(prepared: Prepared, folder: Path) -> Served:
     loaded = config_io.load_file(config, policy)
     config_io.raise_for(loaded)
     name = loaded.config.name
-    out = folder / f"{name.replace('-', '_').replace('.', '_')}_parser.py"
+    from workbench.core.names import path_name
+
+    out = folder / (path_name(name, "the config's name").replace("-", "_").replace(".", "_") + "_parser.py")
     copies = [(m.name, door.read_text(m, "module", limits.MAX_CODE_BYTES))
               for m in export_code.modules(config, session)]
     written = export_code.write(folder, copies, True)

@@ -57,7 +57,7 @@ def add_parser(sub: "argparse._SubParsersAction[argparse.ArgumentParser]") -> No
 def run(args: argparse.Namespace) -> int:
     from workbench.core import door
     from workbench.lanes import versions
-    from workbench.matrix import cells as cells_mod, html, run as run_mod, sources
+    from workbench.conformance import cells as cells_mod, html, run as run_mod, sources
 
     common.refuse_existing([args.output, args.html], args.force)
     required = (cells_mod.required(door.read_text(args.require, "--require list").splitlines())
@@ -100,13 +100,13 @@ def run(args: argparse.Namespace) -> int:
     if args.output:  # again, in the run's order, with --against's changes
         outputs.write_text(args.output, "".join(outputs.strict_json(c) + "\n" for c in cells), force=True)
     if args.html:
-        from workbench.matrix import pyrs
+        from workbench.conformance import pyrs
 
         names = pyrs.names(opt.versions) if "rust" in opt.frontends else None
         common.write_output(args.html, html.page(cells, changes, title=f"workbench matrix: {len(got.cells)} cells",
                                                  names=names), force=args.force)
     if args.dynamo_out:
-        from workbench.matrix import dynamo
+        from workbench.conformance import dynamo
 
         dynamo.export(cases, args.dynamo_out, opt, force=args.force)
     counts = cells_mod.counts(cells)
@@ -150,7 +150,7 @@ def _read_cells(path: str) -> list[dict]:
 def _print(head: str, cells: list[dict], changes, failing_required, loose) -> None:
     from workbench.cli.render import console
     from workbench.core.writing import terminal
-    from workbench.matrix import cells as cells_mod
+    from workbench.conformance import cells as cells_mod
 
     summary = cells_mod.summary(cells)
     columns = sorted({col for per in summary.values() for col in per})

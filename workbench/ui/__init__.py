@@ -29,6 +29,7 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     takeaway.py       Save, Copy JSON, JSONL, the doctor's report and test, and the same from Python
     api_frames.py     workbench.faces(wb): a stream on each API, frames and tables from one schema
     frame_table.py    workbench.table(frame): a DataFrame or records in the widget's table, nothing cut
+    matrix_view.py    workbench.matrix(...): the conformance matrix drawn in the cell (a button per cell), a DataFrame back
     controls.py       the control panel: pickers, boxes, buttons, the two status lines
     table.py          RecordTable (records under a column schema) and DeltaTable (rows, strip, cost chart)
     shared.py         one copy of each front-end module per kernel (a Module widget; stubs wait for it)

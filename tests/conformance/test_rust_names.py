@@ -8,7 +8,7 @@ from tests.support.rust import RUST_VERSION as VERSION
 from workbench.core.parsers import ParserSpec
 from workbench.core.run_spec import RunSpec
 from workbench.lanes import names as py_names
-from workbench.matrix import pyrs, runs, rust_names
+from workbench.conformance import pyrs, runs, rust_names
 
 
 @pytest.fixture(scope="module")

@@ -8,8 +8,8 @@ import json
 import pytest
 
 from workbench.lanes import versions
-from workbench.matrix import cells as cells_mod, html, run as run_mod
-from workbench.matrix.cases import load_cases
+from workbench.conformance import cells as cells_mod, html, run as run_mod
+from workbench.conformance.cases import load_cases
 
 CASES = ["parsers/cases/hermes/reasoning-then-call.toml", "parsers/cases/hermes/no-call.toml",
          "parsers/cases/gemma4/content-after-call.toml"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from workbench.core.writing import html as web
-from workbench.matrix import cells as cells_mod, pyrs
+from workbench.conformance import cells as cells_mod, pyrs
 
 COLOURS = {"match": "#cfe8d5", "differs": "#f6d2cf", "stream≠nonstream": "#f9e2b8", "error": "#e5c9ef",
            "n/a": "#e6e9ee"}

@@ -12,8 +12,8 @@ from workbench.core.messages import Final, ToolCall
 from workbench.core.tokenizers import DESCRIPTIONS
 from workbench.errors import WorkbenchError
 from workbench.lanes import versions
-from workbench.matrix import cases as mc
-from workbench.matrix.expect import nonstream_answers
+from workbench.conformance import cases as mc
+from workbench.conformance.expect import nonstream_answers
 
 
 @pytest.fixture(scope="module")

@@ -20,12 +20,12 @@ from workbench.errors import WorkbenchError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from workbench.matrix.cases import Case
+    from workbench.conformance.cases import Case
 
 GROUPINGS = ("whole", "token", "markers", "random:1")
 APIS = ("chat", "responses", "messages")
 FRONTENDS = ("python", "rust")
-TASK = "workbench.matrix.task"
+TASK = "workbench.conformance.task"
 FIXTURE = "chunks"  # the grouping of a case that gives its deltas (an ai-dynamo fixture's chunks)
 
 
@@ -100,7 +100,7 @@ def payloads(cases: Sequence[Case], opt: Options) -> list[tuple[str, str, dict]]
     """The jobs: (case id, VERSION/FRONTEND, what the task needs), one per case x version x frontend."""
     from dataclasses import asdict
 
-    from workbench.matrix import cases as cases_mod
+    from workbench.conformance import cases as cases_mod
 
     jobs = []
     for case in cases:
@@ -169,7 +169,11 @@ def write_recording(case: Case, prepared: Any, folder: str) -> str:
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     setup = prepared.session.setup
-    path = Path(folder) / f"{case.id}.jsonl"
+    from workbench.core.names import path_name
+
+    parent, _, stem = case.id.rpartition("/")
+    path = Path(folder).joinpath(*[path_name(p, "a case's folder") for p in parent.split("/") if p],
+                                 path_name(stem, "a case's name") + ".jsonl")
     path.parent.mkdir(parents=True, exist_ok=True)
     header = rec.make_header(setup.tokenizer, tokenizer_sha256(ensure_tokenizer(setup.tokenizer)),
                              setup.request.to_dict(), prepared.session.prompt_ids,
@@ -180,7 +184,7 @@ def write_recording(case: Case, prepared: Any, folder: str) -> str:
 
 def run(cases: Sequence[Case], opt: Options) -> Outcome:
     from workbench.corpus import pool
-    from workbench.matrix import cases as cases_mod, task as task_mod
+    from workbench.conformance import cases as cases_mod, task as task_mod
 
     opt = check_options(opt)
     cases = with_parser(cases, opt)

@@ -1,9 +1,8 @@
 """A conformance matrix: shipped cases (``parsers/cases/<parser>/<case>.toml``), each a model
 output with the answer a client should get, run over vLLM versions, frontends, APIs and
 groupings. A middle floor like corpus: it may use core, check, engine, lanes, rustfe,
-capture and corpus, never ui or cli.
-
-``workbench.matrix(...)`` in a notebook is this package called (notebook.py).
+capture and corpus, never ui or cli. ``workbench.matrix(...)`` in a notebook is
+ui/matrix_view.py over this package (`workbench matrix` is the command).
 
     expect.py       each case's non-streaming answer on one version, a session per shared setting
     cases.py        the case files: load_cases (files, folders, globs), answer_of, compare; the
@@ -17,21 +16,6 @@ capture and corpus, never ui or cli.
     run.py          a run: groupings made concrete, recordings for replay, the tasks on the corpus's pool or Ray
     pyrs.py         Python against Rust: parser names per frontend and version, agreement per case
     html.py         the matrix as one static page: summary, filters, a cell's first divergent step
-    notebook.py     workbench.matrix(...): the summary drawn in the cell, a DataFrame back
 """
 
 from __future__ import annotations
-
-import sys
-import types
-
-
-class _CallableModule(types.ModuleType):
-    # `workbench.matrix` is both this package and the notebook call (as workbench.corpus is)
-    def __call__(self, *cases, **options):
-        from workbench.matrix.notebook import matrix
-
-        return matrix(*cases, **options)
-
-
-sys.modules[__name__].__class__ = _CallableModule

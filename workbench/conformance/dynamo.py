@@ -25,8 +25,8 @@ from workbench.errors import WorkbenchError
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from workbench.matrix.cases import Case
-    from workbench.matrix.run import Options
+    from workbench.conformance.cases import Case
+    from workbench.conformance.run import Options
 
 PREFERRED = ("vllm_python", "vllm_rust", "dynamo_rust", "dynamo_v2", "sglang_python")
 DEFAULT_TOKENIZER = "qwen3"
@@ -47,7 +47,7 @@ def load(path: str, parser: str | None = None, tokenizer: str | None = None) -> 
 
 def _parser(text: str, where: str):
     from workbench.core.parsers import ParserSpec
-    from workbench.matrix.cases import declared_anywhere
+    from workbench.conformance.cases import declared_anywhere
 
     spec = ParserSpec.parse(text)
     for kind, name in (("tool", spec.tool_parser), ("reasoning", spec.reasoning_parser)):
@@ -61,7 +61,7 @@ def _parser(text: str, where: str):
 
 def _case(cid: str, path: str, c: Any, parser: Any, tokenizer: str | None, where: str) -> Case:
     from workbench.core.run_spec import RunSpec
-    from workbench.matrix.cases import Case
+    from workbench.conformance.cases import Case
 
     if not isinstance(c, dict) or not isinstance(c.get("chunks"), list) or not c["chunks"]:
         raise WorkbenchError(f"{where}: no chunks")
@@ -85,7 +85,7 @@ def _case(cid: str, path: str, c: Any, parser: Any, tokenizer: str | None, where
 def expected_of(chunks: Sequence[dict], where: str):
     """The answer the fixture's chunks assemble to, from the first implementation of PREFERRED it has."""
     from workbench.core import door
-    from workbench.matrix.cases import Expected
+    from workbench.conformance.cases import Expected
 
     impls = [i for ch in chunks for i in (ch.get("expected") or {})]
     impl = next((i for i in PREFERRED if i in impls), impls[0] if impls else None)
@@ -124,7 +124,7 @@ def export(cases: Sequence[Case], folder: str, opt: Options, force: bool = False
 
     from workbench.core import outputs
     from workbench.lanes import versions
-    from workbench.matrix import runs
+    from workbench.conformance import runs
 
     here = versions.installed()
     rust = next((v for v in reversed(opt.versions) if runs.has_rust(v)), None) or _newest()
@@ -154,7 +154,10 @@ def export(cases: Sequence[Case], folder: str, opt: Options, force: bool = False
         doc = {"family": family,
                "captured_with": {"vllm_python": here, **({"vllm_rust": f"vllm-rs {rust}"} if rust else {})},
                "cases": {case.id.partition("/")[2] or case.id: body}}
-        path = Path(folder) / family / f"TOOLCALLING.{case.id.partition('/')[2] or 'case'}.yaml"
+        from workbench.core.names import path_name
+
+        stem = path_name(case.id.partition("/")[2] or "case", "a case's name")
+        path = Path(folder) / path_name(family, "a case's family") / ("TOOLCALLING." + stem + ".yaml")
         text = "# written by `workbench matrix --dynamo-out` (ai-dynamo fixtures-stream-v2 shape)\n" + yaml.safe_dump(
             doc, sort_keys=False, allow_unicode=True, width=120, default_flow_style=None)
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -10,8 +10,8 @@ import pytest
 
 from workbench.core import door
 from workbench.errors import WorkbenchError
-from workbench.matrix import dynamo, run as run_mod
-from workbench.matrix.cases import load_cases
+from workbench.conformance import dynamo, run as run_mod
+from workbench.conformance.cases import load_cases
 
 EXAMPLE = Path(__file__).parent / "fixtures" / "hermes" / "TOOLCALLING.example.yaml"
 
@@ -38,7 +38,7 @@ def test_fixture_cells_run_on_their_own_chunks():
 
 
 def test_export_writes_what_vllm_emits_per_chunk_and_reads_back(tmp_path):
-    from workbench.matrix import runs
+    from workbench.conformance import runs
 
     case = load_cases(["parsers/cases/hermes/parallel-calls.toml"])[0]
     written = dynamo.export([case], str(tmp_path), run_mod.check_options(run_mod.Options()))
@@ -49,7 +49,7 @@ def test_export_writes_what_vllm_emits_per_chunk_and_reads_back(tmp_path):
     assert [ch["delta_text"] for ch in chunks] == [s["text"] for s in python["steps"]]
     assert [ch["delta_token_ids"] for ch in chunks] == [s["ids"] for s in python["steps"]]
     back = dynamo.load(str(written[0]))[0]
-    from workbench.matrix.cases import answer_of
+    from workbench.conformance.cases import answer_of
 
     streamed = answer_of(python["stream"])
     assert back.expected.tool_calls == streamed.tool_calls

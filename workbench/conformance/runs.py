@@ -56,7 +56,7 @@ def rust_na(version: str, spec: RunSpec) -> str | None:
     parser = spec.parser
     if parser is None or parser.config or spec.plugins:
         return "a parser config or plugin has no Rust counterpart"
-    from workbench.matrix import rust_names
+    from workbench.conformance import rust_names
 
     have = rust_names.names(version)
     for kind, name in (("tool", parser.tool_parser), ("reasoning", parser.reasoning_parser)):

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from collections.abc import Iterator, Sequence
 
     from workbench.core.messages import Final
-    from workbench.matrix.cases import Case
+    from workbench.conformance.cases import Case
 
 
 def nonstream_answers(cases: Sequence[Case], vllm: str | None = None) -> Iterator[tuple[Case, Final]]:

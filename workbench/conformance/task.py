@@ -3,7 +3,7 @@ every API x grouping of it computed here (the lane, the Rust frontend and the to
 are started once for all of them), one results line back with its cells.
 
 ``run(spec, case_id, key, payload)`` is what the corpus's pool and Ray workers call
-(``corpus.pool.run(..., task="workbench.matrix.task")``); it never raises: a bug becomes
+(``corpus.pool.run(..., task="workbench.conformance.task")``); it never raises: a bug becomes
 an ``error`` cell with its type and message, so one case never stops the run.
 """
 
@@ -44,7 +44,7 @@ def error_line(spec: Any, case_id: str, key: str, error: str, kind: str, payload
 
 
 def error_cells(payload: dict, error: str) -> list[dict]:
-    from workbench.matrix.cells import ERROR
+    from workbench.conformance.cells import ERROR
 
     return [_cell(payload, api, name, label) | {"verdict": ERROR, "detail": error.splitlines()[0][:300]}
             for api in payload.get("apis", ["chat"]) for name, label in payload.get("groupings", [["token", "token"]])]
@@ -52,7 +52,7 @@ def error_cells(payload: dict, error: str) -> list[dict]:
 
 def _cells(payload: dict) -> list[dict]:
     from workbench.core.prepare import RunSpec
-    from workbench.matrix import cells, runs
+    from workbench.conformance import cells, runs
 
     run_spec = RunSpec.from_dict(payload["run"])
     expected = expected_of(payload["expected"])
@@ -85,7 +85,7 @@ def _short(final: dict | None) -> dict | None:
 
 
 def expected_of(d: dict):
-    from workbench.matrix.cases import Expected
+    from workbench.conformance.cases import Expected
 
     return Expected(d.get("reasoning"), d.get("content"), tuple((n, a) for n, a in d.get("tool_calls") or ()),
                     d.get("finish_reason"))

@@ -11,7 +11,7 @@ def names(versions: Sequence[str]) -> list[dict]:
     """One row per (kind, name) registered in a version's Python parsers or its vllm-rs:
     ``{"kind", "name", "python": [versions], "rust": [versions]}``; vllm-rs only from 0.33."""
     from workbench.lanes import names as py_names
-    from workbench.matrix import runs, rust_names
+    from workbench.conformance import runs, rust_names
 
     rows: dict[tuple[str, str], dict] = {}
     for v in versions:

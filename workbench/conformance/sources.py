@@ -8,14 +8,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from workbench.matrix.cases import Case
+    from workbench.conformance.cases import Case
 
 YAML = (".yaml", ".yml")
 
 
 def load(paths: Sequence[str], parser: str | None = None, tokenizer: str | None = None) -> list[Case]:
     """Every case under ``paths``; ``parser`` / ``tokenizer``: what a dynamo fixture runs with."""
-    from workbench.matrix import cases, dynamo
+    from workbench.conformance import cases, dynamo
 
     out: list[Case] = []
     toml: list[str] = []

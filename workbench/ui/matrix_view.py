@@ -18,7 +18,7 @@ class MatrixError(WorkbenchError):
     """Jupyter shows its one line instead of a traceback."""
 
     def _render_traceback_(self) -> list[str]:
-        return [f"workbench.matrix: {self}"]
+        return [f"workbench.conformance: {self}"]
 
 
 OWN = {"vllm": None, "frontend": "python", "api": "chat", "chunking": "token", "config": None, "plugin": (),
@@ -38,7 +38,7 @@ def _list(value) -> list[str]:
 def cells(*cases, **options) -> list[dict]:
     """The cells of the run ``options`` ask for (no drawing)."""
     from workbench.lanes import versions
-    from workbench.matrix import run as run_mod, sources
+    from workbench.conformance import run as run_mod, sources
 
     unknown = sorted(set(options) - set(OWN))
     if unknown:
@@ -84,7 +84,7 @@ def grid(cells_: list[dict]):
     vLLM's own; a Rust cell opens its Python counterpart, with a note)."""
     import ipywidgets as W
 
-    from workbench.matrix import cells as cells_mod, html
+    from workbench.conformance import cells as cells_mod, html
 
     out = W.Output()
     note = W.HTML()
@@ -94,7 +94,7 @@ def grid(cells_: list[dict]):
 
     def opener(c: dict):
         def click(_button) -> None:
-            import workbench
+            from workbench.ui import show
 
             note.value = f"<code>{_text(c['replay'])}</code>" + (
                 " (the widget runs vLLM's Python parsers: this is the Python side of a Rust cell)"
@@ -105,7 +105,7 @@ def grid(cells_: list[dict]):
                 if c["vllm"] != _installed():
                     kwargs["vllm"] = c["vllm"]
                 if c.get("recording"):
-                    workbench.show(recording=c["recording"], **kwargs)
+                    show(recording=c["recording"], **kwargs)
         return click
 
     rows = []

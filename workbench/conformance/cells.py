@@ -33,7 +33,7 @@ def name_of(cell: Mapping[str, Any]) -> str:
 def verdict(expected: Any, outcome: Mapping[str, Any]) -> dict:
     """{"verdict", "field", "step", "detail", "first"} of one outcome (runs.py's) against
     ``expected`` (a case's ``Expected``)."""
-    from workbench.matrix.cases import answer_of, compare
+    from workbench.conformance.cases import answer_of, compare
 
     if outcome.get("na"):
         return {"verdict": NA, "field": None, "step": None, "detail": outcome["na"], "first": None}

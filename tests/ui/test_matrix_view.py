@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 import workbench
-from workbench.matrix import html, notebook
+from workbench.conformance import html
+from workbench.ui import matrix_view as notebook
 
 
 def test_the_call_returns_the_cells_and_draws_buttons(monkeypatch, tmp_path):
@@ -22,7 +23,7 @@ def test_the_call_returns_the_cells_and_draws_buttons(monkeypatch, tmp_path):
     assert [b.description for b in buttons] == list(df["verdict"])
     assert [b.style.button_color for b in buttons] == [html.COLOURS[v] for v in df["verdict"]]
     opened = []
-    monkeypatch.setattr(workbench, "show", lambda **kw: opened.append(kw), raising=False)
+    monkeypatch.setattr("workbench.ui.show", lambda **kw: opened.append(kw))
     buttons[1].click()
     assert opened == [{"recording": str(tmp_path / "hermes" / "no-call.jsonl"), "chunking": "token", "api": "chat"}]
 
