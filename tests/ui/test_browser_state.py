@@ -309,8 +309,11 @@ def test_the_grammar_column_reads_whole_on_an_engine_source(lab, page):
     table = wb.locator(".wb-dt:has(canvas.wb-strip)")
     table.locator(".wb-row[data-step='7'] .wb-c-grammar").wait_for(timeout=120_000)
     cells = table.evaluate(LINES_JS, "grammar")
-    assert ["open 3 allowed ✗ emitted token not allowed", 1, False] in cells, cells
-    assert all("␣" not in text and not cut for text, _, cut in cells), cells
+    assert ["open 3 allowed ✗ emitted token not allowed", 1] in [c[:2] for c in cells], str(cells)
+    # a cell of the rows' table may end in … only where its row's detail shows the value whole
+    # (issue 44: table.js marks those cells .wb-whole when the table has its row to itself)
+    whole = table.evaluate("(t) => [...t.querySelectorAll('.wb-row .wb-c-grammar')].map((c) => !!c.closest('.wb-whole'))")
+    assert all("␣" not in text and (not cut or ok) for (text, _, cut), ok in zip(cells, whole)), (cells, whole)
 
 
 def test_diagnose_names_the_cause_and_its_report_and_test_download(lab, page, tmp_path):
