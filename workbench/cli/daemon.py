@@ -131,7 +131,8 @@ def _run(sock: socket.socket, argv: list[str]) -> int | None:
     data = json.dumps(request).encode() + b"\n"
     try:
         sent = socket.send_fds(sock, [data], [0, 1, 2])
-        sock.sendall(data[sent:])  # a large environment: the rest after the descriptors' first part
+        if sent < len(data):  # a large environment: the rest after the descriptors' first part
+            sock.sendall(data[sent:])  # (never an empty send: on a peer already gone that is EPIPE)
     except OSError as e:
         return _cold(f"it refused the command ({e})")
     answers = sock.makefile("r", encoding="utf-8")
