@@ -101,7 +101,7 @@ def start_times(rounds: int, session) -> dict:
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--start-rounds", type=int, default=3)
+    ap.add_argument("--start-rounds", type=int, default=7)
     ap.add_argument("--tokens", type=int, default=24)
     ap.add_argument("--json", action="store_true", help="print only the JSON line")
     args = ap.parse_args()
