@@ -492,7 +492,7 @@ row.step, row.tokens, row.delta, row.chunk"""),
     ("md", """**Shrink it.** The checker confirms the finding and shrinks the text to the fewest tokens
 that still show it; the shrunk case streams in a widget of its own."""),
     ("code", """check = wb.check(fuzz=20)
-[f.headline() for f in check.findings]"""),
+workbench.table([{"finding": f.headline()} for f in check.findings])"""),
     ("code", """small = wb.minimal_workbench()
 display(small)
 wb.minimal_text(), [(d.field, d.equal, d.first_step) for d in small.state.final.diffs]"""),
@@ -502,7 +502,9 @@ it lives, the minimal text, expected vs actual, the rows where it goes wrong) an
 file beside it, which fails while the bug is there. Paste the markdown into the issue."""),
     ("code", """out = Path(tempfile.mkdtemp())
 written = wb.doctor_report(str(out / "hermes_cut_call.md"))
-print(Path(written[0]).read_text())"""),
+from IPython.display import Markdown
+
+Markdown(Path(written[0]).read_text())  # drawn as the issue will show it"""),
     ("code", """import pytest
 
 outcome = pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])
