@@ -22,7 +22,6 @@ stream != non-stream); a key a cell lacks matches any divergence.
 
 from __future__ import annotations
 
-import glob
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -76,36 +75,15 @@ def load_cases(paths: Sequence[str]) -> list[Case]:
     """The cases under ``paths`` (files, folders searched recursively for ``*.toml``, globs):
     each once, in a stable order (sorted within each argument). A path that matches nothing
     is an error, so a typo never makes an empty run look clean."""
-    if not paths:
-        raise WorkbenchError("no cases: give case files, folders or globs (the shipped ones: parsers/cases)")
-    files: list[Path] = []
-    seen: set[Path] = set()
-    for arg in paths:
-        found = _expand(arg)
-        if not found:
-            raise WorkbenchError(f"{arg}: no case files (*.toml) there")
-        for p in found:
-            if p.resolve() not in seen:
-                seen.add(p.resolve())
-                files.append(p)
+    from workbench.corpus.files import find_files
+
+    files = find_files(paths, ".toml", "no case files (*.toml) there",
+                       "no cases: give case files, folders or globs (the shipped ones: parsers/cases)", _NOT_CASES)
     tags, tool_sets = taxonomy_tags(), tool_sets_of()
     return [_case(p, tags, tool_sets) for p in files]
 
 
-_NOT_CASES = {TAXONOMY_FILE.name, TOOLS_FILE.name, DIVERGENCES_FILE.name}
-
-
-def _expand(arg: str) -> list[Path]:
-    p = Path(arg)
-    if p.is_dir():
-        return sorted(q for q in p.rglob("*.toml") if q.is_file() and q.name not in _NOT_CASES)
-    if p.is_file():
-        return [p]
-    if glob.has_magic(arg):
-        hits = sorted(Path(h) for h in glob.glob(arg, recursive=True))
-        return [q for h in hits for q in (sorted(h.rglob("*.toml")) if h.is_dir() else [h])
-                if q.is_file() and q.suffix == ".toml" and q.name not in _NOT_CASES]
-    return []
+_NOT_CASES = frozenset({TAXONOMY_FILE.name, TOOLS_FILE.name, DIVERGENCES_FILE.name})
 
 
 def case_id(path: Path) -> str:

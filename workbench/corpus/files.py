@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import glob
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 from workbench.core import door, limits
@@ -14,14 +15,23 @@ from workbench.errors import WorkbenchError
 def find(paths: list[str]) -> list[Path]:
     """The recordings named by ``paths``; one that matches nothing is an error (a typo
     must not make an empty run look like a clean one)."""
+    return find_files(paths, ".jsonl", "no *.jsonl recordings there",
+                      "no recordings: give folders, files or globs (or --synth N -o DIR)")
+
+
+def find_files(paths: Sequence[str], suffix: str, none_there: str, none_given: str,
+               skip: frozenset[str] = frozenset()) -> list[Path]:
+    """The files ``paths`` name (files; folders searched recursively, and globs, for
+    ``*suffix`` files not named in ``skip``): each once, sorted within each argument. No path,
+    or one that matches nothing, is a WorkbenchError (``none_given``, ``ARG: none_there``)."""
     if not paths:
-        raise WorkbenchError("no recordings: give folders, files or globs (or --synth N -o DIR)")
+        raise WorkbenchError(none_given)
     out: list[Path] = []
     seen: set[Path] = set()
     for arg in paths:
-        found = _expand(arg)
+        found = _expand(arg, suffix, skip)
         if not found:
-            raise WorkbenchError(f"{arg}: no *.jsonl recordings there")
+            raise WorkbenchError(f"{arg}: {none_there}")
         for p in found:
             key = p.resolve()
             if key not in seen:
@@ -30,16 +40,16 @@ def find(paths: list[str]) -> list[Path]:
     return out
 
 
-def _expand(arg: str) -> list[Path]:
+def _expand(arg: str, suffix: str, skip: frozenset[str]) -> list[Path]:
     p = Path(arg)
     if p.is_dir():
-        return sorted(q for q in p.rglob("*.jsonl") if q.is_file())
+        return sorted(q for q in p.rglob(f"*{suffix}") if q.is_file() and q.name not in skip)
     if p.is_file():
         return [p]
     if glob.has_magic(arg):
         hits = sorted(Path(h) for h in glob.glob(arg, recursive=True))
-        return [q for h in hits for q in (sorted(h.rglob("*.jsonl")) if h.is_dir() else [h])
-                if q.is_file() and q.suffix == ".jsonl"]
+        return [q for h in hits for q in (sorted(h.rglob(f"*{suffix}")) if h.is_dir() else [h])
+                if q.is_file() and q.suffix == suffix and q.name not in skip]
     return []
 
 
