@@ -19,7 +19,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.invoke import AT_PLUGIN, AT_TEXT, CONFIG, CONVERTER, TEXT, TOOLS
+from tests.support.invoke import AT_PLUGIN, AT_RAISING, AT_TEXT, CONFIG, CONVERTER, TEXT, TOOLS
 
 ROOT = Path(__file__).resolve().parents[2]
 ARGS = ("--config", "author/invoke.toml", "--tools", "author/tools.json", "--text-file", "author/out.txt",
@@ -128,6 +128,16 @@ def test_a_planted_difference_is_named_with_exit_1(run_cli, tmp_path, monkeypatc
     closing = next(i for i in range(1, len(tokens) + 1) if tok.decode(tokens[:i]).count("@@") == 2)
     assert 1 <= int(step) <= closing, out
     assert cause.startswith("likely cause: parser difference at step"), out
+
+
+@pytest.mark.slow(reason="one more server (~1-2 min under load)")
+def test_a_plugin_that_raises_mid_stream_serves_the_error_chunk_predicted(run_cli, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "tools.json").write_text(json.dumps(TOOLS))
+    (tmp_path / "atcall.py").write_text(AT_RAISING)
+    code, out, err = run_cli("serve-check", "--plugin", "atcall.py", "--tool-parser", "atcall",
+                             "--tools", "tools.json", "--text", AT_TEXT + " More words.")
+    assert code == 0 and out.startswith("same chunks: "), (out, err[-3000:])
 
 
 def test_bad_input_is_one_line_and_exit_2(run_cli, tmp_path, monkeypatch):

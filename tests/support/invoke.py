@@ -94,6 +94,10 @@ AT_PLUGIN = textwrap.dedent('''\
                                          function=DeltaFunctionCall(name=name, arguments=arguments)))
             return DeltaMessage(tool_calls=out) if out else None
     ''')
+# A plugin whose streaming raises once a call begins (its non-streaming parse is fine): the
+# server's generator catches that, streams vLLM's error chunk with the message, then [DONE].
+AT_RAISING = AT_PLUGIN.replace("        _, calls = calls_in(current_text)\n",
+                               "        raise RuntimeError('atcall cannot stream a call yet')\n", 1)
 # (right, planted): the streamed call's arguments lose their last character
 AT_TRUNCATION = ("            name, arguments = calls[i]\n", "            name, arguments = calls[i][0], calls[i][1][:-1]\n")
 

@@ -182,7 +182,7 @@ def run(prepared: Prepared, *, port: int | None = None, timeout: float = 600.0,
             rec = _capture(prepared, server.url, request_body(prepared, script, max_tokens), folder / "capture.jsonl")
         finally:
             server.stop()
-        return _compare(prepared, rec, served)
+        return _compare(prepared, rec, served, script)
 
 
 def _capture(prepared: Prepared, url: str, body: dict, out: Path):
@@ -201,7 +201,7 @@ def _capture(prepared: Prepared, url: str, body: dict, out: Path):
     return recording.load(out)
 
 
-def _compare(prepared: Prepared, rec, served: Served) -> Outcome:
+def _compare(prepared: Prepared, rec, served: Served, script: list[int]) -> Outcome:
     from workbench.capture import chunk_compare
     from workbench.core.session import Session
 
@@ -210,13 +210,36 @@ def _compare(prepared: Prepared, rec, served: Served) -> Outcome:
                                                                             return_token_ids=True))
     session = Session(setup, prompt_token_ids=rec.prompt_token_ids or None)
     made, notes = chunk_compare.deltas(session, rec)
-    result = session.replay(made)
+    result = session.replay(_with_the_erring_output(session, made, script, prepared.deltas[-1].finish_reason))
     cmp = chunk_compare.compare(result, rec, setup.parser.label(), notes)
     if cmp.first_difference is None:
         return Outcome(cmp, None, served=served)
     at = next(s for s in cmp.steps if s.step == cmp.first_difference)
     where, a, b = first_field([chunk_compare.normal(c) for c in at.a], [chunk_compare.normal(c) for c in at.b])
     return Outcome(cmp, where, a, b, served)
+
+
+def _with_the_erring_output(session, made: list, script: list[int], finish: str | None) -> list:
+    """The capture's deltas, where the server streamed an error chunk in place of an output:
+    that output is the script's ids the chunks did not carry, as serve parity's predict
+    takes it. The error chunk carries no ids, so a capture alone cannot tell which output
+    the server's parser raised on; the script can (the server was forced to emit it)."""
+    from workbench.core.deltas import Delta, deltas_from_ids
+
+    last = made[-1] if made else None
+    if last is None or last.finish_reason != "error" or last.token_ids or "capture_error" not in last.extra:
+        return made
+    body = made[:-1]
+    seen = sum(len(d.token_ids) for d in body)
+    if script[:seen] != [t for d in body for t in d.token_ids] or seen >= len(script):
+        return made
+    groups = [d.token_ids for d in body] + [script[seen:]]
+    eos = getattr(session.tokenizer, "eos_token_id", None)
+    redone = list(deltas_from_ids(session.tokenizer, script, session.prompt_ids, session.params, groups,
+                                  finish_reason=finish or "stop",
+                                  stop_terminated=finish == "stop" and script[-1] == eos))
+    return [Delta(m.token_ids, m.text, d.finish_reason if d is not last else m.finish_reason, d.engine_steps,
+                  d.extra) for m, d in zip(redone, made)]
 
 
 _MISSING = "(absent)"

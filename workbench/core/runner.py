@@ -61,6 +61,7 @@ class StreamRun:
         self.keep_rows = keep_rows
         self.steps = 0  # deltas fed
         self.tools_streamed = False
+        self.ended_at: int | None = None  # the step whose parse_delta raised: the server's stream ended there
         self.num_tokens = 0
         self._texts: list[str] = []
         self.token_ids: list[int] = []
@@ -119,7 +120,7 @@ class StreamRun:
                 self.rows.append(row)
             return row
         self.num_tokens += len(ids)
-        msg = error = None
+        msg = error = failure = None
         parser = self.parser
         lines: list[str] = []
         collector = logs.collector()  # logs.capture, inline: this runs per delta
@@ -136,7 +137,7 @@ class StreamRun:
                     request=self.request, prompt_token_ids=self.prompt_ids,
                     finished=delta.finish_reason is not None)
         except Exception as e:
-            error = f"{type(e).__name__}: {e}"
+            error, failure = f"{type(e).__name__}: {e}", e
             extra["traceback"] = traceback.format_exc()
         finally:
             parser_us = (time.perf_counter() - t0) * 1e6
@@ -147,14 +148,21 @@ class StreamRun:
             self.tools_streamed = True
         policy = self.serving
         finish = policy.finish_reason(delta.finish_reason, self.tools_streamed)
-        sse, sent = False, None
-        if error is None:
+        sse, sent, error_chunk = False, None, None
+        ended = self.ended_at is not None
+        if failure is not None and not ended:
+            # The server's generator catches it: one error chunk, then [DONE]; nothing after.
+            error_chunk = serving.streaming_error_chunk_json(failure)
+            self.ended_at = step
+        elif error is None and not ended:
             sse, sent = policy.delta(msg, delta.finish_reason)  # sent is None unless sse
             if sse:
                 self.result.add_vllm(sent)
+        if ended:
+            extra["not_sent"] = f"the server's stream ended at step {self.ended_at}, where parse_delta raised"
         if finish:
             self.result.finish_reason = finish
-        usage = self._usage_chunk() if finish and policy.usage else None
+        usage = self._usage_chunk() if finish and policy.usage and self.ended_at is None else None
         after = self._read_phase()
         # parse_delta checks the prompt first thing; if it raised before that, the next
         # delta still starts from the prompt's phase (as a fresh read would say)
@@ -162,7 +170,7 @@ class StreamRun:
         states = self._states = self._read_states()
         row = StreamRow(step, ids, delta.text, before, after, sse, finish, error, lines, parser_us,
                         delta.engine_steps, states_before, states, self.recorder.take(), extra, opening,
-                        usage, sent, None, ids if policy.ids_in_chunks else None, self._token_texts)
+                        usage, sent, error_chunk, ids if policy.ids_in_chunks else None, self._token_texts)
         if self.keep_rows:
             self.rows.append(row)
         return row

@@ -117,6 +117,16 @@ def error_chunk_json() -> str:
                                  "param": None, "code": 500}})
 
 
+def streaming_error_chunk_json(e: Exception) -> str:
+    """What the server streams when its generator catches ``e`` (a parser's exception):
+    vLLM's own ``create_error_response`` (its type, code and sanitised message)."""
+    import json
+
+    from vllm.entrypoints.serve.exception_handling.error_response import create_error_response
+
+    return json.dumps(create_error_response(e).model_dump())
+
+
 def include_usage(request: Request) -> bool:
     """``stream_options.include_usage`` (the server's --enable-force-include-usage is not modelled)."""
     options = getattr(request, "stream_options", None)
