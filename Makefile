@@ -20,7 +20,7 @@ demo: setup
 # share one), then the timing-sensitive tests alone; both parts run, and either failing fails it.
 WORKERS ?= 2
 test: setup
-	@$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=25 -m "not slow and not serial" tests; a=$$?; \
+	@$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=60 -m "not slow and not serial" tests; a=$$?; \
 	  $(PY) -m pytest -q --durations=5 -m "serial and not slow" tests; b=$$?; exit $$(( a > b ? a : b ))
 
 test-slow: setup

@@ -186,6 +186,8 @@ def ray_head():
         shutil.rmtree(ray_tmp, ignore_errors=True)
 
 
+@pytest.mark.slow(reason="a second Ray (a head of its own, ~40 s); make test runs Ray once: "
+                         "test_ray_auto_equals_pool")
 def test_ray_address_equals_pool(pool_run, corpus_dir, ray_head, tmp_path):
     *_, lines, _ = pool_run
     address, env, head = ray_head
