@@ -78,3 +78,21 @@ def test_only_the_installed_version_listed(monkeypatch):
     cause = Cause("parser_streaming", "x", findings=[{"kind": "chunking", "field": "content"}])
     asked.attach([cause], RunSpec(text="x"))
     assert cause.versions == {"checked": [installed], "verdict": f"only vLLM {installed} was checked"}
+
+
+def test_every_lane_is_asked_at_once(monkeypatch):
+    """Each version's lane is a process of its own: the second is asked before the first answers."""
+    import threading
+
+    both = threading.Barrier(2, timeout=10)  # broken (and raising) unless both wait at once
+
+    def findings_in(v, spec, progress=None):
+        both.wait()
+        return {KEY} if v == "0.33.0" else set()
+
+    monkeypatch.setattr(asked.versions, "listed", lambda: ["0.32.0", "0.33.0", "0.34.0"])
+    monkeypatch.setattr(asked.versions, "installed", lambda: "0.32.0")
+    monkeypatch.setattr(asked, "findings_in", findings_in)
+    cause = Cause("parser_nonstreaming", "x", findings=[{"kind": KEY[0], "field": KEY[1]}])
+    asked.attach([cause], RunSpec(text="x"))
+    assert cause.versions["verdict"] == "fixed in 0.34.0"

@@ -130,6 +130,8 @@ def diagnose(setup: Setup, deltas: Sequence[Delta] | None = None, text: str | No
     report.modes = {"stream": result.stream, "nonstream": result.nonstream,
                     "parser_content": parser_loop_content(result.rows)}
     report.context = (session, deltas, checked)
+    if opt.evidence_only:
+        return report
 
     tool_names = {t["function"]["name"] for t in setup.request.tools or [] if "function" in t}
     found = config_diagnoses.run(setup, session, working, result, deltas, tool_names, report.findings,

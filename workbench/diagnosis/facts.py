@@ -14,7 +14,7 @@ from workbench.core.messages import SEVERE
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-CALLS_OFF = ("no_tool_parser", "tools_off_in_request", "wrong_tool_parser")  # config_diagnoses' codes
+CALLS_OFF = ("no_tool_parser", "tools_off_in_request", "wrong_tool_parser", "wrong_chat_template")  # config_diagnoses' codes
 CLASSES = ("parser_streaming", "parser_nonstreaming", "serving", "configuration", "model_output", "truncation")
 PARSER = ("parser_streaming", "parser_nonstreaming")
 

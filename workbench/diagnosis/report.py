@@ -29,6 +29,7 @@ class DoctorOptions:
     shrink_budget_s: float = 2.0
     text_budget_s: float = 2.0
     jobs: int = 0
+    evidence_only: bool = False  # check's findings and a parser that cannot start: what "fixed in" reads
 
 
 @dataclass

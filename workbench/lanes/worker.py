@@ -9,6 +9,7 @@ answers: ``{"ok": true, **result}`` or ``{"ok": false, "error": "...",
 
 Ops: setup (a Session), deltas_from_text, deltas_from_given, regroup, start/feed/finish (one stream,
 rows per feed), replay (a whole Result), check, doctor and diff (a ``RunSpec.to_dict()``: its report),
+findings (what doctor's "fixed in" reads: each finding's kind and field, no shrinking),
 parsers, pytest (tests run against this lane's vLLM). The worker runs the core only; whole `workbench` commands run in
 ``workbench.cli.in_lane``, this worker plus a ``command`` op.
 
@@ -173,6 +174,21 @@ class Worker:
 
         done = diagnose_spec(RunSpec.from_dict(carried.arrived(spec)))
         return {"report": _plain(done.report.to_dict()), "notes": done.notes}
+
+    def op_findings(self, spec: dict) -> dict:
+        """What doctor's "fixed in" reads of this version (runs/asked.py): each finding's
+        (kind, field, severity) and why the parser could not start here, if it could not.
+        The doctor's evidence only (no causes, no parsers ranked) and unshrunk: a shrunk
+        grouping or text only narrows a finding down, it never adds or drops one (check/suite.py)."""
+        from workbench.diagnosis.on_spec import diagnose_spec
+        from workbench.diagnosis.report import DoctorOptions
+        from workbench.core.prepare import RunSpec
+
+        report = diagnose_spec(RunSpec.from_dict(carried.arrived(spec)),
+                               DoctorOptions(shrink_budget_s=0.0, text_budget_s=0.0, evidence_only=True)).report
+        cannot = [d for d in report.diagnoses if d.code == "parser_cannot_start"]
+        return {"findings": [[f.kind, f.field, f.severity] for f in report.findings],
+                "cannot_start": (cannot[0].evidence.get("error") or cannot[0].message) if cannot else None}
 
     def op_diff(self, spec: dict, a: str, b: str, api_b: str | None = None) -> dict:
         from workbench.core import diff

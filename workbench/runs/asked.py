@@ -1,6 +1,7 @@
 """Is a parser cause fixed in another vLLM? The same run (its ``RunSpec``) is diagnosed by
-the lane worker's ``doctor`` op (its report as data, never a command's output) in every other
-listed version (a lane each: a worker start, so only when the doctor found a parser cause); a cause's findings (check's, which the doctor reads) are matched by
+the lane worker's ``findings`` op (the doctor's findings as data, unshrunk, never a command's
+output) in every other listed version, all at once (a lane each, a warm one when warm lanes
+are on; only when the doctor found a parser cause); a cause's findings (check's, which the doctor reads) are matched by
 what was compared and which field (``kind``, ``field``), as `check --vllm A,B` does. A cause
 is gone in a version when all its findings are; the installed version has it. The verdict is
 ``lanes.fixed_in.timeline``'s over every version in version order ("fixed in 0.34.0", "fixed
@@ -37,13 +38,25 @@ def findings_in(version: str, spec: RunSpec, progress: Callable[[str], None] | N
     from workbench.lanes import carried, lane
 
     try:
-        report = lane.get(version, progress=progress).call("doctor", spec=carried.spec(spec))["report"]
+        answer = lane.get(version, progress=progress).call("findings", spec=carried.spec(spec))
     except (WorkbenchError, LaneFailed) as e:  # bad input there, or the lane's own failure: no verdict
         return could_not_run(version, str(e))
-    cannot = [d for d in report["diagnoses"] if d["code"] == "parser_cannot_start"]
-    if cannot:
-        return could_not_run(version, cannot[0]["evidence"].get("error") or cannot[0]["message"])
-    return {(f["kind"], f["field"]) for f in report["findings"] if f["severity"] != "cosmetic"}
+    if answer["cannot_start"] is not None:
+        return could_not_run(version, answer["cannot_start"])
+    return {(kind, fld) for kind, fld, severity in answer["findings"] if severity != "cosmetic"}
+
+
+def findings_everywhere(versions_asked: list[str], spec: RunSpec, progress: Callable[[str], None] | None = None
+                        ) -> dict[str, set[tuple[str, str]] | str]:
+    """``findings_in`` of every version at once: each lane is a process of its own, so
+    asking them one after another only added their times up."""
+    if len(versions_asked) < 2:
+        return {v: findings_in(v, spec, progress) for v in versions_asked}
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(len(versions_asked), thread_name_prefix="lane-verdict") as pool:
+        asked = {v: pool.submit(findings_in, v, spec, progress) for v in versions_asked}
+        return {v: done.result() for v, done in asked.items()}
 
 
 # A cause in the author's own plugin or config: nothing to fix in vLLM, only how it fares with each
@@ -84,7 +97,7 @@ def attach(causes: list, spec: RunSpec, progress: Callable[[str], None] | None =
         for c in causes:
             c.versions = {"checked": [here], "verdict": f"only vLLM {here} was checked"}
         return
-    present = {v: findings_in(v, spec, progress) for v in others}
+    present = findings_everywhere(others, spec, progress)
     for c in causes:
         if not c.findings:
             continue

@@ -2,6 +2,7 @@
 config parser's (TOML) fault lives in the author's file.
 
     diagnoses.py         the settings' diagnoses (run returns them: Found), tools off, thinking, a cut call
+    chat_templates.py    which shipped chat template teaches the text's tool-call markup (the served one does not)
     segments.py          Fired and Segment: the terminals that fired and the text cut at them
     where.py             a config parser's cause: the transition and terminal at the failing step, its lines
     readings.py          how the text at that step reads: a terminal inside JSON arguments, a marker cut short

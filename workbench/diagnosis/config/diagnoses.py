@@ -1,7 +1,8 @@
 """The doctor's configuration diagnoses: settings that make a right parser look wrong.
 
 Tool calls that no mode extracts (no tool parser, tools off in the request, a parser
-that does not match the text: the registered ones that do are tried and ranked),
+that does not match the text: the registered ones that do are tried and ranked; a chat
+template that teaches another markup: chat_templates.py names the shipped one that teaches it),
 thinking in content, the whole answer in reasoning, the renamed reasoning field, a
 call cut by max_tokens. A fix is only offered when something tried does better.
 """
@@ -108,6 +109,12 @@ def run(setup: Setup, session: Session, working: ParserSpec, result: Result, del
                 f"calls from this text in both modes", fix,
                 {"content": _clip(stream.content), "best": best, "current": mine,
                  "ranked": [r["parser"] for r in better]}))
+        if not tools_off:  # the prompt taught a markup the text does not use (diagnosis/config/chat_templates.py)
+            from workbench.diagnosis.config.chat_templates import wrong_template
+
+            taught = wrong_template(session, text)
+            if taught is not None:
+                found.diagnoses.append(taught)
 
     # Calls extracted, yet text lost: another parser may read the same format whole.
     if working.tool_parser and not found.tool_parsers and any(f.kind == "text_dropped" for f in findings):
