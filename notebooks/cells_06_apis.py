@@ -73,7 +73,8 @@ events on the API picked."""),
 
 ```python
 TIGHT = SEED.replace("</think>\\n\\n", "</think>")
-tight = workbench.faces(workbench.show(TIGHT, tool_parser="hermes", reasoning_parser="qwen3", tools=TOOLS, run=True))
+tight = workbench.faces(workbench.show(TIGHT, tool_parser="hermes", reasoning_parser="qwen3",
+                                      tools=TOOLS, run=True))
 tight.events("messages").query("event == 'content_block_start'")
 ```
 

@@ -147,9 +147,11 @@ workbench.table(pd.DataFrame([{"pair": name, "first step": s.first_step,
 capture:
 
 ```
-workbench replay --text "$SEED" --tools tools.json --tool-parser hermes --reasoning-parser qwen3 --frontend rust
-workbench diff   --text "$SEED" --tools tools.json --a hermes+qwen3 --b hermes+qwen3@rust
-workbench check  --text "$SEED" --tools tools.json --tool-parser hermes --reasoning-parser qwen3 --frontend rust
+workbench replay --text "$SEED" --tools tools.json \\
+    --tool-parser hermes --reasoning-parser qwen3 --frontend rust
+workbench diff --text "$SEED" --tools tools.json --a hermes+qwen3 --b hermes+qwen3@rust
+workbench check --text "$SEED" --tools tools.json \\
+    --tool-parser hermes --reasoning-parser qwen3 --frontend rust
 ```
 
 A capture from a server started with `VLLM_USE_RUST_FRONTEND=1` says so in its header
