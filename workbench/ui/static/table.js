@@ -64,7 +64,12 @@ function cellHTML(r, col, flow) {
   const v = r[col.name];
   if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
     const text = col.kind === "text";
-    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<wbr><span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
+    const parts = String(v).split(/(\s+)/), last = parts.length - 2;
+    // whitespace that matters is drawn (␣, \n): at either end, a newline or tab, two spaces; one
+    // space between words is prose ("Weather is needed." reads the same in every column)
+    const marked = (w, i) => text && ((i === 1 && parts[0] === "") || (i === last && parts[last + 1] === "")
+      || /[\n\t\r]/.test(w) || w.length > 1);
+    return parts.map((w, i) => (i % 2 ? (marked(w, i) ? `<wbr><span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
       : w && `<span class="${w.length > LONG ? "wb-long" : "wb-nw"}">${esc(w)}</span>`)).join("");
   }
   if (col.kind === "tokens") {
