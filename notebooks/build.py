@@ -23,7 +23,8 @@ from cells_check import CHECK_MD, CHECK_TAIL  # noqa: E402
 
 TOOLS = '''TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
-    "parameters": {"type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
+    "parameters": {"type": "object",
+                   "properties": {"city": {"type": "string"}, "unit": {"type": "string"}},
                    "required": ["city"]}}}]'''
 
 TOUR = [
@@ -78,22 +79,30 @@ later pieces with the same `index` append to its `arguments`. The seed's chunks,
 them (`id` shortened):
 
 ```text
- step  the chunk's delta (choices[0].delta)                     the client's message after it
- ----  ------------------------------------------------------   ---------------------------------
-  (1)  {"role": "assistant", "content": ""}                     content ""  (the role chunk)
-   2   {"reasoning": "Weather"}                                 reasoning "Weather"
-   3   {"reasoning": " is"}                         append  →   reasoning "Weather is"
-  4-5  {"reasoning": " needed"}, {"reasoning": "."} append  →   reasoning "Weather is needed."
-   7   {"content": "\\n\\n"}                          append  →   content "\\n\\n"
-  15   {"tool_calls": [{"index": 0, "id": "chatcmpl-tool-…",
+step   the chunk's delta (choices[0].delta)
+         → what the client's message is after it
+-----  --------------------------------------------------------------------
+ (1)   {"role": "assistant", "content": ""}
+         → content ""  (the role chunk)
+  2    {"reasoning": "Weather"}
+         → reasoning "Weather"
+  3    {"reasoning": " is"}
+         → append: reasoning "Weather is"
+ 4-5   {"reasoning": " needed"}, {"reasoning": "."}
+         → append: reasoning "Weather is needed."
+  7    {"content": "\\n\\n"}
+         → append: content "\\n\\n"
+ 15    {"tool_calls": [{"index": 0, "id": "chatcmpl-tool-…",
          "type": "function", "function": {"name": "get_weather"}}]}
-                                                    open #0 →   tool_calls[0]: get_weather, ""
-  19   {"tool_calls": [{"index": 0, "function": {"arguments": "{\\""}}]}
-                                               append to #0 →   arguments '{"'
- 20-23 the same: "city", "\\":", " \\"", "Paris"     append  →   arguments '{"city": "Paris'
-  24   {"tool_calls": [{"index": 0, "function": {"arguments": "\\"}"}}]}
-                                               append to #0 →   arguments '{"city": "Paris"}'
-  26   {}, with "finish_reason": "tool_calls"                   finish_reason "tool_calls"
+         → open #0: tool_calls[0] get_weather, arguments ""
+ 19    {"tool_calls": [{"index": 0, "function": {"arguments": "{\\""}}]}
+         → append to #0: arguments '{"'
+20-23  the same: "city", "\\":", " \\"", "Paris"
+         → append to #0: arguments '{"city": "Paris'
+ 24    {"tool_calls": [{"index": 0, "function": {"arguments": "\\"}"}}]}
+         → append to #0: arguments '{"city": "Paris"}'
+ 26    {}, with "finish_reason": "tool_calls"
+         → finish_reason "tool_calls"
 ```
 
 Rows with no chunk (1's own delta, 6, 8-14, 16-18, 25) change nothing on the client. The
@@ -153,11 +162,13 @@ whole.run()
 
 
 def made_by(row):
-    return "qwen3 (engine config)" if str(row.phase_before) == "reasoning" else "hermes (hand-written class)"
+    if str(row.phase_before) == "reasoning":
+        return "qwen3 (engine config)"
+    return "hermes (hand-written class)"
 
 
-workbench.table(whole.frame()[["step", "tokens", "phase", "reasoning", "content", "tool_calls", "sse"]].assign(
-    made_by=[made_by(r) for r in whole.rows]))"""),
+shown = whole.frame()[["step", "tokens", "phase", "reasoning", "content", "tool_calls", "sse"]]
+workbench.table(shown.assign(made_by=[made_by(r) for r in whole.rows]))"""),
     ("md", """**One token, three spellings.** The id, the text it decodes to (what the table and
 `frame()` show), and vLLM's byte-level token (`row.tokens`, the detail's third column).
 Expected: `[271]`, `['\\n\\n']`, `['ĊĊ']`."""),
@@ -251,7 +262,8 @@ def picked(reasoning_parser):
 
 ANSWERS = {
     "1. steps with no SSE chunk": (no_chunk, [1, 6, 8, 9, 10, 11, 12, 13, 14, 16, 17, 18, 25]),
-    "2. the name arrives at": ((first_call.step, first_call.delta.tool_calls[0].name), (15, "get_weather")),
+    "2. the name arrives at": (
+        (first_call.step, first_call.delta.tool_calls[0].name), (15, "get_weather")),
     "3. reasoning (none): changed steps, content, tool calls": (
         picked(""), ([1, 2, 3, 4, 5, 6], "<think>Weather is needed.</think>\\n\\n", 1)),
     "4. deepseek_r1 (the same <think> markup): changed steps": (picked("deepseek_r1")[0], []),
@@ -290,8 +302,9 @@ class MyToolParser(ToolParser):
         arguments = json.dumps(call["arguments"])
         self.prev_tool_call_arr.append(call)  # what the serving layer compares at the end
         self.streamed_args_for_tool.append(arguments)
-        return DeltaMessage(tool_calls=[DeltaToolCall(index=0, id="call_0", type="function", function=DeltaFunctionCall(
-            name=call["name"], arguments=arguments))])
+        return DeltaMessage(tool_calls=[DeltaToolCall(
+            index=0, id="call_0", type="function",
+            function=DeltaFunctionCall(name=call["name"], arguments=arguments))])
 """'''
 
 AUTHOR = [
@@ -422,7 +435,8 @@ from workbench.core.parsers import ParserSpec
 from workbench.core.request import RequestSpec
 from workbench.core.session import Setup
 
-live = LivePlugin(Setup(parser=ParserSpec("hermes", "qwen3"), request=RequestSpec(tools=TOOLS)), text=TEXT)
+setup = Setup(parser=ParserSpec("hermes", "qwen3"), request=RequestSpec(tools=TOOLS))
+live = LivePlugin(setup, text=TEXT)
 live.reload(MY_PARSER), live.parser"""),
     ("md", """From the terminal the same loop is `workbench watch my_parser.py out.txt --tool-parser
 my_parser --tools tools.json` (check again on every save); `workbench doctor` names your file
@@ -446,7 +460,8 @@ ANSWERS = {
         ("MyToolParser", "call_0")),
     "5. the broken plugin's one line": (mistake, "line 15: SyntaxError: expected ':'"),
     "6. wb's drawn machine, py's editor text is MY_PARSER": (
-        ([m["name"] for m in wb.diagram.machines], py.state.editor.text == MY_PARSER), (["my_format"], True)),
+        ([m["name"] for m in wb.diagram.machines], py.state.editor.text == MY_PARSER),
+        (["my_format"], True)),
 }""" + CHECK_TAIL),
 ]
 
@@ -457,8 +472,10 @@ A user reports that their client got a broken tool call. Paste what they sent in
 cell: the model's output (from a log, or the server's non-streaming answer), the server's
 flags and the tools of the request. The example is a Hermes call cut off inside its
 arguments (the same stream as `parsers/recordings/hermes/truncated_arguments.jsonl`)."""),
-    ("code", """MODEL_OUTPUT = '<think>Paris, in Celsius.</think>\\n\\n<tool_call>\\n{"name": "get_weather", "arguments": {"city": "Paris", "unit": "cel'
-FLAGS = "vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes --reasoning-parser qwen3"
+    ("code", """MODEL_OUTPUT = ('<think>Paris, in Celsius.</think>\\n\\n<tool_call>\\n'
+                '{"name": "get_weather", "arguments": {"city": "Paris", "unit": "cel')
+FLAGS = ("vllm serve Qwen/Qwen3-8B --enable-auto-tool-choice --tool-call-parser hermes "
+         "--reasoning-parser qwen3")
 """ + TOOLS),
     ("md", """**Replay it.** `workbench.flags(FLAGS)` reads the parser names from the flags; the widget
 streams the text token by token through the same parsers the server composed."""),
@@ -507,7 +524,9 @@ from IPython.display import Markdown
 Markdown(Path(written[0]).read_text())  # drawn as the issue will show it"""),
     ("code", """import pytest
 
-outcome = pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider", written[1]])
+# (-W: pytest in a kernel that imported its plugins already warns it cannot rewrite them: noise here)
+outcome = pytest.main(["-q", "--tb=no", "--color=no", "-p", "no:cacheprovider",
+                       "-W", "ignore::pytest.PytestAssertRewriteWarning", written[1]])
 outcome   # TESTS_FAILED, as it should: the bug is there"""),
     CHECK_MD,
     ("code", """# Check yourself
@@ -521,8 +540,10 @@ ANSWERS = {
     "1. the first divergent step and its token": ((row.step, row.tokens), (17, ['",'])),
     "2. the first cause": (report.causes[0].cls, "model_output"),
     "3. the non-streaming cause's method": (
-        f"{nonstreaming.where['class']}.{nonstreaming.where['method']}", "Hermes2ProToolParser.extract_tool_calls"),
-    "4. the recording's causes = the pasted text's": ([c.cls for c in same.causes] == [c.cls for c in report.causes], True),
+        f"{nonstreaming.where['class']}.{nonstreaming.where['method']}",
+        "Hermes2ProToolParser.extract_tool_calls"),
+    "4. the recording's causes = the pasted text's": (
+        [c.cls for c in same.causes] == [c.cls for c in report.causes], True),
     "5. the exported test": (outcome, pytest.ExitCode.TESTS_FAILED),
 }""" + CHECK_TAIL),
 ]
@@ -554,8 +575,8 @@ import workbench
 
 if torch.cuda.is_available():
     MODEL = os.environ["WORKBENCH_MODEL"]   # a local folder with config.json and weights
-    ENGINE = {k: int(os.environ[v]) for k, v in (("tensor_parallel_size", "WORKBENCH_TP"),
-                                                 ("pipeline_parallel_size", "WORKBENCH_PP")) if os.environ.get(v)}
+    SIZES = (("tensor_parallel_size", "WORKBENCH_TP"), ("pipeline_parallel_size", "WORKBENCH_PP"))
+    ENGINE = {k: int(os.environ[v]) for k, v in SIZES if os.environ.get(v)}
 else:
     MODEL, ENGINE = "smollm2", {}
 REAL = dict(model=MODEL, engine=ENGINE, tool_parser="hermes", reasoning_parser=None, seed=0)
@@ -573,8 +594,10 @@ def candidates(wb):
     out = []
     for row in wb.rows:
         for c in row.extra.get("candidates", []):
-            chosen = next((i["token"] for i in c["after"] + c["before"] if i["id"] == c["token"]), c["token"])
-            out.append({"step": row.step, "chosen": repr(chosen), "favourite": repr(c["before"][0]["token"]),
+            listed = c["after"] + c["before"]
+            chosen = next((i["token"] for i in listed if i["id"] == c["token"]), c["token"])
+            out.append({"step": row.step, "chosen": repr(chosen),
+                        "favourite": repr(c["before"][0]["token"]),
                         "favourite masked": c["before"][0].get("masked", False),
                         "rank wanted": c["rank_before"], "p wanted": c["p_before"],
                         "rank allowed": c["rank_after"], "p allowed": c["p_after"],
@@ -609,8 +632,10 @@ free, forced = candidates(auto), candidates(strict)
 call = strict.state.final.stream.tool_calls[0]
 ANSWERS = {
     "1. auto: wanted and allowed differ somewhere": (
-        bool(((free["rank wanted"] != free["rank allowed"]) | (free["p wanted"] != free["p allowed"])).any()), False),
-    "2. strict: the call and its argument keys": ((call.name, sorted(json.loads(call.arguments))), ("get_weather", ["city"])),
+        bool(((free["rank wanted"] != free["rank allowed"])
+              | (free["p wanted"] != free["p allowed"])).any()), False),
+    "2. strict: the call and its argument keys": (
+        (call.name, sorted(json.loads(call.arguments))), ("get_weather", ["city"])),
     "3. strict: every chosen token allowed": (bool(forced["rank allowed"].notna().all()), True),
     "4. loose: a note about strict": (any("strict" in n for n in loose.state.final.notes), True),
 }""" + CHECK_TAIL),

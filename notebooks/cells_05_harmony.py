@@ -27,7 +27,8 @@ TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
 SEED = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
-        '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>')
+        '<|channel|>commentary to=functions.get_weather <|constrain|>json'
+        '<|message|>{"city": "Paris"}<|call|>')
 HARMONY = dict(tokenizer="gpt_oss", tool_parser="openai", reasoning_parser="openai_gptoss", tools=TOOLS)
 
 wb = workbench.show(SEED, **HARMONY)
@@ -58,7 +59,11 @@ answer = workbench.show(FINAL, run=True, **HARMONY)
 workbench.table(answer.frame()[["step", "tokens", "phase", "reasoning", "content"]].tail(8))"""),
     ("md", """**A channel vLLM does not know.** The parser still reads the header, so the rows name
 the channel, but `HarmonyParser` maps only `analysis`, `commentary` and `final`: the body of
-any other channel is dropped, in the stream and in the non-streaming answer alike."""),
+any other channel is dropped, in the stream and in the non-streaming answer alike. That is the
+Chat Completions path. The Responses API's is stricter: its `_parse_message_no_recipient`
+(`vllm/entrypoints/openai/responses/harmony.py`) raises `ValueError: Unknown channel: thoughts`
+at the last step, so its stream ends without `response.completed`: the final tab's *Every API's
+client* table shows it."""),
     ("code", """ODD = ('<|channel|>thoughts<|message|>hidden?<|end|><|start|>assistant'
        '<|channel|>final<|message|>ok<|return|>')
 odd = workbench.show(ODD, run=True, **HARMONY)
@@ -81,7 +86,8 @@ ANSWERS = {
         (22, ["<|message|>"], "get_weather")),
     "2. the last delta's finish_reason": (wb.rows[-1].finish_reason, "tool_calls"),
     "3. thoughts: its deltas, and the final content": (
-        ([r.delta for r in odd.rows if r.phase == "thoughts"], odd.state.final.stream.content), ([None, None, None], "ok")),
+        ([r.delta for r in odd.rows if r.phase == "thoughts"], odd.state.final.stream.content),
+        ([None, None, None], "ok")),
     "4. consistent": ((report.consistent, len(report.findings)), (True, 0)),
 }""" + CHECK_TAIL),
 ]

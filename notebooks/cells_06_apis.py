@@ -73,7 +73,8 @@ events on the API picked."""),
 
 ```python
 TIGHT = SEED.replace("</think>\\n\\n", "</think>")
-tight = workbench.faces(workbench.show(TIGHT, tool_parser="hermes", reasoning_parser="qwen3", tools=TOOLS, run=True))
+tight = workbench.faces(workbench.show(TIGHT, tool_parser="hermes", reasoning_parser="qwen3",
+                                      tools=TOOLS, run=True))
 tight.events("messages").query("event == 'content_block_start'")
 ```
 
@@ -86,13 +87,15 @@ and emits events per Harmony message and channel (`_process_harmony_streaming_ev
 The `analysis` channel becomes a reasoning item, `commentary to=functions.get_weather`
 a function call."""),
     ("code", """HARMONY = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assistant'
-           '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>')
+           '<|channel|>commentary to=functions.get_weather <|constrain|>json'
+           '<|message|>{"city": "Paris"}<|call|>')
 gpt = workbench.show(HARMONY, tokenizer="gpt_oss", tool_parser="openai", reasoning_parser="openai_gptoss",
                      tools=TOOLS, run=True)
 harmony = workbench.faces(gpt)
 harmony.events("responses")[["step", "event", "payload"]]"""),
     ("md", """Each row's Harmony channel (and recipient), as the Responses face read it:"""),
-    ("code", """[(row.step, channels) for row, channels in zip(gpt.rows, harmony.face("responses").channels) if channels][:12]"""),
+    ("code", """read = zip(gpt.rows, harmony.face("responses").channels)
+[(row.step, channels) for row, channels in read if channels][:12]"""),
     ("md", """What each client ends with on the Harmony stream (the `blocks` and `verdict` columns of
 `finals()` are long: `harmony.finals_table()` shows them whole, wrapped):"""),
     ("code", """workbench.table(harmony.finals()[["api", "mode", "reasoning", "content", "tool_calls", "finish"]])"""),
@@ -117,7 +120,8 @@ ANSWERS = {
     "1. the signature_delta: event n, step": ((int(signature.n), int(signature.step)), (7, 7)),
     "2. the seed's Messages blocks": (blocks(apis), ["thinking", "text", "tool_use get_weather"]),
     "3. without the two newlines: blocks, any whitespace-only text": (
-        (blocks(tight), bool(tight.finals().whitespace_only_text.any())), (["thinking", "tool_use get_weather"], False)),
+        (blocks(tight), bool(tight.finals().whitespace_only_text.any())),
+        (["thinking", "tool_use get_weather"], False)),
     "4. Harmony: the function_call item opens at step": (
         int(opened[opened.payload.str.startswith("function_call")].step.iloc[0]), 23),
 }""" + CHECK_TAIL),

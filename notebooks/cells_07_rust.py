@@ -24,7 +24,7 @@ import json
 import pandas as pd
 import workbench
 
-pd.set_option("display.max_colwidth", 60)   # a long value is cut at 60 characters: the tables fit a laptop
+pd.set_option("display.max_colwidth", 60)  # a long value cut at 60 characters: the tables fit a laptop
 TOOLS = [{"type": "function", "function": {
     "name": "get_weather", "description": "Current weather for a city",
     "parameters": {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}}}]
@@ -43,7 +43,8 @@ def short(value):
 
 def answers(frame):
     \"\"\"finals() with its tool calls written short.\"\"\"
-    return frame.assign(**{side: pd.Series([short(v) for v in frame[side]], index=frame.index, dtype=object)
+    return frame.assign(**{side: pd.Series([short(v) for v in frame[side]], index=frame.index,
+                                           dtype=object)
                            for side in ("python", "rust")})
 
 
@@ -109,12 +110,19 @@ part and the answer fields that differ."""),
         "Let me check.<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0"
         "<|tool_call_argument_begin|>{\\"city\\": \\"Paris\\"}<|tool_call_end|><|tool_calls_section_end|>"),
 }
-pairs = {name: workbench.side_by_side(text, tokenizer=tok, tool_parser=tool, reasoning_parser=reasoning, tools=TOOLS)
+pairs = {name: workbench.side_by_side(text, tokenizer=tok, tool_parser=tool, reasoning_parser=reasoning,
+                                      tools=TOOLS)
          for name, (tok, tool, reasoning, text) in CASES.items()}
+
+
+def differs(s, mode):
+    return ", ".join(r.field for r in s.finals().itertuples() if not r.same and r.mode == mode)
+
+
 workbench.table(pd.DataFrame([{"pair": name, "first step": s.first_step,
-               **{f"{mode} differs in": ", ".join(r.field for r in s.finals().itertuples() if not r.same and r.mode == mode)
-                  for mode in ("stream", "nonstream")}}
-              for name, s in pairs.items()]))"""),
+                               "stream differs in": differs(s, "stream"),
+                               "nonstream differs in": differs(s, "nonstream")}
+                              for name, s in pairs.items()]))"""),
     ("md", """**Which is right, pair by pair** (`answers(pairs[name].finals())` shows each):
 
 - **qwen3_coder + qwen3**: the arguments are `{"city": "Paris"}` in Python (`json.dumps`'s
@@ -139,9 +147,11 @@ workbench.table(pd.DataFrame([{"pair": name, "first step": s.first_step,
 capture:
 
 ```
-workbench replay --text "$SEED" --tools tools.json --tool-parser hermes --reasoning-parser qwen3 --frontend rust
-workbench diff   --text "$SEED" --tools tools.json --a hermes+qwen3 --b hermes+qwen3@rust
-workbench check  --text "$SEED" --tools tools.json --tool-parser hermes --reasoning-parser qwen3 --frontend rust
+workbench replay --text "$SEED" --tools tools.json \\
+    --tool-parser hermes --reasoning-parser qwen3 --frontend rust
+workbench diff --text "$SEED" --tools tools.json --a hermes+qwen3 --b hermes+qwen3@rust
+workbench check --text "$SEED" --tools tools.json \\
+    --tool-parser hermes --reasoning-parser qwen3 --frontend rust
 ```
 
 A capture from a server started with `VLLM_USE_RUST_FRONTEND=1` says so in its header
@@ -175,7 +185,8 @@ ANSWERS = {
         json.loads(json.loads(value(coder, "nonstream", "tool_calls", "python"))[0]["arguments"])
         == json.loads(json.loads(value(coder, "nonstream", "tool_calls", "rust"))[0]["arguments"]), True),
     "5. kimi_k2: python's field, rust's field": (
-        tuple(next(field for field in ("reasoning", "content") if value(kimi, "stream", field, side) == "Let me check.")
+        tuple(next(field for field in ("reasoning", "content")
+                   if value(kimi, "stream", field, side) == "Let me check.")
               for side in ("python", "rust")), ("reasoning", "content")),
 }""" + CHECK_TAIL),
 ]

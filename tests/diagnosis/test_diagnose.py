@@ -10,6 +10,7 @@ import json
 import pytest
 
 from tests.support.doctor import _installed, doctor
+from tests.support.paste import paste
 from tests.support.seed import SEED_TEXT, WEATHER_TOOLS
 
 TRUNCATED = '<tool_call>{"name": "get_weather", "arguments": {"city": "Par'
@@ -92,6 +93,11 @@ def test_report_writes_markdown_and_a_failing_test_and_refuses_existing(run_cli,
                  "## Expected vs actual", "## Rows where it goes wrong", "test_bug.py"):
         assert part in md, part
     assert export.self_check(tmp_path / "test_bug.py")  # it fails while the bug is there
+    reproduce = md.split("Reproduce:\n\n```sh\n", 1)[1].split("\n```", 1)[0]
+    assert len(reproduce.splitlines()) > 1  # broken between its options, to read whole
+    [call] = paste(reproduce, tmp_path)
+    assert call[:2] == ["workbench", "doctor"] and call[call.index("--tool-parser") + 1] == "xlam"
+    assert call[call.index("--text-file") + 1] == str(tmp_path / "bug.minimal.txt")
     code, _, err = run_cli(*argv)
     assert code == 2 and "exists" in err and len(err.strip().splitlines()) == 1
     code, _, _ = run_cli(*argv, "--force")

@@ -8,7 +8,9 @@ shows it whole: only the rows' table (one line a row, virtualised) may cut a cel
 one whose whole value its row's detail pane shows (``.wb-whole``: table.js marks them). A
 pandas cell cut to ``...``, a setting's label cut to "recordi…" and a placeholder wider than
 its box are cut too (a dropdown is not: it shows its options whole when opened). Screenshots of
-each notebook's outputs go to artifacts/ (not committed: look at them).
+each notebook's outputs go to artifacts/ (not committed: look at them); with WORKBENCH_SHOTS=DIR,
+every screen of each notebook, top to bottom, in both themes, goes to DIR too (to read it as a
+class would).
 
 make test runs one notebook (05, the Harmony tables, the rows' logs and grammar); make
 test-slow runs every notebook.
@@ -16,12 +18,13 @@ test-slow runs every notebook.
 
 from __future__ import annotations
 
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.support.jupyterlab import IDLE, lab_page, run_all, set_theme, write_notebook
+from tests.support.jupyterlab import IDLE, VIEWPORT, lab_page, run_all, set_theme, write_notebook
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "artifacts"
@@ -110,7 +113,30 @@ def open_with_file_browser(page, lab, name: str) -> None:
 LOG_JS = "() => document.querySelector('.jp-LogConsoleStatusItem')?.textContent || ''"
 
 
-def sweep(lab, name: str, then=None) -> dict[str, list]:
+# the notebook's own scroller, stepped a screen at a time (less a line of overlap)
+SCREENS_JS = """(k) => { const p = document.querySelector('.jp-NotebookPanel:not(.lm-mod-hidden)');
+  const s = p.querySelector('.jp-WindowedPanel-outer') || p.querySelector('.jp-Notebook');
+  const cells = p.querySelectorAll('.jp-Cell'), top = s.getBoundingClientRect().top - s.scrollTop;
+  const end = cells.length ? cells[cells.length - 1].getBoundingClientRect().bottom - top : s.scrollHeight;
+  if (k === null) return Math.max(1, Math.ceil((end - 40) / (s.clientHeight - 40)));  // to the last cell's end
+  s.scrollTop = k * (s.clientHeight - 40); return s.scrollTop; }"""
+
+
+TO_TOP_JS = """(el) => { const s = el.closest('.jp-WindowedPanel-outer') || el.closest('.jp-Notebook');
+  s.scrollTop += el.getBoundingClientRect().top - s.getBoundingClientRect().top; }"""
+
+
+def screens(page, stem: str) -> None:
+    """Every screen of the open notebook, top to bottom, as ``$WORKBENCH_SHOTS/<stem>_NN.png``."""
+    folder = Path(os.environ["WORKBENCH_SHOTS"])
+    folder.mkdir(parents=True, exist_ok=True)
+    for k in range(page.evaluate(SCREENS_JS, None)):
+        page.evaluate(SCREENS_JS, k)
+        page.wait_for_timeout(200)
+        page.screenshot(path=str(folder / f"{stem}_{k:02d}.png"))
+
+
+def sweep(lab, name: str, then=None, timeout_ms: int = 400_000) -> dict[str, list]:
     """Run notebook ``name`` (in lab.root) in the page, ``then(page)``, and measure its outputs in
     both themes; "log console": what JupyterLab's log console status item says ("": nothing)."""
     found = {}
@@ -118,7 +144,7 @@ def sweep(lab, name: str, then=None) -> dict[str, list]:
     with lab_page(lab, failure=ARTIFACTS / f"tables_failure_{name}.png") as page:
         open_with_file_browser(page, lab, name)
         assert page.locator("#jp-left-stack").bounding_box()["width"] > 200  # the file browser is open
-        run_all(page, timeout_ms=400_000)
+        run_all(page, timeout_ms=timeout_ms)
         if then is not None:
             then(page)
         page.wait_for_timeout(1500)  # the tables lay out after their records arrive
@@ -129,10 +155,12 @@ def sweep(lab, name: str, then=None) -> dict[str, list]:
                 out.write("".join(f"{name} {theme}: {c}\n" for c in found[theme]))
             short = theme.split()[-1].lower()
             shown = page.locator(".jp-OutputArea-output :is(.wb-dt, table.dataframe, .wb-controls):visible")
-            for i in range(shown.count()):  # each table at the top of the screen
-                shown.nth(i).evaluate("(el) => el.scrollIntoView({block: 'start'})")
+            for i in range(shown.count()):  # each table at the top of the screen (the notebook scrolled, no box in it)
+                shown.nth(i).evaluate(TO_TOP_JS)
                 page.wait_for_timeout(150)
                 page.screenshot(path=str(ARTIFACTS / f"tables_{name.split('.')[0][:12]}_{i:02d}_{short}.png"))
+            if os.environ.get("WORKBENCH_SHOTS"):
+                screens(page, f"{name.split('.')[0]}_{short}")
         found["log console"] = page.evaluate(LOG_JS)
         set_theme(page, "JupyterLab Light")
     return found
@@ -144,6 +172,20 @@ HARMONY = ('<|channel|>analysis<|message|>Need the weather.<|end|><|start|>assis
            '<|channel|>commentary to=functions.get_weather <|constrain|>json<|message|>{"city": "Paris"}<|call|>')
 SEED = '<think>Weather is needed.</think>\n\n<tool_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</tool_call>'
 TRUNCATED = ROOT / "parsers/recordings/hermes/truncated_arguments.jsonl"
+LOUD = '''import logging
+
+from vllm.tool_parsers.abstract_tool_parser import ToolParserManager
+from vllm.tool_parsers.hermes_tool_parser import Hermes2ProToolParser
+
+
+@ToolParserManager.register_module("loud_hermes")
+class LoudHermes(Hermes2ProToolParser):
+    def extract_tool_calls_streaming(self, *args):
+        logging.getLogger("vllm.tool_parsers.loud").warning(
+            "Error trying to handle streaming tool call: Expecting value: line 1 column 2 (char 1); "
+            "the arguments so far are kept, the rest of this delta is dropped")
+        return super().extract_tool_calls_streaming(*args)
+'''
 # one of each table the notebooks show: Harmony's rows (its long phase), a truncated Hermes
 # call (vLLM's log lines on its rows, the final tab's verdicts), every API's client, a
 # DataFrame of JSON and verdicts through workbench.table
@@ -158,6 +200,9 @@ REPRESENTATIVE = [
     "\"chatcmpl-9a60aaf9\", \"object\": \"chat.completion.chunk\", \"created\": 1700000000}' * 3 + '\\n\\n'], "
     "'verdict': '✗ differ: the Python stream holds content \"\\n\\n\", the Rust one drops it; the non-streaming answer "
     "drops it too'} for name in ('hermes + qwen3', 'qwen3_coder + qwen3', 'kimi_k2 (no <think>)')]))",
+    # a parser that logs on every delta (a plugin, as the parser editor loads one): a logs column
+    # with a long line on each row
+    f"LOUD = {LOUD!r}\nloud = workbench.show({SEED!r}, tools=TOOLS, run=True)\nloud.reload_plugin(LOUD)",
 ]
 
 
@@ -172,9 +217,30 @@ def replay_the_truncated_call(page) -> None:
     wb.locator(".widget-label", has_text="recording").first.wait_for()
 
 
+# the rows' table of a workbench at a width: its box, the detail's beside it, and its logs column
+WIDE_JS = """(wb) => { const t = wb.querySelector('.wb-dt:has(canvas.wb-strip)'), d = wb.querySelector('.wb-row-detail');
+  const s = t.querySelector('.wb-scroll'), logs = [...t.querySelectorAll('.wb-row .wb-c-logs')].find((c) => c.textContent.trim());
+  return {table: s.clientWidth, detail: d.getBoundingClientRect().width, beside: d.getBoundingClientRect().top < s.getBoundingClientRect().bottom,
+          logs: logs ? logs.getBoundingClientRect().width : 0, text: logs ? logs.textContent.length : 0}; }"""
+
+
 def test_every_table_whole_at_1280_with_the_file_browser_open(lab):
     write_notebook(lab.root / "tables.ipynb", REPRESENTATIVE)
-    found = sweep(lab, "tables.ipynb", then=replay_the_truncated_call)
+    wide = {}
+
+    def then(page):
+        replay_the_truncated_call(page)
+        # a 1920 px screen (the file browser open): the room beside the rows goes to them, and
+        # in them to the column whose values are cut (vLLM's log line), not to those that fit
+        page.set_viewport_size({"width": 1920, "height": 900})
+        page.wait_for_timeout(1500)
+        wide.update(page.locator(".jp-CodeCell").last.evaluate(WIDE_JS))
+        page.set_viewport_size(VIEWPORT)
+        page.wait_for_timeout(1500)
+
+    found = sweep(lab, "tables.ipynb", then=then)
+    assert wide["beside"] and wide["table"] >= 2 * wide["detail"], wide
+    assert wide["text"] > 60 and wide["logs"] >= 0.25 * wide["table"], wide  # before: its default 90 px, a twelfth
     assert found["JupyterLab Light"] == [] and found["JupyterLab Dark"] == [], found
     # Hermes's expected ERROR line is on the final answer's logs, not a badge on Lab's log console
     assert found["log console"] == "", found
@@ -185,5 +251,5 @@ def test_every_table_whole_at_1280_with_the_file_browser_open(lab):
 @pytest.mark.parametrize("name", EVERY)
 def test_every_notebook_has_no_cut_cell(lab, name):
     shutil.copy(NOTEBOOKS / name, lab.root / name)
-    found = sweep(lab, name)
+    found = sweep(lab, name, timeout_ms=900_000)  # 04's real model on a loaded 2-core machine
     assert found["JupyterLab Light"] == [] and found["JupyterLab Dark"] == [], found

@@ -61,9 +61,12 @@ def test_the_report_and_its_test_fail_while_the_bug_is_there(diagnosed, tmp_path
     from workbench.export import pytest_file as export
 
     wb = diagnosed
-    md, test = wb.doctor_report(str(tmp_path / "cut_call.md"))[:2]
+    written = wb.doctor_report(str(tmp_path / "cut_call.md"))
+    md, test = written[:2]
     text = Path(md).read_text()
     assert "## Cause" in text and "test_cut_call.py" in text and Path(test).name == "test_cut_call.py"
+    # the Reproduce command names the minimal text's file as written, beside the report
+    assert str(tmp_path / "cut_call.minimal.txt") in written and "--text-file cut_call.minimal.txt" in text
     assert export.self_check(test), "the exported test passes: it should fail while the bug is there"
     sent = []
     wb.table.offer = lambda kind, text, name="": sent.append((kind, name, text))  # what the browser would get

@@ -133,7 +133,7 @@ def _command(argv: list[str], minimal_file: str | None, grouping: str | None) ->
         out += ["--chunking", grouping]
     from workbench.core.writing import command
 
-    return command.join(out)
+    return command.lines(out)
 
 
 def _label(parser: dict) -> str:

@@ -106,7 +106,10 @@ def doctor_report(wb: Workbench, path: str, force: bool = False) -> list[str]:
     r = wb.state.doctor
     md, test, minimal = bugreport.paths(path)
     outputs.refuse_existing([md, test, minimal], force)
-    written = [outputs.write_text(md, r.extra["markdown"].replace(r.extra["test_name"], test.name), force)]
+    text = r.extra["markdown"].replace(r.extra["test_name"], test.name)
+    if r.extra.get("minimal_name"):  # the Reproduce command's --text-file: the file written beside it
+        text = text.replace(r.extra["minimal_name"], minimal.name)
+    written = [outputs.write_text(md, text, force)]
     if r.extra.get("test"):
         written.append(outputs.write_text(test, r.extra["test"].replace(r.extra["test_name"], test.name), force))
     if r.extra.get("minimal"):

@@ -57,7 +57,9 @@ class Workbench(W.VBox):
             base = replace(base, text=DEFAULT_TEXT)  # engine sources'); text="" or a real model: free generation
         self.controls = c = Controls(base, views.help_page())
         self.banner = Banner()
-        self.table = DeltaTable(height, wrap=True, detail=True, layout=W.Layout(flex="1 1 600px", min_width="0"))
+        # a wide screen's spare width goes mostly to the rows (their cut columns widen), a
+        # quarter of it to the detail beside them
+        self.table = DeltaTable(height, wrap=True, detail=True, layout=W.Layout(flex="3 1 600px", min_width="0"))
         self.detail = RowDetail()
         self.final, self.diagram, self.checks = FinalPanel(), StateDiagram(), CheckPanel()
         self.doctor_panel, self.editor = DoctorPanel(), ConfigEditor()

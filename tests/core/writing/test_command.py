@@ -33,6 +33,21 @@ def test_plain_words_stay_plain():
     assert shlex.split(command.join(["a b", "c"])) == ["a b", "c"]
 
 
+def test_a_long_command_breaks_between_options_and_pastes_back_as_one_call(tmp_path):
+    argv = ["workbench", "doctor", "a b.jsonl", "--tokenizer", "qwen3", "--tool-parser", "x;touch PWNED;#",
+            "--reasoning-parser", "qwen3", "--tools", "a\nb", "--text-file", "workbench_bug.minimal.txt", "--json"]
+    text = command.lines(argv, width=60)
+    shown = text.splitlines()
+    assert len(shown) > 2 and max(map(len, shown)) <= 60, shown
+    assert shown[0].startswith("workbench doctor 'a b.jsonl' --tokenizer qwen3")
+    assert all(line.startswith("  --") for line in shown[1:]), shown  # broken only before an option
+    assert all(line.endswith(" \\") for line in shown[:-1])
+    assert command.lines(argv[:5]) == command.join(argv[:5])  # short: one line
+    before = set(os.listdir(tmp_path))
+    assert paste(text, tmp_path) == [argv]
+    assert set(os.listdir(tmp_path)) == before
+
+
 def test_an_environment_name_is_never_data():
     with pytest.raises(ValueError):
         command.join(["x"], env={"A;touch PWNED": "1"})

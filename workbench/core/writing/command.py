@@ -5,7 +5,8 @@
 line-breaking character is written in bash's ``$'...'`` form instead, so the command
 stays on one line and the terminal encoder has nothing left to escape. ``env`` puts
 ``NAME=value`` words before it, quoted the same way. Shell syntax of our own (``&&``)
-goes between joined commands, never inside one.
+goes between joined commands, never inside one. ``lines(argv)`` is the same command broken
+between its options with `` \\`` continuations, for a code block a reader sees whole.
 """
 
 from __future__ import annotations
@@ -46,3 +47,24 @@ def join(argv: Iterable[object], env: Mapping[str, object] | None = None) -> str
             raise ValueError(f"not an environment variable name: {name!r}")
         words.append(f"{name}={word(value)}")
     return " ".join(words + [word(w) for w in argv])
+
+
+def lines(argv: Iterable[object], width: int = 72) -> str:
+    """The command ``argv`` as ``join`` quotes it, broken before an option (``-x``, ``--x``, kept
+    with its value) where the line would pass ``width``: each break is `` \\`` and a newline,
+    which a shell reads as a space. A word longer than ``width`` is never split."""
+    groups: list[list[str]] = []  # the program and its arguments, then each option with its value
+    for w in argv:
+        opens = str(w).startswith("-")
+        if groups and not opens and (not groups[-1][0].startswith("-") or len(groups[-1]) == 1):
+            groups[-1].append(word(w))
+        else:
+            groups.append([word(w)])
+    out = [""]
+    for g in groups:
+        piece = " ".join(g)
+        if out[-1] and len(out[-1]) + 1 + len(piece) + 2 > width:
+            out.append("  " + piece)
+        else:
+            out[-1] = f"{out[-1]} {piece}" if out[-1] else piece
+    return " \\\n".join(out)

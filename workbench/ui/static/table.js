@@ -64,7 +64,12 @@ function cellHTML(r, col, flow) {
   const v = r[col.name];
   if (flow && col.kind !== "tokens" && v !== undefined && v !== null && v !== "") {
     const text = col.kind === "text";
-    return String(v).split(/(\s+)/).map((w, i) => (i % 2 ? (text ? `<wbr><span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
+    const parts = String(v).split(/(\s+)/), last = parts.length - 2;
+    // whitespace that matters is drawn (␣, \n): at either end, a newline or tab, two spaces; one
+    // space between words is prose ("Weather is needed." reads the same in every column)
+    const marked = (w, i) => text && ((i === 1 && parts[0] === "") || (i === last && parts[last + 1] === "")
+      || /[\n\t\r]/.test(w) || w.length > 1);
+    return parts.map((w, i) => (i % 2 ? (marked(w, i) ? `<wbr><span class="${wsClass(w)}">${wsText(w)}</span><wbr>` : esc(w))
       : w && `<span class="${w.length > LONG ? "wb-long" : "wb-nw"}">${esc(w)}</span>`)).join("");
   }
   if (col.kind === "tokens") {
@@ -92,12 +97,12 @@ class Store {
     this.maxUs = 0;
     this.seen = new Set(); // legend keys seen
     this.have = new Set(); // columns some record has a value in
-    this.longest = {}; // fit column -> its longest value (characters)
+    this.longest = {}; // fit or growing column -> its longest value (characters)
     this.word = {}; // a flowing table's column -> its longest word (characters): never broken
   }
   add(rs, cols, tokens, flow = false) {
     const fields = cols.filter((c) => c.field);
-    const fits = cols.filter((c) => c.fit);
+    const fits = cols.filter((c) => c.fit || c.grow); // a growing column's too: what spare room it wants
     for (const r of rs) {
       const i = this.rows.length;
       this.rows.push(r);
@@ -243,8 +248,7 @@ class Table {
 
   /** A `fit` column's longest value, up to its fit. */
   fitWidth(c) {
-    const value = Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + this.mark(c);
-    return c.fit ? Math.min(c.fit, value) : 0;
+    return c.fit ? Math.min(c.fit, this.valueWidth(c)) : 0;
   }
 
   widthOf(c, mine = true) {
@@ -309,12 +313,32 @@ class Table {
       }
     }
     const over = sum - room;
+    this.spare = room > 0 && over < 0;
+    if (this.spare) return this.spread(cs, widths, -over);
     if (room <= 0 || over <= 0) return widths;
     const out = widths.slice();
     if (!total) return this.squeeze(cs, out, over);
     const share = Math.min(1, over / total);
     for (let i = 0; i < cs.length; i++) out[i] = Math.floor(widths[i] - slack[i] * share);
     return this.squeeze(cs, out, over - total);
+  }
+
+  /** Room to spare (a wide screen): the rows' growing columns whose values are cut take it
+   * first, each in proportion to what it lacks, up to its longest value (vLLM's log line
+   * whole before a column that fits already widens); what is left goes by `grow`. */
+  spread(cs, widths, spare) {
+    if (this.flow) return widths; // a flowing table wraps instead; the grid shares its spare by `grow`
+    const lacks = cs.map((c, i) => (c.grow && !this.prefs.widths[c.name] && !this.empty(c)
+      ? Math.max(0, this.valueWidth(c) - widths[i]) : 0));
+    const total = lacks.reduce((a, x) => a + x, 0);
+    if (!total) return widths;
+    const share = Math.min(1, spare / total);
+    return widths.map((w, i) => w + Math.floor(lacks[i] * share));
+  }
+
+  /** A column's longest value, whole (px). */
+  valueWidth(c) {
+    return Math.ceil((this.store.longest[c.name] || 0) * this.charW) + PAD + (BAND[c.name] || 0) + this.mark(c);
   }
 
   /** Still too wide: the columns whose values the detail shows whole give more, down to their
@@ -334,11 +358,11 @@ class Table {
   /** What the layout depends on besides the user: fit columns' longest values, and which
    * columns have a value at all. */
   fitKey(cs) {
-    return JSON.stringify(cs.map((c) => [c.fit ? this.store.longest[c.name] || 0 : 0, this.empty(c),
+    return JSON.stringify(cs.map((c) => [c.fit || (this.spare && c.grow) ? this.store.longest[c.name] || 0 : 0, this.empty(c),
       this.store.word[c.name] || 0]));
   }
 
-  /** A fit column's longest value grew: lay out again (a few times per stream, not per row). */
+  /** A fit column's longest value grew (or, with room to spare, a growing one's): lay out again (a few times per stream, not per row). */
   refit() {
     const now = this.fitKey(this.cols);
     const auto = this.schema.some((c) => c.shown === "auto" && this.store.have.has(c.name) && !this.cols.includes(c));
