@@ -611,7 +611,7 @@ candidates(auto)"""),
 shape *and* its arguments to the tool's schema. Look for rows where the model's favourite was
 masked: the grammar overruled it, and the model's second (or tenth) choice was taken. Even this
 small model writes a valid call."""),
-    ("code", """strict = workbench.show(tools=STRICT, tool_choice="required", max_tokens=48, run=True, **REAL)
+    ("code", """strict = workbench.show(tools=STRICT, tool_choice="required", max_tokens=64, run=True, **REAL)
 print(strict.state.final.stream.tool_calls)
 candidates(strict)[lambda f: f["favourite masked"]]"""),
     ("md", """**The same without `strict`**: the grammar pins only the call's shape (a call to one

@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -28,9 +27,8 @@ def execute(name: str, timeout: int = 300):
     nb = nbformat.read(NOTEBOOKS / name, as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3",
                             resources={"metadata": {"path": str(NOTEBOOKS)}})
-    t0 = time.perf_counter()
     client.execute()
-    return nb, time.perf_counter() - t0
+    return nb
 
 
 def errors(nb) -> list[str]:
@@ -94,7 +92,7 @@ def test_notebook_runs_top_to_bottom(name):
         from workbench.rustfe import binary
 
         binary.ensure()
-    nb, seconds = execute(name)
+    nb = execute(name)
     assert errors(nb) == []
     stderr = [o.text for c in nb.cells if c.cell_type == "code" for o in c.outputs
               if o.output_type == "stream" and o.name == "stderr"]
@@ -107,5 +105,3 @@ def test_notebook_runs_top_to_bottom(name):
     questions = re.findall(r"^# \d+\. ", check.source, flags=re.M)
     answered = "".join(o.text for o in check.outputs if o.output_type == "stream").count("✓ ")
     assert questions and answered == len(questions), "every question of Check yourself is answered and checked"
-    # 04 samples about 70 tokens of a real model: ~60 s on a quiet 2-core CPU, more when loaded
-    assert seconds < (300 if "real_model" in name else 150), f"{name} took {seconds:.0f} s"
