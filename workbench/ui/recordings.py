@@ -1,4 +1,4 @@
-"""Recordings for the widget: settings from a header, and saving the stream so far."""
+"""Recordings for the widget: settings from a header, a recording's deltas opened once."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from workbench.ui.inputs import Inputs, resolve
 
 if TYPE_CHECKING:
     from workbench.core.open_recording import Opened
-    from workbench.ui.runtime import Runtime
 
 
 def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
@@ -45,28 +44,3 @@ def open_deltas(inputs: Inputs) -> Opened:
 
     return open_recording(resolve(inputs.recording), Given(tokenizer=inputs.tokenizer, force=True,
                                                            choose_parser=False))
-
-
-def save(rt: Runtime, i: Inputs, path: str, force: bool = False) -> int:
-    """The stream so far (a recording in progress included) as JSONL, with the settings ``i``
-    it was made with. An existing file is refused unless ``force``, as the CLI's ``-o``
-    refuses it without --force."""
-    from pathlib import Path
-
-    from workbench.core import recording as rec, trust
-    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
-
-    deltas = rt.recorded()
-    if not deltas:
-        raise WorkbenchError("nothing to save: Step or Run first")
-    if not force and Path(path).exists():
-        raise WorkbenchError(f"{path} exists: give another name, or overwrite it "
-                             "(save_recording(path, force=True); the Save button asks first)")
-    session = rt.stream_session or rt.session_for(i)
-    parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
-    if i.config_text is not None:
-        parser["config_text"] = i.config_text
-    header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
-                             session.setup.request.to_dict(), session.prompt_ids, rt.origin(i), parser)
-    rec.save(path, header, deltas, overwrite=force)
-    return len(deltas)
