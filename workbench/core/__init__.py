@@ -55,8 +55,8 @@ its own wrapper: the scrubber and the encoder stay separate doors).
 Circles that close only through an annotation (``TYPE_CHECKING``; none runs): parsers.py,
 plugins.py, trust.py and config/ (ParserSpec, CallablePolicy); session.py, rows.py,
 runner.py, machine.py, prepare.py, truth.py, open_recording.py and faces/ (Session, Row,
-Result); request.py and templates.py (RequestSpec). Each type sits beside the code that
-makes it; moving it out is the next step where a loop must go.
+Result). Each type sits beside the code that makes it; moving it out is the next step where
+a loop must go.
 """
 
 from workbench.core import env  # noqa: F401  (sets offline defaults before vLLM loads)
