@@ -6,7 +6,6 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.core.request import RequestSpec
-from workbench.errors import WorkbenchError
 from workbench.ui.inputs import Inputs, resolve
 
 if TYPE_CHECKING:

@@ -19,7 +19,6 @@ from workbench.errors import WorkbenchError
 from workbench.core.request import RequestSpec
 from workbench.lanes import versions
 from workbench.ui.inputs import SAMPLING_FIELDS
-from workbench.ui.runtime import LIVE
 from workbench.ui.state import Editor, State, frozen, switched, with_outcome
 
 if TYPE_CHECKING:
