@@ -18,7 +18,7 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     inputs.py       * what the controls say, as plain data: Inputs -> Setup; Workbench(...)'s checks
     sources.py      * where a widget's rows come from (widget-free adapters)
     engine_adapter.py * each widget's own EngineStepper behind the source shape
-    recordings.py   * settings from a recording's header; a recording's deltas, opened once
+    recordings.py   * settings from a recording's header; a recording's deltas, opened once; the stream written
     choices.py      * what the pickers offer, and setting a picker to a value
     final.py        * stream vs non-stream final fields, first divergent step; FIELD_COLUMNS
     faces_view.py   * a row's events on the picked API; every API's final beside its body

@@ -1,4 +1,5 @@
-"""Recordings for the widget: settings from a header, a recording's deltas opened once."""
+"""Recordings for the widget: settings from a header, a recording's deltas opened once, the
+stream written as one."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from workbench.core.request import RequestSpec
 from workbench.ui.inputs import Inputs, resolve
 
 if TYPE_CHECKING:
+    from workbench.core.deltas import Delta
     from workbench.core.open_recording import Opened
 
 
@@ -43,3 +45,17 @@ def open_deltas(inputs: Inputs) -> Opened:
 
     return open_recording(resolve(inputs.recording), Given(tokenizer=inputs.tokenizer, force=True,
                                                            choose_parser=False))
+
+
+def write(path: str, i: Inputs, session, origin: dict, deltas: list[Delta], force: bool = False) -> None:
+    """``deltas`` as a JSONL recording whose header holds the settings ``i`` and what
+    ``session`` composed (its parser's provenance, request and prompt ids) and ``origin``."""
+    from workbench.core import recording as rec, trust
+    from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
+
+    parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
+    if i.config_text is not None:
+        parser["config_text"] = i.config_text
+    header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
+                             session.setup.request.to_dict(), session.prompt_ids, origin, parser)
+    rec.save(path, header, deltas, overwrite=force)

@@ -197,22 +197,13 @@ class Runtime:
         ``-o`` refuses it without --force."""
         from pathlib import Path
 
-        from workbench.core import recording as rec, trust
-        from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
-
         deltas = self.recorded()
         if not deltas:
             raise WorkbenchError("nothing to save: Step or Run first")
         if not force and Path(path).exists():
             raise WorkbenchError(f"{path} exists: give another name, or overwrite it "
                                  "(save_recording(path, force=True); the Save button asks first)")
-        session = self.stream_session or self.session_for(i)
-        parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
-        if i.config_text is not None:
-            parser["config_text"] = i.config_text
-        header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
-                                 session.setup.request.to_dict(), session.prompt_ids, self.origin(i), parser)
-        rec.save(path, header, deltas, overwrite=force)
+        recordings.write(path, i, self.stream_session or self.session_for(i), self.origin(i), deltas, force)
         return len(deltas)
 
     # -- the editor's live config and live plugin ------------------------
