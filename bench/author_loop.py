@@ -2,9 +2,9 @@
 cold `workbench check` of the same case (a new process: vLLM imported, the tokenizer loaded,
 the config built, then the same check).
 
-The case: a parser config written here (reasoning between plain-text markers, calls as
-<<call>>{json}<</call>>) and a ~300-token text on qwen3, checked with watch's loop flags
-(--fuzz 20 --splits markers --shrink-budget 1 --no-cost) on both sides. Each warm round
+The case: the tests' invented OWL config (tests/support/invented_formats.py: reasoning
+between plain-text markers, calls as <<call>>{json}<</call>>) and a ~300-token text on qwen3,
+checked with watch's loop flags (--fuzz 20 --splits markers --shrink-budget 1 --no-cost) on both sides. Each warm round
 edits the config (a comment line), then waits the way `watch` does (a look at the files
 every --interval, 0.1 s) and times until check has answered. Goal: warm <= 1 s. Prints the
 figures with the load average, then one JSON line (last): ``ratio`` = warm / cold.
@@ -27,26 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import workbench.core.env  # noqa: E402,F401
+from tests.support.invented_formats import OWL as CONFIG  # noqa: E402
 
-CONFIG = '''name = "owl"
-arg_converter = "vllm.parser.granite:_granite_arg_converter"
-tool_args_json = true
-transitions = [
-  { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
-  { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
-  { from = "CONTENT",   on = "CALL_START",  to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] },
-  { from = "TOOL_ARGS", on = "CALL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
-]
-[terminals]
-THINK_START = "::reason::"
-THINK_END = "::/reason::"
-CALL_START = "<<call>>"
-CALL_END = "<</call>>"
-[content_events]
-CONTENT = "TEXT_CHUNK"
-REASONING = "REASONING_CHUNK"
-TOOL_ARGS = "ARG_VALUE_CHUNK"
-'''
 SENTENCE = "The user asks about the weather in several cities and I should check each one carefully."
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]

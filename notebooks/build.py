@@ -238,7 +238,7 @@ through hermes alone and marks the rows that changed. Before you click it, predi
 Then try `deepseek_r1` instead of `(none)` and Replay again: how many rows change, and why?
 **Reset** starts a new request with the settings on screen. The answers are in the *Check
 yourself* cell at the end, computed on the hidden copy of the stream (`whole`). The *Help*
-button shows the widget's page (docs/widget.md)."""),
+button shows the widget's page (docs/widget-guide.md)."""),
     CHECK_MD,
     ("code", """# Check yourself
 # 1. Which steps send no SSE chunk? (the expectation table's "none")
@@ -323,6 +323,8 @@ TEXT = ('<think>Weather is needed.</think>Sure.<tool_call>{"name": "get_weather"
         '"arguments": {"city": "Paris"}}</tool_call>')"""),
     ("md", """**Write the format.** Four terminals, four transitions: `<think>` opens reasoning,
 `</think>` closes it, `<tool_call>` opens the arguments, `</tool_call>` closes them."""),
+    # The format is written out whole, not imported from tests/support/invented_formats.py: the
+    # notebook is the reader's to run and edit, and this cell is the text being taught.
     ("code", '''MY_FORMAT = """
 name = "my_format"
 initial_state = "CONTENT"

@@ -14,36 +14,11 @@ import textwrap
 
 import pytest
 
+from tests.support.invented_formats import OWL as CONFIG, OWL_TEXT as TEXT
+
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]
 
-# A made-up family: reasoning between two plain-text markers, calls as <<call>>{json}<</call>>.
-TEXT = ('::reason::The user wants the weather.::/reason::Let me check.'
-        '<<call>>{"name": "get_weather", "arguments": {"city": "Paris"}}<</call>>')
-CONFIG = textwrap.dedent('''\
-    name = "owl"
-    initial_state = "CONTENT"
-    arg_converter = "vllm.parser.granite:_granite_arg_converter"
-    tool_args_json = true
-
-    transitions = [
-      { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
-      { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
-      { from = "CONTENT",   on = "CALL_START",  to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] },
-      { from = "TOOL_ARGS", on = "CALL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
-    ]
-
-    [terminals]
-    THINK_START = "::reason::"
-    THINK_END = "::/reason::"
-    CALL_START = "<<call>>"
-    CALL_END = "<</call>>"
-
-    [content_events]
-    CONTENT = "TEXT_CHUNK"
-    REASONING = "REASONING_CHUNK"
-    TOOL_ARGS = "ARG_VALUE_CHUNK"
-    ''')
 CONFIG_BUG = ('CALL_END = "<</call>>"', 'CALL_END = "<</call"')  # (right, planted): a typo in a terminal
 
 PLUGIN = textwrap.dedent('''\

@@ -11,7 +11,7 @@ record of what was applied and against vLLM called directly:
 - counts agree across the status line, the table, the detail, the final tab and the check tab.
 
 The record of what is applied follows the widget's rules as its user page states them
-(docs/widget.md): a stream starts from the settings as they are; a change waits until Replay
+(docs/widget-guide.md): a stream starts from the settings as they are; a change waits until Replay
 or Reset applies it (with no stream on screen it applies at once); a recording picked brings
 its own settings, which wait the same way (the script stays); the editor's config applies when it reloads without problems.
 """

@@ -62,6 +62,13 @@ def test_public_api_is_lazy_and_exported():
     assert callable(workbench.show)
 
 
+def test_the_widget_has_the_surface_that_screen_wiring_and_takeaway_use(wb):
+    from workbench.ui.surface import Surface
+
+    assert isinstance(wb, Surface)  # every panel and action they name is there
+    assert not isinstance(object(), Surface)
+
+
 def test_step_appends_one_row_then_run_finishes(wb, direct):
     wb.step_button.click()
     assert wb.banner.value == ""

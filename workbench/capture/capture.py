@@ -118,7 +118,8 @@ def check_template(opts: Options) -> None:
     from workbench.core import templates
     from workbench.core.request import RequestSpec
 
-    templates.choose(RequestSpec.from_dict(opts.request), opts.chat_template, opts.trust_template)
+    spec = RequestSpec.from_dict(opts.request)
+    templates.choose(spec.chat_template, spec.chat_template_kwargs, opts.chat_template, opts.trust_template)
 
 
 def served_model(server: client.Server, request: dict) -> tuple[str, str | None]:

@@ -204,12 +204,9 @@ def _server_env() -> dict[str, str]:
 
 def server_pid(pid_file: Path) -> int | None:
     """The recorded daemon's pid while that process runs the daemon, else None."""
-    try:
-        pid = int(pid_file.read_text(encoding="utf-8"))
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (OSError, ValueError):
-        return None
-    return pid if SERVER.encode() in cmdline and b"serve" in cmdline else None
+    from workbench.lanes import warm_socket
+
+    return warm_socket.server_pid(pid_file, SERVER)
 
 
 def stop(keep: Path | None = None, wait_s: float = 15.0, prefix: str = "daemon-") -> list[int]:

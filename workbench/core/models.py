@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import sys
 import tempfile
 import threading
@@ -27,6 +26,7 @@ import tomllib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from workbench.core.cache import write_folder
 from workbench.errors import WorkbenchError
 
 if TYPE_CHECKING:
@@ -74,7 +74,7 @@ def ensure(name: str, *, convert: bool = True, weights: bool = True) -> Path:
         if not convert:
             raise WorkbenchError(f"model {name} is not converted yet: run `make setup` "
                                  f"(or `python -m workbench.core.models fetch`)")
-        _write(folder, _convert(name, entry))
+        write_folder(folder, _convert(name, entry))
     verify(name, folder, weights=weights)
     return folder
 
@@ -200,22 +200,6 @@ def _dequantize(src: Path, gguf_name: str, out: Path) -> None:
     tokenizer.save_pretrained(out)
 
 
-def _write(folder: Path, files: dict[str, bytes]) -> None:
-    # Beside the target, then renamed: an interrupted conversion never leaves a folder
-    # that looks complete.
-    tmp = folder.with_name(f".{folder.name}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    try:
-        for file, data in files.items():
-            (tmp / file).write_bytes(data)
-        if folder.exists():
-            shutil.rmtree(folder)
-        tmp.rename(folder)
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
-
-
 def fetch_all() -> None:
     from workbench.core.writing import terminal
 
@@ -238,7 +222,7 @@ def write_lock() -> None:
     lines = [LOCK_FILE.read_text(encoding="utf-8").split("\n[", 1)[0].rstrip("\n"), ""]
     for name, entry in _lock().items():
         files = _convert(name, entry)
-        _write(folder_of(name), files)
+        write_folder(folder_of(name), files)
         lines.append(f"[{name}]")
         lines += [f"{key} = {json.dumps(value)}" for key, value in entry.items() if key != "outputs"]
         lines += ["", f"[{name}.outputs]"]

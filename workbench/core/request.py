@@ -158,7 +158,7 @@ def render_prompt(tokenizer: TokenizerLike, spec: RequestSpec, chat_template: st
 
     if model_type(tokenizer) == "gpt_oss":
         return render_harmony_prompt(spec)
-    boxed, kwargs = templates.choose(spec, chat_template, trust_template)
+    boxed, kwargs = templates.choose(spec.chat_template, spec.chat_template_kwargs, chat_template, trust_template)
     tools = spec.tools
     if tools:
         tools = [t.model_dump() for t in build_request(spec).tools or []]

@@ -24,30 +24,27 @@ import select
 import signal
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from workbench.core import limits
 from workbench.errors import WorkbenchError
-
-if TYPE_CHECKING:
-    from workbench.core.request import RequestSpec
 
 REFUSED = ("the request carries its own chat template ({where}): a template from a recording or request is "
            "data and is not rendered; pass --trust-template to render it, or --chat-template FILE to render "
            "your own (either in a subprocess, at most {s} s and {mb})")
 
 
-def choose(spec: RequestSpec, chat_template: str | None, trust: bool) -> tuple[str | None, dict]:
+def choose(carried: str | None, kwargs: dict[str, Any], chat_template: str | None,
+           trust: bool) -> tuple[str | None, dict]:
     """(the template to render in a box, or None for the tokenizer's own; the kwargs to
-    render with), for a RequestSpec.
+    render with), for a request's ``chat_template`` (``carried``) and ``chat_template_kwargs``.
 
     As vLLM's server: a template the request carries (``chat_template``, or
     ``chat_template_kwargs.chat_template``) wins over ``--chat-template FILE`` when it is
     trusted, and is refused when it is not, unless FILE is given (then FILE renders)."""
-    kwargs = spec.chat_template_kwargs
     rest = {k: v for k, v in kwargs.items() if k != "chat_template"}
-    where = "chat_template" if spec.chat_template is not None else "chat_template_kwargs.chat_template"
-    data = spec.chat_template if spec.chat_template is not None else kwargs.get("chat_template")
+    where = "chat_template" if carried is not None else "chat_template_kwargs.chat_template"
+    data = carried if carried is not None else kwargs.get("chat_template")
     if data is not None and trust:
         if not isinstance(data, str):
             raise WorkbenchError(f"{where} must be a string")

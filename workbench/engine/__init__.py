@@ -11,9 +11,6 @@ Importing this package is cheap: vLLM and torch load when an engine is built.
     grammar.py      the grammar view: what the engine's structured-output manager allowed
     candidates.py   what the model wanted and what the grammar allowed: each step's top candidates
     quiet.py        vLLM's start-up chatter kept out of the terminal and the cell
-
-A circle that closes only through annotations: instance.py, grammar.py and candidates.py
-(the Engine and the probes' entry types).
 """
 
 from workbench.engine.instance import EngineSpec

@@ -29,7 +29,7 @@ from workbench.core import vllm_compat as compat
 if TYPE_CHECKING:
     from collections.abc import Sequence
     from vllm.sampling_params import SamplingParams
-    from workbench.engine.instance import Engine
+    from vllm.v1.engine.llm_engine import LLMEngine
 
 SOURCE = "engine"  # read from vLLM's StructuredOutputManager in process (not recomputed)
 WRAPPED = "StructuredOutputManager.grammar_bitmask"
@@ -48,16 +48,16 @@ class MaskEntry:
         return bool((int(self.row[token_id >> 5]) >> (token_id & 31)) & 1)
 
 
-def structured_output_manager(engine: Engine):
+def structured_output_manager(llm: LLMEngine):
     """The engine core's StructuredOutputManager, or None (e.g. a multiprocess engine)."""
-    return compat.structured_output_manager(engine)
+    return compat.structured_output_manager(llm)
 
 
 class GrammarProbe:
     """Installed once per engine; ``watch(request_id, reasoner_cls)`` per request."""
 
-    def __init__(self, engine: Engine) -> None:
-        self.som = structured_output_manager(engine)
+    def __init__(self, llm: LLMEngine) -> None:
+        self.som = structured_output_manager(llm)
         self.available = self.som is not None
         self.groups: dict[str, deque[list[MaskEntry]]] = {}  # internal request id -> masks
         self.reasoners: dict[str, type | None] = {}

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING
 from workbench.core.writing import terminal
 from workbench.errors import WorkbenchError
 from workbench.lanes import process as lanes, tree, versions
-from workbench.lanes.warm_socket import OFF_ENV, code_stamp, connect as _connect, runtime_dir
+from workbench.lanes.warm_socket import OFF_ENV, code_stamp, connect as _connect, runtime_dir, server_pid
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterable
@@ -192,12 +192,7 @@ def prestart(wanted: Iterable[str]) -> None:
 
 def _server_pid(pid_file: Path) -> int | None:
     """The recorded server's pid while that process runs this module, else None."""
-    try:
-        pid = int(pid_file.read_text(encoding="utf-8"))
-        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
-    except (OSError, ValueError):
-        return None
-    return pid if SERVER.encode() in cmdline and b"serve" in cmdline else None
+    return server_pid(pid_file, SERVER)
 
 
 def stop(version: str | None = None, wait_s: float = 15.0) -> list[int]:

@@ -1,5 +1,6 @@
-"""The user's own folder for warm processes' sockets, the code's stamp, a connection: what a
-warm lane's client (lanes/warm.py) and the daemon's client (cli/daemon.py) share. Standard
+"""The user's own folder for warm processes' sockets, the code's stamp, a connection, whose
+pid a pid file names: what a warm lane's client (lanes/warm.py) and the daemon's client
+(cli/daemon.py) share. Standard
 library only: a command answered by the daemon imports this much before it forwards."""
 
 from __future__ import annotations
@@ -53,3 +54,13 @@ def connect(path: Path, wait: float = 0.0) -> socket.socket | None:
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.1)
+
+
+def server_pid(pid_file: Path, server: str) -> int | None:
+    """The pid ``pid_file`` records while that process runs ``server serve``, else None."""
+    try:
+        pid = int(pid_file.read_text(encoding="utf-8"))
+        cmdline = Path(f"/proc/{pid}/cmdline").read_bytes()
+    except (OSError, ValueError):
+        return None
+    return pid if server.encode() in cmdline and b"serve" in cmdline else None

@@ -15,8 +15,8 @@ output per delta, and reads back exactly what the frontend streams for each.
     core.py       exchange(): a request answered with given deltas, the body split per step
     sse.py        the body as SSE events, byte for byte, per step
     rows.py       RustRow: a delta's events as sent, and what their JSON says (delta, finish)
-    finals.py     the non-streaming body as a Final; the Responses face over the events
-    lane.py       run(session, deltas): the Rust lane (one frontend per tokenizer + parsers)
+    finals.py     the non-streaming body as a Final, an error body's one line
+    lane.py       run(session, deltas): the Rust lane (one frontend per tokenizer + parsers); RustResult, its face
     side_by_side.py  Python vs vllm-rs on the same ids: diff's A/B, check's `frontend` findings
     frames.py     workbench.side_by_side(text, ...): both sides as DataFrames (notebook 07)
     serve.py      ScriptedServer: vllm-rs on 127.0.0.1 answering every request with a script
@@ -24,6 +24,4 @@ output per delta, and reads back exactly what the frontend streams for each.
 Alike on purpose: lane.py's ``RustResult.stream``/``nonstream`` mirror core.session.Result's,
 so the commands print either result with the same code (a shared base would tie rustfe's
 rows to core's Row).
-
-A circle that closes only through annotations: lane.py, finals.py and rows.py (RustResult).
 """

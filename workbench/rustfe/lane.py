@@ -142,10 +142,31 @@ class RustResult:
 
     @cached_property
     def face(self) -> Face | None:
-        """The Responses / Messages face: the frontend's events, spans per row, its body."""
+        """The Responses / Messages face of the stream: the frontend's events (spans per row),
+        its non-streaming body, and what the official SDK makes of the stream's bytes."""
         if self.api == "chat":
             return None
-        return finals.face(self)
+        from workbench.core.faces import clients
+        from workbench.core.faces.face import Face
+        from workbench.rustfe import sse
+
+        events: list[str] = []
+        spans = []
+        for row in self.rows:
+            start = len(events)
+            events += [e.raw for e in map(sse.parse_event, row.raw) if e.json]
+            spans.append((start, len(events)))
+        nonstream = self.nonstream_exchange
+        response = finals.body_json(nonstream.body) if nonstream is not None else None
+        f = Face(self.api, events, spans, response, notes=list(self.notes))
+        tools = (self.exchange.request.get("tools") or [])
+        ex, api = self.exchange, self.api
+        if ex.status != 200:  # the SDK raises on the status; it never reads a stream
+            refused = {"error": finals.error_of(finals.body_json(ex.body), ex.status)}
+            f.client_source = lambda: refused
+        else:
+            f.client_source = lambda: clients.of_sse(api, ex.body, [t for t in tools if isinstance(t, dict)])
+        return f
 
     def to_dict(self) -> dict:
         return {"parser": self.parser, "stream": self.stream, "nonstream": self.nonstream,

@@ -150,10 +150,10 @@ def rows_of(ex: Exchange, deltas: Sequence[Delta], api: str,
             token_texts: Any = None) -> tuple[list[RustRow], list[str]]:
     """(one row per delta, notes) for a streamed exchange; ``token_texts(ids)`` names the
     tokens (the tokenizer's)."""
-    from workbench.rustfe.finals import _json, error_of
+    from workbench.rustfe.finals import body_json, error_of
 
     if ex.status != 200:  # refused: its JSON error body, no stream
-        refused = error_of(_json(ex.body), ex.status) or f"HTTP {ex.status}"
+        refused = error_of(body_json(ex.body), ex.status) or f"HTTP {ex.status}"
         return [RustRow(step=i + 1, token_ids=list(d.token_ids),
                         tokens=token_texts(list(d.token_ids)) if token_texts else [], text=d.text,
                         phase_before=UNSEEN, phase=UNSEEN, delta=None, sse=False,

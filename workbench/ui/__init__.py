@@ -7,10 +7,10 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     api.py            workbench.show(...), parsers(), flags(...), require_gpu() / NoGPU
     state.py        * State (frozen): settings, the stream and what made it, selection, outcome, drafts
     controller.py   * Controller: runs each action behind the error boundary, keeps the state; Run/Stop, one writer
-    runtime.py      * what a state refers to: the session, the source, the engine request, by stream id
+    runtime.py      * what a state refers to: the session, the source, the engine request, by stream id; Save
     transitions.py  * the stream's actions: Step, a Run's slice, Stop, Reset, Replay, a recording, a row
     settings.py     * a picker or box (refused when it cannot go with the others), a recording, the config editor
-    plugin_editor.py * the editor's Python plugin (core/live_plugin.py) as the parser; its language
+    plugin_editor.py * the editor's reload: its TOML config or Python plugin (core/live_plugin.py) as the parser; its language
     tools.py        * Check, the minimal grouping and text, A/B, Save, Export on the stream on screen
     diagnose.py     * doctor on the stream on screen, its report and test; workbench.doctor(...)
     views.py        * what each line says: status, settings title, banner, verdicts, check counts, Help
@@ -18,11 +18,12 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     inputs.py       * what the controls say, as plain data: Inputs -> Setup; Workbench(...)'s checks
     sources.py      * where a widget's rows come from (widget-free adapters)
     engine_adapter.py * each widget's own EngineStepper behind the source shape
-    recordings.py   * settings from a recording's header; saving the stream so far
+    recordings.py   * settings from a recording's header; a recording's deltas, opened once; the stream written
     choices.py      * what the pickers offer, and setting a picker to a value
     final.py        * stream vs non-stream final fields, first divergent step; FIELD_COLUMNS
     faces_view.py   * a row's events on the picked API; every API's final beside its body
     ab_apis.py      * the sides of an A/B over two APIs, compared by core.diff; a spec's label
+    surface.py      * Surface: what screen, wiring and takeaway hold of a Workbench (its panels, its actions)
     widget.py         Workbench: the panels, one Controller, the notebook methods
     wiring.py         every control sends an action to the controller
     screen.py         draws a state: each panel from its part of the state, only where it changed
@@ -42,6 +43,10 @@ it, every action is a transition ``(state, runtime) -> state``, every panel a vi
     editor.py         the live parser editor, TOML or Python (CodeMirror bundle), with its problems banner
     diagram.py        the parser's state machine (dagre bundle), current state lit, whose machine it is
     static/           table.js / table.css (own ES module), editor.js / diagram.js (built from js/)
+
+Alike on purpose (`duplicates` lists them): state.py's and widget.py's read-only properties
+(each hands on one part of the state; the widget's are its notebook face); static/table.js's
+``Strip`` and ``CostChart`` constructors (each class's own fields).
 """
 
 from __future__ import annotations

@@ -191,7 +191,7 @@ class ApiFrames:
         return record_table(FINAL_COLUMNS, self.final_items(), "faces-finals", "n")
 
     def final_items(self) -> list[dict]:
-        from workbench.ui.screen import api_finals
+        from workbench.ui.transitions import api_finals
 
         apis = api_finals(self.state, force=True)[0] if self.state.stream.done else None
         if apis is None:

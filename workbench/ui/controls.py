@@ -35,7 +35,7 @@ HELP = ("<div class='wb-help'><b>The widget in short.</b> Step / Run stream the 
         "resize (kept for this notebook). <i>Save</i> writes the stream as a recording. "
         "The first line under the buttons says what made the rows on screen: which parser class, "
         "from where, on which vLLM, for which API, on which stream; a setting changed since is "
-        "listed after it until Replay or Reset applies it. The whole page is below (docs/widget.md in the "
+        "listed after it until Replay or Reset applies it. The whole page is below (docs/widget-guide.md in the "
         "repository; JupyterLab serves no file outside the folder it started in, so it is shown here).</div>")
 # settings field -> the control's attribute
 FIELDS = ("tokenizer", "tool_parser", "reasoning_parser", "config", "vllm", "api", "tool_choice", "chunking",

@@ -14,25 +14,31 @@ from typing import TYPE_CHECKING
 from workbench.ui.sources import EngineSource
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from workbench.engine import EngineStepper
     from workbench.ui.inputs import Inputs
-    from workbench.ui.runtime import Runtime
 
 
-def factory(rt: Runtime, i: Inputs, session) -> EngineSource:
-    from workbench.engine import EngineSpec, EngineStepper, instance
+def stepper(i: Inputs) -> EngineStepper:
+    """The widget's own stepper, made once: each Reset or Replay is a new request on it."""
+    from workbench.engine import EngineStepper
+
+    return EngineStepper(engine_spec(i))
+
+
+def start(s: EngineStepper, i: Inputs, session, status: Callable[[str, float | None], None]) -> EngineSource:
+    from workbench.engine import instance
 
     spec = engine_spec(i)
-    if rt.stepper is None:
-        rt.stepper = EngineStepper(spec)
-    s = rt.stepper
     if instance.needs_start(spec, session.setup.tokenizer):
         what = i.model or f"the embedded tiny model for {session.setup.tokenizer}"
-        rt.status(f"starting the engine ({what}); this takes seconds…", None)
+        status(f"starting the engine ({what}); this takes seconds…", None)
     s.load(session, spec)
     s.start(session, text=i.text or None)
     if s.constraint is not None:
-        rt.status(f"request started; the first step compiles the {s.constraint['kind']} "
-                  "grammar…", None)
+        status(f"request started; the first step compiles the {s.constraint['kind']} "
+               "grammar…", None)
     return EngineSource(s)
 
 

@@ -1,5 +1,6 @@
-"""The parser editor's Python side (widget-free): a plugin's text as the parser, reloaded
-through ``core/live_plugin.py``; the editor's language; which reload a change runs.
+"""The parser editor's reload (widget-free): its text as the parser, a TOML config through
+``core/live.py`` or a Python plugin through ``core/live_plugin.py`` (one path, ``reload_as``);
+the editor's language; which reload a change runs.
 
 The editor holds a TOML config or a Python plugin (``state.Editor.language``, which the
 user sees and sets in the editor's toolbar, as JupyterLab's editors show their language;
@@ -17,7 +18,8 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.ui.runtime import LIVE
-from workbench.ui.settings import conflict, editor_deltas, reload_config, replay_through_editor, settled, show
+from workbench.ui.settings import (conflict, editor_before_a_live_stream, editor_deltas, replay_through_editor,
+                                   settled, show)
 from workbench.ui.state import State, with_outcome
 
 if TYPE_CHECKING:
@@ -36,7 +38,52 @@ def set_language(s: State, rt: Runtime, language: str) -> State:
 
 def reload(s: State, rt: Runtime, text: str | None = None) -> State:
     """The editor's text as the parser, as its language says (Reload, an edit, the switch)."""
-    return reload_plugin(s, rt, text) if s.editor.language == "python" else reload_config(s, rt, text)
+    return reload_as(s, rt, s.editor.language, text)
+
+
+def reload_config(s: State, rt: Runtime, text: str | None = None) -> State:
+    """The editor's TOML text as the parser: with problems nothing changes but the editor's
+    list of them (the last good config stays active); else the stream is replayed through it."""
+    return reload_as(s, rt, "toml", text)
+
+
+def reload_plugin(s: State, rt: Runtime, text: str | None = None) -> State:
+    """The editor's Python text as the parser: the stream replays through the parsers it
+    registers; a text that does not load changes nothing but the editor's problem."""
+    return reload_as(s, rt, "python", text)
+
+
+def reload_as(s: State, rt: Runtime, language: str, text: str | None = None) -> State:
+    """The editor's text (``text`` when given) shown in ``language`` and made the parser: a
+    TOML config through ``core/live.py``, a Python plugin through ``core/live_plugin.py``."""
+    from workbench.ui import transitions as T
+
+    s = show(s, language, text)
+    text = s.editor.text
+    why = conflict(s.settings.vllm, s.settings.source, s.settings.api, True)
+    if why:
+        return with_outcome(s, "refused", f"refused: {why}", "editor")
+    T.ready(s)
+    base = replace(s.settings, config_text=None, plugin_text=None)
+    python = language == "python"
+    if not s.stream.started and base.source in LIVE:
+        return (before_a_live_stream if python else editor_before_a_live_stream)(s, rt, base, text)
+    deltas = editor_deltas(s, rt, base)
+    if python:
+        live = rt.live_plugin(base, deltas)
+        error = live.reload(text)
+        if error:
+            return refused_text(s, error)
+        applied, what = replace(s.settings, config_text=None, plugin_text=text), f"plugin ({live.plugin.names()})"
+    else:
+        live = rt.live_config(base, deltas)
+        problems = live.reload(text)
+        if problems:
+            return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(problems))), "warning",
+                                f"config: {len(problems)} problem(s); the last good config stays active", "editor")
+        applied, what = replace(s.settings, config_text=text, plugin_text=None), "config"
+    s, replayed = replay_through_editor(s, rt, applied, live.session)
+    return with_outcome(s, "ok", f"reloaded the editor's {what}: {replayed}", "editor")
 
 
 def problem(error: str):
@@ -46,28 +93,6 @@ def problem(error: str):
 
     line = line_of(error)
     return ConfigProblem("", line, error.split(": ", 1)[1] if line else error)
-
-
-def reload_plugin(s: State, rt: Runtime, text: str | None = None) -> State:
-    """The editor's Python text as the parser: the stream replays through the parsers it
-    registers; a text that does not load changes nothing but the editor's problem."""
-    from workbench.ui import transitions as T
-
-    s = show(s, "python", text)
-    text = s.editor.text
-    why = conflict(s.settings.vllm, s.settings.source, s.settings.api, True)
-    if why:
-        return with_outcome(s, "refused", f"refused: {why}", "editor")
-    T.ready(s)
-    base = replace(s.settings, config_text=None, plugin_text=None)
-    if not s.stream.started and base.source in LIVE:
-        return before_a_live_stream(s, rt, base, text)
-    live = rt.live_plugin(base, editor_deltas(s, rt, base))
-    error = live.reload(text)
-    if error:
-        return refused_text(s, error)
-    s, replayed = replay_through_editor(s, rt, replace(s.settings, config_text=None, plugin_text=text), live.session)
-    return with_outcome(s, "ok", f"reloaded the editor's plugin ({live.plugin.names()}): {replayed}", "editor")
 
 
 def refused_text(s: State, error: str) -> State:

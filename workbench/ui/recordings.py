@@ -1,4 +1,5 @@
-"""Recordings for the widget: settings from a header, and saving the stream so far."""
+"""Recordings for the widget: settings from a header, a recording's deltas opened once, the
+stream written as one."""
 
 from __future__ import annotations
 
@@ -6,12 +7,11 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.core.request import RequestSpec
-from workbench.errors import WorkbenchError
 from workbench.ui.inputs import Inputs, resolve
 
 if TYPE_CHECKING:
+    from workbench.core.deltas import Delta
     from workbench.core.open_recording import Opened
-    from workbench.ui.runtime import Runtime
 
 
 def inputs_from(inputs: Inputs, path: str) -> tuple[Inputs, Opened]:
@@ -47,26 +47,15 @@ def open_deltas(inputs: Inputs) -> Opened:
                                                            choose_parser=False))
 
 
-def save(rt: Runtime, i: Inputs, path: str, force: bool = False) -> int:
-    """The stream so far (a recording in progress included) as JSONL, with the settings ``i``
-    it was made with. An existing file is refused unless ``force``, as the CLI's ``-o``
-    refuses it without --force."""
-    from pathlib import Path
-
+def write(path: str, i: Inputs, session, origin: dict, deltas: list[Delta], force: bool = False) -> None:
+    """``deltas`` as a JSONL recording whose header holds the settings ``i`` and what
+    ``session`` composed (its parser's provenance, request and prompt ids) and ``origin``."""
     from workbench.core import recording as rec, trust
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
-    deltas = rt.recorded()
-    if not deltas:
-        raise WorkbenchError("nothing to save: Step or Run first")
-    if not force and Path(path).exists():
-        raise WorkbenchError(f"{path} exists: give another name, or overwrite it "
-                             "(save_recording(path, force=True); the Save button asks first)")
-    session = rt.stream_session or rt.session_for(i)
     parser = trust.provenance(session.setup.parser, session.setup.plugins, i.config_text)
     if i.config_text is not None:
         parser["config_text"] = i.config_text
     header = rec.make_header(i.tokenizer, tokenizer_sha256(ensure_tokenizer(i.tokenizer)),
-                             session.setup.request.to_dict(), session.prompt_ids, rt.origin(i), parser)
+                             session.setup.request.to_dict(), session.prompt_ids, origin, parser)
     rec.save(path, header, deltas, overwrite=force)
-    return len(deltas)

@@ -72,7 +72,6 @@ class Runtime:
         self.made_by: dict | None = None  # an engine stream's origin (a saved recording's header)
         self._ids = 0
         self.stepper = None  # this widget's own EngineStepper (its own engine request)
-        self.engine_factory: Callable | None = None  # tests may swap it
         self.opened: Opened | None = None  # the recording loaded, parsed once
         self.live = None  # core.live.LiveConfig of the editor
         self._live_key: tuple | None = None
@@ -154,11 +153,11 @@ class Runtime:
         if deltas is not None:
             return ReplaySource(session, deltas)
         if i.source == "engine":
-            if self.engine_factory is None:
-                from workbench.ui import engine_adapter
+            from workbench.ui import engine_adapter
 
-                self.engine_factory = engine_adapter.factory
-            return self.engine_factory(self, i, session)
+            if self.stepper is None:
+                self.stepper = engine_adapter.stepper(i)
+            return engine_adapter.start(self.stepper, i, session, self.status)
         if i.source == "server":
             from workbench.capture.server_source import ServerSource
 
@@ -191,6 +190,21 @@ class Runtime:
         if self.made_by:
             return self.made_by
         return {"kind": "recording", "path": i.recording} if i.source == "recording" else {"kind": "text"}
+
+    def save(self, i: Inputs, path: str, force: bool = False) -> int:
+        """The stream so far (a recording in progress included) as JSONL, with the settings
+        ``i`` it was made with. An existing file is refused unless ``force``, as the CLI's
+        ``-o`` refuses it without --force."""
+        from pathlib import Path
+
+        deltas = self.recorded()
+        if not deltas:
+            raise WorkbenchError("nothing to save: Step or Run first")
+        if not force and Path(path).exists():
+            raise WorkbenchError(f"{path} exists: give another name, or overwrite it "
+                                 "(save_recording(path, force=True); the Save button asks first)")
+        recordings.write(path, i, self.stream_session or self.session_for(i), self.origin(i), deltas, force)
+        return len(deltas)
 
     # -- the editor's live config and live plugin ------------------------
     def live_config(self, i: Inputs, deltas: list[Delta]):

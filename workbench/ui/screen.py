@@ -13,14 +13,15 @@ from typing import TYPE_CHECKING
 
 from workbench.ui import views
 from workbench.ui.runtime import key_of, label, recorded
+from workbench.ui.transitions import api_finals
 
 if TYPE_CHECKING:
     from workbench.ui.state import State
     from workbench.ui.table import TokenText
-    from workbench.ui.widget import Workbench
+    from workbench.ui.surface import Surface
 
 
-def render(wb: Workbench, old: State | None, s: State) -> None:
+def render(wb: Surface, old: State | None, s: State) -> None:
     with wb.hold_sync():
         names(wb, s)
         wb.controls.render(s)
@@ -42,7 +43,7 @@ def render(wb: Workbench, old: State | None, s: State) -> None:
             wb.doctor_panel.render(s)
 
 
-def names(wb: Workbench, s: State) -> None:
+def names(wb: Surface, s: State) -> None:
     """The parser pickers list every name the vLLM in use registered: a lane's once, the
     installed vLLM's again whenever its registries changed (a cell that imports a plugin, the
     editor's plugin, register names in this kernel)."""
@@ -71,7 +72,7 @@ def names(wb: Workbench, s: State) -> None:
 _SHOWN: weakref.WeakSet = weakref.WeakSet()  # the widgets whose pickers follow the kernel's registries
 
 
-def after_cells(wb: Workbench) -> None:
+def after_cells(wb: Surface) -> None:
     """Refresh ``wb``'s parser pickers after every cell this kernel runs (IPython's
     ``post_run_cell``): a cell that imports a plugin module adds its names at once."""
     _SHOWN.add(wb)
@@ -97,7 +98,7 @@ def decoder(s: State) -> TokenText | None:
     return s.made.decoder
 
 
-def table(wb: Workbench, old: State | None, s: State) -> None:
+def table(wb: Surface, old: State | None, s: State) -> None:
     """Only the new rows go to the front end while the stream grows; a new stream, one reset."""
     t = wb.table
     rows = s.stream.rows
@@ -115,7 +116,7 @@ def table(wb: Workbench, old: State | None, s: State) -> None:
         t.select(s.selected, s.selection)
 
 
-def detail(wb: Workbench, old: State | None, s: State) -> None:
+def detail(wb: Surface, old: State | None, s: State) -> None:
     row = s.row
     api = s.stream.applied.api
     last = row is not None and row.step == len(s.stream.rows)
@@ -142,27 +143,7 @@ def row_events(s: State, step: int) -> list[dict] | None:
     return faces.row_events(api, rows, recorded(s.made.source)[:len(rows)], step - 1)
 
 
-def api_finals(s: State, force: bool = False) -> tuple[list | None, str]:
-    """Every API's client object and body once the stream ended (the controller made them;
-    a long stream's wait for a click, ``force``: made now, for a caller that is not drawing),
-    or None and why."""
-    from workbench.ui.transitions import with_apis
-
-    f = s.stream.final
-    if f is None:
-        return None, ""
-    if s.made.faces is None:
-        return None, "the other APIs' finals run on the installed vLLM only"
-    if f.apis is None and f.apis_failed is None and force:
-        f = with_apis(s, f)
-    if f.apis_failed is not None:
-        return None, f"the other APIs' finals failed: {type(f.apis_failed).__name__}"
-    if f.apis is None:
-        return None, f"{len(s.stream.rows):,} deltas: every API's final replays them once per API; click below"
-    return f.apis, ""
-
-
-def final(wb: Workbench, old: State | None, s: State) -> None:
+def final(wb: Surface, old: State | None, s: State) -> None:
     findings = s.check.value if s.fresh(s.check) else None
     key = (id(s.stream.final), id(findings))
     if getattr(wb.final, "drawn", None) == key:
@@ -175,7 +156,7 @@ def final(wb: Workbench, old: State | None, s: State) -> None:
     wb.final.show(f, apis, note, findings)
 
 
-def diagram(wb: Workbench, s: State) -> None:
+def diagram(wb: Surface, s: State) -> None:
     made = s.made
     session = made.stream_session if s.stream.started else (
         made.session if made.key is not None and made.key == key_of(s.settings) else None)

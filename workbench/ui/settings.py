@@ -1,5 +1,5 @@
 """The settings' transitions (widget-free): a picker, a box, the config editor, the text
-and language the parser editor shows (its Python side: ``ui/plugin_editor.py``).
+and language the parser editor shows (its reload, either language: ``ui/plugin_editor.py``).
 
 A setting that cannot go with the others is refused the moment it is chosen: the state
 keeps its settings (the picker, drawn from them, goes back) and the status line says why.
@@ -19,7 +19,6 @@ from workbench.errors import WorkbenchError
 from workbench.core.request import RequestSpec
 from workbench.lanes import versions
 from workbench.ui.inputs import SAMPLING_FIELDS
-from workbench.ui.runtime import LIVE
 from workbench.ui.state import Editor, State, frozen, switched, with_outcome
 
 if TYPE_CHECKING:
@@ -233,29 +232,6 @@ def show(s: State, language: str, text: str | None = None, file: str | None = No
 def editor_text(s: State, text: str) -> State:
     """Typed in the editor (applied by a reload)."""
     return replace(s, editor=replace(s.editor, text=text))
-
-
-def reload_config(s: State, rt: Runtime, text: str | None = None) -> State:
-    """The editor's text as the parser: with problems nothing changes but the editor's list of
-    them (the last good config stays active); else the stream is replayed through it."""
-    from workbench.ui import transitions as T
-
-    s = show(s, "toml", text)
-    text = s.editor.text
-    why = conflict(s.settings.vllm, s.settings.source, s.settings.api, True)
-    if why:
-        return with_outcome(s, "refused", f"refused: {why}", "editor")
-    T.ready(s)
-    base = replace(s.settings, config_text=None, plugin_text=None)
-    if not s.stream.started and base.source in LIVE:
-        return editor_before_a_live_stream(s, rt, base, text)
-    live = rt.live_config(base, editor_deltas(s, rt, base))
-    problems = live.reload(text)
-    if problems:
-        return with_outcome(replace(s, editor=replace(s.editor, problems=tuple(problems))), "warning",
-                            f"config: {len(problems)} problem(s); the last good config stays active", "editor")
-    s, replayed = replay_through_editor(s, rt, replace(s.settings, config_text=text, plugin_text=None), live.session)
-    return with_outcome(s, "ok", f"reloaded the editor's config: {replayed}", "editor")
 
 
 def editor_deltas(s: State, rt: Runtime, base) -> list:

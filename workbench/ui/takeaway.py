@@ -15,21 +15,21 @@ from workbench.ui.table import rows_jsonl
 
 if TYPE_CHECKING:
     from workbench.core.rows import Row
-    from workbench.ui.widget import Workbench
+    from workbench.ui.surface import Surface
 
 DEFAULT_NAME = "stream.jsonl"
 
 
-def said(wb: Workbench, action: str, line: str, kind: str = "ok") -> None:
+def said(wb: Surface, action: str, line: str, kind: str = "ok") -> None:
     wb.send(action, lambda s, rt: with_outcome(s, kind, line, action))
 
 
-def refused(wb: Workbench, action: str, why: str) -> int:
+def refused(wb: Surface, action: str, why: str) -> int:
     said(wb, action, f"refused: {why}", "refused")
     return 0
 
 
-def save_recording(wb: Workbench, path: str, force: bool = False) -> int:
+def save_recording(wb: Surface, path: str, force: bool = False) -> int:
     from workbench.ui.inputs import check_path
 
     path = check_path(path, "save_recording(path)")
@@ -37,7 +37,7 @@ def save_recording(wb: Workbench, path: str, force: bool = False) -> int:
     return len(recorded(s.made.source))
 
 
-def save_clicked(wb: Workbench, force: bool = False) -> None:
+def save_clicked(wb: Surface, force: bool = False) -> None:
     c = wb.controls
     path = c.save_path.value.strip() or DEFAULT_NAME
     c.overwrite_button.layout.display = "none"
@@ -49,13 +49,13 @@ def save_clicked(wb: Workbench, force: bool = False) -> None:
     save_recording(wb, path, force)
 
 
-def selected_rows(wb: Workbench) -> list[Row]:
+def selected_rows(wb: Surface) -> list[Row]:
     s = wb.state
     steps = set(s.selection) or ({s.selected} if s.selected else set())
     return [r for r in s.stream.rows if r.step in steps]
 
 
-def copy_rows(wb: Workbench) -> int:
+def copy_rows(wb: Surface) -> int:
     rows = selected_rows(wb)
     if not rows:
         return refused(wb, "Copy JSON", "select a row first (click it, or j/k; shift/ctrl-click for more)")
@@ -64,7 +64,7 @@ def copy_rows(wb: Workbench) -> int:
     return len(rows)
 
 
-def download_rows(wb: Workbench) -> int:
+def download_rows(wb: Surface) -> int:
     rows = selected_rows(wb) or wb.rows
     if not rows:
         return refused(wb, "JSONL", "no rows yet: Step or Run first")
@@ -73,7 +73,7 @@ def download_rows(wb: Workbench) -> int:
     return len(rows)
 
 
-def to_jsonl(wb: Workbench, path: str, selected: bool = True, force: bool = False) -> int:
+def to_jsonl(wb: Surface, path: str, selected: bool = True, force: bool = False) -> int:
     from workbench.core import outputs, secrets
 
     rows = (selected_rows(wb) if selected else None) or wb.rows
@@ -82,7 +82,7 @@ def to_jsonl(wb: Workbench, path: str, selected: bool = True, force: bool = Fals
     return len(rows)
 
 
-def download_report(wb: Workbench, which: str = "report") -> str:
+def download_report(wb: Surface, which: str = "report") -> str:
     r = wb.state.doctor
     if r is None:
         refused(wb, "report", "no diagnosis yet: Diagnose first")
@@ -97,7 +97,7 @@ def download_report(wb: Workbench, which: str = "report") -> str:
     return name
 
 
-def doctor_report(wb: Workbench, path: str, force: bool = False) -> list[str]:
+def doctor_report(wb: Surface, path: str, force: bool = False) -> list[str]:
     from workbench.diagnosis import bugreport
     from workbench.core import outputs
 

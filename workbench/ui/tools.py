@@ -180,9 +180,7 @@ def compare(s: State, rt: Runtime, specs: ABSpecs) -> State:
 def save_recording(s: State, rt: Runtime, path: str, force: bool = False) -> State:
     """The stream so far (a recording in progress included) as a JSONL recording; an existing
     file is refused (WorkbenchError) unless ``force``."""
-    from workbench.ui import recordings
-
-    n = recordings.save(rt, s.applied, str(path), force)
+    n = rt.save(s.applied, str(path), force)
     return with_outcome(s, "ok", f"saved {n} deltas to {path}", "Save")
 
 

@@ -251,6 +251,24 @@ def with_apis(s: State, f: FinalView) -> FinalView:
     return replace(f, apis=apis)
 
 
+def api_finals(s: State, force: bool = False) -> tuple[list | None, str]:
+    """Every API's client object and body once the stream ended (the controller made them;
+    a long stream's wait for a click, ``force``: made now, for a caller that is not drawing),
+    or None and why."""
+    f = s.stream.final
+    if f is None:
+        return None, ""
+    if s.made.faces is None:
+        return None, "the other APIs' finals run on the installed vLLM only"
+    if f.apis is None and f.apis_failed is None and force:
+        f = with_apis(s, f)
+    if f.apis_failed is not None:
+        return None, f"the other APIs' finals failed: {type(f.apis_failed).__name__}"
+    if f.apis is None:
+        return None, f"{len(s.stream.rows):,} deltas: every API's final replays them once per API; click below"
+    return f.apis, ""
+
+
 def every_api(s: State, rt: Runtime) -> State:
     """Every API's final of a stream too long to replay unasked (the final tab's button)."""
     f = s.stream.final

@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from workbench.ui.final import FinalView
     from workbench.ui.state import State
 
-DOCS_PAGE = "docs/widget.md"  # the widget's user page (the docs site serves it as widget/)
+DOCS_PAGE = "docs/widget-guide.md"  # the widget's page, the docs site's "The widget" (widget-guide/)
 
 
 def check_counts(report) -> str:

@@ -83,7 +83,7 @@ class Workbench(W.VBox):
 
     def _do(self, action: str, fn, *args, raise_errors: bool = True) -> State:
         ends_run = fn in (T.reset, T.replay, T.load_recording, tools.show_grouping, tools.replay_minimal,
-                          S.reload_config, S.editor_off, P.reload, P.reload_plugin)  # a new stream: the Run ends first
+                          P.reload_config, S.editor_off, P.reload, P.reload_plugin)  # a new stream: the Run ends first
         return self._ctl.do(action, fn, *args, raise_errors=raise_errors, ends_run=ends_run)
 
     def send(self, action: str, fn, *args, raise_errors: bool = False) -> State:
@@ -268,7 +268,7 @@ class Workbench(W.VBox):
     def reload_config(self, text: str | None = None) -> list:
         """Replay the stream through the config ``text`` (default: the editor's TOML); its
         problems ([]: it is the parser now; else nothing changed and they show beside the editor)."""
-        s = self._do("editor", S.reload_config, text)
+        s = self._do("editor", P.reload_config, text)
         return list(s.editor.problems)
 
     def reload_plugin(self, text: str | None = None) -> str | None:

@@ -10,10 +10,10 @@ from workbench.ui import plugin_editor as P, settings as S, takeaway, tools, tra
 from workbench.ui.inputs import DEFAULT_TEXT
 
 if TYPE_CHECKING:
-    from workbench.ui.widget import Workbench
+    from workbench.ui.surface import Surface
 
 
-def wire(wb: Workbench) -> None:
+def wire(wb: Surface) -> None:
     c = wb.controls
     buttons = {c.step_button: ("Step", T.step), c.reset_button: ("Reset", T.reset),
                c.replay_button: ("Replay", T.replay), wb.checks.grouping_button: ("grouping", tools.show_grouping),
@@ -55,7 +55,7 @@ def quietly(method, *args) -> None:
         pass
 
 
-def setting(wb: Workbench, name: str, value) -> None:
+def setting(wb: Surface, name: str, value) -> None:
     if wb.rendering:
         return
     if name == "recording" and value and value != wb.state.settings.recording:
@@ -64,7 +64,7 @@ def setting(wb: Workbench, name: str, value) -> None:
         wb.send(name, lambda s, rt: S.set_setting(s, name, value))
 
 
-def picked(wb: Workbench, step: int | None, selection: tuple[int, ...] = ()) -> None:
+def picked(wb: Surface, step: int | None, selection: tuple[int, ...] = ()) -> None:
     if wb.rendering:
         return
     s = wb.state
@@ -72,7 +72,7 @@ def picked(wb: Workbench, step: int | None, selection: tuple[int, ...] = ()) -> 
         wb.send("row", T.select, step, selection or None)
 
 
-def editor_switch(wb: Workbench, change: dict) -> None:
+def editor_switch(wb: Surface, change: dict) -> None:
     if wb.editor.switching or wb.rendering:
         return
     wb.send("editor", P.reload if change["new"] else S.editor_off)
@@ -80,7 +80,7 @@ def editor_switch(wb: Workbench, change: dict) -> None:
     wb.editor.render(wb.state)  # a refused or failed switch goes back
 
 
-def editor_typed(wb: Workbench, change: dict) -> None:
+def editor_typed(wb: Surface, change: dict) -> None:
     if wb.editor.typing or wb.rendering:
         return
     wb.send("editor", lambda s, rt: S.editor_text(s, change["new"]))
@@ -88,7 +88,7 @@ def editor_typed(wb: Workbench, change: dict) -> None:
         wb.send("editor", P.reload)
 
 
-def editor_language(wb: Workbench, change: dict) -> None:
+def editor_language(wb: Surface, change: dict) -> None:
     if wb.editor.switching or wb.rendering:
         return
     wb.send("editor", P.set_language, change["new"])

@@ -11,31 +11,12 @@ import textwrap
 
 import pytest
 
+from tests.support.invented_formats import OWL
 from workbench.core.config.io import PARSERS_DIR
 
 PARSERS = PARSERS_DIR
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]
-OWL = textwrap.dedent('''\
-    name = "owl"
-    arg_converter = "vllm.parser.granite:_granite_arg_converter"
-    tool_args_json = true
-    transitions = [
-      { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
-      { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
-      { from = "CONTENT",   on = "CALL_START",  to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] },
-      { from = "TOOL_ARGS", on = "CALL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
-    ]
-    [terminals]
-    THINK_START = "::reason::"
-    THINK_END = "::/reason::"
-    CALL_START = "<<call>>"
-    CALL_END = "<</call>>"
-    [content_events]
-    CONTENT = "TEXT_CHUNK"
-    REASONING = "REASONING_CHUNK"
-    TOOL_ARGS = "ARG_VALUE_CHUNK"
-    ''')
 OWL_TEXT = ('::reason::Weather.::/reason::Let me check.<<call>>{"name": "get_weather", "arguments": '
             '{"city": "Paris"}}<</call>> Anything else?')
 QWEN3_TEXT = ('<think>Weather.</think>Let me check.\n<tool_call>\n<function=get_weather>\n<parameter=city>\n'

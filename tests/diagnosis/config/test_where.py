@@ -6,61 +6,13 @@ whose text is dropped), and whether vLLM's own configs walked the same way show 
 from __future__ import annotations
 
 import json
-import textwrap
 
 import pytest
 
+from tests.support.invented_formats import FERRET as NAMED, FERRET_TEXT as NAMED_TEXT, OWL as BODY, OWL_TEXT as BODY_TEXT
+
 TOOLS = [{"type": "function", "function": {"name": "get_weather", "parameters": {
     "type": "object", "properties": {"city": {"type": "string"}}}}}]
-
-# reasoning between plain-text markers; a call's name, then its JSON arguments
-NAMED = textwrap.dedent('''\
-    name = "ferret"
-    tool_args_json = true
-    transitions = [
-      { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
-      { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
-      { from = "CONTENT",   on = "CALL_START",  to = "TOOL_NAME", emit = ["TOOL_CALL_START"] },
-      { from = "TOOL_NAME", on = "NAME_END",    to = "TOOL_ARGS", emit = [] },
-      { from = "TOOL_ARGS", on = "CALL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
-    ]
-    [terminals]
-    THINK_START = "::reason::"
-    THINK_END = "::/reason::"
-    CALL_START = "<<call "
-    NAME_END = ">>"
-    CALL_END = "<<end>>"
-    [content_events]
-    CONTENT = "TEXT_CHUNK"
-    REASONING = "REASONING_CHUNK"
-    TOOL_NAME = "TOOL_NAME"
-    TOOL_ARGS = "ARG_VALUE_CHUNK"
-    ''')
-NAMED_TEXT = '::reason::The user wants weather.::/reason::Let me check.<<call get_weather>>{"city": "Paris"}<<end>>'
-
-# one JSON body per call: {"name": ..., "arguments": {...}}
-BODY = textwrap.dedent('''\
-    name = "owl"
-    arg_converter = "vllm.parser.granite:_granite_arg_converter"
-    tool_args_json = true
-    transitions = [
-      { from = "CONTENT",   on = "THINK_START", to = "REASONING", emit = ["REASONING_START"] },
-      { from = "REASONING", on = "THINK_END",   to = "CONTENT",   emit = ["REASONING_END"] },
-      { from = "CONTENT",   on = "CALL_START",  to = "TOOL_ARGS", emit = ["TOOL_CALL_START"] },
-      { from = "TOOL_ARGS", on = "CALL_END",    to = "CONTENT",   emit = ["TOOL_CALL_END"] },
-    ]
-    [terminals]
-    THINK_START = "::reason::"
-    THINK_END = "::/reason::"
-    CALL_START = "<<call>>"
-    CALL_END = "<</call>>"
-    [content_events]
-    CONTENT = "TEXT_CHUNK"
-    REASONING = "REASONING_CHUNK"
-    TOOL_ARGS = "ARG_VALUE_CHUNK"
-    ''')
-BODY_TEXT = ('::reason::The user wants the weather.::/reason::Let me check.'
-             '<<call>>{"name": "get_weather", "arguments": {"city": "Paris"}}<</call>>')
 
 
 def doctor(run_cli, tmp_path, config, text):

@@ -17,14 +17,13 @@ from __future__ import annotations
 import functools
 import json
 import os
-import shutil
 import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from workbench.core.cache import cache_dir
+from workbench.core.cache import cache_dir, write_folder
 from workbench.core.tokenizers.builds import BUILDERS
 from workbench.core.tokenizers.folder import check_folder, probe
 from workbench.core.tokenizers.hashing import MAIN_FILES, behaviour_sha256, main_file
@@ -135,26 +134,13 @@ def _build(name: str, entry: dict, *, pinned: bool = True) -> tuple[dict, dict[s
     return built, files
 
 
-def _write_folder(folder: Path, files: dict[str, bytes]) -> None:
-    # Written beside the target and renamed, so an interrupted build never
-    # leaves a half-written folder that looks complete.
-    tmp = folder.with_name(f".{folder.name}.tmp{os.getpid()}")
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for file, data in files.items():
-        (tmp / file).write_bytes(data)
-    if folder.exists():
-        shutil.rmtree(folder)
-    tmp.rename(folder)
-
-
 def _ensure_builtin(name: str, entry: dict) -> tuple[Path, bool]:
     """(folder, whether it was built now)."""
     folder = cache_dir() / "tokenizers" / name
     built = False
     if not all((folder / file).is_file() for file in entry["outputs"]):
         _, files = _build(name, entry)
-        _write_folder(folder, files)
+        write_folder(folder, files)
         built = True
     _verify(name, folder, entry["outputs"])
     return folder, built
@@ -298,7 +284,7 @@ def write_lock() -> None:
     tables = []
     for name, entry in _lock().items():
         built, files = _build(name, entry, pinned=False)
-        _write_folder(cache_dir() / "tokenizers" / name, files)
+        write_folder(cache_dir() / "tokenizers" / name, files)
         tables.append(_toml_table(name, built))
         from workbench.core.writing import terminal
 
