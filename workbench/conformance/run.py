@@ -193,6 +193,10 @@ def run(cases: Sequence[Case], opt: Options) -> Outcome:
 
         ray_runner.require()
     t0 = time.perf_counter()
+    if "python" in opt.frontends and not opt.ray:  # the lanes' warm servers start while the cases are prepared
+        from workbench.lanes import warm
+
+        warm.prestart(opt.versions)
     jobs = payloads(cases, opt)
     tokenizers = sorted({c.run.tokenizer for c in cases if c.run.tokenizer})
     spec = task_mod.Spec()
