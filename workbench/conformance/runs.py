@@ -67,6 +67,8 @@ def outcomes(spec: RunSpec, labels: Sequence[str], version: str, frontend: str, 
             got = _rust(prepared.session, deltas, version, api) if frontend == "rust" else _here(prepared.session, deltas, api)
         except (WorkbenchError, LaneFailed) as e:
             got = _failed(e)
+        except Exception as e:  # a bug here or in vLLM (its Responses events raising): this cell says so, the others stand
+            got = _failed(e, f"{type(e).__name__}: ")
         out.append((got, time.perf_counter() - t0))
         t0 = time.perf_counter()
     return out
@@ -99,8 +101,8 @@ def versions_installed(version: str) -> bool:
     return versions.is_installed(version)
 
 
-def _failed(e: Exception) -> dict:
-    return {"stream": None, "nonstream": None, "steps": [], "error": one_line(str(e)), "na": None}
+def _failed(e: Exception, kind: str = "") -> dict:
+    return {"stream": None, "nonstream": None, "steps": [], "error": kind + one_line(str(e)), "na": None}
 
 
 def na(why: str) -> dict:
