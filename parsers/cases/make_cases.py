@@ -179,6 +179,31 @@ def _fgemma(calls):
                    for n, a in calls)
 
 
+def _k3_type(v) -> str:
+    """The type tag Kimi K3's template writes: string values go raw, the others as JSON."""
+    return ("string" if isinstance(v, str) else "boolean" if isinstance(v, bool) else
+            "number" if isinstance(v, (int, float)) else "array" if isinstance(v, list) else "object")
+
+
+def _kimi_k3(calls):
+    """XTML: the tools channel, a call block per call (1-based index), an argument block per key."""
+    def one(i, n, a):
+        return (f'<|open|>call tool="{n}" index="{i}"<|sep|>' + "".join(
+            f'<|open|>argument key="{k}" type="{_k3_type(v)}"<|sep|>{_text(v)}<|close|>argument<|sep|>'
+            for k, v in a.items()) + "<|close|>call<|sep|>")
+    return "<|open|>tools<|sep|>" + "".join(one(i + 1, n, a) for i, (n, a) in enumerate(calls)) + "<|close|>tools<|sep|>"
+
+
+def _muse_glimmer(calls):
+    """ATEM: a message to the tool per call, its invoke inside function_calls, each parameter a
+    text value (JSON for the others). The turn's first ``<|start|>assistant`` is the prompt's."""
+    def one(n, a):
+        return (f" to={n}<|message|><atem:function_calls>\n<atem:invoke name=\"{n}\">\n" + "".join(
+            f'<atem:parameter name="{k}">{_text(v)}</atem:parameter>\n' for k, v in a.items())
+            + "</atem:invoke>\n</atem:function_calls><|eom|>")
+    return "<|start|>assistant".join(one(n, a) for n, a in calls)
+
+
 _THINKING = {"chat_template_kwargs": {"thinking": True}}
 _NO_TEXT = {"content-before-call", "content-after-call"}
 _HERMES = wrapped("<tool_call>\n", "\n</tool_call>", _json_call(), "\n")
@@ -225,6 +250,15 @@ FORMATS = {
     "gigachat3": Format("gigachat3", None, "qwen3", wrapped("<|function_call|>", "", _json_call()),
                         skip={"parallel-calls", "content-after-call"}),
     "functiongemma": Format("functiongemma", None, "qwen3", _fgemma, skip={"nested-arguments"}),
+    # the response channel always precedes the tools channel: no text after a call
+    "kimi_k3": Format("kimi_k3", "kimi_k3", "qwen3", _kimi_k3, ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+                      content=lambda s: "<|open|>response<|sep|>" + s + "<|close|>response<|sep|>",
+                      skip={"content-after-call"}),
+    # each message names its recipient: self (reasoning), user (the answer), or a tool
+    "muse_glimmer": Format("muse_glimmer", "muse_glimmer", "qwen3", _muse_glimmer, (" to=self<|message|>", "<|eom|>"),
+                           sep="<|start|>assistant", after="<|start|>assistant",
+                           content=lambda s: f" to=user<|message|>{s}<|eot|>",
+                           before=lambda s: f" to=user<|message|>{s}<|eom|>"),
 }
 
 # engine families (parsers/<family>.toml): folder -> (tool, reasoning, tokenizer, family, strings)
@@ -277,7 +311,7 @@ NO_VERSION_PASSES: dict[str, tuple[str, list[str]]] = {
         "glm45", "glm47", "granite", "granite-20b-fc", "hermes", "hunyuan_a13b", "internlm", "kimi_k2", "ling3",
         "longcat", "mimo", "minicpm5", "minimax_m2", "minimax_m3", "mistral", "olmo3", "phi4_mini_json", "plamo3",
         "poolside_v1", "qwen3_coder", "qwen3_json", "qwen3_xml", "seed_oss", "step3p5"]),
-    "cut-in-arguments": (_CUT_DROP, ["deepseek_v3", "deepseek_v31", "ernie45"]),
+    "cut-in-arguments": (_CUT_DROP, ["deepseek_v3", "deepseek_v31", "ernie45", "kimi_k3"]),
     "cut-in-arguments/partial": (_CUT_CALL.format(args='{"city": "Pa"}'), ["apertus", "gemma4"]),
     "cut-in-arguments/text": (_CUT_CALL.format(args='as the text {"city": "Pa, not JSON'),
                               ["granite", "inkling", "kimi_k2", "openai", "plamo3"]),
@@ -294,6 +328,10 @@ NO_VERSION_PASSES: dict[str, tuple[str, list[str]]] = {
                             "0.33.0 and 0.34.0", ["minicpm5", "olmo3", "phi4_mini_json"]),
     "nested-arguments": ("the call regex (functools\\[(.*?)\\]) stops at the first ] inside the arguments: no "
                          "call and no content on 0.32.0, 0.33.0 and 0.34.0", ["phi4_mini_json"]),
+    "no-call": ("with no call, vLLM's parser keeps the whole model output as content and drops the tool parser's "
+                "own content (the user channel), so the framing ( to=user<|message|>...<|eot|>) reaches the client "
+                "(0.32.0, 0.33.0, 0.34.0; vllm/parser/abstract_parser.py: https://github.com/vllm-project/vllm/blob/"
+                "v0.34.0/vllm/parser/abstract_parser.py#L469)", ["muse_glimmer"]),
     "reasoning-cut": ("without its closing marker the reasoning is not found: the cut reasoning comes back as "
                       "content, opening marker included (0.32.0, 0.33.0, 0.34.0)", ["granite", "olmo3"]),
 }

@@ -7,6 +7,9 @@ A command arrives as data: its name, the run (``RunSpec.to_dict()``) and its own
 (lanes/carried.py); it runs here as the CLI runs it, in the worker's empty private folder,
 its output captured. The files it writes (``-o``, ``--report``, ``--all DIR``) are staged in
 that folder (``core.outputs.staged``) and sent back: the calling process writes them.
+
+One more op, ``matrix``: a matrix task's cells (conformance/task.py's payload: one case on this
+version, every API x grouping), computed here as the installed version's are, one request for all.
 """
 
 from __future__ import annotations
@@ -45,6 +48,18 @@ class CommandWorker(Worker):
         finally:
             shutil.rmtree(folder, ignore_errors=True)
         return {"rc": rc, "stdout": out.getvalue(), "stderr": err.getvalue(), "files": files}
+
+    def op_matrix(self, payload: dict) -> dict:
+        from workbench.conformance import task
+        from workbench.lanes import carried, versions
+
+        if payload.get("version") != versions.installed() or payload.get("frontend") != "python":
+            from workbench.errors import WorkbenchError
+
+            raise WorkbenchError(f"the vLLM {versions.installed()} lane runs its own Python cells, not "
+                                 f"{payload.get('version')}/{payload.get('frontend')}")
+        sent = dict(payload, run=carried.arrived(payload["run"]))
+        return {"cells": task.run(None, sent.get("case"), f"{sent['version']}/python", sent)["cells"]}
 
 
 if __name__ == "__main__":

@@ -1,8 +1,13 @@
 """Where a matrix cell runs: one case's RunSpec on a vLLM version, a frontend, an API and a
 grouping, read back as one shape (the outcome). The one module of the matrix that touches
 the ways a run runs: the installed vLLM in this process (``core.prepare``, ``core.faces``), a
-lane's vLLM through its ``replay`` command (``lanes.lane``: the same code over that version,
-with its own API faces), and vllm-rs through the Rust lane (``rustfe.lane``).
+lane's vLLM (``lanes.lane``: the whole task in one request, ``cli/in_lane.py``'s ``matrix``
+op, where that version is the installed one), and vllm-rs through the Rust lane
+(``rustfe.lane``, a few frontends kept per version).
+
+A task's groupings share one session per API: the case is prepared once, each grouping's
+deltas are cut from its tokens, and each is replayed on fresh parsers (``Session.replay``),
+as a command per cell would.
 
 An outcome is ``{"stream", "nonstream", "steps", "error", "na"}``: the two finals (a
 ``Final``'s JSON: what the API's client ends with, and the non-streaming body), each step's
@@ -11,12 +16,16 @@ text and what the parser sent, an error in one line, or why the cell is not avai
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from workbench.errors import LaneFailed, WorkbenchError
 
 if TYPE_CHECKING:
+    from collections.abc import Sequence
+
     from workbench.core.prepare import RunSpec
+    from workbench.core.session import Session
 
 IN_LANE = "workbench.cli.in_lane"  # the lane program that runs whole commands (cli/vllm_option.py's)
 RUST_FROM = (0, 33)  # the first vLLM whose wheel carries vllm-rs
@@ -25,20 +34,75 @@ RUST_FROM = (0, 33)  # the first vLLM whose wheel carries vllm-rs
 def outcome(spec: RunSpec, version: str, frontend: str, api: str) -> dict:
     """The outcome of ``spec`` (its chunking a concrete grouping) on ``version`` and ``frontend``
     ("python" or "rust") through ``api``."""
-    from workbench.lanes import versions
+    return outcomes(spec, [spec.chunking or ""], version, frontend, api)[0][0]
 
-    spec = spec.with_(api=api, vllm=None)
+
+def outcomes(spec: RunSpec, labels: Sequence[str], version: str, frontend: str, api: str) -> list[tuple[dict, float]]:
+    """(outcome, seconds) of ``spec`` under each grouping label (a chunking, or "" for the
+    spec's own deltas) on ``version`` (installed: here; a lane's: see ``lane_cells``) and
+    ``frontend`` through ``api``: one session for them all, each grouping's deltas cut from
+    its token stream, each replayed on a fresh parser (``Session.replay``)."""
+    import time
+
+    from workbench.core.prepare import prepare
+
+    spec = spec.with_(api=api, vllm=None, chunking=None)
+    t0 = time.perf_counter()
     try:
         if frontend == "rust":
             why = rust_na(version, spec)
             if why:
-                return na(why)
-            return _rust(spec, version)
-        if versions.is_installed(version):
-            return _here(spec)
-        return _lane(spec, version)
+                return [(na(why), 0.0) for _ in labels]
+        elif not versions_installed(version):
+            raise WorkbenchError(f"vLLM {version} runs in its lane: its cells come from lane_cells")
+        prepared = prepare(spec)
     except (WorkbenchError, LaneFailed) as e:
-        return {"stream": None, "nonstream": None, "steps": [], "error": _one_line(str(e)), "na": None}
+        failed = _failed(e)
+        return [(failed, time.perf_counter() - t0 if i == 0 else 0.0) for i, _ in enumerate(labels)]
+    out = []
+    for label in labels:
+        try:
+            deltas = (prepared.deltas if not label
+                      else replace(prepared, spec=spec.with_(chunking=label)).deltas_for(prepared.session))
+            got = _rust(prepared.session, deltas, version, api) if frontend == "rust" else _here(prepared.session, deltas, api)
+        except (WorkbenchError, LaneFailed) as e:
+            got = _failed(e)
+        except Exception as e:  # a bug here or in vLLM (its Responses events raising): this cell says so, the others stand
+            got = _failed(e, f"{type(e).__name__}: ")
+        out.append((got, time.perf_counter() - t0))
+        t0 = time.perf_counter()
+    return out
+
+
+def in_lane(version: str, frontend: str) -> bool:
+    """Whether a task's cells run in ``version``'s lane (Python on a version not installed here)."""
+    return frontend == "python" and not versions_installed(version)
+
+
+def lane_cells(payload: dict) -> list[dict]:
+    """A task's cells (conformance/task.py's payload) computed in its version's lane, in one
+    request (``cli/in_lane.py``'s ``matrix`` op runs the task there, where that version is
+    the installed one). WorkbenchError or LaneFailed when the lane cannot answer."""
+    from workbench.lanes import carried, lane
+
+    sent = dict(payload, run=carried.spec(_spec_of(payload["run"])))
+    return lane.get(payload["version"], program=IN_LANE).call("matrix", payload=sent)["cells"]
+
+
+def _spec_of(d: dict) -> RunSpec:
+    from workbench.core.prepare import RunSpec
+
+    return RunSpec.from_dict(d)
+
+
+def versions_installed(version: str) -> bool:
+    from workbench.lanes import versions
+
+    return versions.is_installed(version)
+
+
+def _failed(e: Exception, kind: str = "") -> dict:
+    return {"stream": None, "nonstream": None, "steps": [], "error": kind + one_line(str(e)), "na": None}
 
 
 def na(why: str) -> dict:
@@ -69,46 +133,30 @@ def _tuple(version: str) -> tuple[int, ...]:
     return tuple(int(p) if p.isdigit() else 0 for p in version.split(".")[:2])
 
 
-def _here(spec: RunSpec) -> dict:
+def _here(session: Session, deltas: list, api: str) -> dict:
     from workbench.core import faces
-    from workbench.core.prepare import prepare
 
-    prepared = prepare(spec)
-    result = prepared.replay()
-    face = faces.run(prepared.session, result)
+    result = session.replay(deltas)
+    face = faces.run(session, result)
     out = {"stream": result.stream, "nonstream": result.nonstream,
            "rows": [r.to_dict(chunk=False) for r in result.rows]}
     if face is not None:
         out |= face.to_dict()
-    return of_replay(out, spec.api or "chat")
+    return of_replay(out, api)
 
 
-def _lane(spec: RunSpec, version: str) -> dict:
-    from workbench.core import door
-    from workbench.lanes import carried, lane
-
-    done = lane.get(version, program=IN_LANE).call("command", name="replay", spec=carried.spec(spec),
-                                                    options={"json": True})
-    if done["rc"] not in (0, 1) or not done["stdout"].strip():
-        return {"stream": None, "nonstream": None, "steps": [], "na": None,
-                "error": _one_line(done["stderr"].strip().splitlines()[-1] if done["stderr"].strip()
-                                   else f"replay exited {done['rc']} in the vLLM {version} lane")}
-    return of_replay(door.parse_json(done["stdout"], f"vLLM {version}'s replay"), spec.api or "chat")
-
-
-def _rust(spec: RunSpec, version: str) -> dict:
-    from workbench.core.prepare import prepare
+def _rust(session: Session, deltas: list, version: str, api: str) -> dict:
     from workbench.rustfe import lane
 
-    prepared = prepare(spec)
-    result = lane.run(prepared.session, prepared.deltas, version)
+    lane.keep_only(lane.config_of(session, version))  # a run's many parsers: one frontend per version at a time
+    result = lane.run(session, deltas, version)
     status = result.exchange.status
     if status in (404, 501):  # no such route in that vllm-rs (0.33 has no /v1/responses), or not implemented
-        return na(f"vllm-rs {version} answers {status} on /v1/{spec.api}")
+        return na(f"vllm-rs {version} answers {status} on /v1/{api}")
     got = {"stream": result.stream, "nonstream": result.nonstream, "rows": [r.to_dict(chunk=False) for r in result.rows]}
     if result.face is not None:  # Responses: what the SDK ends with over vllm-rs's events
         got |= result.face.to_dict()
-    out = of_replay(got, spec.api or "chat")
+    out = of_replay(got, api)
     if status != 200:
         out["error"] = f"vllm-rs {version} answered HTTP {status}"
     return out
@@ -131,10 +179,10 @@ def of_replay(out: dict, api: str) -> dict:
               "error": r.get("error")}
              for r in out.get("rows") or []]
     errors = [s for s in steps if s["error"]]
-    error = f"step {errors[0]['step']}: {_one_line(errors[0]['error'])}" if errors else None
+    error = f"step {errors[0]['step']}: {one_line(errors[0]['error'])}" if errors else None
     return {"stream": stream, "nonstream": nonstream, "steps": steps, "error": error, "na": None}
 
 
-def _one_line(text: str) -> str:
+def one_line(text: str) -> str:
     lines = [ln.strip() for ln in str(text).splitlines() if ln.strip()]
     return (lines[0] if lines else "error")[:300]

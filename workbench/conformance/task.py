@@ -51,23 +51,35 @@ def error_cells(payload: dict, error: str) -> list[dict]:
 
 
 def _cells(payload: dict) -> list[dict]:
+    """The task's cells, API-major then grouping. Python on a lane's version: the whole task
+    in that lane, one request (its cells computed there as here). Else one session per API,
+    every grouping's deltas cut from it (runs.outcomes)."""
     from workbench.core.prepare import RunSpec
     from workbench.conformance import cells, runs
 
+    if runs.in_lane(payload["version"], payload["frontend"]):
+        from workbench.errors import LaneFailed, WorkbenchError
+
+        try:
+            return runs.lane_cells(payload)
+        except (WorkbenchError, LaneFailed) as e:  # the lane could not answer: each cell says why
+            return error_cells(payload, runs.one_line(str(e)))
     run_spec = RunSpec.from_dict(payload["run"])
     expected = expected_of(payload["expected"])
     out = []
     for api in payload["apis"]:
+        labels = [label for _, label in payload["groupings"] if label is not None]
+        got_all = iter(runs.outcomes(run_spec, labels, payload["version"], payload["frontend"], api))
         for name, label in payload["groupings"]:
-            t0 = time.perf_counter()
             if label is None:
                 got = {"verdict": cells.ERROR, "detail": f"grouping {name}: {payload.get('why', 'not available')}",
-                       "field": None, "step": None, "first": None}
+                       "field": None, "step": None, "first": None, "seconds": 0.0}
             else:
-                outcome = runs.outcome(run_spec.with_(chunking=label or None), payload["version"], payload["frontend"], api)
+                outcome, seconds = next(got_all)
                 got = cells.verdict(expected, outcome)
                 got["got"] = _short(outcome.get("stream"))
-            out.append(_cell(payload, api, name, label) | got | {"seconds": round(time.perf_counter() - t0, 4)})
+                got["seconds"] = round(seconds, 4)
+            out.append(_cell(payload, api, name, label) | got)
     return out
 
 

@@ -94,6 +94,9 @@ def die_with(parent: int, folder: str) -> None:
 
 
 def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str, task: str = TASK) -> None:
+    from workbench.lanes import warm_socket
+
+    warm_socket.pin()  # the warm lanes' sockets stay the user's, shared with the run and every worker
     own = tempfile.mkdtemp(prefix="w", dir=run_dir)
     tempfile.tempdir = own  # the recording's bytes and files (task.py) go here
     die_with(parent, own)
@@ -112,9 +115,14 @@ def _serve(conn, spec: dict, log: int | str, parent: int, run_dir: str, task: st
                 break
             conn.send(run_task(spec, *job))
     finally:
+        import sys
+
         from workbench.lanes import lane
 
         lane.close_all()
+        rust = sys.modules.get("workbench.rustfe.lane")  # os._exit follows: no atexit closes them
+        if rust is not None:
+            rust.close_all()
         shutil.rmtree(own, ignore_errors=True)
 
 

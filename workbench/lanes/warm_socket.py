@@ -17,11 +17,20 @@ from workbench.errors import WorkbenchError
 from workbench.lanes import versions
 
 OFF_ENV = "WORKBENCH_WARM_LANES"
+_pinned: str | None = None  # the temporary folder as pin() found it
+
+
+def pin() -> None:
+    """Keep the sockets' folder where it is now, whatever this process's temporary folder
+    becomes (a corpus pool worker takes its own: its lanes must still meet the user's
+    warm servers, never start servers of their own that outlive the run)."""
+    global _pinned
+    _pinned = tempfile.gettempdir()
 
 
 def runtime_dir() -> Path:
     """The user's own folder for warm lanes' and the daemon's sockets: created 0700, refused if anyone else owns it."""
-    base = Path(os.environ.get("XDG_RUNTIME_DIR") or tempfile.gettempdir())
+    base = Path(os.environ.get("XDG_RUNTIME_DIR") or _pinned or tempfile.gettempdir())
     folder = base / f"workbench-lanes-{os.getuid()}"
     with contextlib.suppress(FileExistsError):
         folder.mkdir(mode=0o700)

@@ -5,7 +5,8 @@ API's shape); ``run`` sends the same request to a ``vllm-rs frontend`` started w
 same tokenizer and parser names, answers its engine request with the same token ids in
 the same groups, and reads back the stream (and, with ``nonstream``, the non-streaming
 body of a second request). One frontend runs per (version, tokenizer, parser names) and
-is kept for the process (a start costs 2-5 s: it loads the tokenizer).
+is kept for the process (a start costs 2-5 s: it loads the tokenizer), or until
+``keep_only`` closes it for others.
 """
 
 from __future__ import annotations
@@ -78,6 +79,18 @@ def frontend(config: Config) -> Frontend:
 def close_all() -> None:
     while _RUNNING:
         _RUNNING.popitem()[1].close()
+
+
+def keep_only(config: Config, most: int = 3) -> None:
+    """Before ``config``'s frontend is asked for: keep at most ``most`` of its version's
+    running, ``config``'s among them, the longest unused closed first (a matrix run meets
+    dozens of parser names; each frontend holds its tokenizer)."""
+    running = _RUNNING.pop(config, None)
+    same = [c for c in _RUNNING if c.version == config.version]
+    for c in same[:max(0, len(same) - most + 1)]:
+        _RUNNING.pop(c).close()
+    if running is not None:
+        _RUNNING[config] = running  # the most recently used last
 
 
 def default_version() -> str:
