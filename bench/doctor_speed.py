@@ -212,16 +212,17 @@ def daemon_main(runs: int, limit: int | None) -> int:
         asked = sum(1 for _, v in verdicts if v)
         per_report[path.stem] = {"warm_s": round(statistics.median(times), 2), "rc": rc, "lanes_verdicts": asked}
         print(f"{path.stem[:60]:60} warm {statistics.median(times):5.2f} s  rc {rc}  lanes' verdicts {asked}")
+    # read while they are warm and this checkout's: the cold runs below leave them idle
+    pid = daemon.server_pid(daemon.socket_path().with_suffix(".pid"))
+    lane_pids = [warm._server_pid(warm.socket_path(v).with_suffix(".pid")) for v in reports.VERSIONS[1:]]
+    memory = {"daemon": _memory_mb(pid),
+              "warm_lanes_rss_mb": round(sum(_memory_mb(p).get("rss_mb", 0) for p in lane_pids if p), 1)}
     cold = {}
     for case_id in LANE_CASES:
         s, rc, verdicts = _doctor_process(reports.load(reports.CASES / f"{case_id}.json"), folder / "cold",
                                           "--no-daemon")
         cold[case_id] = round(s, 2)
         print(f"{case_id[:60]:60} cold {s:5.2f} s (--no-daemon)  {verdicts}")
-    pid = daemon.server_pid(daemon.socket_path().with_suffix(".pid"))
-    lane_pids = [warm._server_pid(warm.socket_path(v).with_suffix(".pid")) for v in reports.VERSIONS[1:]]
-    memory = {"daemon": _memory_mb(pid),
-              "warm_lanes_rss_mb": round(sum(_memory_mb(p).get("rss_mb", 0) for p in lane_pids if p), 1)}
     med, worst = statistics.median(warm_s), max(warm_s)
     print(f"warm: median {med:.2f} s, max {worst:.2f} s over {len(paths)} reports x {runs}; cold median "
           f"{statistics.median(cold.values()):.2f} s; memory {memory}")
