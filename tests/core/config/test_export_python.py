@@ -82,7 +82,9 @@ def test_bad_uses_are_one_line(run_cli, folder):
 
 
 SERVE_CASES = [
-    pytest.param("owl", OWL_TEXT, id="owl"),
+    pytest.param("owl", OWL_TEXT, id="owl", marks=pytest.mark.slow(
+        reason="a vllm serve (~40 s); make test serves an exported config once: tests/cli/"
+               "test_serve_check_cmd.py::test_an_exported_config_with_its_converter_serves_the_same_chunks")),
     pytest.param("qwen3", QWEN3_TEXT, id="qwen3-family-class", marks=pytest.mark.slow(
         reason="a second vllm serve (~60 s): a config that names vLLM's family class")),
 ]
