@@ -44,6 +44,7 @@ NOT_DATA = {
     ("lanes/warm.py", "socket_path", "version"): "a version listed in setup/vllm-lanes.lock (versions.check)",
     ("lanes/warm.py", "socket_path", "key(version)"): "a sha256 hex digest",
     ("rustfe/model_dir.py", "model_dir", "tokenizer_sha256(source)[:16]"): "a sha256 hex digest",
+    ("diagnosis/config/chat_templates.py", "flag", "taught.name"): "a built-in tokenizer's name (a shipped template)",
 }
 
 
