@@ -113,7 +113,8 @@ def test_the_editors_plugin_goes_to_diagnose_ab_and_export(ctl, tmp_path):
     s = ctl.do("Diagnose", D.diagnose, False, raise_errors=True)
     session = s.doctor.value.context[0]
     assert session.parser_info["tool"].endswith("OwlToolParser") and session.setup.plugins
-    assert "--plugin editor_parser.py --tool-parser owl" in s.doctor.extra["markdown"]
+    command = s.doctor.extra["markdown"].replace(" \\\n  ", " ")  # as a shell reads its continuations
+    assert "--plugin editor_parser.py --tool-parser owl" in command
     s = ctl.do("A/B", tools.compare, ABSpecs("editor", "hermes+qwen3"), raise_errors=True)
     assert s.ab.value.label_a == "editor plugin" and s.ab.value.first_step is not None
     s, written, failures = tools.export(s, ctl.rt, str(tmp_path / "test_owl.py"))

@@ -120,7 +120,8 @@ def detail(wb: Surface, old: State | None, s: State) -> None:
     row = s.row
     api = s.stream.applied.api
     last = row is not None and row.step == len(s.stream.rows)
-    key = (s.stream.id, id(row), api, s.stream.done, last)
+    # the row's events come from the stream's faces, which may be made after the row is drawn
+    key = (s.stream.id, id(row), api, s.stream.done, last, id(s.made.faces))
     if getattr(wb.detail, "drawn", None) == key:
         wb.detail.step.max = len(s.stream.rows)
         return
