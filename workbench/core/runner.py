@@ -149,17 +149,16 @@ class StreamRun:
         policy = self.serving
         finish = policy.finish_reason(delta.finish_reason, self.tools_streamed)
         sse, sent, error_chunk = False, None, None
-        ended = self.ended_at is not None
-        if failure is not None and not ended:
+        if self.ended_at is not None:
+            extra["not_sent"] = f"the server's stream ended at step {self.ended_at}, where parse_delta raised"
+        elif failure is not None:
             # The server's generator catches it: one error chunk, then [DONE]; nothing after.
             error_chunk = serving.streaming_error_chunk_json(failure)
             self.ended_at = step
-        elif error is None and not ended:
+        else:
             sse, sent = policy.delta(msg, delta.finish_reason)  # sent is None unless sse
             if sse:
                 self.result.add_vllm(sent)
-        if ended:
-            extra["not_sent"] = f"the server's stream ended at step {self.ended_at}, where parse_delta raised"
         if finish:
             self.result.finish_reason = finish
         usage = self._usage_chunk() if finish and policy.usage and self.ended_at is None else None

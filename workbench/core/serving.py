@@ -110,16 +110,17 @@ def opening_chunk_json(request: Request, prompt_ids: Sequence[int]) -> str:
 
 
 def error_chunk_json() -> str:
-    """What the server streams when the engine finishes a request with "error"."""
-    import json
+    """What the server streams when the engine finishes a request with "error": the
+    ``GenerationError`` its ``_raise_if_error`` raises, as the generator's catch sends it."""
+    from vllm.exceptions import GenerationError
 
-    return json.dumps({"error": {"message": "Internal server error", "type": "InternalServerError",
-                                 "param": None, "code": 500}})
+    return streaming_error_chunk_json(GenerationError())
 
 
 def streaming_error_chunk_json(e: Exception) -> str:
-    """What the server streams when its generator catches ``e`` (a parser's exception):
-    vLLM's own ``create_error_response`` (its type, code and sanitised message)."""
+    """What the server streams when its generator catches ``e`` (a parser's exception, or the
+    engine's ``GenerationError``): vLLM's own ``create_error_response`` (type, code, sanitised
+    message)."""
     import json
 
     from vllm.entrypoints.serve.exception_handling.error_response import create_error_response
