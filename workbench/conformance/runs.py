@@ -83,16 +83,11 @@ def lane_cells(payload: dict) -> list[dict]:
     """A task's cells (conformance/task.py's payload) computed in its version's lane, in one
     request (``cli/in_lane.py``'s ``matrix`` op runs the task there, where that version is
     the installed one). WorkbenchError or LaneFailed when the lane cannot answer."""
+    from workbench.core.prepare import RunSpec
     from workbench.lanes import carried, lane
 
-    sent = dict(payload, run=carried.spec(_spec_of(payload["run"])))
+    sent = dict(payload, run=carried.spec(RunSpec.from_dict(payload["run"])))
     return lane.get(payload["version"], program=IN_LANE).call("matrix", payload=sent)["cells"]
-
-
-def _spec_of(d: dict) -> RunSpec:
-    from workbench.core.prepare import RunSpec
-
-    return RunSpec.from_dict(d)
 
 
 def versions_installed(version: str) -> bool:
