@@ -5,6 +5,7 @@ server's flags; the report's test fails while the bug is there."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,26 @@ def test_flags_are_read_as_settings():
                                                                               "reasoning_parser": "deepseek_r1"}
     with pytest.raises(WorkbenchError, match="--tool-call-parser needs a parser name"):
         workbench.flags("vllm serve M --tool-call-parser --enable-auto-tool-choice")
+
+
+def test_the_reports_reproduce_command_reads_files_written_beside_it(tmp_path):
+    """A pasted text has no recording: the Reproduce command names the text, messages and tools
+    as files, and doctor_report writes each beside the report, under the report's name."""
+    import workbench
+    from tests.support.paste import paste
+
+    wb = workbench.Workbench(PASTED, tools=[{"type": "function", "function": {"name": "get_weather", "parameters": {
+        "type": "object", "properties": {"city": {"type": "string"}, "unit": {"type": "string"}}}}}],
+                             **workbench.flags(FLAGS))
+    wb.doctor_panel.versions.value = False
+    written = wb.doctor_report(str(tmp_path / "pasted.md"))
+    md = Path(written[0]).read_text()
+    reproduce = md.split("Reproduce:\n\n```sh\n", 1)[1].split("\n```", 1)[0]
+    [call] = paste(reproduce, tmp_path)
+    read = {flag: call[call.index(flag) + 1] for flag in ("--messages", "--tools") if flag in call}
+    assert set(read) == {"--messages", "--tools"}, call
+    for flag, name in read.items():
+        assert (tmp_path / name).is_file() and str(tmp_path / name) in written, (flag, name, written)
+    assert json.loads((tmp_path / read["--tools"]).read_text()) == wb.state.applied.tools
+    assert json.loads((tmp_path / read["--messages"]).read_text()) == wb.state.applied.messages
+    assert all(Path(w).name.startswith(("pasted", "test_pasted")) for w in written)

@@ -71,14 +71,19 @@ def cli_argv(options: dict[str, Any]) -> list[str]:
     return argv
 
 
+def input_files(i: Inputs, text: str) -> dict[str, tuple[str, str]]:
+    """The settings' text, messages, tools and editor config as the files the CLI reads:
+    {option: (file name, body)}."""
+    return {"text": ("model_output.txt", text), "messages": ("messages.json", json.dumps(i.messages, ensure_ascii=False)),
+            "tools": ("tools.json", json.dumps(i.tools or [], ensure_ascii=False)),
+            "config": ("editor.toml", i.config_text or ""), "plugin": ("editor_parser.py", i.plugin_text or "")}
+
+
 def write_inputs(folder: Path, i: Inputs, text: str) -> dict[str, str]:
-    """The settings' text, messages, tools and editor config as files the CLI reads."""
+    """``input_files`` written in ``folder``: {option: path}."""
     from workbench.core import outputs
 
-    files = {"text": ("model_output.txt", text), "messages": ("messages.json", json.dumps(i.messages, ensure_ascii=False)),
-             "tools": ("tools.json", json.dumps(i.tools or [], ensure_ascii=False)),
-             "config": ("editor.toml", i.config_text or ""), "plugin": ("editor_parser.py", i.plugin_text or "")}
-    return {k: str(outputs.write_text(folder / name, body)) for k, (name, body) in files.items()}
+    return {k: str(outputs.write_text(folder / name, body)) for k, (name, body) in input_files(i, text).items()}
 
 
 def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> State:
@@ -116,8 +121,13 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
             from workbench.diagnosis.strength import with_versions
 
             with_versions(report.causes)
-    shown = {k: Path(v).name for k, v in files.items()}
-    extra = bundle(report, cli_argv(doctor_options(i, shown, grouping, names)))
+    # the Reproduce command names the inputs as `doctor_report` writes them beside the report
+    stem = Path(REPORT_NAME).stem
+    bodies = {f"{stem}.{name}": body for name, body in input_files(i, text).values()}
+    shown = {k: f"{stem}.{Path(v).name}" for k, v in files.items()}
+    argv = cli_argv(doctor_options(i, shown, grouping, names))
+    extra = bundle(report, argv)
+    extra["inputs"] = {name: bodies[name] for name in argv if name in bodies and name in extra["markdown"]}
     s = replace(s, doctor=Result(s.stream.id, report, len(s.stream.rows), frozen(extra)))
     head = report.causes[0] if report.causes else None
     line = f"{ran}diagnose: {head.cls}: {head.summary}" if head else f"{ran}diagnose: nothing wrong found"

@@ -105,14 +105,20 @@ def doctor_report(wb: Surface, path: str, force: bool = False) -> list[str]:
         wb.diagnose()
     r = wb.state.doctor
     md, test, minimal = bugreport.paths(path)
-    outputs.refuse_existing([md, test, minimal], force)
+    # the files the Reproduce command reads (text, messages, tools, the editor's config), beside it
+    stem = Path(r.extra["report_name"]).stem
+    inputs = {md.with_name(md.stem + name[len(stem):]): (name, body) for name, body in r.extra["inputs"].items()}
+    outputs.refuse_existing([md, test, minimal, *inputs], force)
     text = r.extra["markdown"].replace(r.extra["test_name"], test.name)
     if r.extra.get("minimal_name"):  # the Reproduce command's --text-file: the file written beside it
         text = text.replace(r.extra["minimal_name"], minimal.name)
+    for target, (name, _) in inputs.items():
+        text = text.replace(name, target.name)
     written = [outputs.write_text(md, text, force)]
     if r.extra.get("test"):
         written.append(outputs.write_text(test, r.extra["test"].replace(r.extra["test_name"], test.name), force))
     if r.extra.get("minimal"):
         written.append(outputs.write_text(minimal, r.extra["minimal"], force))
+    written += [outputs.write_text(target, body, force) for target, (_, body) in inputs.items()]
     said(wb, "report", "wrote " + " and ".join(map(str, written)))
     return [str(p) for p in written]
