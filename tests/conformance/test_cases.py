@@ -222,6 +222,14 @@ link = "https://example.org/2"
     assert mc.allowed([first, second], {**cell, "field": "tool_calls"}) is None
     assert mc.allowed([first, second], {"case": "mistral/no-call", "frontend": "rust", "field": "content"}) is second
     assert mc.allowed([first, second], {"case": "mistral/no-call", "frontend": "python"}) is None
+    # an error cell has no field: only an entry for any field, or for errors, allows it
+    error = {**cell, "verdict": "error", "field": None}
+    assert mc.allowed([first], error) is None
+    assert mc.allowed([second], {"case": "mistral/no-call", "frontend": "rust", "verdict": "error"}) is second
+    errors, streams = (mc.Divergence("hermes/one-call", None, (), (), (), (), kind, "r", "l") for kind in ("error", "stream"))
+    assert mc.allowed([errors], error) is errors and mc.allowed([streams], error) is None
+    assert mc.allowed([errors], {**cell, "verdict": "stream≠nonstream"}) is None
+    assert mc.allowed([streams], {**cell, "verdict": "stream≠nonstream"}) is streams
 
 
 def test_a_divergence_without_its_reason_is_refused(tmp_path):

@@ -15,9 +15,10 @@ the file, in one line.
 ``known-divergences.toml`` lists the differences that are allowed, with their reason and
 upstream link; ``allowed(divergences, cell)`` says whether one covers a cell, a mapping with
 the keys ``case`` (a case id), ``vllm`` (a version), ``frontend`` ("python" or "rust"),
-``api`` ("chat", "responses", "messages"), ``chunking`` (a grouping's name) and ``field``
-(the field that differs: reasoning, content, tool_calls, finish_reason, or "stream" for
-stream != non-stream); a key a cell lacks matches any divergence.
+``api`` ("chat", "responses", "messages"), ``chunking`` (a grouping's name), ``verdict`` and
+``field`` (the field that differs: reasoning, content, tool_calls, finish_reason; an error has
+none); a key a cell lacks matches any divergence, but a divergence in one field never allows
+an error ("error" does, and "stream" allows stream != non-stream in any field).
 """
 
 from __future__ import annotations
@@ -304,7 +305,8 @@ def _names(answer: Expected) -> str:
 @dataclass(frozen=True)
 class Divergence:
     """An allowed difference: for a case (an id) or every case of a parser folder, on the
-    versions / frontends / APIs / groupings named (empty: any), in one field (None: any)."""
+    versions / frontends / APIs / groupings named (empty: any), in one field (None: any; "error": an
+    error cell, which has no field; "stream": stream ≠ non-stream in any field)."""
 
     case: str | None
     parser: str | None
@@ -327,7 +329,11 @@ class Divergence:
             wanted = getattr(self, key)
             if wanted and cell.get(key) is not None and cell[key] not in wanted:
                 return False
-        return self.field is None or cell.get("field") is None or cell["field"] == self.field
+        if self.field is None:
+            return True
+        if self.field in ("error", "stream"):  # a verdict, not an answer's field
+            return cell.get("verdict") == {"error": "error", "stream": "stream≠nonstream"}[self.field]
+        return cell.get("field") == self.field
 
 
 _DIVERGENCE_KEYS = {"case", "parser", "vllm", "frontend", "api", "chunking", "field", "reason", "link"}
@@ -348,8 +354,8 @@ def load_divergences(path: str | Path | None = None) -> list[Divergence]:
             if not isinstance(entry.get(key), str) or not entry[key].strip():
                 raise WorkbenchError(f"{where}: {key} is required")
         field = entry.get("field")
-        if field is not None and field not in (*ANSWER_FIELDS, "stream"):
-            raise WorkbenchError(f"{where}: field must be one of {', '.join(ANSWER_FIELDS)}, stream")
+        if field is not None and field not in (*ANSWER_FIELDS, "stream", "error"):
+            raise WorkbenchError(f"{where}: field must be one of {', '.join(ANSWER_FIELDS)}, stream, error")
         lists = {}
         for key in ("vllm", "frontend", "api", "chunking"):
             value = entry.get(key, [])
