@@ -149,6 +149,13 @@ def _poolside(calls):
                                                 for k, v in a.items()) + "</tool_call>" for n, a in calls)
 
 
+def _glm45(calls):
+    """GLM-4.7's tags as GLM-4.5's chat template writes them: a newline after the name and after
+    each argument, a newline before each call (GLM-4.7's template writes none of them)."""
+    return "\n".join(f"<tool_call>{n}\n" + "".join(f"<arg_key>{k}</arg_key>\n<arg_value>{_text(v)}</arg_value>\n"
+                                                    for k, v in a.items()) + "</tool_call>" for n, a in calls)
+
+
 def _mimo(calls):
     """qwen3's XML with each parameter's value on its own line removed (parsers/mimo.toml)."""
     return "<tool_call>\n" + "".join(f"<function={n}>\n" + "".join(
@@ -491,6 +498,7 @@ def formats() -> dict[str, Format]:
     for folder, (reasoning, tok, think) in REASONING.items():
         out[folder] = Format(None, reasoning, tok, None, think if isinstance(think, tuple) else engine_think(think),
                              dir=folder)
+    out["glm45"].calls, out["glm45"].sep = _glm45, "\n"  # vllm-rs's glm45 needs the newline after the name
     # hy_v3 reads reasoning only when the request asks for it (no effort: "no_think")
     out["hy_v3"].request = {"chat_template_kwargs": {"reasoning_effort": "high"}}
     # MiniMax M2 writes no <think>; this variant hands the reasoning back in content, "<think>" first

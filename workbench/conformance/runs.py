@@ -152,8 +152,11 @@ def _rust(session: Session, deltas: list, version: str, api: str) -> dict:
     if result.face is not None:  # Responses: what the SDK ends with over vllm-rs's events
         got |= result.face.to_dict()
     out = of_replay(got, api)
-    if status != 200:
-        out["error"] = f"vllm-rs {version} answered HTTP {status}"
+    if status != 200:  # the refusal's own one line, as vllm-rs wrote it in its JSON error body
+        from workbench.rustfe.finals import body_json, error_of
+
+        said = error_of(body_json(result.exchange.body), status) or f"HTTP {status}"
+        out["error"] = one_line(f"vllm-rs {version} answered {said}")
     return out
 
 
