@@ -232,6 +232,22 @@ link = "https://example.org/2"
     assert mc.allowed([streams], {**cell, "verdict": "stream≠nonstream"}) is streams
 
 
+
+def test_a_divergence_by_its_detail_allows_that_behaviour_on_any_case(tmp_path):
+    path = tmp_path / "known.toml"
+    path.write_text('[[divergence]]\ndetail = "no response.completed"\nfrontend = "rust"\napi = "responses"\n'
+                    'field = "error"\nreason = "r"\nlink = "https://example.org/r"\n', encoding="utf-8")
+    [cut] = mc.load_divergences(path)
+    cell = {"case": "hermes/reasoning-cut", "frontend": "rust", "api": "responses", "verdict": "error",
+            "detail": "stream: no response.completed event"}
+    assert mc.allowed([cut], cell) is cut and mc.allowed([cut], {**cell, "case": "qwen3/cut"}) is cut
+    assert mc.allowed([cut], {**cell, "detail": "HTTP 500"}) is None
+    assert mc.allowed([cut], {**cell, "api": "chat"}) is None
+    path.write_text('[[divergence]]\nfrontend = "rust"\nreason = "r"\nlink = "https://example.org/r"\n', encoding="utf-8")
+    with pytest.raises(WorkbenchError, match="divergence 1: give a case id, a parser folder, or the detail"):
+        mc.load_divergences(path)
+
+
 def test_a_divergence_without_its_reason_is_refused(tmp_path):
     path = tmp_path / "known.toml"
     path.write_text('[[divergence]]\ncase = "hermes/one-call"\nlink = "https://x"\n', encoding="utf-8")

@@ -317,8 +317,11 @@ class Divergence:
     field: str | None
     reason: str
     link: str
+    detail: str | None = None  # words the cell's detail holds: one frontend's behaviour on any case
 
     def covers(self, cell: Mapping[str, Any]) -> bool:
+        if self.detail is not None and self.detail not in str(cell.get("detail") or ""):
+            return False
         case = cell.get("case")
         if case is not None:
             if self.case is not None and case != self.case:
@@ -329,14 +332,14 @@ class Divergence:
             wanted = getattr(self, key)
             if wanted and cell.get(key) is not None and cell[key] not in wanted:
                 return False
-        if self.field is None:
+        if self.field is None or ("verdict" not in cell and "field" not in cell):
             return True
         if self.field in ("error", "stream"):  # a verdict, not an answer's field
             return cell.get("verdict") == {"error": "error", "stream": "stream≠nonstream"}[self.field]
         return cell.get("field") == self.field
 
 
-_DIVERGENCE_KEYS = {"case", "parser", "vllm", "frontend", "api", "chunking", "field", "reason", "link"}
+_DIVERGENCE_KEYS = {"case", "parser", "detail", "vllm", "frontend", "api", "chunking", "field", "reason", "link"}
 
 
 def load_divergences(path: str | Path | None = None) -> list[Divergence]:
@@ -348,11 +351,13 @@ def load_divergences(path: str | Path | None = None) -> list[Divergence]:
         where = f"known divergences {path}: divergence {i + 1}"
         if not isinstance(entry, dict) or set(entry) - _DIVERGENCE_KEYS:
             raise WorkbenchError(f"{where}: fields are {', '.join(sorted(_DIVERGENCE_KEYS))}")
-        if ("case" in entry) == ("parser" in entry):
-            raise WorkbenchError(f"{where}: give a case id or a parser folder, one of them")
-        for key in ("reason", "link"):
+        if "case" in entry and "parser" in entry:
+            raise WorkbenchError(f"{where}: give a case id or a parser folder, not both")
+        if "case" not in entry and "parser" not in entry and "detail" not in entry:
+            raise WorkbenchError(f"{where}: give a case id, a parser folder, or the detail every cell it allows says")
+        for key in ("reason", "link") + (("detail",) if "detail" in entry else ()):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
-                raise WorkbenchError(f"{where}: {key} is required")
+                raise WorkbenchError(f"{where}: {key} is required" if key != "detail" else f"{where}: detail is words")
         field = entry.get("field")
         if field is not None and field not in (*ANSWER_FIELDS, "stream", "error"):
             raise WorkbenchError(f"{where}: field must be one of {', '.join(ANSWER_FIELDS)}, stream, error")
@@ -364,7 +369,7 @@ def load_divergences(path: str | Path | None = None) -> list[Divergence]:
                 raise WorkbenchError(f"{where}: {key} must be a string or a list of strings")
             lists[key] = tuple(value)
         out.append(Divergence(entry.get("case"), entry.get("parser"), field=field, reason=entry["reason"],
-                              link=entry["link"], **lists))
+                              link=entry["link"], detail=entry.get("detail"), **lists))
     return out
 
 
