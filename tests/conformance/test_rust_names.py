@@ -26,6 +26,9 @@ def test_the_binary_lists_its_parsers(rust):
     assert runs.rust_na(VERSION, spec) == f"vllm-rs {VERSION} registers no tool parser {name!r}"
     assert runs.rust_na(VERSION, RunSpec(text="x", parser=ParserSpec("hermes", "qwen3"))) is None
     assert runs.rust_na("0.32.0", spec).startswith("vllm-rs ships in vLLM's wheels from 0.33")
+    # a tokenizer vllm-rs cannot read (no tokenizer.json): the cell is not available, not an error
+    tekken = RunSpec(text="x", tokenizer="mistral_tekken", parser=ParserSpec("mistral", None))
+    assert runs.rust_na(VERSION, tekken).startswith("the Rust frontend reads a Hugging Face tokenizer.json;")
 
 
 def test_the_names_table_has_each_side(rust):

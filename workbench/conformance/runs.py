@@ -115,6 +115,12 @@ def rust_na(version: str, spec: RunSpec) -> str | None:
     parser = spec.parser
     if parser is None or parser.config or spec.plugins:
         return "a parser config or plugin has no Rust counterpart"
+    if spec.tokenizer:
+        from workbench.rustfe.model_dir import unreadable
+
+        why = unreadable(spec.tokenizer)
+        if why:
+            return why
     from workbench.conformance import rust_names
 
     have = rust_names.names(version)

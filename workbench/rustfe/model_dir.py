@@ -31,6 +31,16 @@ def _root() -> Path:
     return cache_root() / "models"
 
 
+def unreadable(tokenizer_name: str) -> str | None:
+    """Why vllm-rs cannot read the tokenizer ``tokenizer_name`` (None: it can)."""
+    from workbench.core.tokenizers import ensure_tokenizer
+
+    if not (Path(ensure_tokenizer(tokenizer_name)) / "tokenizer.json").is_file():
+        return (f"the Rust frontend reads a Hugging Face tokenizer.json; {tokenizer_name} has none "
+                f"(a Mistral tokenizer folder is not supported by the Rust lane)")
+    return None
+
+
 def model_dir(tokenizer_name: str, tokenizer: TokenizerLike) -> Path:
     """The folder for the tokenizer ``tokenizer_name`` (a built-in name or a folder), which
     ``tokenizer`` is (as loaded by ``load_tokenizer``)."""
@@ -39,9 +49,9 @@ def model_dir(tokenizer_name: str, tokenizer: TokenizerLike) -> Path:
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     source = Path(ensure_tokenizer(tokenizer_name))
-    if not (source / "tokenizer.json").is_file():
-        raise WorkbenchError(f"the Rust frontend reads a Hugging Face tokenizer.json; {tokenizer_name} has none "
-                             f"(a Mistral tokenizer folder is not supported by the Rust lane)")
+    why = unreadable(tokenizer_name)
+    if why:
+        raise WorkbenchError(why)
     config: dict = {}
     if (source / "config.json").is_file():
         config = door.read_json(source / "config.json", "tokenizer config.json")
