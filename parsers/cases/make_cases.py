@@ -90,13 +90,16 @@ def _text(v) -> str:
     return v if isinstance(v, str) else json.dumps(v, ensure_ascii=False)
 
 
-def engine_blocks(family: str, strings: bool) -> Callable[[list[Call]], str]:
-    """A parsers/<family>.toml format's tool block, by its terminals (corpus/scenarios.py)."""
+def engine_blocks(family: str, strings: bool, each: bool = False) -> Callable[[list[Call]], str]:
+    """A parsers/<family>.toml format's tool block, by its terminals (corpus/scenarios.py);
+    ``each``: every call in a block of its own, a newline between them."""
     from workbench.core.config import io as config_io
     from workbench.corpus.scenarios import _blocks
 
     open_, one, close = _blocks(config_io.load(config_io.PARSERS_DIR / f"{family}.toml"))
     fix = (lambda a: {k: _text(v) for k, v in a.items()}) if strings else (lambda a: a)
+    if each:
+        return lambda calls: "\n".join(open_ + one(i, n, fix(a)) + close for i, (n, a) in enumerate(calls))
     return lambda calls: open_ + "".join(one(i, n, fix(a)) for i, (n, a) in enumerate(calls)) + close
 
 
@@ -157,10 +160,12 @@ def _glm45(calls):
 
 
 def _mimo(calls):
-    """qwen3's XML with each parameter's value on its own line removed (parsers/mimo.toml)."""
-    return "<tool_call>\n" + "".join(f"<function={n}>\n" + "".join(
-        f"<parameter={k}>{_text(v)}</parameter>\n" for k, v in a.items()) + "</function>\n" for n, a in calls) \
-        + "</tool_call>"
+    """qwen3's XML with each parameter's value on its own line removed (parsers/mimo.toml); a
+    <tool_call> block per call, back to back (vllm-rs's mimo.rs: each next call opens with
+    <tool_call>, no newline before it, unlike Qwen3-Coder's)."""
+    return "".join("<tool_call>\n" + f"<function={n}>\n" + "".join(
+        f"<parameter={k}>{_text(v)}</parameter>\n" for k, v in a.items()) + "</function>\n</tool_call>"
+        for n, a in calls)
 
 
 def _k2_horizon(calls):
@@ -288,6 +293,11 @@ ENGINE = {
     "seed_oss": ("seed_oss", "seed_oss", "qwen3", "seed_oss", True),
     "step3p5": ("step3p5", "step3p5", "qwen3", "step3p5", True),
 }
+
+# Qwen3-Coder's and Seed-OSS's chat templates write each call in a <tool_call> block of its own
+# (xgrammar's qwen_3_5 structural tag: "<tool_call>\n<function=NAME>" ... "</function>\n</tool_call>"
+# per call); vllm-rs's qwen_coder parser reads only that, not two functions in one block
+ONE_CALL_A_BLOCK = {"qwen3_xml", "qwen3_coder", "seed_oss"}
 
 # reasoning parsers with no tool parser of their own: folder -> (reasoning, tokenizer, think
 # markers, or the parsers/<family>.toml whose terminals give them)
@@ -494,7 +504,8 @@ def formats() -> dict[str, Format]:
     out = dict(FORMATS)
     for folder, (tool, reasoning, tok, family, strings) in ENGINE.items():
         think = engine_think(family) if reasoning else None
-        out[folder] = Format(tool, reasoning, tok, engine_blocks(family, strings), think, dir=folder)
+        out[folder] = Format(tool, reasoning, tok, engine_blocks(family, strings, folder in ONE_CALL_A_BLOCK), think,
+                             dir=folder)
     for folder, (reasoning, tok, think) in REASONING.items():
         out[folder] = Format(None, reasoning, tok, None, think if isinstance(think, tuple) else engine_think(think),
                              dir=folder)
