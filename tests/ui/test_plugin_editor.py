@@ -114,7 +114,8 @@ def test_the_editors_plugin_goes_to_diagnose_ab_and_export(ctl, tmp_path):
     session = s.doctor.value.context[0]
     assert session.parser_info["tool"].endswith("OwlToolParser") and session.setup.plugins
     command = s.doctor.extra["markdown"].replace(" \\\n  ", " ")  # as a shell reads its continuations
-    assert "--plugin editor_parser.py --tool-parser owl" in command
+    assert "--plugin workbench_bug.editor_parser.py --tool-parser owl" in command
+    assert s.doctor.extra["inputs"]["workbench_bug.editor_parser.py"] == PLUGIN  # what doctor_report writes beside
     s = ctl.do("A/B", tools.compare, ABSpecs("editor", "hermes+qwen3"), raise_errors=True)
     assert s.ab.value.label_a == "editor plugin" and s.ab.value.first_step is not None
     s, written, failures = tools.export(s, ctl.rt, str(tmp_path / "test_owl.py"))
