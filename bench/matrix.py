@@ -39,7 +39,9 @@ def timed(cases, opt) -> tuple[float, int]:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--parsers", default="hermes,qwen3", help="case folders under parsers/cases")
+    ap.add_argument("--parsers", default="hermes,qwen3",
+                    help="case folders under parsers/cases, or all (every folder: fixed costs, Ray's start "
+                         "and its actors' vLLM import, weigh less)")
     ap.add_argument("--api", default="chat,responses")
     ap.add_argument("--chunking", default="whole,token")
     ap.add_argument("--no-ray", action="store_true")
@@ -47,7 +49,8 @@ def main() -> int:
     from workbench.conformance import run as run_mod
     from workbench.conformance.cases import CASES_DIR, load_cases
 
-    cases = load_cases([str(CASES_DIR / p) for p in args.parsers.split(",")])
+    cases = load_cases([str(CASES_DIR)] if args.parsers == "all" else
+                       [str(CASES_DIR / p) for p in args.parsers.split(",")])
 
     def options(**kw):
         return run_mod.Options(apis=args.api.split(","), groupings=args.chunking.split(","), **kw)
