@@ -38,6 +38,7 @@ def pytest_sessionstart(session):
     workers.prefetch(session.config)
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook reads the groups into the test ids
 def pytest_collection_modifyitems(config, items):
     workers.group(config, items)
 
