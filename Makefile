@@ -8,7 +8,7 @@ export VLLM_NO_USAGE_STATS ?= 1
 export DO_NOT_TRACK ?= 1
 export NO_MKDOCS_2_WARNING ?= 1  # mkdocs-material 9.8 prints a notice about its successor on every build
 
-.PHONY: setup demo test test-slow lab bench docs docs-serve js-check clean
+.PHONY: setup demo test test-e2e test-slow lab bench docs docs-serve js-check clean
 
 setup:  # the dev set-up: Ray too, so the corpus tests run it
 	@bash setup/setup.sh --with-ray
@@ -18,10 +18,16 @@ demo: setup
 
 # Two worker processes (one per core of CI's machine; tests/support/workers.py says which tests
 # share one), then the timing-sensitive tests alone; both parts run, and either failing fails it.
+# The end-to-end tests (chromium driving JupyterLab, each notebook top to bottom in a kernel of
+# its own) are `make test-e2e`; .ci/run runs both.
 WORKERS ?= 2
+E2E := browser or notebook
 test: setup
-	@$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=60 -m "not slow and not serial" tests; a=$$?; \
-	  $(PY) -m pytest -q --durations=5 -m "serial and not slow" tests; b=$$?; exit $$(( a > b ? a : b ))
+	@$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=60 -m "not slow and not serial and not ($(E2E))" tests; a=$$?; \
+	  $(PY) -m pytest -q --durations=5 -m "serial and not slow and not ($(E2E))" tests; b=$$?; exit $$(( a > b ? a : b ))
+
+test-e2e: setup
+	@$(PY) -m pytest -q -n $(WORKERS) --dist loadgroup --durations=20 -m "($(E2E)) and not slow" tests
 
 test-slow: setup
 	@$(PY) -m pytest -q -m slow tests

@@ -86,6 +86,7 @@ def test_notebooks_are_built_and_stripped():
         assert "CHECK_TAIL" not in check_cell(nb).source and "assert answer == expected" in check_cell(nb).source
 
 
+@pytest.mark.notebook
 @pytest.mark.parametrize("name", CPU_NOTEBOOKS)
 def test_notebook_runs_top_to_bottom(name):
     if "rust" in name:  # vllm-rs's one extraction per machine says so on stderr; not what is tested here

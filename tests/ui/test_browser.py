@@ -2,7 +2,7 @@
 on the run's one JupyterLab server (the ``lab`` fixture of tests/conftest.py).
 
 - the tour (notebooks/01_tour.ipynb) runs top to bottom; Step on its last workbench
-  adds a row, and the token strip and cost chart are drawn (make test-slow: make test runs
+  adds a row, and the token strip and cost chart are drawn (make test-slow: make test-e2e runs
   the tour once, in tests/notebooks/test_notebooks.py, and drives each of these paths in the tests below);
 - two engine workbenches in one notebook, stepped in turn, each show only their
   own tokens, their own delta count and which parsers run, and draw the strip and chart;
@@ -186,7 +186,7 @@ def look_at_every_tab(page, wb, name: str) -> None:
     set_theme(page, "JupyterLab Light")
 
 
-@pytest.mark.slow(reason="the tour runs once in make test (test_notebooks, nbclient: no error, stderr or progress "
+@pytest.mark.slow(reason="the tour runs once in make test-e2e (test_notebooks, nbclient: no error, stderr or progress "
                         "bar); its browser paths are the other tests': Step on an engine workbench, its status and "
                         "truth lines (two_engine_workbenches), the strip and cost chart drawn and clicked (select_copy)")
 def test_tour_runs_and_step_adds_a_row_and_pictures(lab, page):

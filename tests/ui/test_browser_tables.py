@@ -12,7 +12,7 @@ each notebook's outputs go to artifacts/ (not committed: look at them); with WOR
 every screen of each notebook, top to bottom, in both themes, goes to DIR too (to read it as a
 class would).
 
-make test runs one notebook (05, the Harmony tables, the rows' logs and grammar); make
+make test-e2e runs one notebook (05, the Harmony tables, the rows' logs and grammar); make
 test-slow runs every notebook.
 """
 
