@@ -355,9 +355,11 @@ def load_divergences(path: str | Path | None = None) -> list[Divergence]:
             raise WorkbenchError(f"{where}: give a case id or a parser folder, not both")
         if "case" not in entry and "parser" not in entry and "detail" not in entry:
             raise WorkbenchError(f"{where}: give a case id, a parser folder, or the detail every cell it allows says")
-        for key in ("reason", "link") + (("detail",) if "detail" in entry else ()):
+        for key in ("reason", "link"):
             if not isinstance(entry.get(key), str) or not entry[key].strip():
-                raise WorkbenchError(f"{where}: {key} is required" if key != "detail" else f"{where}: detail is words")
+                raise WorkbenchError(f"{where}: {key} is required")
+        if "detail" in entry and (not isinstance(entry["detail"], str) or not entry["detail"].strip()):
+            raise WorkbenchError(f"{where}: detail is the words the cells it allows say")
         field = entry.get("field")
         if field is not None and field not in (*ANSWER_FIELDS, "stream", "error"):
             raise WorkbenchError(f"{where}: field must be one of {', '.join(ANSWER_FIELDS)}, stream, error")
