@@ -79,11 +79,11 @@ def input_files(i: Inputs, text: str) -> dict[str, tuple[str, str]]:
             "config": ("editor.toml", i.config_text or ""), "plugin": ("editor_parser.py", i.plugin_text or "")}
 
 
-def write_inputs(folder: Path, i: Inputs, text: str) -> dict[str, str]:
+def write_inputs(folder: Path, inputs: dict[str, tuple[str, str]]) -> dict[str, str]:
     """``input_files`` written in ``folder``: {option: path}."""
     from workbench.core import outputs
 
-    return {k: str(outputs.write_text(folder / name, body)) for k, (name, body) in input_files(i, text).items()}
+    return {k: str(outputs.write_text(folder / name, body)) for k, (name, body) in inputs.items()}
 
 
 def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> State:
@@ -107,9 +107,9 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
     rt.status(f"diagnosing {len(deltas)} deltas: stream vs non-stream, groupings, the text, the settings…", None)
     report = run(setup, deltas=deltas, prompt_ids=getattr(session, "prompt_ids", None),
                  options=DoctorOptions(fuzz=fuzz), label=grouping)
-    text = "".join(d.text for d in deltas)
+    inputs = input_files(i, "".join(d.text for d in deltas))
     with tempfile.TemporaryDirectory(prefix="workbench-doctor-") as tmp:
-        files = write_inputs(Path(tmp), i, text)
+        files = write_inputs(Path(tmp), inputs)
         if versions and report.parser_causes() and i.vllm is None:
             from workbench.runs.asked import attach
 
@@ -123,8 +123,8 @@ def diagnose(s: State, rt: Runtime, versions: bool = True, fuzz: int = 10) -> St
             with_versions(report.causes)
     # the Reproduce command names the inputs as `doctor_report` writes them beside the report
     stem = Path(REPORT_NAME).stem
-    bodies = {f"{stem}.{name}": body for name, body in input_files(i, text).values()}
-    shown = {k: f"{stem}.{Path(v).name}" for k, v in files.items()}
+    shown = {k: f"{stem}.{name}" for k, (name, _) in inputs.items()}
+    bodies = {shown[k]: body for k, (_, body) in inputs.items()}
     argv = cli_argv(doctor_options(i, shown, grouping, names))
     extra = bundle(report, argv)
     extra["inputs"] = {name: bodies[name] for name in argv if name in bodies and name in extra["markdown"]}
