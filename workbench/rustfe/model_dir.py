@@ -35,7 +35,11 @@ def unreadable(tokenizer_name: str) -> str | None:
     """Why vllm-rs cannot read the tokenizer ``tokenizer_name`` (None: it can)."""
     from workbench.core.tokenizers import ensure_tokenizer
 
-    if not (Path(ensure_tokenizer(tokenizer_name)) / "tokenizer.json").is_file():
+    return _unreadable(Path(ensure_tokenizer(tokenizer_name)), tokenizer_name)
+
+
+def _unreadable(source: Path, tokenizer_name: str) -> str | None:
+    if not (source / "tokenizer.json").is_file():
         return (f"the Rust frontend reads a Hugging Face tokenizer.json; {tokenizer_name} has none "
                 f"(a Mistral tokenizer folder is not supported by the Rust lane)")
     return None
@@ -49,7 +53,7 @@ def model_dir(tokenizer_name: str, tokenizer: TokenizerLike) -> Path:
     from workbench.core.tokenizers import ensure_tokenizer, tokenizer_sha256
 
     source = Path(ensure_tokenizer(tokenizer_name))
-    why = unreadable(tokenizer_name)
+    why = _unreadable(source, tokenizer_name)
     if why:
         raise WorkbenchError(why)
     config: dict = {}
