@@ -43,14 +43,15 @@ pip_install() {
 # in parallel, 2.7 GB in ~20 s where pip takes ~2 min. uv reads no pip config, so pip's
 # find-links folders (a machine's local wheels, e.g. its CPU torch) are handed on. pip is the
 # fallback: where uv cannot be installed or fails, nothing else changes.
-UV_PIN=uv==0.13.9
+UV=.venv/bin/uv
+pip_install -q uv==0.13.9 >/dev/null || UV=
 LINKS=()
 for dir in $(.venv/bin/pip config list 2>/dev/null | sed -n "s/^.*find-links='\(.*\)'$/\1/p"); do
   [[ -d $dir ]] && LINKS+=(--find-links "$dir")
 done
 locked_install() {
-  if [[ -x .venv/bin/uv ]] || pip_install -q "$UV_PIN" >/dev/null; then
-    .venv/bin/uv pip install --quiet --native-tls --python .venv/bin/python "${LINKS[@]}" "$@" && return 0
+  if [[ -n $UV ]]; then
+    "$UV" pip install --quiet --native-tls --python .venv/bin/python "${LINKS[@]}" "$@" && return 0
     echo "setup: uv could not install it; pip instead" >&2
   fi
   pip_install "$@"
